@@ -1,0 +1,12 @@
+/** Compiles the CLI and server into one self-contained executable; datasets stay in the data directory. */
+const result = await Bun.build({
+  entrypoints: ["./src/cli.ts"],
+  compile: { outfile: "./dist/riskcheck" },
+  minify: true,
+  sourcemap: "linked",
+});
+if (!result.success) {
+  for (const message of result.logs) console.error(message);
+  process.exit(1);
+}
+console.log(`built ${result.outputs.map((o) => o.path).join(", ")}`);

@@ -1,0 +1,217 @@
+#!/usr/bin/env bun
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import pkg from "../package.json" with { type: "json" };
+import { type Config, UsageError, integer, loadConfig } from "./config.ts";
+import { DatasetError } from "./datasets/dataset-error.ts";
+import { openDatabase } from "./db.ts";
+import { openChangeSignal } from "./keys/change-signal.ts";
+import type { KeyRecord } from "./keys/key-record.ts";
+import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
+import { type UsageTotals, UsageStore } from "./keys/usage-store.ts";
+import { type Log, signalPath, startServer } from "./server.ts";
+
+const USAGE = `usage:
+  riskcheck serve   [--host H] [--port P] [--data-dir DIR] [--db FILE]
+  riskcheck keys create --name NAME [--rate-per-minute N] [--ip-quota-per-month N] [--json]
+  riskcheck keys list   [--json]
+  riskcheck keys revoke ID_OR_NAME
+  riskcheck version`;
+
+const COMMON_FLAGS = {
+  "data-dir": { type: "string" },
+  db: { type: "string" },
+} as const;
+
+const log: Log = {
+  info: (line) => console.log(line),
+  error: (line) => console.error(line),
+};
+
+/** How the user runs this program, for hints printed to them. */
+function selfCommand(): string {
+  return Bun.main.startsWith("/$bunfs/") ? process.argv0 : "npx bun src/cli.ts";
+}
+
+function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    return parsed;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError((err as Error).message.split("\n")[0]);
+  }
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parse(args, { ...COMMON_FLAGS, host: { type: "string" }, port: { type: "string" } });
+  const server = await startServer(loadConfig(values, process.env), log, selfCommand());
+  let signals = 0;
+  const stop = (signal: string) => {
+    if (signals++ > 0) return;
+    log.info(`${signal} received: finishing in-flight requests and saving usage counters`);
+    server.shutdown().then(
+      () => process.exit(0),
+      (err) => {
+        log.error(`shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+function openKeyStore(config: Config) {
+  const db = openDatabase(config.dbPath);
+  const keys = new KeyStore(db, openChangeSignal(signalPath(config.dbPath)));
+  return { db, keys, usage: new UsageStore(db, keys) };
+}
+
+function keysCommand(args: string[]): void {
+  const [sub, ...rest] = args;
+  if (sub === "create") {
+    const { values } = parse(rest, {
+      ...COMMON_FLAGS,
+      name: { type: "string" },
+      "rate-per-minute": { type: "string" },
+      "ip-quota-per-month": { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (values.name === undefined) throw new UsageError("keys create needs --name NAME");
+    const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
+    const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
+    const { db, keys } = openKeyStore(loadConfig(values, process.env));
+    let created;
+    try {
+      created = keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
+    } catch (err) {
+      if (err instanceof KeyStoreError) throw new UsageError(err.message);
+      throw err;
+    } finally {
+      db.close();
+    }
+    const { key, secret } = created;
+    if (values.json) {
+      console.log(JSON.stringify({ ...keyJson(key), key: secret }));
+    } else {
+      console.log(`Created ${key.id} "${key.name}". This is the only time the key is shown; store it now:`);
+      console.log(secret);
+    }
+    return;
+  }
+  if (sub === "list") {
+    const { values } = parse(rest, { ...COMMON_FLAGS, json: { type: "boolean" } });
+    const config = loadConfig(values, process.env);
+    const { db, keys, usage } = openKeyStore(config);
+    const list = keys.list();
+    const totals = usage.totals(Date.now());
+    db.close();
+    const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
+    if (values.json) console.log(JSON.stringify(rows, null, 2));
+    else printKeyTable(rows);
+    return;
+  }
+  if (sub === "revoke") {
+    const { values, positionals } = parse(rest, COMMON_FLAGS, 1);
+    if (positionals.length !== 1) throw new UsageError("keys revoke needs the key's ID or name");
+    const { db, keys } = openKeyStore(loadConfig(values, process.env));
+    try {
+      const key = keys.revoke(positionals[0]);
+      console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  throw new UsageError(sub === undefined ? "keys needs a subcommand: create, list or revoke" : `unknown keys subcommand "${sub}"`);
+}
+
+function keyJson(k: KeyRecord) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    status: k.revokedAt ? "revoked" : "active",
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+    rate_per_minute: k.ratePerMinute,
+    ip_quota_per_month: k.ipQuotaPerMonth,
+  };
+}
+
+function usageJson(t: UsageTotals | undefined, k: KeyRecord, config: Config) {
+  const quota = k.ipQuotaPerMonth ?? config.ipQuotaPerMonth;
+  return {
+    today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },
+    month: { email: t?.month.email ?? 0, ip: t?.month.ip ?? 0 },
+    ip_quota_per_month: quota === 0 ? null : quota,
+    ip_quota_left: quota === 0 ? null : Math.max(0, quota - (t?.ipQuotaUsed ?? 0)),
+  };
+}
+
+function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[]): void {
+  if (rows.length === 0) {
+    console.log(`No keys yet. Create one with: ${selfCommand()} keys create --name my-app`);
+    return;
+  }
+  const table = [
+    ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "LAST USED", "TODAY email/ip", "MONTH email/ip", "IP QUOTA LEFT"],
+    ...rows.map((r) => [
+      r.id,
+      r.name,
+      r.prefix + "…",
+      r.status,
+      r.created_at.slice(0, 16).replace("T", " "),
+      r.last_used_at ? r.last_used_at.slice(0, 16).replace("T", " ") : "never",
+      `${r.usage.today.email}/${r.usage.today.ip}`,
+      `${r.usage.month.email}/${r.usage.month.ip}`,
+      r.usage.ip_quota_left === null ? "unlimited" : `${r.usage.ip_quota_left}/${r.usage.ip_quota_per_month}`,
+    ]),
+  ];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => Bun.stringWidth(row[i]))));
+  for (const row of table) console.log(row.map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell))).join("  ").trimEnd());
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case "serve":
+        await serve(args);
+        return -1;
+      case "keys":
+        keysCommand(args);
+        return 0;
+      case "version":
+      case "--version":
+        parse(args, {});
+        console.log(`riskcheck ${pkg.version}`);
+        return 0;
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        return 0;
+      default:
+        throw new UsageError(command === undefined ? "no command given" : `unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`riskcheck: ${err.message}\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof DatasetError || err instanceof KeyStoreError || err instanceof Error) {
+      console.error(`riskcheck: ${err.message}`);
+      return 1;
+    }
+    console.error(`riskcheck: ${String(err)}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(Bun.argv.slice(2));
+  if (code >= 0) process.exit(code);
+}

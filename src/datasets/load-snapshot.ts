@@ -1,0 +1,38 @@
+import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import { dataFiles } from "./data-layout.ts";
+import type { DatasetInfo, Snapshot } from "./snapshot.ts";
+import { readTextDataset } from "./read-text-dataset.ts";
+
+export interface LoadReport {
+  snapshot: Snapshot;
+  /** One line per notable fact of the load, for the log. */
+  notes: string[];
+}
+
+/** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
+export async function loadSnapshot(dataDir: string, now = new Date()): Promise<LoadReport> {
+  const files = dataFiles(dataDir);
+  const [disposable, wildcard, free, allow] = await Promise.all([
+    readTextDataset(files.disposableDomains),
+    readTextDataset(files.disposableWildcards),
+    readTextDataset(files.freeDomains),
+    readTextDataset(files.allowedDomains, { optional: true }),
+  ]);
+  const { lists, dropped } = buildDomainLists({
+    disposable: parseDomainListText(disposable!.text),
+    disposableWildcard: parseDomainListText(wildcard!.text),
+    free: parseDomainListText(free!.text),
+    allow: allow ? parseDomainListText(allow.text) : [],
+  });
+  const notes: string[] = [];
+  for (const [list, count] of Object.entries(dropped)) {
+    if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
+  }
+  const datasets: DatasetInfo[] = [
+    { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: disposable!.modified },
+    { name: "disposable-wildcards", file: files.disposableWildcards, entries: lists.disposableWildcard.size, date: wildcard!.modified },
+    { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: free!.modified },
+  ];
+  if (allow) datasets.push({ name: "allowed-domains", file: files.allowedDomains, entries: lists.allow.size, date: allow.modified });
+  return { snapshot: Object.freeze({ email: lists, datasets, loadedAt: now.toISOString() }), notes };
+}

@@ -1,0 +1,30 @@
+import type { DomainLists } from "../email/domain-lists.ts";
+
+export interface DatasetInfo {
+  /** What the dataset is, e.g. "disposable-domains". */
+  readonly name: string;
+  readonly file: string;
+  /** Entries loaded, where counting makes sense. */
+  readonly entries?: number;
+  /** When the data was produced (build date of an MMDB, modification time of a list). */
+  readonly date: string;
+}
+
+/** Everything a request reads, loaded at once and never changed; a reload replaces it whole. */
+export interface Snapshot {
+  readonly email: DomainLists;
+  readonly datasets: readonly DatasetInfo[];
+  readonly loadedAt: string;
+}
+
+export class SnapshotHolder {
+  constructor(private snapshot: Snapshot) {}
+
+  current(): Snapshot {
+    return this.snapshot;
+  }
+
+  replace(next: Snapshot): void {
+    this.snapshot = next;
+  }
+}

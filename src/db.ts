@@ -1,0 +1,57 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Each entry moves the schema one version forward; never edit a shipped entry, append. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE api_keys (
+     id                 TEXT PRIMARY KEY,
+     name               TEXT NOT NULL,
+     secret_hash        TEXT NOT NULL UNIQUE,
+     prefix             TEXT NOT NULL,
+     created_at         TEXT NOT NULL,
+     last_used_at       TEXT,
+     revoked_at         TEXT,
+     rate_per_minute    INTEGER,
+     ip_quota_per_month INTEGER
+   );`,
+  `CREATE TABLE usage_daily (
+     key_id   TEXT NOT NULL REFERENCES api_keys(id),
+     day      TEXT NOT NULL,
+     endpoint TEXT NOT NULL,
+     outcome  TEXT NOT NULL,
+     count    INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day, endpoint, outcome)
+   ) WITHOUT ROWID;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Opens (creating if needed) the store shared by the server and the CLI. */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  let db: Database;
+  try {
+    db = new Database(path, { create: true, strict: true });
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+  } catch (err) {
+    throw new Error(`${path}: cannot open the SQLite database (${(err as Error).message}); check the path and its permissions (--db / RISKCHECK_DB)`);
+  }
+  migrate(db, path);
+  return db;
+}
+
+function migrate(db: Database, path: string): void {
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`${path}: database schema version ${current} is newer than this riskcheck (${SCHEMA_VERSION}); upgrade riskcheck`);
+  }
+  if (current === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

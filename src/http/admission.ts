@@ -1,0 +1,37 @@
+import type { KeyRecord } from "../keys/key-record.ts";
+import type { Endpoint, Outcome } from "../keys/usage.ts";
+import type { QuotaDecision } from "../limits/monthly-quota.ts";
+import { type Authenticator, authenticateRequest } from "./auth.ts";
+import { errorResponse } from "./errors.ts";
+import { type Limits, applyLimits } from "./limits.ts";
+
+export interface UsageSink {
+  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number): void;
+}
+
+export interface AdmissionDeps {
+  readonly authenticator: Authenticator;
+  readonly limits: Limits;
+  readonly usage: UsageSink;
+  readonly now: () => number;
+}
+
+export interface Admitted {
+  readonly key: KeyRecord;
+  readonly nowMs: number;
+  readonly headers: Record<string, string>;
+  readonly quota: QuotaDecision | null;
+}
+
+/** Authentication, then the rate limit, then the quota: the contract's order, before any validation. */
+export function admit(deps: AdmissionDeps, request: Request, bearer: string | undefined, endpoint: Endpoint): Admitted | Response {
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), bearer);
+  if (!("id" in key)) return errorResponse(key);
+  const nowMs = deps.now();
+  const limited = applyLimits(deps.limits, key, endpoint, nowMs);
+  if (!limited.passed) {
+    deps.usage.record(key.id, endpoint, limited.reason, nowMs);
+    return limited.response;
+  }
+  return { key, nowMs, headers: limited.headers, quota: limited.quota };
+}

@@ -1,0 +1,43 @@
+/** The one place that turns failures into `{error, message[, retry_after]}` responses. */
+
+export const JSON_TYPE = "application/json";
+
+export interface ApiError {
+  readonly status: number;
+  readonly error: string;
+  readonly message: string;
+}
+
+const define = (status: number, error: string, message: string): ApiError => Object.freeze({ status, error, message });
+
+export const API_ERRORS = Object.freeze({
+  missingKey: define(401, "No API key provided", "Please include your API key in the Authorization header"),
+  unknownKey: define(401, "Invalid API key", "The provided API key is not valid"),
+  revokedKey: define(401, "API key revoked", "This API key has been revoked. Please generate a new one."),
+  missingEmail: define(400, "missing_parameter", "The 'email' parameter is required"),
+  invalidEmail: define(400, "invalid_email", "The provided email address is not valid"),
+  invalidIp: define(400, "invalid_ip", "invalid IP address format"),
+  rateLimited: define(429, "rate_limit_exceeded", "Rate limit exceeded. Please try again later."),
+  quotaExceeded: define(429, "quota_exceeded", "Monthly quota exceeded. Please upgrade your plan or wait until next month."),
+  notFound: define(404, "not_found", "No such endpoint; see the API reference in the README"),
+  internal: define(500, "internal_error", "The server failed to answer this request; the details are in its log"),
+});
+
+/** 429 bodies carry retry_after in seconds: fixed by the spec, whatever the actual wait. */
+const RETRY_AFTER: Partial<Record<string, number>> = { rate_limit_exceeded: 60, quota_exceeded: 86400 };
+
+const bodies = new Map<ApiError, string>();
+for (const e of Object.values(API_ERRORS)) {
+  const retry = RETRY_AFTER[e.error];
+  bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
+}
+
+export function errorResponse(e: ApiError, headers?: Record<string, string>): Response {
+  return new Response(bodies.get(e), { status: e.status, headers: headers ? { "content-type": JSON_TYPE, ...headers } : JSON_HEADERS });
+}
+
+const JSON_HEADERS = Object.freeze({ "content-type": JSON_TYPE });
+
+export function jsonResponse(body: string, headers?: Record<string, string>): Response {
+  return new Response(body, { headers: headers ?? JSON_HEADERS });
+}

@@ -1,0 +1,23 @@
+export interface KeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+  /** Per-key overrides; null means the configured default. */
+  readonly ratePerMinute: number | null;
+  readonly ipQuotaPerMonth: number | null;
+}
+
+export const KEY_NAME_MAX_LENGTH = 100;
+
+/** Trims and checks a key name; returns an error sentence or the clean name. */
+export function normaliseKeyName(raw: string): { name: string } | { error: string } {
+  const name = raw.trim();
+  if (name === "") return { error: "a key needs a descriptive name" };
+  if (name.length > KEY_NAME_MAX_LENGTH) return { error: `a key name is at most ${KEY_NAME_MAX_LENGTH} characters` };
+  // Control characters would corrupt one-line CLI output and logs.
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { error: "a key name cannot contain control characters" };
+  return { name };
+}

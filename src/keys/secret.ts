@@ -1,0 +1,24 @@
+const SECRET_PREFIX = "rk_";
+const SECRET_BYTES = 32;
+/** "rk_" + 43 base64url characters. */
+const SECRET_LENGTH = SECRET_PREFIX.length + Math.ceil((SECRET_BYTES * 4) / 3);
+const DISPLAY_LENGTH = SECRET_PREFIX.length + 6;
+
+export function generateSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
+  return SECRET_PREFIX + Buffer.from(bytes).toString("base64url");
+}
+
+/** Only this digest is stored; the secret cannot be recovered from it. */
+export function hashSecret(secret: string): string {
+  return new Bun.CryptoHasher("sha256").update(secret).digest("hex");
+}
+
+/** The non-secret part shown in listings so people can tell their keys apart. */
+export function displayPrefix(secret: string): string {
+  return secret.slice(0, DISPLAY_LENGTH);
+}
+
+export function looksLikeSecret(token: string): boolean {
+  return token.length === SECRET_LENGTH && token.startsWith(SECRET_PREFIX);
+}

@@ -1,0 +1,80 @@
+import type { Database } from "bun:sqlite";
+import type { KeyStore } from "./key-store.ts";
+import { type Endpoint, type Outcome, utcDay, utcMonthStart } from "./usage.ts";
+
+export interface UsageRow {
+  keyId: string;
+  day: string;
+  endpoint: Endpoint;
+  outcome: Outcome;
+  count: number;
+}
+
+export interface UsageTotals {
+  today: Partial<Record<Endpoint, number>>;
+  month: Partial<Record<Endpoint, number>>;
+  /** Successful IP checks this month: what the quota counts. */
+  ipQuotaUsed: number;
+}
+
+/** Daily usage counters in SQLite, written in batches by the usage recorder. */
+export class UsageStore {
+  constructor(
+    private readonly db: Database,
+    private readonly keys: KeyStore,
+  ) {}
+
+  /** Adds the rows and last-used times in one transaction. */
+  flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, string>): void {
+    if (rows.length === 0 && lastUsed.size === 0) return;
+    const add = this.db.query(
+      `INSERT INTO usage_daily (key_id, day, endpoint, outcome, count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = count + excluded.count`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
+        this.keys.touch(lastUsed);
+      })
+      .immediate();
+  }
+
+  /** Successful IP checks per key since the first day of the month containing `nowMs`. */
+  ipQuotaUsedThisMonth(nowMs: number): Map<string, number> {
+    const rows = this.db
+      .query<{ key_id: string; used: number }, [string]>(
+        "SELECT key_id, SUM(count) AS used FROM usage_daily WHERE endpoint = 'ip' AND outcome = 'ok' AND day >= ? GROUP BY key_id",
+      )
+      .all(utcMonthStart(nowMs));
+    return new Map(rows.map((r) => [r.key_id, r.used]));
+  }
+
+  /** Requests per key and endpoint, today and this month (all outcomes). */
+  totals(nowMs: number): Map<string, UsageTotals> {
+    const today = utcDay(nowMs);
+    const rows = this.db
+      .query<{ key_id: string; day: string; endpoint: Endpoint; outcome: Outcome; count: number }, [string]>(
+        "SELECT key_id, day, endpoint, outcome, count FROM usage_daily WHERE day >= ?",
+      )
+      .all(utcMonthStart(nowMs));
+    const totals = new Map<string, UsageTotals>();
+    for (const r of rows) {
+      let t = totals.get(r.key_id);
+      if (!t) totals.set(r.key_id, (t = { today: {}, month: {}, ipQuotaUsed: 0 }));
+      t.month[r.endpoint] = (t.month[r.endpoint] ?? 0) + r.count;
+      if (r.day === today) t.today[r.endpoint] = (t.today[r.endpoint] ?? 0) + r.count;
+      if (r.endpoint === "ip" && r.outcome === "ok") t.ipQuotaUsed += r.count;
+    }
+    return totals;
+  }
+
+  /** Requests per day for one key over the last `days` days, oldest first, for charts. */
+  daily(keyId: string, days: number, nowMs: number): { day: string; endpoint: Endpoint; count: number }[] {
+    const since = utcDay(nowMs - (days - 1) * 86_400_000);
+    return this.db
+      .query<{ day: string; endpoint: Endpoint; count: number }, [string, string]>(
+        "SELECT day, endpoint, SUM(count) AS count FROM usage_daily WHERE key_id = ? AND day >= ? GROUP BY day, endpoint ORDER BY day",
+      )
+      .all(keyId, since);
+  }
+}

@@ -1,0 +1,20 @@
+export const ENDPOINTS = ["email", "ip"] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+/** What happened to an authenticated request; 401s have no key to count against. */
+export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const COUNTER_SLOTS = ENDPOINTS.length * OUTCOMES.length;
+
+export function counterSlot(endpoint: Endpoint, outcome: Outcome): number {
+  return ENDPOINTS.indexOf(endpoint) * OUTCOMES.length + OUTCOMES.indexOf(outcome);
+}
+
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function utcMonthStart(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7) + "-01";
+}
