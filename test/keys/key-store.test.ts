@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db.ts";
+import { inMemoryChangeSignal, openChangeSignal } from "../../src/keys/change-signal.ts";
+import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
+import { KeyStore, KeyStoreError } from "../../src/keys/key-store.ts";
+import { displayPrefix, generateSecret, hashSecret, looksLikeSecret } from "../../src/keys/secret.ts";
+
+function memoryStore() {
+  const db = openDatabase(":memory:");
+  const signal = inMemoryChangeSignal();
+  return { db, signal, keys: new KeyStore(db, signal) };
+}
+
+describe("secrets", () => {
+  test("are rk_ plus 43 base64url characters and differ every time", () => {
+    const a = generateSecret();
+    const b = generateSecret();
+    expect(a).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
+    expect(a).not.toBe(b);
+    expect(looksLikeSecret(a)).toBe(true);
+  });
+  test("are stored as a SHA-256 digest", () => {
+    expect(hashSecret("rk_x")).toBe(new Bun.CryptoHasher("sha256").update("rk_x").digest("hex"));
+  });
+  test("show only a short prefix", () => {
+    const s = generateSecret();
+    expect(displayPrefix(s)).toBe(s.slice(0, 9));
+  });
+  test.each(["", "rk_", "Bearer", "rk_" + "a".repeat(42), "rk_" + "a".repeat(44), "xx_" + "a".repeat(43)])("%p does not look like a secret", (t) => {
+    expect(looksLikeSecret(t)).toBe(false);
+  });
+});
+
+describe("key store", () => {
+  test("creates, lists and revokes by id or name", () => {
+    const { keys } = memoryStore();
+    const { key, secret } = keys.create({ name: "  web sign-up  " });
+    expect(key.name).toBe("web sign-up");
+    expect(key.prefix).toBe(secret.slice(0, 9));
+    expect(keys.list().map((k) => k.id)).toEqual([key.id]);
+    const revoked = keys.revoke("web sign-up");
+    expect(revoked.revokedAt).not.toBeNull();
+    expect(() => keys.revoke(key.id)).toThrow(/already revoked/);
+  });
+
+  test("refuses names that are empty, too long or carry control characters", () => {
+    const { keys } = memoryStore();
+    for (const name of ["", "   ", "x".repeat(101), "a\nb", "tab\there"]) {
+      expect(() => keys.create({ name })).toThrow(KeyStoreError);
+    }
+    expect(keys.list()).toHaveLength(0);
+  });
+
+  test("revoking an ambiguous name asks for the id", () => {
+    const { keys } = memoryStore();
+    keys.create({ name: "prod" });
+    keys.create({ name: "prod" });
+    expect(() => keys.revoke("prod")).toThrow(/revoke by id/);
+    expect(() => keys.revoke("nope")).toThrow(/no key has the id or name/);
+  });
+
+  test("never writes the secret to the database file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rk-store-"));
+    const path = join(dir, "keys.sqlite");
+    const db = openDatabase(path);
+    const keys = new KeyStore(db, openChangeSignal(`${path}-signal`));
+    const { secret } = keys.create({ name: "app" });
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.close();
+    const raw = readFileSync(path).toString("latin1");
+    expect(raw).toContain(hashSecret(secret));
+    expect(raw).not.toContain(secret);
+    expect(raw).not.toContain(secret.slice(9));
+  });
+
+  test("opens in WAL mode with a busy timeout", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rk-store-"));
+    const db = openDatabase(join(dir, "x.sqlite"));
+    expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+  });
+});
+
+describe("key authenticator", () => {
+  test("tells active, revoked and unknown keys apart", () => {
+    const { db, signal, keys } = memoryStore();
+    const auth = new KeyAuthenticator(keys, db, signal);
+    const { key, secret } = keys.create({ name: "a" });
+    expect(auth.authenticate(secret)).toMatchObject({ outcome: "active", key: { id: key.id } });
+    expect(auth.authenticate(generateSecret())).toEqual({ outcome: "unknown" });
+    expect(auth.authenticate("not-a-key")).toEqual({ outcome: "unknown" });
+    keys.revoke(key.id);
+    expect(auth.authenticate(secret)).toMatchObject({ outcome: "revoked" });
+  });
+
+  test("sees a revocation made through another connection on the very next call", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rk-auth-"));
+    const path = join(dir, "k.sqlite");
+    const serverDb = openDatabase(path);
+    const serverSignal = openChangeSignal(`${path}-signal`);
+    const auth = new KeyAuthenticator(new KeyStore(serverDb, serverSignal), serverDb, serverSignal, () => 0);
+    const cliDb = openDatabase(path);
+    const cli = new KeyStore(cliDb, openChangeSignal(`${path}-signal`));
+    const { key, secret } = cli.create({ name: "b" });
+    expect(auth.authenticate(secret).outcome).toBe("active");
+    cli.revoke(key.id);
+    expect(auth.authenticate(secret).outcome).toBe("revoked");
+  });
+
+  test("picks up writers that do not bump the signal within a second", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rk-auth-"));
+    const path = join(dir, "k.sqlite");
+    const db = openDatabase(path);
+    let now = 0;
+    const signal = inMemoryChangeSignal();
+    const auth = new KeyAuthenticator(new KeyStore(db, signal), db, signal, () => now);
+    const other = openDatabase(path);
+    const { key, secret } = new KeyStore(other, inMemoryChangeSignal()).create({ name: "c" });
+    expect(auth.authenticate(secret).outcome).toBe("active");
+    other.query("UPDATE api_keys SET revoked_at = '2026-01-01T00:00:00Z' WHERE id = ?").run(key.id);
+    now = 1_500;
+    expect(auth.authenticate(secret).outcome).toBe("revoked");
+  });
+});
