@@ -40,7 +40,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
   const dataDir = pick("data-dir", "RISKCHECK_DATA_DIR") ?? DEFAULTS.dataDir;
   const config: Config = {
     host: pick("host", "RISKCHECK_HOST") ?? DEFAULTS.host,
-    port: integer(pick("port", "RISKCHECK_PORT"), "--port / RISKCHECK_PORT", DEFAULTS.port, 1, 65535),
+    port: integer(pick("port", "RISKCHECK_PORT"), "--port / RISKCHECK_PORT", DEFAULTS.port, 0, 65535),
     dataDir,
     dbPath: pick("db", "RISKCHECK_DB") ?? join(dataDir, "riskcheck.sqlite"),
     ratePerMinute: integer(env.RISKCHECK_RATE_PER_MINUTE, "RISKCHECK_RATE_PER_MINUTE", DEFAULTS.ratePerMinute, 0),

@@ -1,0 +1,35 @@
+import type { DomainLists } from "./domain-lists.ts";
+
+export interface DomainVerdict {
+  readonly isDisposable: boolean;
+  readonly isFree: boolean;
+}
+
+const DISPOSABLE: DomainVerdict = Object.freeze({ isDisposable: true, isFree: false });
+const FREE: DomainVerdict = Object.freeze({ isDisposable: false, isFree: true });
+const NEITHER: DomainVerdict = Object.freeze({ isDisposable: false, isFree: false });
+
+/** `domain` is normalised (lower-case ASCII). Disposable wins over free. */
+export function classifyDomain(lists: DomainLists, domain: string): DomainVerdict {
+  if (isDisposable(lists, domain)) return DISPOSABLE;
+  return lists.free.has(domain) ? FREE : NEITHER;
+}
+
+/**
+ * Listed exactly; or it or an ancestor in the wildcard list; or an ancestor listed
+ * exactly that is not a public suffix. Ancestors stop before the bare TLD. The
+ * allowlist beats all of them, and covers subdomains of what it lists.
+ */
+function isDisposable(lists: DomainLists, domain: string): boolean {
+  let listed = lists.disposable.has(domain) || lists.disposableWildcard.has(domain);
+  if (lists.allow.has(domain)) return false;
+  for (let dot = domain.indexOf("."); dot !== -1; ) {
+    const next = domain.indexOf(".", dot + 1);
+    if (next === -1) break;
+    const ancestor = domain.slice(dot + 1);
+    if (lists.allow.has(ancestor)) return false;
+    if (!listed) listed = lists.disposableWildcard.has(ancestor) || lists.disposableParents.has(ancestor);
+    dot = next;
+  }
+  return listed;
+}

@@ -1,0 +1,69 @@
+import { getDomainWithoutSuffix, getPublicSuffix } from "tldts";
+import { normaliseDomain } from "./domain-name.ts";
+
+export interface DomainListInput {
+  disposable: readonly string[];
+  disposableWildcard: readonly string[];
+  free: readonly string[];
+  allow: readonly string[];
+}
+
+export interface DomainLists {
+  readonly disposable: ReadonlySet<string>;
+  /** Listed domains that may also flag their subdomains: those that are not public suffixes. */
+  readonly disposableParents: ReadonlySet<string>;
+  readonly disposableWildcard: ReadonlySet<string>;
+  /** Free providers, without public suffixes and reserved names. */
+  readonly free: ReadonlySet<string>;
+  readonly allow: ReadonlySet<string>;
+}
+
+export type DroppedCounts = Record<keyof DomainListInput, number>;
+
+const PSL = { allowPrivateDomains: true } as const;
+const RESERVED_TLDS = new Set(["test", "example", "invalid", "localhost"]);
+
+/** Normalises every entry like an address's domain; entries that are not domains are dropped and counted. */
+export function buildDomainLists(input: DomainListInput): { lists: DomainLists; dropped: DroppedCounts } {
+  const dropped: DroppedCounts = { disposable: 0, disposableWildcard: 0, free: 0, allow: 0 };
+  const normalised = (name: keyof DomainListInput) => {
+    const set = new Set<string>();
+    for (const entry of input[name]) {
+      const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
+      if (domain === null) dropped[name]++;
+      else set.add(domain);
+    }
+    return set;
+  };
+  const disposable = normalised("disposable");
+  const free = normalised("free");
+  const lists: DomainLists = {
+    disposable,
+    disposableParents: new Set([...disposable].filter((d) => !isPublicSuffix(d))),
+    disposableWildcard: normalised("disposableWildcard"),
+    free: new Set([...free].filter((d) => !isPublicSuffix(d) && !isReserved(d))),
+    allow: normalised("allow"),
+  };
+  return { lists, dropped };
+}
+
+/** One domain per line; `#` starts a comment. */
+export function parseDomainListText(text: string): string[] {
+  const entries: string[] = [];
+  for (const line of text.split("\n")) {
+    const hash = line.indexOf("#");
+    const entry = (hash === -1 ? line : line.slice(0, hash)).trim();
+    if (entry !== "") entries.push(entry);
+  }
+  return entries;
+}
+
+export function isPublicSuffix(domain: string): boolean {
+  return getPublicSuffix(domain, PSL) === domain;
+}
+
+/** RFC 2606 and RFC 6761 names, which no provider can hand out addresses in. */
+export function isReserved(domain: string): boolean {
+  const tld = domain.slice(domain.lastIndexOf(".") + 1);
+  return RESERVED_TLDS.has(tld) || getDomainWithoutSuffix(domain, PSL) === "example";
+}

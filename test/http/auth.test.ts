@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { generateSecret } from "../../src/keys/secret.ts";
+import { createTestApp } from "../support/test-app.ts";
+
+const MISSING = { error: "No API key provided", message: "Please include your API key in the Authorization header" };
+const UNKNOWN = { error: "Invalid API key", message: "The provided API key is not valid" };
+const REVOKED = { error: "API key revoked", message: "This API key has been revoked. Please generate a new one." };
+
+const ENDPOINTS = ["/v1/check?email=a@gmail.com", "/v1/ip-reputation-check?ip=8.8.8.8"];
+
+describe.each(ENDPOINTS)("401 variants on %s", (path) => {
+  test.each([
+    ["no Authorization header", {}],
+    ["an empty header", { authorization: "" }],
+    ["Bearer without a token", { authorization: "Bearer" }],
+    ["Bearer and a space only", { authorization: "Bearer " }],
+    ["another scheme", { authorization: "Basic dXNlcjpwYXNz" }],
+    ["lower-case scheme", { authorization: "bearer rk_abc" }],
+    ["no space", { authorization: "Bearerrk_abc" }],
+    ["two spaces", { authorization: "Bearer  rk_abc" }],
+    ["a token with a space", { authorization: "Bearer rk_a rk_b" }],
+    ["an oversized header", { authorization: "Bearer " + "a".repeat(10_000) }],
+  ])("%s → No API key provided", async (_, headers) => {
+    const { request } = createTestApp();
+    const res = await request(path, { headers });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual(MISSING);
+  });
+
+  test("a key in the query string is not accepted", async () => {
+    const { request, newKey } = createTestApp();
+    const { secret } = newKey();
+    const res = await request(`${path}&access_token=${secret}`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(MISSING);
+  });
+
+  test.each([["a random well-formed key", generateSecret()], ["garbage", "hunter2"], ["almost a key", "rk_" + "x".repeat(43)]])(
+    "%s → Invalid API key",
+    async (_, key) => {
+      const { request } = createTestApp();
+      const res = await request(path, { key });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(UNKNOWN);
+    },
+  );
+
+  test("a revoked key → API key revoked, from the very next request", async () => {
+    const { request, newKey, keys } = createTestApp();
+    const { key, secret } = newKey();
+    expect((await request(path, { key: secret })).status).not.toBe(401);
+    keys.revoke(key.id);
+    const res = await request(path, { key: secret });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(REVOKED);
+  });
+});
+
+describe("unknown paths and methods", () => {
+  test.each([
+    ["GET", "/"],
+    ["GET", "/v1"],
+    ["GET", "/v2/check?email=a@b.com"],
+    ["GET", "/v1/check/extra"],
+    ["POST", "/v1/check?email=a@b.com"],
+    ["DELETE", "/v1/ip-reputation-check"],
+    ["PUT", "/healthz"],
+  ])("%s %s → JSON 404", async (method, path) => {
+    const { request, newKey } = createTestApp();
+    const res = await request(path, { method, key: newKey().secret });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual({ error: "not_found", message: expect.any(String) });
+  });
+});
+
+describe("health", () => {
+  test("answers without a key", async () => {
+    const { request } = createTestApp();
+    const res = await request("/healthz");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toMatchObject({ status: "ok", datasets: [] });
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
+
+let dataDir: string;
+let env: Record<string, string>;
+let server: ServeProcess;
+
+beforeAll(async () => {
+  dataDir = makeDataDir();
+  env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "riskcheck.sqlite"), RISKCHECK_USAGE_FLUSH_MS: "60000" };
+  server = await startServe([], env);
+});
+
+afterAll(async () => {
+  if (server.proc.exitCode === null) await server.stop();
+});
+
+const get = (path: string, key?: string) => fetch(server.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+
+describe("the real serve process", () => {
+  test("listens on loopback and tells how to create a first key", () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.output()).toContain("keys create --name");
+  });
+
+  test("a key created by the CLI works at once and a CLI revocation applies to the next request", async () => {
+    const secret = runCli(["keys", "create", "--name", "e2e"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const ok = await get("/v1/check?email=someone@mailinator.com", secret);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false });
+
+    expect(runCli(["keys", "revoke", "e2e"], env).code).toBe(0);
+    const refused = await get("/v1/check?email=someone@gmail.com", secret);
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error).toBe("API key revoked");
+  });
+
+  test("health answers without a key", async () => {
+    const res = await get("/healthz");
+    expect(res.status).toBe(200);
+    expect((await res.json()).status).toBe("ok");
+  });
+
+  test("SIGTERM exits 0 after flushing usage, and the secret is in no log", async () => {
+    const secret = runCli(["keys", "create", "--name", "flush"], env).stdout.trimEnd().split("\n").at(-1)!;
+    for (let i = 0; i < 3; i++) expect((await get("/v1/check?email=a@gmail.com", secret)).status).toBe(200);
+    expect(await server.stop("SIGTERM")).toBe(0);
+    const rows = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
+    const row = rows.find((r: { name: string }) => r.name === "flush");
+    expect(row.usage.today.email).toBe(3);
+    expect(row.last_used_at).not.toBeNull();
+    expect(server.output()).not.toContain(secret);
+  });
+});
+
+describe("start-up failures", () => {
+  test("a missing dataset names the file and exits 1", () => {
+    const dir = makeDataDir();
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(join(dir, "nowhere", "email", "disposable.txt"));
+    expect(stderr).toContain("npm install");
+  });
+});

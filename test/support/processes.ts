@@ -1,0 +1,66 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { FIXTURE_EMAIL_LISTS } from "./test-app.ts";
+
+export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
+
+/** A data directory with small fixture lists, like the one `npm install` fills. */
+export function makeDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "riskcheck-data-"));
+  mkdirSync(join(dir, "email"));
+  const write = (name: string, lines: string[]) => writeFileSync(join(dir, "email", name), `# fixture\n${lines.join("\n")}\n`);
+  write("disposable.txt", FIXTURE_EMAIL_LISTS.disposable);
+  write("disposable-wildcard.txt", FIXTURE_EMAIL_LISTS.disposableWildcard);
+  write("free.txt", FIXTURE_EMAIL_LISTS.free);
+  write("allowlist.txt", FIXTURE_EMAIL_LISTS.allow);
+  return dir;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}) {
+  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore" });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+export interface ServeProcess {
+  url: string;
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number>;
+}
+
+/** Starts `riskcheck serve` on a free loopback port and waits until it says where it listens. */
+export async function startServe(args: string[], env: Record<string, string> = {}, command = [process.execPath, CLI]): Promise<ServeProcess> {
+  const proc = Bun.spawn([...command, "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let output = "";
+  const decoder = new TextDecoder();
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += decoder.decode(chunk);
+  };
+  void collect(proc.stdout);
+  void collect(proc.stderr);
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const match = output.match(/listening on (http:\/\/\S+)/);
+    if (match) {
+      return {
+        url: match[1],
+        proc,
+        output: () => output,
+        stop: async (signal = "SIGTERM") => {
+          proc.kill(signal);
+          return await proc.exited;
+        },
+      };
+    }
+    if (proc.exitCode !== null) break;
+    await Bun.sleep(20);
+  }
+  proc.kill();
+  throw new Error(`serve did not start:\n${output}`);
+}
