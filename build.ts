@@ -1,3 +1,4 @@
+export {};
 /** Compiles the CLI and server into one self-contained executable; datasets stay in the data directory. */
 const result = await Bun.build({
   entrypoints: ["./src/cli.ts"],

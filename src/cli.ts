@@ -3,6 +3,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { DatasetError } from "./datasets/dataset-error.ts";
+import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
 import { openDatabase } from "./db.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
@@ -15,6 +16,7 @@ const USAGE = `usage:
   riskcheck keys create --name NAME [--rate-per-minute N] [--ip-quota-per-month N] [--json]
   riskcheck keys list   [--json]
   riskcheck keys revoke ID_OR_NAME
+  riskcheck admin set-password            (reads the password from stdin)
   riskcheck version`;
 
 const COMMON_FLAGS = {
@@ -127,6 +129,25 @@ function keysCommand(args: string[]): void {
   throw new UsageError(sub === undefined ? "keys needs a subcommand: create, list or revoke" : `unknown keys subcommand "${sub}"`);
 }
 
+async function adminCommand(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password" : `unknown admin subcommand "${sub}"`);
+  const { values } = parse(rest, COMMON_FLAGS);
+  const config = loadConfig(values, process.env);
+  // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
+  const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+  const problem = checkNewPassword(password);
+  if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | riskcheck admin set-password`);
+  const db = openDatabase(config.dbPath);
+  try {
+    await AdminPassword.store(db, password);
+  } finally {
+    db.close();
+  }
+  console.log("Dashboard password set; existing dashboard sessions were signed out.");
+  if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
+}
+
 function keyJson(k: KeyRecord) {
   return {
     id: k.id,
@@ -183,6 +204,9 @@ export async function main(argv: string[]): Promise<number> {
         return -1;
       case "keys":
         keysCommand(args);
+        return 0;
+      case "admin":
+        await adminCommand(args);
         return 0;
       case "version":
       case "--version":

@@ -23,6 +23,17 @@ const MIGRATIONS: readonly string[] = [
      count    INTEGER NOT NULL,
      PRIMARY KEY (key_id, day, endpoint, outcome)
    ) WITHOUT ROWID;`,
+  `CREATE TABLE admin_password (
+     id            INTEGER PRIMARY KEY CHECK (id = 1),
+     password_hash TEXT NOT NULL,
+     updated_at    TEXT NOT NULL
+   );
+   CREATE TABLE admin_sessions (
+     token_hash TEXT PRIMARY KEY,
+     csrf_token TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,13 +3,9 @@ import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
+import type { ClientInfo } from "./http/routes/dashboard.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
-import { KeyAuthenticator } from "./keys/key-authenticator.ts";
-import { KeyStore } from "./keys/key-store.ts";
-import { UsageRecorder } from "./keys/usage-recorder.ts";
-import { UsageStore } from "./keys/usage-store.ts";
-import { MonthlyQuota } from "./limits/monthly-quota.ts";
-import { RateLimiter } from "./limits/rate-limiter.ts";
+import { wireApp } from "./wiring.ts";
 
 export interface Log {
   info(line: string): void;
@@ -26,30 +22,26 @@ export function signalPath(dbPath: string): string {
   return `${dbPath}-signal`;
 }
 
-export async function startServer(config: Config, log: Log, createKeyHint: string): Promise<RunningServer> {
-  const startedMs = Date.now();
+/** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
+const MAX_REQUEST_BODY_BYTES = 64 * 1024;
+
+export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
   const { snapshot, notes } = await loadSnapshot(config.dataDir);
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const db = openDatabase(config.dbPath);
-  const keysChanged = openChangeSignal(signalPath(config.dbPath));
-  const keys = new KeyStore(db, keysChanged);
-  const usageStore = new UsageStore(db, keys);
-  const usage = new UsageRecorder(usageStore);
-  const snapshots = new SnapshotHolder(snapshot);
-  const app = createApp({
-    authenticator: new KeyAuthenticator(keys, db, keysChanged),
-    limits: {
-      settings: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
-      rateLimiter: new RateLimiter(),
-      quota: new MonthlyQuota(usageStore.ipQuotaUsedThisMonth(startedMs), startedMs),
-    },
-    usage,
-    snapshots,
+  const { deps, keys, usage } = await wireApp({
+    db,
+    keysChanged: openChangeSignal(signalPath(config.dbPath)),
+    snapshots: new SnapshotHolder(snapshot),
+    limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
+    adminPassword: config.adminPassword,
     now: Date.now,
-    startedMs,
+    clientInfo: socketClientInfo,
+    cliCommand,
     logError: log.error,
   });
+  const app = createApp(deps);
 
   const flush = () => {
     try {
@@ -60,11 +52,11 @@ export async function startServer(config: Config, log: Log, createKeyHint: strin
   };
   const flusher = setInterval(flush, config.usageFlushMs);
 
-  const server = app.listen({ hostname: config.host, port: config.port }).server!;
+  const server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES }).server!;
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
   if (!keys.list().some((k) => k.revokedAt === null)) {
-    log.info(`No API key yet. Create one with: ${createKeyHint} keys create --name my-app`);
+    log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
   }
 
   let stopping: Promise<void> | null = null;
@@ -78,4 +70,8 @@ export async function startServer(config: Config, log: Log, createKeyHint: strin
         db.close();
       })()),
   };
+}
+
+function socketClientInfo(request: Request, server: Bun.Server<unknown> | null): ClientInfo {
+  return { address: server?.requestIP(request)?.address ?? "", https: request.url.startsWith("https:") };
 }

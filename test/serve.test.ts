@@ -28,18 +28,18 @@ describe("the real serve process", () => {
     const secret = runCli(["keys", "create", "--name", "e2e"], env).stdout.trimEnd().split("\n").at(-1)!;
     const ok = await get("/v1/check?email=someone@mailinator.com", secret);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false });
+    expect((await ok.json()) as object).toEqual({ email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false });
 
     expect(runCli(["keys", "revoke", "e2e"], env).code).toBe(0);
     const refused = await get("/v1/check?email=someone@gmail.com", secret);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error).toBe("API key revoked");
+    expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
   });
 
   test("health answers without a key", async () => {
     const res = await get("/healthz");
     expect(res.status).toBe(200);
-    expect((await res.json()).status).toBe("ok");
+    expect(((await res.json()) as { status: string }).status).toBe("ok");
   });
 
   test("SIGTERM exits 0 after flushing usage, and the secret is in no log", async () => {

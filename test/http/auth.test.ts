@@ -21,7 +21,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     ["a token with a space", { authorization: "Bearer rk_a rk_b" }],
     ["an oversized header", { authorization: "Bearer " + "a".repeat(10_000) }],
   ])("%s → No API key provided", async (_, headers) => {
-    const { request } = createTestApp();
+    const { request } = await createTestApp();
     const res = await request(path, { headers });
     expect(res.status).toBe(401);
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -29,7 +29,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
   });
 
   test("a key in the query string is not accepted", async () => {
-    const { request, newKey } = createTestApp();
+    const { request, newKey } = await createTestApp();
     const { secret } = newKey();
     const res = await request(`${path}&access_token=${secret}`);
     expect(res.status).toBe(401);
@@ -39,7 +39,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
   test.each([["a random well-formed key", generateSecret()], ["garbage", "hunter2"], ["almost a key", "rk_" + "x".repeat(43)]])(
     "%s → Invalid API key",
     async (_, key) => {
-      const { request } = createTestApp();
+      const { request } = await createTestApp();
       const res = await request(path, { key });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual(UNKNOWN);
@@ -47,7 +47,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
   );
 
   test("a revoked key → API key revoked, from the very next request", async () => {
-    const { request, newKey, keys } = createTestApp();
+    const { request, newKey, keys } = await createTestApp();
     const { key, secret } = newKey();
     expect((await request(path, { key: secret })).status).not.toBe(401);
     keys.revoke(key.id);
@@ -67,7 +67,7 @@ describe("unknown paths and methods", () => {
     ["DELETE", "/v1/ip-reputation-check"],
     ["PUT", "/healthz"],
   ])("%s %s → JSON 404", async (method, path) => {
-    const { request, newKey } = createTestApp();
+    const { request, newKey } = await createTestApp();
     const res = await request(path, { method, key: newKey().secret });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -77,7 +77,7 @@ describe("unknown paths and methods", () => {
 
 describe("health", () => {
   test("answers without a key", async () => {
-    const { request } = createTestApp();
+    const { request } = await createTestApp();
     const res = await request("/healthz");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");

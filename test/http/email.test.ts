@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createTestApp } from "../support/test-app.ts";
 
-function setup() {
-  const t = createTestApp();
+async function setup() {
+  const t = await createTestApp();
   const { secret } = t.newKey();
   return { ...t, check: (query: string) => t.request(`/v1/check${query}`, { key: secret }) };
 }
@@ -18,7 +18,7 @@ describe("email check answers with the spec's four fields", () => {
     ["x@duck.com", { email: "x@duck.com", is_disposable: false, domain: "duck.com", free_email: false }],
     ["x@uw.edu.pl", { email: "x@uw.edu.pl", is_disposable: false, domain: "uw.edu.pl", free_email: false }],
   ])("%s", async (email, body) => {
-    const { check } = setup();
+    const { check } = await setup();
     const res = await check(`?email=${encodeURIComponent(email)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -28,18 +28,18 @@ describe("email check answers with the spec's four fields", () => {
   });
 
   test("an IDN domain is matched and answered in punycode", async () => {
-    const { check } = setup();
+    const { check } = await setup();
     const res = await check(`?email=${encodeURIComponent("x@пример.com")}`);
     expect(await res.json()).toEqual({ email: "x@пример.com", is_disposable: true, domain: "xn--e1afmkfd.com", free_email: false });
   });
 
   test("a literal + stays a +", async () => {
-    const { check } = setup();
+    const { check } = await setup();
     expect(await (await check("?email=user+tag@gmail.com")).json()).toMatchObject({ email: "user+tag@gmail.com", free_email: true });
   });
 
   test("rate-limit headers come with every answer", async () => {
-    const { check } = setup();
+    const { check } = await setup();
     const res = await check("?email=a@gmail.com");
     expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
     expect(res.headers.get("x-ratelimit-remaining")).toBe("999");
@@ -62,7 +62,7 @@ describe("email check errors", () => {
     ["?email=a@gmail.com%20", INVALID],
     [`?email=${"a".repeat(100_000)}@gmail.com`, INVALID],
   ])("%#: %.60s", async (query, body) => {
-    const { check } = setup();
+    const { check } = await setup();
     const res = await check(query);
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -70,7 +70,7 @@ describe("email check errors", () => {
   });
 
   test("authentication comes before validation", async () => {
-    const { request } = setup();
+    const { request } = await setup();
     const res = await request("/v1/check?email=bad");
     expect(res.status).toBe(401);
   });

@@ -3,12 +3,7 @@ import { SnapshotHolder, type Snapshot } from "../../src/datasets/snapshot.ts";
 import { openDatabase } from "../../src/db.ts";
 import { createApp } from "../../src/http/app.ts";
 import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
-import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
-import { KeyStore } from "../../src/keys/key-store.ts";
-import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
-import { UsageStore } from "../../src/keys/usage-store.ts";
-import { MonthlyQuota } from "../../src/limits/monthly-quota.ts";
-import { RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { wireApp } from "../../src/wiring.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
   disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
@@ -26,38 +21,33 @@ export interface TestAppOptions {
   rateBurst?: number;
   ipQuotaPerMonth?: number;
   snapshot?: Snapshot;
+  adminPassword?: string;
+  clientAddress?: string;
 }
 
 /** The real app over an in-memory database, with a clock the test moves. */
-export function createTestApp(options: TestAppOptions = {}) {
+export async function createTestApp(options: TestAppOptions = {}) {
   const db = openDatabase(":memory:");
-  const signal = inMemoryChangeSignal();
-  const keys = new KeyStore(db, signal);
-  const usageStore = new UsageStore(db, keys);
-  const usage = new UsageRecorder(usageStore);
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
-  const app = createApp({
-    authenticator: new KeyAuthenticator(keys, db, signal, () => clock.now),
-    limits: {
-      settings: {
-        rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 },
-        ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0,
-      },
-      rateLimiter: new RateLimiter(),
-      quota: new MonthlyQuota(new Map(), clock.now),
-    },
-    usage,
+  const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
+  const { deps, keys, usage, usageStore } = await wireApp({
+    db,
+    keysChanged: inMemoryChangeSignal(),
     snapshots: new SnapshotHolder(options.snapshot ?? testSnapshot()),
+    limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
+    adminPassword: options.adminPassword ?? null,
     now: () => clock.now,
-    startedMs: clock.now,
-    logError: (line) => errors.push(line),
+    clientInfo: () => client,
+    cliCommand: "riskcheck",
+    logError: (line) => void errors.push(line),
   });
-  const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string } = {}) => {
+  const app = createApp(deps);
+  const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
-    return app.handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers }));
+    return app.handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
   };
   const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, db, keys, usage, usageStore, clock, errors, request, newKey };
+  return { app, db, keys, usage, usageStore, clock, client, errors, request, newKey };
 }

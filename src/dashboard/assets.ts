@@ -1,0 +1,60 @@
+/** Served as files so the Content-Security-Policy can forbid every inline script and style. */
+export const DASHBOARD_CSS = `
+:root { color-scheme: light dark; --fg: #1c1f23; --muted: #5f6670; --bg: #fff; --line: #d9dde3; --accent: #0b5fff; --danger: #b42318; --ok: #067647; --panel: #f5f7fa; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6e8eb; --muted: #9aa3ad; --bg: #111418; --line: #2b3138; --accent: #6d9eff; --danger: #ff8a7a; --ok: #5fd49a; --panel: #1a1f25; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+header h1 { font-size: 1.1rem; margin: 0; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
+form.inline { display: inline; }
+label { display: block; font-weight: 600; margin-bottom: .25rem; }
+input[type=text], input[type=password] { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); width: 100%; max-width: 24rem; }
+button { font: inherit; padding: .45rem .9rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+button.secondary { background: transparent; color: var(--accent); }
+button.danger { background: var(--danger); border-color: var(--danger); }
+.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+.notice { padding: .75rem 1rem; border-radius: 8px; background: var(--panel); border: 1px solid var(--line); margin: 1rem 0; }
+.notice.error { border-color: var(--danger); }
+.secret { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.secret code { font-size: 1rem; padding: .5rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; word-break: break-all; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; }
+td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.revoked { color: var(--muted); }
+tr.revoked td:first-child { text-decoration: line-through; }
+.status-active { color: var(--ok); font-weight: 600; }
+.muted { color: var(--muted); font-size: .85rem; }
+svg.chart rect.ip { fill: var(--accent); }
+svg.chart rect.email { fill: var(--muted); }
+@media (max-width: 40rem) {
+  thead { display: none; }
+  table, tbody, tr, td { display: block; width: 100%; }
+  tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .75rem; padding: .25rem .5rem; }
+  td { border: 0; padding: .25rem 0; }
+  td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  svg.chart { width: 100%; height: auto; }
+}
+`;
+
+export const DASHBOARD_JS = `
+for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const target = document.getElementById(button.dataset.copy);
+    try {
+      await navigator.clipboard.writeText(target.textContent);
+      button.textContent = "Copied";
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(target);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      button.textContent = "Press Ctrl+C to copy";
+    }
+  });
+}
+`;

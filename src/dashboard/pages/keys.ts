@@ -1,0 +1,88 @@
+import type { KeyRecord } from "../../keys/key-record.ts";
+import { KEY_NAME_MAX_LENGTH } from "../../keys/key-record.ts";
+import { type SafeHtml, html } from "../html.ts";
+import { layout } from "./layout.ts";
+
+export interface KeyRow {
+  key: KeyRecord;
+  today: { email: number; ip: number };
+  month: { email: number; ip: number };
+  /** null when the key's IP quota is unlimited. */
+  quotaLeft: number | null;
+  quota: number | null;
+  chart: SafeHtml;
+}
+
+function date(iso: string | null): string {
+  return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "never";
+}
+
+export function keysPage(rows: readonly KeyRow[], csrfToken: string, notice?: { text: string; error?: boolean }): string {
+  const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
+<h2>Create New API Key</h2>
+<form method="post" action="/dashboard/keys">
+  <input type="hidden" name="csrf" value="${csrfToken}">
+  <div class="row">
+    <div><label for="name">Descriptive name</label><input id="name" name="name" type="text" maxlength="${KEY_NAME_MAX_LENGTH}" required placeholder="e.g. checkout back end"></div>
+    <div><button type="submit">Create key</button></div>
+  </div>
+</form>
+<h2>API Keys</h2>
+${
+  rows.length === 0
+    ? html`<p>No keys yet.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Today (email / IP)</th><th>This month (email / IP)</th><th>IP quota left</th><th>Last 30 days</th><th>Status</th></tr></thead>
+<tbody>
+${rows.map(
+  (r) => html`<tr class="${r.key.revokedAt ? "revoked" : "active"}" data-key-id="${r.key.id}">
+<td data-label="Name">${r.key.name}</td>
+<td data-label="Key"><code>${r.key.prefix}…</code></td>
+<td data-label="Created" class="num">${date(r.key.createdAt)}</td>
+<td data-label="Last used" class="num">${date(r.key.lastUsedAt)}</td>
+<td data-label="Today" class="num">${r.today.email} / ${r.today.ip}</td>
+<td data-label="This month" class="num">${r.month.email} / ${r.month.ip}</td>
+<td data-label="IP quota left" class="num">${r.quotaLeft === null ? "unlimited" : `${r.quotaLeft} of ${r.quota}`}</td>
+<td data-label="Last 30 days">${r.chart}</td>
+<td data-label="Status">${
+    r.key.revokedAt
+      ? html`revoked ${date(r.key.revokedAt)}`
+      : html`<span class="status-active">active</span> <a href="/dashboard/keys/${encodeURIComponent(r.key.id)}/revoke">Revoke…</a>`
+  }</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}`;
+  return layout("API keys", body, { csrfToken });
+}
+
+export function keyCreatedPage(key: KeyRecord, secret: string, csrfToken: string): string {
+  return layout(
+    "Key created",
+    html`<h2>Key “${key.name}” created</h2>
+<p class="notice">Copy this key now. It is shown only this once and cannot be shown again; if it is lost, create a new key and revoke this one.</p>
+<div class="secret"><code id="new-key">${secret}</code><button type="button" data-copy="new-key" hidden>Copy</button></div>
+<p>Use it from server-side code only: <code>Authorization: Bearer ${key.prefix}…</code></p>
+<p><a href="/dashboard">Back to the keys</a></p>`,
+    { csrfToken },
+  );
+}
+
+export function revokeConfirmPage(key: KeyRecord, csrfToken: string): string {
+  return layout(
+    "Revoke key",
+    html`<h2>Revoke “${key.name}”?</h2>
+<p>Key <code>${key.prefix}…</code>, created ${date(key.createdAt)}, last used ${date(key.lastUsedAt)}.</p>
+<p class="notice error">Requests with this key will be refused with 401 from the very next one. This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/${encodeURIComponent(key.id)}/revoke">
+  <input type="hidden" name="csrf" value="${csrfToken}">
+  <input type="hidden" name="confirm" value="yes">
+  <div class="row"><button class="danger" type="submit">Yes, revoke this key</button> <a href="/dashboard">Cancel</a></div>
+</form>`,
+    { csrfToken },
+  );
+}
+
+export function messagePage(title: string, text: string): string {
+  return layout(title, html`<h2>${title}</h2><p class="notice error">${text}</p><p><a href="/dashboard">Back to the dashboard</a></p>`);
+}

@@ -1,0 +1,182 @@
+import { DASHBOARD_CSS, DASHBOARD_JS } from "../../dashboard/assets.ts";
+import type { AdminPassword } from "../../dashboard/admin-password.ts";
+import { keyRows } from "../../dashboard/key-rows.ts";
+import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
+import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
+import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "../../dashboard/sessions.ts";
+import type { SignInThrottle } from "../../dashboard/sign-in-throttle.ts";
+import { KeyStoreError, type KeyStore } from "../../keys/key-store.ts";
+import type { UsageRecorder } from "../../keys/usage-recorder.ts";
+import type { UsageStore } from "../../keys/usage-store.ts";
+
+export interface DashboardDeps {
+  readonly keys: KeyStore;
+  readonly usage: UsageRecorder;
+  readonly usageStore: UsageStore;
+  readonly password: AdminPassword;
+  readonly sessions: SessionStore;
+  readonly throttle: SignInThrottle;
+  readonly defaultIpQuota: number;
+  readonly cliCommand: string;
+  readonly now: () => number;
+}
+
+/** What the app knows about the client: its address (proxy-aware) and whether it reached us over TLS. */
+export interface ClientInfo {
+  readonly address: string;
+  readonly https: boolean;
+}
+
+const SESSION_COOKIE = "rc_session";
+const SIGN_IN_COOKIE = "rc_signin";
+
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-store",
+} as const;
+
+const NOTICES: Record<string, string> = { revoked: "The key was revoked; the API refuses it from the next request.", "signed-in": "Signed in." };
+
+function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
+  const headers = new Headers({ "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...extra });
+  for (const c of cookies) headers.append("set-cookie", c);
+  return new Response(body, { status, headers });
+}
+
+function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location, ...SECURITY_HEADERS });
+  for (const c of cookies) headers.append("set-cookie", c);
+  return new Response(null, { status: 303, headers });
+}
+
+function cookie(name: string, value: string, client: ClientInfo, maxAgeSeconds: number): string {
+  return new Bun.Cookie(name, value, { httpOnly: true, sameSite: "strict", secure: client.https, path: "/dashboard", maxAge: maxAgeSeconds }).toString();
+}
+
+function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
+}
+
+function field(body: unknown, name: string): string | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Browsers label requests from other sites; refuse those outright, on top of the CSRF token. */
+function isCrossSite(request: Request): boolean {
+  return request.headers.get("sec-fetch-site") === "cross-site";
+}
+
+export class Dashboard {
+  constructor(private readonly deps: DashboardDeps) {}
+
+  private session(request: Request): { token: string; session: Session } | null {
+    const token = readCookie(request, SESSION_COOKIE);
+    const session = this.deps.sessions.find(token, this.deps.now());
+    return session && token ? { token, session } : null;
+  }
+
+  /** The session of a state-changing request whose CSRF token matches, or the refusal. */
+  private authorisedPost(request: Request, body: unknown): { token: string; session: Session } | Response {
+    const current = this.session(request);
+    if (!current) return page(messagePage("Signed out", "Your session has ended. Sign in again."), 403);
+    const csrf = field(body, "csrf");
+    if (isCrossSite(request) || csrf === undefined || !tokensEqual(csrf, current.session.csrfToken)) {
+      return page(messagePage("Request refused", "The form's security token did not match. Reload the page and try again."), 403);
+    }
+    return current;
+  }
+
+  private signInForm(client: ClientInfo, error?: string, status = 200): Response {
+    const token = randomToken();
+    return page(signInPage(token, error), status, {}, [cookie(SIGN_IN_COOKIE, token, client, 3600)]);
+  }
+
+  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200): Response {
+    const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
+    usage.flush();
+    return page(keysPage(keyRows(keys, usageStore, defaultIpQuota, now()), session.csrfToken, notice), status);
+  }
+
+  home(request: Request, client: ClientInfo): Response {
+    if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand));
+    const current = this.session(request);
+    if (!current) return this.signInForm(client);
+    const done = new URL(request.url).searchParams.get("done");
+    return this.keysView(current.session, done && NOTICES[done] ? { text: NOTICES[done] } : undefined);
+  }
+
+  async signIn(request: Request, body: unknown, client: ClientInfo): Promise<Response> {
+    if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand), 403);
+    const formToken = field(body, "csrf");
+    const cookieToken = readCookie(request, SIGN_IN_COOKIE);
+    if (isCrossSite(request) || !formToken || !cookieToken || !tokensEqual(formToken, cookieToken)) {
+      return this.signInForm(client, "The sign-in form expired. Please try again.", 403);
+    }
+    const now = this.deps.now();
+    const wait = this.deps.throttle.waitFor(client.address, now);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60_000);
+      return page(messagePage("Too many attempts", `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`), 429, {
+        "retry-after": String(Math.ceil(wait / 1000)),
+      });
+    }
+    if (!(await this.deps.password.verify(field(body, "password") ?? ""))) {
+      this.deps.throttle.recordFailure(client.address, now);
+      return this.signInForm(client, "Wrong password.", 401);
+    }
+    this.deps.throttle.recordSuccess(client.address);
+    const { token } = this.deps.sessions.create(now);
+    return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);
+  }
+
+  signOut(request: Request, body: unknown, client: ClientInfo): Response {
+    const current = this.authorisedPost(request, body);
+    if (current instanceof Response) return current;
+    this.deps.sessions.destroy(current.token);
+    return redirect("/dashboard", [cookie(SESSION_COOKIE, "", client, 0)]);
+  }
+
+  createKey(request: Request, body: unknown): Response {
+    const current = this.authorisedPost(request, body);
+    if (current instanceof Response) return current;
+    try {
+      const { key, secret } = this.deps.keys.create({ name: field(body, "name") ?? "" });
+      return page(keyCreatedPage(key, secret, current.session.csrfToken));
+    } catch (err) {
+      if (!(err instanceof KeyStoreError)) throw err;
+      return this.keysView(current.session, { text: `The key was not created: ${err.message}.`, error: true }, 400);
+    }
+  }
+
+  confirmRevoke(request: Request, id: string): Response {
+    const current = this.session(request);
+    if (!current) return redirect("/dashboard");
+    const key = this.deps.keys.list().find((k) => k.id === id);
+    if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
+    if (key.revokedAt) return redirect("/dashboard");
+    return page(revokeConfirmPage(key, current.session.csrfToken));
+  }
+
+  revoke(request: Request, body: unknown, id: string): Response {
+    const current = this.authorisedPost(request, body);
+    if (current instanceof Response) return current;
+    if (field(body, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
+    const key = this.deps.keys.list().find((k) => k.id === id);
+    if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
+    if (!key.revokedAt) this.deps.keys.revoke(key.id);
+    return redirect("/dashboard?done=revoked");
+  }
+
+  static asset(name: string): Response {
+    if (name === "dashboard.css") return new Response(DASHBOARD_CSS, { headers: { "content-type": "text/css; charset=utf-8", "x-content-type-options": "nosniff" } });
+    if (name === "dashboard.js") return new Response(DASHBOARD_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "x-content-type-options": "nosniff" } });
+    return new Response("not found", { status: 404 });
+  }
+}

@@ -1,0 +1,61 @@
+import type { Database } from "bun:sqlite";
+import type { SnapshotHolder } from "./datasets/snapshot.ts";
+import { AdminPassword } from "./dashboard/admin-password.ts";
+import { SessionStore } from "./dashboard/sessions.ts";
+import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
+import type { AppDeps } from "./http/app.ts";
+import type { LimitSettings } from "./http/limits.ts";
+import type { ChangeSignal } from "./keys/change-signal.ts";
+import { KeyAuthenticator } from "./keys/key-authenticator.ts";
+import { KeyStore } from "./keys/key-store.ts";
+import { UsageRecorder } from "./keys/usage-recorder.ts";
+import { UsageStore } from "./keys/usage-store.ts";
+import { MonthlyQuota } from "./limits/monthly-quota.ts";
+import { RateLimiter } from "./limits/rate-limiter.ts";
+
+export interface WiringInput {
+  db: Database;
+  keysChanged: ChangeSignal;
+  snapshots: SnapshotHolder;
+  limits: LimitSettings;
+  adminPassword: string | null;
+  now: () => number;
+  clientInfo: AppDeps["clientInfo"];
+  cliCommand: string;
+  logError: (line: string) => void;
+}
+
+/** Builds every service the app needs over one database; the server and the tests share it. */
+export async function wireApp(input: WiringInput) {
+  const { db, now } = input;
+  const startedMs = now();
+  const keys = new KeyStore(db, input.keysChanged);
+  const usageStore = new UsageStore(db, keys);
+  const usage = new UsageRecorder(usageStore);
+  const deps: AppDeps = {
+    authenticator: new KeyAuthenticator(keys, db, input.keysChanged, now),
+    limits: {
+      settings: input.limits,
+      rateLimiter: new RateLimiter(),
+      quota: new MonthlyQuota(usageStore.ipQuotaUsedThisMonth(startedMs), startedMs),
+    },
+    usage,
+    snapshots: input.snapshots,
+    dashboard: {
+      keys,
+      usage,
+      usageStore,
+      password: await AdminPassword.open(db, input.adminPassword),
+      sessions: new SessionStore(db),
+      throttle: new SignInThrottle(),
+      defaultIpQuota: input.limits.ipQuotaPerMonth,
+      cliCommand: input.cliCommand,
+      now,
+    },
+    clientInfo: input.clientInfo,
+    now,
+    startedMs,
+    logError: input.logError,
+  };
+  return { deps, keys, usage, usageStore };
+}
