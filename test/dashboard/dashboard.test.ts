@@ -1,0 +1,207 @@
+import { describe, expect, test } from "bun:test";
+import { AdminPassword } from "../../src/dashboard/admin-password.ts";
+import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
+import { createTestApp } from "../support/test-app.ts";
+
+const PASSWORD = "correct horse battery staple";
+
+async function signedIn(options: Parameters<typeof createTestApp>[0] = {}) {
+  const t = await createTestApp({ adminPassword: PASSWORD, ...options });
+  const browser = new DashboardClient((r) => t.app.handle(r));
+  expect((await browser.signIn(PASSWORD)).status).toBe(303);
+  const { body } = await browser.get("/dashboard");
+  return { ...t, browser, csrf: csrfOf(body) };
+}
+
+describe("without a password", () => {
+  test("the page says how to set one and no sign-in is accepted", async () => {
+    const t = await createTestApp();
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    const { res, body } = await browser.get("/dashboard");
+    expect(res.status).toBe(200);
+    expect(body).toContain("admin set-password");
+    expect(body).toContain("RISKCHECK_ADMIN_PASSWORD");
+    expect(body).not.toContain('name="password"');
+    const attempt = await browser.post("/dashboard/sign-in", { csrf: "x", password: "" });
+    expect(attempt.res.status).toBe(403);
+  });
+
+  test("a password stored by set-password takes effect without a restart", async () => {
+    const t = await createTestApp();
+    await AdminPassword.store(t.db, PASSWORD);
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    expect((await browser.signIn(PASSWORD)).status).toBe(303);
+    expect(browser.cookies.has("rc_session")).toBe(true);
+  });
+});
+
+describe("sign-in", () => {
+  test("sets an HttpOnly, SameSite=Strict session cookie scoped to the dashboard", async () => {
+    const t = await createTestApp({ adminPassword: PASSWORD });
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    const { body } = await browser.get("/dashboard");
+    const { res } = await browser.post("/dashboard/sign-in", { csrf: csrfOf(body), password: PASSWORD });
+    const session = res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
+    expect(session).toContain("HttpOnly");
+    expect(session).toContain("SameSite=Strict");
+    expect(session).toContain("Path=/dashboard");
+    expect(session).not.toContain("Secure");
+  });
+
+  test("the cookie is Secure when the client came over TLS", async () => {
+    const t = await createTestApp({ adminPassword: PASSWORD });
+    t.client.https = true;
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    const { body } = await browser.get("/dashboard");
+    const { res } = await browser.post("/dashboard/sign-in", { csrf: csrfOf(body), password: PASSWORD });
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))).toContain("Secure");
+  });
+
+  test("a wrong password is refused, and repeated failures lock the address out", async () => {
+    const t = await createTestApp({ adminPassword: PASSWORD });
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    for (let i = 0; i < 5; i++) expect((await browser.signIn("wrong password!")).status).toBe(401);
+    const locked = await browser.signIn(PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(browser.cookies.has("rc_session")).toBe(false);
+
+    t.client.address = "198.51.100.9"; // another client is not locked out
+    expect((await browser.signIn(PASSWORD)).status).toBe(303);
+  });
+
+  test("the lock-out ends after its time", async () => {
+    const t = await createTestApp({ adminPassword: PASSWORD });
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    for (let i = 0; i < 5; i++) await browser.signIn("wrong password!");
+    t.clock.now += 61_000;
+    expect((await browser.signIn(PASSWORD)).status).toBe(303);
+  });
+
+  test("a sign-in without the form's token is refused (login CSRF)", async () => {
+    const t = await createTestApp({ adminPassword: PASSWORD });
+    const browser = new DashboardClient((r) => t.app.handle(r));
+    await browser.get("/dashboard");
+    expect((await browser.post("/dashboard/sign-in", { csrf: "forged", password: PASSWORD })).res.status).toBe(403);
+    expect(browser.cookies.has("rc_session")).toBe(false);
+  });
+
+  test("sessions expire server-side", async () => {
+    const { browser, clock } = await signedIn();
+    clock.now += 13 * 3600_000;
+    const { body } = await browser.get("/dashboard");
+    expect(body).toContain('name="password"');
+  });
+
+  test("sign-out ends the session", async () => {
+    const { browser, csrf } = await signedIn();
+    const cookie = browser.cookies.get("rc_session")!;
+    expect((await browser.post("/dashboard/sign-out", { csrf })).res.status).toBe(303);
+    browser.cookies.set("rc_session", cookie); // a stolen copy of the cookie is dead too
+    expect((await browser.get("/dashboard")).body).toContain('name="password"');
+  });
+});
+
+describe("keys in the dashboard", () => {
+  test("create shows the secret once; no later page contains it", async () => {
+    const { browser, csrf, request } = await signedIn();
+    const created = await browser.post("/dashboard/keys", { csrf, name: "checkout" });
+    expect(created.res.status).toBe(200);
+    expect(created.res.headers.get("cache-control")).toBe("no-store");
+    const secret = created.body.match(/<code id="new-key">(rk_[A-Za-z0-9_-]{43})<\/code>/)![1];
+    expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
+
+    const list = await browser.get("/dashboard");
+    expect(list.body).toContain("checkout");
+    expect(list.body).toContain(secret.slice(0, 9));
+    expect(list.body).not.toContain(secret);
+    const id = list.body.match(/data-key-id="([^"]+)"/)![1];
+    expect((await browser.get(`/dashboard/keys/${id}/revoke`)).body).not.toContain(secret);
+  });
+
+  test("revoke needs the confirmation and takes effect on the next API request", async () => {
+    const { browser, csrf, request, newKey } = await signedIn();
+    const { key, secret } = newKey("legacy");
+    const confirm = await browser.get(`/dashboard/keys/${key.id}/revoke`);
+    expect(confirm.body).toContain("Yes, revoke this key");
+    expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf })).res.status).toBe(303);
+    expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
+
+    expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf, confirm: "yes" })).res.headers.get("location")).toBe("/dashboard?done=revoked");
+    const refused = await request("/v1/check?email=a@gmail.com", { key: secret });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
+
+    const page = (await browser.get("/dashboard?done=revoked")).body;
+    expect(page).toMatch(/<tr class="revoked" data-key-id="[^"]+">\s*<td data-label="Name">legacy<\/td>/);
+    expect(page).toContain("revoked 2026-11-23");
+  });
+
+  test.each([
+    ["a missing token", {}],
+    ["a wrong token", { csrf: "x".repeat(43) }],
+  ])("state changes with %s are refused (CSRF)", async (_, extra) => {
+    const { browser, keys, newKey } = await signedIn();
+    const { key } = newKey("victim");
+    expect((await browser.post("/dashboard/keys", { name: "evil", ...extra })).res.status).toBe(403);
+    expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { confirm: "yes", ...extra })).res.status).toBe(403);
+    expect((await browser.post("/dashboard/sign-out", { ...extra })).res.status).toBe(403);
+    expect(keys.list().map((k) => [k.name, k.revokedAt])).toEqual([["victim", null]]);
+  });
+
+  test("a cross-site request is refused even with the right token", async () => {
+    const { browser, csrf, keys } = await signedIn();
+    expect((await browser.post("/dashboard/keys", { csrf, name: "evil" }, { "sec-fetch-site": "cross-site" })).res.status).toBe(403);
+    expect(keys.list()).toHaveLength(0);
+  });
+
+  test("a key name is escaped everywhere", async () => {
+    const { browser, csrf } = await signedIn();
+    const name = `<script>alert("x")</script><img src=x onerror=alert(1)>'"&`;
+    const created = await browser.post("/dashboard/keys", { csrf, name });
+    const list = await browser.get("/dashboard");
+    const id = list.body.match(/data-key-id="([^"]+)"/)![1];
+    const confirm = await browser.get(`/dashboard/keys/${id}/revoke`);
+    for (const body of [created.body, list.body, confirm.body]) {
+      expect(body).not.toContain("<script>alert");
+      expect(body).not.toContain("<img src=x");
+      expect(body).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    }
+  });
+
+  test("names are trimmed and length-limited", async () => {
+    const { browser, csrf, keys } = await signedIn();
+    expect((await browser.post("/dashboard/keys", { csrf, name: "   " })).res.status).toBe(400);
+    expect((await browser.post("/dashboard/keys", { csrf, name: "x".repeat(101) })).res.status).toBe(400);
+    expect((await browser.post("/dashboard/keys", { csrf, name: "  billing  " })).res.status).toBe(200);
+    expect(keys.list().map((k) => k.name)).toEqual(["billing"]);
+  });
+
+  test("usage per key appears with its 30-day chart", async () => {
+    const { browser, request, newKey } = await signedIn();
+    const { secret } = newKey("busy");
+    for (let i = 0; i < 3; i++) await request("/v1/check?email=a@gmail.com", { key: secret });
+    const { body } = await browser.get("/dashboard");
+    expect(body).toContain('<td data-label="Today" class="num">3 / 0</td>');
+    expect(body).toContain("2026-11-23: 3 email, 0 IP");
+    expect(body.match(/<svg class="chart"/g)).toHaveLength(1);
+  });
+});
+
+describe("every dashboard response is hardened", () => {
+  test.each(["/dashboard", "/dashboard/keys/nope/revoke"])("%s", async (path) => {
+    const { browser } = await signedIn();
+    const { res } = await browser.get(path);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  });
+
+  test("pages carry no inline script or style", async () => {
+    const { browser } = await signedIn();
+    const { body } = await browser.get("/dashboard");
+    expect(body).not.toMatch(/<script>|<style|style="|onclick=/);
+  });
+});
