@@ -30,6 +30,8 @@ tr.revoked td:first-child { text-decoration: line-through; }
 .muted { color: var(--muted); font-size: .85rem; }
 svg.chart rect.ip { fill: var(--accent); }
 svg.chart rect.email { fill: var(--muted); }
+svg.chart line.axis { stroke: var(--line); stroke-width: 2; }
+td.num, td code { white-space: nowrap; }
 @media (max-width: 40rem) {
   thead { display: none; }
   table, tbody, tr, td { display: block; width: 100%; }
@@ -58,3 +60,5 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
   });
 }
 `;
+
+export const DASHBOARD_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5fff"/><path d="M4 8.5l2.5 2.5L12 5" stroke="#fff" stroke-width="2" fill="none"/></svg>`;

@@ -6,8 +6,8 @@ export interface DailyCount {
   ip: number;
 }
 
-const WIDTH = 300;
-const HEIGHT = 60;
+const WIDTH = 150;
+const HEIGHT = 32;
 
 /** Stacked bars, one per day (IP checks below, email checks above), as inline SVG. */
 export function usageChart(days: readonly DailyCount[], label: string): SafeHtml {
@@ -21,7 +21,7 @@ export function usageChart(days: readonly DailyCount[], label: string): SafeHtml
     return html`<g><title>${d.day}: ${d.email} email, ${d.ip} IP</title><rect class="ip" x="${x}" y="${(HEIGHT - ipHeight).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${ipHeight.toFixed(1)}"/><rect class="email" x="${x}" y="${(HEIGHT - ipHeight - emailHeight).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${emailHeight.toFixed(1)}"/></g>`;
   });
   const total = days.reduce((sum, d) => sum + d.email + d.ip, 0);
-  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${label}: ${total} requests in the last ${days.length} days, at most ${max} a day">${bars}</svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${label}: ${total} requests in the last ${days.length} days, at most ${max} a day">${bars}<line class="axis" x1="0" y1="${HEIGHT}" x2="${WIDTH}" y2="${HEIGHT}"/></svg>`;
 }
 
 /** One entry per day for the `days` days ending today (UTC), zeros where nothing was counted. */

@@ -12,6 +12,7 @@ export function layout(title: string, body: SafeHtml, options: { csrfToken?: str
 <meta name="referrer" content="no-referrer">
 <title>${title} · riskcheck</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
 <header><h1>riskcheck</h1>${signOut}</header>

@@ -1,4 +1,4 @@
-import { DASHBOARD_CSS, DASHBOARD_JS } from "../../dashboard/assets.ts";
+import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
 import { keyRows } from "../../dashboard/key-rows.ts";
 import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
@@ -38,6 +38,12 @@ const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
   "cache-control": "no-store",
 } as const;
+
+const ASSETS: Record<string, { body: string; type: string } | undefined> = {
+  "dashboard.css": { body: DASHBOARD_CSS, type: "text/css; charset=utf-8" },
+  "dashboard.js": { body: DASHBOARD_JS, type: "text/javascript; charset=utf-8" },
+  "icon.svg": { body: DASHBOARD_ICON, type: "image/svg+xml" },
+};
 
 const NOTICES: Record<string, string> = { revoked: "The key was revoked; the API refuses it from the next request.", "signed-in": "Signed in." };
 
@@ -175,8 +181,8 @@ export class Dashboard {
   }
 
   static asset(name: string): Response {
-    if (name === "dashboard.css") return new Response(DASHBOARD_CSS, { headers: { "content-type": "text/css; charset=utf-8", "x-content-type-options": "nosniff" } });
-    if (name === "dashboard.js") return new Response(DASHBOARD_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "x-content-type-options": "nosniff" } });
-    return new Response("not found", { status: 404 });
+    const asset = ASSETS[name];
+    if (!asset) return new Response("not found", { status: 404, headers: { "content-type": "text/plain" } });
+    return new Response(asset.body, { headers: { "content-type": asset.type, "x-content-type-options": "nosniff", "cache-control": "no-cache" } });
   }
 }

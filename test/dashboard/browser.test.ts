@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
+
+const CHROMIUM = process.env.RISKCHECK_TEST_CHROMIUM ?? "/usr/bin/chromium";
+const PASSWORD = "a long dashboard password";
+const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the README's picture
+
+let server: ServeProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  const dataDir = makeDataDir();
+  server = await startServe([], { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "rc.sqlite"), RISKCHECK_ADMIN_PASSWORD: PASSWORD });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const api = (key: string) => fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
+
+describe("the dashboard in a real browser", () => {
+  test("sign in, create a key, use it, revoke it with confirmation, sign out", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
+    const cspViolations: string[] = [];
+    page.on("console", (m) => m.type() === "error" && cspViolations.push(m.text()));
+
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Create New API Key" }).waitFor();
+
+    await page.getByLabel("Descriptive name").fill("browser test <b>");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = (await page.locator("#new-key").textContent())!;
+    expect(secret).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true); // the script ran under the CSP
+    expect((await api(secret)).status).toBe(200);
+
+    await page.getByRole("link", { name: "Back to the keys" }).click();
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByText("browser test <b>").count()).toBe(1);
+    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-phone.png")), fullPage: true });
+
+    await page.getByRole("link", { name: "Revoke…" }).click();
+    await page.getByRole("button", { name: "Yes, revoke this key" }).click();
+    await page.getByText("The key was revoked").waitFor();
+    const refused = await api(secret);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
+    expect(await page.locator("tr.revoked").count()).toBe(1);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Password").waitFor();
+    await page.goto(`${server.url}/dashboard`);
+    expect(await page.getByLabel("Password").count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  test("a desktop-width page, with the secret never visible again", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    for (const name of ["checkout back end", "nightly batch"]) {
+      await page.getByLabel("Descriptive name").fill(name);
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("link", { name: "Back to the keys" }).click();
+    }
+    expect(await page.locator("tbody tr").count()).toBe(3);
+    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
+    await page.close();
+  });
+});
