@@ -1,0 +1,167 @@
+/**
+ * `bun run bench`: HTTP load on 127.0.0.1 against (a) a bare Bun.serve baseline and
+ * (b) the real `riskcheck serve` on the bundled data, alternating A/B over several
+ * rounds per scenario; prints one table and saves the results under bench/results/.
+ * Needs `wrk` (Debian: apt-get install wrk). Every run stops by itself.
+ *
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64]
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { makeAddressPool, makeEmailPool } from "./pools.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const { values } = parseArgs({
+  options: { duration: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "64" } },
+});
+const DURATION = Number(values.duration);
+const ROUNDS = Number(values.rounds);
+const CONNECTIONS = Number(values.connections);
+
+if (!Bun.which("wrk")) {
+  console.error("bench: wrk is missing; install it with: apt-get install wrk");
+  process.exit(1);
+}
+
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  non2xx: number;
+  errors: number;
+  p50_us: number;
+  p99_us: number;
+  max_us: number;
+}
+
+function wrk(url: string, pathsFile: string, key = ""): WrkResult {
+  const run = Bun.spawnSync(
+    ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", "-s", join(import.meta.dir, "pool.lua"), url, "--", pathsFile, key],
+    { timeout: (DURATION + 30) * 1000 },
+  );
+  const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
+  if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
+  return JSON.parse(line.slice(6));
+}
+
+async function startProcess(cmd: string[], env: Record<string, string>, ready: RegExp) {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stderr) output += decoder.decode(chunk);
+  })();
+  for await (const chunk of proc.stdout) {
+    output += decoder.decode(chunk);
+    const match = output.match(ready);
+    if (match) return { proc, url: match[1], startupMs: performance.now() - started, output: () => output };
+  }
+  throw new Error(`process did not start: ${cmd.join(" ")}\n${output}`);
+}
+
+function peakRssMb(pid: number): number {
+  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
+}
+
+function writeLines(dir: string, name: string, lines: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, lines.join("\n") + "\n");
+  return file;
+}
+
+const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
+const addresses = makeAddressPool(10_000);
+const pools = {
+  "ip-random": writeLines(work, "ip.txt", addresses.map((a) => `/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`)),
+  email: writeLines(work, "email.txt", makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`)),
+  private: writeLines(work, "private.txt", Array.from({ length: 1000 }, (_, i) => `/v1/ip-reputation-check?ip=10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`)),
+  unauthorized: writeLines(work, "unauthorized.txt", Array.from({ length: 100 }, () => "/v1/check?email=someone@gmail.com")),
+};
+
+// A fixed body as large as a typical IP answer.
+const sampleBodySize = 600;
+const baseline = await startProcess([process.execPath, "bench/baseline-server.ts", String(sampleBodySize)], {}, /listening on (http:\/\/\S+)/);
+
+const dbPath = join(work, "bench.sqlite");
+const serverEnv = {
+  RISKCHECK_DB: dbPath,
+  RISKCHECK_RATE_PER_MINUTE: "1000000000",
+  RISKCHECK_RATE_BURST: "1000000000",
+  RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
+};
+const cli = [process.execPath, "src/cli.ts"];
+const key = Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...serverEnv } }).stdout.toString().trim().split("\n").at(-1)!;
+const riskcheck = await startProcess([...cli, "serve", "--port", "0"], serverEnv, /listening on (http:\/\/\S+)/);
+
+// Warm both (JIT, page cache) before measuring.
+wrk(baseline.url, pools.email);
+wrk(riskcheck.url, pools["ip-random"], key);
+
+const scenarios: { name: keyof typeof pools; key: string }[] = [
+  { name: "ip-random", key },
+  { name: "email", key },
+  { name: "private", key },
+  { name: "unauthorized", key: "" },
+];
+
+const results: Record<string, { baseline: WrkResult[]; riskcheck: WrkResult[] }> = {};
+for (const s of scenarios) {
+  results[s.name] = { baseline: [], riskcheck: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    results[s.name].baseline.push(wrk(baseline.url, pools[s.name]));
+    results[s.name].riskcheck.push(wrk(riskcheck.url, pools[s.name], s.key));
+  }
+}
+
+const rss = peakRssMb(riskcheck.proc.pid);
+riskcheck.proc.kill("SIGTERM");
+baseline.proc.kill("SIGTERM");
+await riskcheck.proc.exited;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
+const rows = scenarios.map((s) => {
+  const b = results[s.name].baseline;
+  const r = results[s.name].riskcheck;
+  const row = {
+    scenario: s.name,
+    baseline_rps: Math.round(median(b.map(rps))),
+    riskcheck_rps: Math.round(median(r.map(rps))),
+    ratio: median(r.map(rps)) / median(b.map(rps)),
+    baseline_p50_ms: median(b.map((x) => x.p50_us)) / 1000,
+    baseline_p99_ms: median(b.map((x) => x.p99_us)) / 1000,
+    p50_ms: median(r.map((x) => x.p50_us)) / 1000,
+    p99_ms: median(r.map((x) => x.p99_us)) / 1000,
+    p99_ratio: median(r.map((x) => x.p99_us)) / median(b.map((x) => x.p99_us)),
+    errors: r.reduce((n, x) => n + x.errors, 0),
+    non2xx: r.reduce((n, x) => n + x.non2xx, 0),
+  };
+  return row;
+});
+
+console.log(`\nriskcheck bench: ${ROUNDS} rounds × ${DURATION}s per side, ${CONNECTIONS} connections, wrk -t1, medians`);
+console.table(
+  rows.map((r) => ({
+    scenario: r.scenario,
+    "baseline req/s": r.baseline_rps,
+    "riskcheck req/s": r.riskcheck_rps,
+    "ratio": r.ratio.toFixed(2),
+    "p50 ms": r.p50_ms.toFixed(2),
+    "p99 ms": r.p99_ms.toFixed(2),
+    "baseline p99 ms": r.baseline_p99_ms.toFixed(2),
+    "p99 / baseline": r.p99_ratio.toFixed(2),
+    "non-2xx": r.non2xx,
+  })),
+);
+console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
+
+const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-${commit}.json`);
+writeFileSync(
+  out,
+  JSON.stringify({ commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, raw: results }, null, 2),
+);
+console.log(`saved ${out}`);
