@@ -1,4 +1,6 @@
 import { join } from "node:path";
+import { type ProxyTrust, parseTrustedProxies } from "./ip/client-address.ts";
+import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/reputation.ts";
 
 export class UsageError extends Error {}
 
@@ -14,8 +16,10 @@ export interface Config {
   /** Default monthly quota of the IP check per key; 0 means unlimited. */
   readonly ipQuotaPerMonth: number;
   readonly adminPassword: string | null;
-  /** Comma-separated addresses/CIDRs whose X-Forwarded-For / Forwarded headers are believed. */
-  readonly trustProxy: string;
+  /** Peers whose X-Forwarded-For / Forwarded headers are believed. */
+  readonly trustProxy: ProxyTrust;
+  /** Where the reputation levels start. */
+  readonly thresholds: Thresholds;
   readonly usageFlushMs: number;
 }
 
@@ -47,10 +51,25 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),
     ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
     adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
-    trustProxy: env.RISKCHECK_TRUST_PROXY ?? "",
+    trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? ""),
+    thresholds: Object.freeze({
+      badSum: integer(env.RISKCHECK_LEVEL_BAD_SUM, "RISKCHECK_LEVEL_BAD_SUM", DEFAULT_THRESHOLDS.badSum, 1),
+      warningSum: integer(env.RISKCHECK_LEVEL_WARNING_SUM, "RISKCHECK_LEVEL_WARNING_SUM", DEFAULT_THRESHOLDS.warningSum, 1),
+      warningAttack: integer(env.RISKCHECK_LEVEL_WARNING_ATTACK, "RISKCHECK_LEVEL_WARNING_ATTACK", DEFAULT_THRESHOLDS.warningAttack, 1),
+      suspiciousSum: integer(env.RISKCHECK_LEVEL_SUSPICIOUS_SUM, "RISKCHECK_LEVEL_SUSPICIOUS_SUM", DEFAULT_THRESHOLDS.suspiciousSum, 1),
+      informativeSum: integer(env.RISKCHECK_LEVEL_INFORMATIVE_SUM, "RISKCHECK_LEVEL_INFORMATIVE_SUM", DEFAULT_THRESHOLDS.informativeSum, 1),
+    }),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
   };
   return Object.freeze(config);
+}
+
+function trustedProxies(spec: string): ProxyTrust {
+  try {
+    return parseTrustedProxies(spec);
+  } catch (err) {
+    throw new UsageError(`RISKCHECK_TRUST_PROXY: ${(err as Error).message}`);
+  }
 }
 
 export function integer(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {

@@ -3,7 +3,7 @@ import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
-import type { ClientInfo } from "./http/routes/dashboard.ts";
+import { clientInfoResolver } from "./http/client-info.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -26,7 +26,7 @@ export function signalPath(dbPath: string): string {
 const MAX_REQUEST_BODY_BYTES = 64 * 1024;
 
 export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
-  const { snapshot, notes } = await loadSnapshot(config.dataDir);
+  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds);
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const db = openDatabase(config.dbPath);
@@ -37,7 +37,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
     adminPassword: config.adminPassword,
     now: Date.now,
-    clientInfo: socketClientInfo,
+    clientInfo: clientInfoResolver(config.trustProxy),
     cliCommand,
     logError: log.error,
   });
@@ -70,8 +70,4 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
         db.close();
       })()),
   };
-}
-
-function socketClientInfo(request: Request, server: Bun.Server<unknown> | null): ClientInfo {
-  return { address: server?.requestIP(request)?.address ?? "", https: request.url.startsWith("https:") };
 }

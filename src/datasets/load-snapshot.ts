@@ -1,4 +1,6 @@
 import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import type { Thresholds } from "../ip/reputation.ts";
+import { loadIpDatasets } from "./load-ip-datasets.ts";
 import { dataFiles } from "./data-layout.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
@@ -10,9 +12,10 @@ export interface LoadReport {
 }
 
 /** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
-export async function loadSnapshot(dataDir: string, now = new Date()): Promise<LoadReport> {
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, now = new Date()): Promise<LoadReport> {
   const files = dataFiles(dataDir);
-  const [disposable, wildcard, free, allow] = await Promise.all([
+  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow] = await Promise.all([
+    loadIpDatasets(dataDir, thresholds),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
@@ -34,5 +37,6 @@ export async function loadSnapshot(dataDir: string, now = new Date()): Promise<L
     { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: free!.modified },
   ];
   if (allow) datasets.push({ name: "allowed-domains", file: files.allowedDomains, entries: lists.allow.size, date: allow.modified });
-  return { snapshot: Object.freeze({ email: lists, datasets, loadedAt: now.toISOString() }), notes };
+  datasets.push(...ipDatasets);
+  return { snapshot: Object.freeze({ email: lists, ip, datasets, loadedAt: now.toISOString() }), notes };
 }

@@ -1,4 +1,5 @@
 import type { DomainLists } from "../email/domain-lists.ts";
+import type { IpDatasets } from "../ip/intelligence.ts";
 
 export interface DatasetInfo {
   /** What the dataset is, e.g. "disposable-domains". */
@@ -13,6 +14,7 @@ export interface DatasetInfo {
 /** Everything a request reads, loaded at once and never changed; a reload replaces it whole. */
 export interface Snapshot {
   readonly email: DomainLists;
+  readonly ip: IpDatasets;
   readonly datasets: readonly DatasetInfo[];
   readonly loadedAt: string;
 }

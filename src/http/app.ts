@@ -6,6 +6,7 @@ import { API_ERRORS, errorResponse } from "./errors.ts";
 import { type ClientInfo, Dashboard, type DashboardDeps } from "./routes/dashboard.ts";
 import { checkEmail } from "./routes/email.ts";
 import { health } from "./routes/health.ts";
+import { checkIp } from "./routes/ip.ts";
 
 export interface AppDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -28,6 +29,7 @@ export function createApp(deps: AppDeps) {
       return errorResponse(API_ERRORS.internal);
     })
     .get("/v1/check", ({ request, bearer }) => checkEmail(deps, request, bearer))
+    .get("/v1/ip-reputation-check", ({ request, bearer, server }) => checkIp(deps, request, bearer, () => deps.clientInfo(request, server).address))
     .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
     .get("/dashboard", ({ request, server }) => dashboard.home(request, deps.clientInfo(request, server)))
     .post("/dashboard/sign-in", ({ request, body, server }) => dashboard.signIn(request, body, deps.clientInfo(request, server)))

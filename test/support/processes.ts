@@ -1,13 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { FIXTURE_EMAIL_LISTS } from "./test-app.ts";
+import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
 
-/** A data directory with small fixture lists, like the one `npm install` fills. */
+/** A data directory with small fixture email lists and the bundled IP datasets, like the one `npm install` fills. */
 export function makeDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "riskcheck-data-"));
+  for (const sub of ["geo", "ip", "curated"]) symlinkSync(join(BUNDLED_DATA_DIR, sub), join(dir, sub));
   mkdirSync(join(dir, "email"));
   const write = (name: string, lines: string[]) => writeFileSync(join(dir, "email", name), `# fixture\n${lines.join("\n")}\n`);
   write("disposable.txt", FIXTURE_EMAIL_LISTS.disposable);

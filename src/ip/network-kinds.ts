@@ -1,0 +1,46 @@
+/** The spec's network kinds as bits, in the order the `kind` array lists them. */
+export const KIND_NAMES = ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] as const;
+export type KindName = (typeof KIND_NAMES)[number];
+
+export const KIND = Object.freeze({ hosting: 1, vpn: 2, scanner: 4, crawler: 8, isp: 16, education: 32, dynamic: 64 } as const);
+export const ALL_KINDS = 127;
+
+const KIND_ARRAYS: readonly (readonly KindName[])[] = Array.from({ length: ALL_KINDS + 1 }, (_, bits) =>
+  Object.freeze(KIND_NAMES.filter((_, i) => bits & (1 << i))),
+);
+
+/** The `kind` array for a bitmask; shared frozen arrays, nothing allocated per call. */
+export function kindNames(bits: number): readonly KindName[] {
+  return KIND_ARRAYS[bits & ALL_KINDS];
+}
+
+export function kindBit(name: string): number {
+  const i = KIND_NAMES.indexOf(name as KindName);
+  if (i === -1) throw new Error(`unknown kind "${name}"; one of ${KIND_NAMES.join(", ")}`);
+  return 1 << i;
+}
+
+// Heuristics on the organisation name of the network; documented in the README.
+const EDUCATION_NAME =
+  /universit|\bcollege\b|hochschule|universidad|universidade|uniwersytet|politecnico|polytechnic|institute of technology|research and education|academic network|\bschool district\b/i;
+const ISP_NAME =
+  /\btele(com|kom|communications?|fonica|net)\b|broadband|\bcable\b|\bmobile\b|wireless|\bfib(er|re)\b|\bdsl\b|internet service provider|\bcomcast\b|\bverizon\b|\bvodafone\b|\bcharter communications\b|\bspectrum\b/i;
+
+/** Kinds a network gets from the curated ASN lists and its organisation's name. */
+export function kindsOfNetwork(asnKinds: number, organization: string): number {
+  let bits = asnKinds;
+  if (EDUCATION_NAME.test(organization)) bits |= KIND.education;
+  if (!(bits & (KIND.hosting | KIND.vpn | KIND.education)) && ISP_NAME.test(organization)) bits |= KIND.isp;
+  return bits;
+}
+
+/**
+ * `connection_type` when no Connection-Type database is configured: data-centre,
+ * VPN, crawler and campus networks are "Corporate"; access providers and dynamic
+ * ranges "Residential"; unknown networks ''.
+ */
+export function connectionTypeOf(kinds: number): string {
+  if (kinds & (KIND.hosting | KIND.vpn | KIND.crawler | KIND.education)) return "Corporate";
+  if (kinds & (KIND.isp | KIND.dynamic)) return "Residential";
+  return "";
+}
