@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
+import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 let dataDir: string;
 let env: Record<string, string>;
@@ -54,7 +56,57 @@ describe("the real serve process", () => {
   });
 });
 
+describe("quota across restarts", () => {
+  test("a restarted server keeps this month's counters", async () => {
+    const dir = makeDataDir();
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "q.sqlite"), RISKCHECK_IP_QUOTA_PER_MONTH: "3" };
+    const secret = runCli(["keys", "create", "--name", "q"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const call = (url: string) => fetch(`${url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers: { authorization: `Bearer ${secret}` } });
+    let server = await startServe([], env);
+    expect((await call(server.url)).headers.get("x-quota-remaining")).toBe("2");
+    expect((await call(server.url)).headers.get("x-quota-remaining")).toBe("1");
+    expect(await server.stop()).toBe(0);
+    server = await startServe([], env);
+    expect((await call(server.url)).headers.get("x-quota-remaining")).toBe("0");
+    expect((await call(server.url)).status).toBe(429);
+    expect(await server.stop("SIGINT")).toBe(0);
+  });
+});
+
+describe("proxy trust in the real process", () => {
+  test("X-Forwarded-For counts only from a configured proxy", async () => {
+    const dir = makeDataDir();
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "p.sqlite") };
+    const secret = runCli(["keys", "create", "--name", "p"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const ask = async (url: string) =>
+      (await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, "x-forwarded-for": "81.2.69.142" } })).json()) as { ip: string };
+    const untrusted = await startServe([], env);
+    expect((await ask(untrusted.url)).ip).toBe("127.0.0.1");
+    await untrusted.stop();
+    const trusted = await startServe([], { ...env, RISKCHECK_TRUST_PROXY: "127.0.0.1/32, ::1" });
+    expect((await ask(trusted.url)).ip).toBe("81.2.69.142");
+    await trusted.stop();
+  });
+});
+
 describe("start-up failures", () => {
+  test.each([
+    ["ip/asn.idx", "corrupt index"],
+    ["geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
+    ["curated/hosting-asns.txt", "is not an AS number"],
+  ])("a corrupt %s is named, with the fix", (file, problem) => {
+    const dir = makeDataDir();
+    const sub = file.split("/")[0];
+    // Replace the linked folder by a copy whose one file is broken.
+    rmSync(join(dir, sub));
+    cpSync(join(BUNDLED_DATA_DIR, sub), join(dir, sub), { recursive: true, dereference: true });
+    writeFileSync(join(dir, file), "AS-garbage\n".repeat(50));
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(join(dir, file));
+    expect(stderr).toContain(problem);
+  });
+
   test("a missing dataset names the file and exits 1", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
