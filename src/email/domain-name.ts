@@ -10,13 +10,16 @@ const MAX_LABEL_OCTETS = 63;
  */
 export function normaliseDomain(input: string): string | null {
   if (input.length === 0 || input.length > 1024) return null;
+  let plainAscii = true;
   for (let i = 0; i < input.length; i++) {
     const c = input.charCodeAt(i);
     // ASCII must already be host-name characters: domainToASCII would percent-decode
     // or accept characters ("%", "_", "[") that a mail domain cannot have.
-    if (c < 0x80 && !isAsciiHostChar(c)) return null;
+    if (c >= 0x80) plainAscii = false;
+    else if (!isAsciiHostChar(c)) return null;
   }
-  const ascii = domainToASCII(input);
+  // UTS-46 maps plain ASCII host names to lower case and nothing else, unless a label is punycode.
+  const ascii = plainAscii && input.indexOf("xn--") === -1 && input.indexOf("XN--") === -1 ? input.toLowerCase() : domainToASCII(input);
   if (ascii === "" || ascii.length > MAX_DOMAIN_OCTETS) return null;
   return isHostName(ascii) ? ascii : null;
 }

@@ -24,8 +24,8 @@ export interface Admitted {
 }
 
 /** Authentication, then the rate limit, then the quota: the contract's order, before any validation. */
-export function admit(deps: AdmissionDeps, request: Request, bearer: string | undefined, endpoint: Endpoint): Admitted | Response {
-  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), bearer);
+export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint): Admitted | Response {
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"));
   if (!("id" in key)) return errorResponse(key);
   const nowMs = deps.now();
   const limited = applyLimits(deps.limits, key, endpoint, nowMs);

@@ -1,4 +1,3 @@
-import { bearer } from "@elysiajs/bearer";
 import { Elysia } from "elysia";
 import type { SnapshotHolder } from "../datasets/snapshot.ts";
 import type { AdmissionDeps } from "./admission.ts";
@@ -21,23 +20,24 @@ export interface AppDeps extends AdmissionDeps {
 /** The whole HTTP surface, without listening: tests drive it through `app.handle`. */
 export function createApp(deps: AppDeps) {
   const dashboard = new Dashboard(deps.dashboard);
-  return new Elysia()
-    .use(bearer())
+  // Handlers read `app.server` rather than the context's `server`, which Elysia would define per request.
+  const app = new Elysia()
     .onError(({ code, error, request }) => {
       if (code === "NOT_FOUND") return errorResponse(API_ERRORS.notFound);
       deps.logError(`${request.method} ${new URL(request.url).pathname}: ${code} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return errorResponse(API_ERRORS.internal);
     })
-    .get("/v1/check", ({ request, bearer }) => checkEmail(deps, request, bearer))
-    .get("/v1/ip-reputation-check", ({ request, bearer, server }) => checkIp(deps, request, bearer, () => deps.clientInfo(request, server).address))
+    .get("/v1/check", ({ request }) => checkEmail(deps, request))
+    .get("/v1/ip-reputation-check", ({ request }): Response => checkIp(deps, request, () => deps.clientInfo(request, app.server).address))
     .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
-    .get("/dashboard", ({ request, server }) => dashboard.home(request, deps.clientInfo(request, server)))
-    .post("/dashboard/sign-in", ({ request, body, server }) => dashboard.signIn(request, body, deps.clientInfo(request, server)))
-    .post("/dashboard/sign-out", ({ request, body, server }) => dashboard.signOut(request, body, deps.clientInfo(request, server)))
+    .get("/dashboard", ({ request }): Response => dashboard.home(request, deps.clientInfo(request, app.server)))
+    .post("/dashboard/sign-in", ({ request, body }): Promise<Response> => dashboard.signIn(request, body, deps.clientInfo(request, app.server)))
+    .post("/dashboard/sign-out", ({ request, body }): Response => dashboard.signOut(request, body, deps.clientInfo(request, app.server)))
     .post("/dashboard/keys", ({ request, body }) => dashboard.createKey(request, body))
     .get("/dashboard/keys/:id/revoke", ({ request, params }) => dashboard.confirmRevoke(request, params.id))
     .post("/dashboard/keys/:id/revoke", ({ request, body, params }) => dashboard.revoke(request, body, params.id))
     .get("/dashboard/assets/:name", ({ params }) => Dashboard.asset(params.name));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -6,20 +6,30 @@ export interface Authenticator {
   authenticate(token: string): Authentication;
 }
 
-/** What the bearer plugin extracted is used only when the header itself is well formed. */
-const BEARER_HEADER = /^Bearer [\x21-\x7e]+$/;
+const SCHEME = "Bearer ";
 const MAX_HEADER_LENGTH = 512;
+
+/** The token of an `Authorization: Bearer <token>` header: one run of visible ASCII, nothing else. */
+export function bearerToken(authorization: string | null): string | null {
+  if (authorization === null || authorization.length > MAX_HEADER_LENGTH || !authorization.startsWith(SCHEME)) return null;
+  const length = authorization.length;
+  if (length === SCHEME.length) return null;
+  for (let i = SCHEME.length; i < length; i++) {
+    const c = authorization.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return null;
+  }
+  return authorization.slice(SCHEME.length);
+}
 
 /**
  * The 401 variants: a missing or malformed Authorization header is "No API key
  * provided", a well-formed but unknown token "Invalid API key", a revoked key
  * "API key revoked" — the same on every endpoint.
  */
-export function authenticateRequest(authenticator: Authenticator, authorization: string | null, bearer: string | undefined): KeyRecord | ApiError {
-  if (authorization === null || bearer === undefined || authorization.length > MAX_HEADER_LENGTH || !BEARER_HEADER.test(authorization)) {
-    return API_ERRORS.missingKey;
-  }
-  const result = authenticator.authenticate(bearer);
+export function authenticateRequest(authenticator: Authenticator, authorization: string | null): KeyRecord | ApiError {
+  const token = bearerToken(authorization);
+  if (token === null) return API_ERRORS.missingKey;
+  const result = authenticator.authenticate(token);
   if (result.outcome === "active") return result.key;
   return result.outcome === "revoked" ? API_ERRORS.revokedKey : API_ERRORS.unknownKey;
 }

@@ -18,6 +18,7 @@ export interface Geolocation {
 }
 
 export interface GeoLookup {
+  /** The same object for addresses of the same network record; never modify it. */
   lookup(ip: ParsedIp): Geolocation | null;
 }
 
@@ -105,10 +106,21 @@ export function fromCityRecord(r: CityRecord): Geolocation {
   };
 }
 
-function toGeolocation(schema: MmdbSchema, record: unknown): Geolocation | null {
+const NO_COUNTRY = Object.freeze({}) as Geolocation;
+
+/**
+ * Maps a record once: the MMDB decoder hands out the same object for the same
+ * record while it is cached, so repeated networks cost one WeakMap lookup.
+ */
+function toGeolocation(schema: MmdbSchema, record: unknown, mapped: WeakMap<object, Geolocation>): Geolocation | null {
   if (record === null || typeof record !== "object") return null;
-  const geo = schema === "flat" ? fromFlatRecord(record as FlatRecord) : fromCityRecord(record as CityRecord);
-  return geo.country_code ? geo : null;
+  let geo = mapped.get(record);
+  if (geo === undefined) {
+    const fresh = schema === "flat" ? fromFlatRecord(record as FlatRecord) : fromCityRecord(record as CityRecord);
+    geo = fresh.country_code ? Object.freeze(fresh) : NO_COUNTRY;
+    mapped.set(record, geo);
+  }
+  return geo === NO_COUNTRY ? null : geo;
 }
 
 /**
@@ -119,6 +131,7 @@ export class MmdbGeolocation implements GeoLookup {
   private readonly v4: { reader: Reader<MmdbRecord>; schema: MmdbSchema };
   private readonly v6: { reader: Reader<MmdbRecord>; schema: MmdbSchema };
   private readonly country: { reader: Reader<MmdbRecord>; schema: MmdbSchema } | null;
+  private readonly mapped = new WeakMap<object, Geolocation>();
 
   constructor(cityV4: OpenedMmdb, cityV6: OpenedMmdb, country: OpenedMmdb | null) {
     const side = (m: OpenedMmdb) => ({ reader: m.reader, schema: schemaOf(m.databaseType) });
@@ -129,8 +142,8 @@ export class MmdbGeolocation implements GeoLookup {
 
   lookup(ip: ParsedIp): Geolocation | null {
     const city = ip.version === 4 ? this.v4 : this.v6;
-    const found = toGeolocation(city.schema, city.reader.get(ip.text));
+    const found = toGeolocation(city.schema, city.reader.get(ip.text), this.mapped);
     if (found || !this.country) return found;
-    return toGeolocation(this.country.schema, this.country.reader.get(ip.text));
+    return toGeolocation(this.country.schema, this.country.reader.get(ip.text), this.mapped);
   }
 }

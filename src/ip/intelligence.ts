@@ -1,13 +1,13 @@
 import type { Reader, Response as MmdbRecord } from "maxmind";
 import type { AsnIndex } from "./asn-index.ts";
 import { countryFlag } from "./country.ts";
-import type { GeoLookup } from "./geolocation.ts";
+import type { GeoLookup, Geolocation } from "./geolocation.ts";
 import { connectionTypeOf } from "./network-kinds.ts";
 import { type NetworkOwner, connectionTypeFromMmdb, ownerFromMmdb } from "./network-owner.ts";
 import type { ParsedIp } from "./parse.ts";
+import { NOT_FOUND } from "./range-index.ts";
 import { FLAG, type ReputationIndex } from "./reputation-index.ts";
 import { CLEAN_REPUTATION, type Counters, type Reputation, type Rule, type Thresholds, levelOf, verdict } from "./reputation.ts";
-import { NOT_FOUND } from "./range-index.ts";
 
 export interface IpDatasets {
   readonly geo: GeoLookup;
@@ -53,6 +53,131 @@ export interface Explanation {
   network_kinds_from: string[];
 }
 
+/**
+ * What the datasets say about an address. Its parts are shared between addresses
+ * (one Geolocation per network record, one owner per ASN entry, one Reputation per
+ * combination of list entry and kinds), so renderers can cache per part.
+ */
+export interface IpFacts {
+  readonly ip: string;
+  readonly geo: Geolocation | null;
+  readonly owner: NetworkOwner;
+  readonly connectionType: string;
+  readonly anycast: boolean;
+  readonly reputation: Reputation;
+  /** For explanations: the list entries that matched and the kinds from the network. */
+  readonly feedEntry: number;
+  readonly curatedEntry: number;
+  readonly networkKinds: number;
+  readonly counters: Counters;
+  readonly flags: number;
+}
+
+const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
+const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 });
+
+/** Shared parts, per dataset snapshot: a reload starts afresh. */
+const ownersByEntry = new WeakMap<IpDatasets, NetworkOwner[]>();
+const reputations = new WeakMap<IpDatasets, Map<number, Reputation>>();
+
+function ownerOfEntry(d: IpDatasets, entry: number): NetworkOwner {
+  let owners = ownersByEntry.get(d);
+  if (!owners) ownersByEntry.set(d, (owners = []));
+  let owner = owners[entry];
+  if (owner === undefined) {
+    const organization = d.asn.organization(entry);
+    owner = owners[entry] = Object.freeze({ asn: d.asn.asn(entry), isp: organization, organization });
+  }
+  return owner;
+}
+
+function countersOf(feeds: ReputationIndex, entry: number): Counters {
+  if (entry === NOT_FOUND) return ZERO;
+  return { bot: feeds.counter(entry, 0), probe: feeds.counter(entry, 1), rate: feeds.counter(entry, 2), attack: feeds.counter(entry, 3), crawler: feeds.counter(entry, 4) };
+}
+
+/** Geolocation, owner and reputation of a global unicast address, from memory only. */
+export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
+  const geo = d.geo.lookup(ip);
+  const asnEntry = d.asn.entryOf(ip);
+  let owner = NO_OWNER;
+  let networkKinds = 0;
+  const mmdbOwner = d.ownerMmdb && ownerFromMmdb(d.ownerMmdb, ip);
+  if (mmdbOwner) {
+    owner = mmdbOwner;
+    networkKinds = d.kindsByAsn.get(mmdbOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
+  } else if (asnEntry !== NOT_FOUND) {
+    owner = ownerOfEntry(d, asnEntry);
+    networkKinds = d.asnKinds[asnEntry];
+  }
+
+  const feedEntry = d.feeds.entryOf(ip);
+  const curatedEntry = d.curated.entryOf(ip);
+  const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
+  const counters = countersOf(d.feeds, feedEntry);
+
+  let cache = reputations.get(d);
+  if (!cache) reputations.set(d, (cache = new Map()));
+  const key = (feedEntry + 1) * 0x10000 + (flags & 0xffff);
+  let reputation = cache.get(key);
+  if (reputation === undefined) {
+    reputation = Object.freeze(verdict(counters, flags & 0x7f, verdictFlags(flags), d.thresholds));
+    cache.set(key, reputation);
+  }
+  const kinds = flags & 0x7f;
+  return {
+    ip: ip.text,
+    geo,
+    owner,
+    connectionType: d.connectionTypeMmdb ? connectionTypeFromMmdb(d.connectionTypeMmdb, ip) || connectionTypeOf(kinds) : connectionTypeOf(kinds),
+    anycast: (flags & FLAG.anycast) !== 0,
+    reputation,
+    feedEntry,
+    curatedEntry,
+    networkKinds,
+    counters,
+    flags,
+  };
+}
+
+function verdictFlags(flags: number) {
+  return { confirmedBad: (flags & FLAG.confirmedBad) !== 0, verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0, allowlisted: (flags & FLAG.allowlisted) !== 0 };
+}
+
+/** The reasons behind the level, for `?explain=1`. */
+export function explain(d: IpDatasets, f: IpFacts): Explanation {
+  return {
+    rule: levelOf(f.counters, f.flags & 0x7f, verdictFlags(f.flags), d.thresholds).rule,
+    sources: [...d.feeds.sources(f.feedEntry), ...d.curated.sources(f.curatedEntry)],
+    network_kinds_from: f.networkKinds ? [`AS${f.owner.asn} ${f.owner.organization}`] : [],
+  };
+}
+
+export function answerObject(f: IpFacts): IpAnswer {
+  const geo = f.geo;
+  const code = geo?.country_code ?? "";
+  return {
+    ip: f.ip,
+    country: geo?.country ?? "",
+    country_code: code,
+    flag: countryFlag(code),
+    region: geo?.region ?? "",
+    region_name: geo?.region_name ?? "",
+    city: geo?.city ?? "",
+    subdivisions: geo?.subdivisions ?? "",
+    connection_type: f.connectionType,
+    is_anycast: f.anycast,
+    zip: geo?.zip ?? "",
+    latitude: geo?.latitude ?? 0,
+    longitude: geo?.longitude ?? 0,
+    timezone: geo?.timezone ?? "",
+    isp: f.owner.isp,
+    organization: f.owner.organization,
+    asn: f.owner.asn ? `AS${f.owner.asn} ${f.owner.organization}` : "",
+    reputation: f.reputation,
+  };
+}
+
 /** Every address that is not global unicast: empty strings, zeros, clean reputation, no flag. */
 export function privateAnswer(ip: string): IpAnswer {
   return {
@@ -75,67 +200,3 @@ export function privateAnswer(ip: string): IpAnswer {
     reputation: CLEAN_REPUTATION,
   };
 }
-
-const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
-
-/** Geolocation, owner and reputation of a global unicast address, from memory only. */
-export function answerFor(d: IpDatasets, ip: ParsedIp, explain = false): IpAnswer {
-  const geo = d.geo.lookup(ip);
-  const asnEntry = d.asn.entryOf(ip);
-  let owner = NO_OWNER;
-  let networkKinds = 0;
-  const mmdbOwner = d.ownerMmdb && ownerFromMmdb(d.ownerMmdb, ip);
-  if (mmdbOwner) {
-    owner = mmdbOwner;
-    networkKinds = d.kindsByAsn.get(mmdbOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
-  } else if (asnEntry !== NOT_FOUND) {
-    const organization = d.asn.organization(asnEntry);
-    owner = { asn: d.asn.asn(asnEntry), isp: organization, organization };
-    networkKinds = d.asnKinds[asnEntry];
-  }
-
-  const feedEntry = d.feeds.entryOf(ip);
-  const curatedEntry = d.curated.entryOf(ip);
-  const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry);
-  const kinds = (flags | networkKinds) & 0x7f;
-  const counters: Counters =
-    feedEntry === NOT_FOUND
-      ? ZERO
-      : { bot: d.feeds.counter(feedEntry, 0), probe: d.feeds.counter(feedEntry, 1), rate: d.feeds.counter(feedEntry, 2), attack: d.feeds.counter(feedEntry, 3), crawler: d.feeds.counter(feedEntry, 4) };
-  const verdictFlags = { confirmedBad: (flags & FLAG.confirmedBad) !== 0, verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0, allowlisted: (flags & FLAG.allowlisted) !== 0 };
-  let reputation: IpAnswer["reputation"] = verdict(counters, kinds, verdictFlags, d.thresholds);
-  if (explain) {
-    reputation = {
-      ...reputation,
-      reasons: {
-        rule: levelOf(counters, kinds, verdictFlags, d.thresholds).rule,
-        sources: [...d.feeds.sources(feedEntry), ...d.curated.sources(curatedEntry)],
-        network_kinds_from: networkKinds ? [`AS${owner.asn} ${owner.organization}`] : [],
-      },
-    };
-  }
-
-  const code = geo?.country_code ?? "";
-  return {
-    ip: ip.text,
-    country: geo?.country ?? "",
-    country_code: code,
-    flag: countryFlag(code),
-    region: geo?.region ?? "",
-    region_name: geo?.region_name ?? "",
-    city: geo?.city ?? "",
-    subdivisions: geo?.subdivisions ?? "",
-    connection_type: d.connectionTypeMmdb ? connectionTypeFromMmdb(d.connectionTypeMmdb, ip) || connectionTypeOf(kinds) : connectionTypeOf(kinds),
-    is_anycast: (flags & FLAG.anycast) !== 0,
-    zip: geo?.zip ?? "",
-    latitude: geo?.latitude ?? 0,
-    longitude: geo?.longitude ?? 0,
-    timezone: geo?.timezone ?? "",
-    isp: owner.isp,
-    organization: owner.organization,
-    asn: owner.asn ? `AS${owner.asn} ${owner.organization}` : "",
-    reputation,
-  };
-}
-
-const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 });

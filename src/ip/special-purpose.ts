@@ -1,63 +1,116 @@
+import { type AddressRange, cidrsOfRange, rangeOfCidr, subtractRanges } from "./address-range.ts";
 import type { ParsedIp } from "./parse.ts";
 
 /**
- * Address blocks that are not global unicast, after the IANA IPv4 and IPv6
- * Special-Purpose Address Registries (blocks marked "globally reachable" that are
- * ordinary unicast, such as AS112, stay global). Outside 2000::/3 nothing in IPv6
- * is global unicast; inside it, the blocks below are excluded.
+ * Space that is not global unicast: the blocks of the IANA IPv4 and IPv6
+ * Special-Purpose Address Registries whose "Globally Reachable" column is False or
+ * N/A, multicast, and in IPv6 everything outside 2000::/3.
  */
-export const SPECIAL_PURPOSE_IPV4 = Object.freeze([
-  "0.0.0.0/8", // "this network", unspecified
-  "10.0.0.0/8", // private
-  "100.64.0.0/10", // carrier-grade NAT
-  "127.0.0.0/8", // loopback
-  "169.254.0.0/16", // link-local
-  "172.16.0.0/12", // private
-  "192.0.0.0/24", // IETF protocol assignments
-  "192.0.2.0/24", // documentation TEST-NET-1
-  "192.88.99.0/24", // deprecated 6to4 relay anycast
-  "192.168.0.0/16", // private
-  "198.18.0.0/15", // benchmarking
-  "198.51.100.0/24", // documentation TEST-NET-2
-  "203.0.113.0/24", // documentation TEST-NET-3
-  "224.0.0.0/4", // multicast
-  "240.0.0.0/4", // reserved, and 255.255.255.255 broadcast
-]);
+const NOT_GLOBAL: readonly (readonly [cidr: string, name: string])[] = [
+  ["0.0.0.0/8", "this network"],
+  ["10.0.0.0/8", "private use"],
+  ["100.64.0.0/10", "shared address space (carrier-grade NAT)"],
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "link local"],
+  ["172.16.0.0/12", "private use"],
+  ["192.0.0.0/24", "IETF protocol assignments"],
+  ["192.0.2.0/24", "documentation (TEST-NET-1)"],
+  ["192.88.99.0/24", "deprecated 6to4 relay anycast"],
+  ["192.168.0.0/16", "private use"],
+  ["198.18.0.0/15", "benchmarking"],
+  ["198.51.100.0/24", "documentation (TEST-NET-2)"],
+  ["203.0.113.0/24", "documentation (TEST-NET-3)"],
+  ["224.0.0.0/4", "multicast"],
+  ["240.0.0.0/4", "reserved, and 255.255.255.255 limited broadcast"],
 
-export const SPECIAL_PURPOSE_IPV6 = Object.freeze([
-  "::/3", // everything below 2000::, incl. ::, ::1, ::ffff:0:0/96, 64:ff9b::/96, 100::/64
-  "2001::/23", // IETF protocol assignments (Teredo, ORCHID, benchmarking …)
-  "2001:db8::/32", // documentation
-  "2002::/16", // 6to4
-  "3fff::/20", // documentation
-  "4000::/2", // outside 2000::/3: unique-local fc00::/7, link-local fe80::/10, multicast ff00::/8 …
-  "8000::/1",
-]);
+  ["::/128", "unspecified"],
+  ["::1/128", "loopback"],
+  ["::ffff:0:0/96", "IPv4-mapped (parsing answers these as IPv4)"],
+  ["64:ff9b::/96", "IPv4/IPv6 translation: the address behind it is IPv4"],
+  ["64:ff9b:1::/48", "local-use IPv4/IPv6 translation"],
+  ["100::/64", "discard only"],
+  ["2001::/23", "IETF protocol assignments, incl. Teredo 2001::/32 and benchmarking 2001:2::/48"],
+  ["2001:db8::/32", "documentation"],
+  ["2002::/16", "6to4: the address behind it is IPv4"],
+  ["3fff::/20", "documentation"],
+  ["5f00::/16", "segment routing SIDs"],
+  ["fc00::/7", "unique local"],
+  ["fe80::/10", "link-local unicast"],
+  ["fec0::/10", "deprecated site-local"],
+  ["ff00::/8", "multicast"],
+  ["::/3", "outside 2000::/3: not global unicast"],
+  ["4000::/2", "outside 2000::/3: not global unicast"],
+  ["8000::/1", "outside 2000::/3: not global unicast"],
+];
 
-interface Block4 {
-  start: number;
-  end: number;
+/** Blocks inside the ones above that the registries mark globally reachable. */
+const GLOBALLY_REACHABLE: readonly (readonly [cidr: string, name: string])[] = [
+  ["192.0.0.9/32", "Port Control Protocol anycast"],
+  ["192.0.0.10/32", "TURN anycast"],
+  ["2001:1::1/128", "Port Control Protocol anycast"],
+  ["2001:1::2/128", "TURN anycast"],
+  ["2001:1::3/128", "DNS-SD service registration protocol anycast"],
+  ["2001:3::/32", "AMT"],
+  ["2001:4:112::/48", "AS112-v6"],
+  ["2001:20::/28", "ORCHIDv2"],
+  ["2001:30::/28", "drone remote ID entity tags"],
+];
+
+const SPECIAL_RANGES: readonly AddressRange[] = subtractRanges(
+  NOT_GLOBAL.map(([cidr]) => rangeOfCidr(cidr)),
+  GLOBALLY_REACHABLE.map(([cidr]) => rangeOfCidr(cidr)),
+);
+
+/**
+ * The exact special-purpose space as the fewest CIDR blocks, sorted: feed ingest
+ * clips entries that overlap it.
+ */
+export const SPECIAL_PURPOSE_IPV4: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 4).flatMap(cidrsOfRange));
+export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 6).flatMap(cidrsOfRange));
+
+const v4Ranges = SPECIAL_RANGES.filter((r) => r.version === 4);
+const V4_FIRST = Uint32Array.from(v4Ranges, (r) => Number(r.first));
+const V4_LAST = Uint32Array.from(v4Ranges, (r) => Number(r.last));
+
+const v6Ranges = SPECIAL_RANGES.filter((r) => r.version === 6);
+const V6_FIRST = new Uint32Array(v6Ranges.length * 4);
+const V6_LAST = new Uint32Array(v6Ranges.length * 4);
+v6Ranges.forEach((r, i) => {
+  for (let w = 0; w < 4; w++) {
+    const shift = BigInt(96 - 32 * w);
+    V6_FIRST[i * 4 + w] = Number((r.first >> shift) & 0xffffffffn);
+    V6_LAST[i * 4 + w] = Number((r.last >> shift) & 0xffffffffn);
+  }
+});
+
+/** Sign of (table[at..at+4] − words) as 128-bit unsigned numbers. */
+function compareWords(table: Uint32Array, at: number, words: Uint32Array): number {
+  for (let i = 0; i < 4; i++) {
+    if (table[at + i] !== words[i]) return table[at + i] < words[i] ? -1 : 1;
+  }
+  return 0;
 }
 
-function cidr4(cidr: string): Block4 {
-  const [addr, bits] = cidr.split("/");
-  const start = addr.split(".").reduce((v, o) => v * 256 + Number(o), 0);
-  return { start, end: start + 2 ** (32 - Number(bits)) - 1 };
-}
-
-const V4_BLOCKS = SPECIAL_PURPOSE_IPV4.map(cidr4);
-
+/** False for every address in special-purpose space (see SPECIAL_PURPOSE_IPV4/IPV6). */
 export function isGlobalUnicast(ip: ParsedIp): boolean {
   if (ip.version === 4) {
     const a = ip.v4;
-    for (let i = 0; i < V4_BLOCKS.length; i++) if (a >= V4_BLOCKS[i].start && a <= V4_BLOCKS[i].end) return false;
-    return true;
+    let lo = 0;
+    let hi = V4_FIRST.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (V4_FIRST[mid] <= a) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return hi < 0 || a > V4_LAST[hi];
   }
-  const w0 = ip.v6[0];
-  if (w0 < 0x20000000 || w0 >= 0x40000000) return false; // outside 2000::/3
-  if (w0 >>> 9 === 0x2001 << 7) return false; // 2001::/23
-  if (w0 === 0x20010db8) return false; // 2001:db8::/32
-  if (w0 >>> 16 === 0x2002) return false; // 2002::/16
-  if (w0 >>> 12 === 0x3fff0) return false; // 3fff::/20
-  return true;
+  const words = ip.v6;
+  let lo = 0;
+  let hi = V6_FIRST.length / 4 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareWords(V6_FIRST, mid * 4, words) <= 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi < 0 || compareWords(V6_LAST, hi * 4, words) < 0;
 }

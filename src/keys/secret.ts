@@ -11,7 +11,7 @@ export function generateSecret(): string {
 
 /** Only this digest is stored; the secret cannot be recovered from it. */
 export function hashSecret(secret: string): string {
-  return new Bun.CryptoHasher("sha256").update(secret).digest("hex");
+  return Bun.SHA256.hash(secret, "hex");
 }
 
 /** The non-secret part shown in listings so people can tell their keys apart. */

@@ -5,8 +5,8 @@ import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { queryParam } from "../query.ts";
 
-export function checkEmail(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request, bearer: string | undefined): Response {
-  const admitted = admit(deps, request, bearer, "email");
+export function checkEmail(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request): Response {
+  const admitted = admit(deps, request, "email");
   if (admitted instanceof Response) return admitted;
   const { key, nowMs, headers } = admitted;
 

@@ -1,5 +1,6 @@
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import { answerFor, privateAnswer } from "../../ip/intelligence.ts";
+import { answerJson } from "../../ip/answer-json.ts";
+import { answerObject, explain, ipFacts, privateAnswer } from "../../ip/intelligence.ts";
 import { parseIpAddress } from "../../ip/parse.ts";
 import { isGlobalUnicast } from "../../ip/special-purpose.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
@@ -7,8 +8,8 @@ import { API_ERRORS, errorResponse } from "../errors.ts";
 import { setQuotaRemaining } from "../limits.ts";
 import { queryParam } from "../query.ts";
 
-export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request, bearer: string | undefined, callerAddress: () => string): Response {
-  const admitted = admit(deps, request, bearer, "ip");
+export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request, callerAddress: () => string): Response {
+  const admitted = admit(deps, request, "ip");
   if (admitted instanceof Response) return admitted;
   const { key, nowMs, headers, quota } = admitted;
 
@@ -20,13 +21,20 @@ export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, req
     setQuotaRemaining(headers, quota, false);
     return errorResponse(API_ERRORS.invalidIp, headers);
   }
-  const explain = url.indexOf("explain=") !== -1 && queryParam(url, "explain") !== "absent";
-  const answer = isGlobalUnicast(parsed) ? answerFor(deps.snapshots.current().ip, parsed, explain) : privateAnswer(parsed.text);
+  let body: string;
+  if (!isGlobalUnicast(parsed)) {
+    body = JSON.stringify(privateAnswer(parsed.text));
+  } else {
+    const datasets = deps.snapshots.current().ip;
+    const facts = ipFacts(datasets, parsed);
+    const explained = url.indexOf("explain=") !== -1 && queryParam(url, "explain") !== "absent";
+    body = explained ? JSON.stringify({ ...answerObject(facts), reputation: { ...facts.reputation, reasons: explain(datasets, facts) } }) : answerJson(facts);
+  }
 
   // Counted only now that the check succeeded; synchronous from the quota check on, so
   // concurrent requests cannot overshoot.
   deps.limits.quota.countSuccess(key.id, nowMs);
   deps.usage.record(key.id, "ip", "ok", nowMs);
   setQuotaRemaining(headers, quota, true);
-  return new Response(JSON.stringify(answer), { headers });
+  return new Response(body, { headers });
 }

@@ -1,0 +1,62 @@
+/**
+ * In-process micro-benchmarks of the request path's parts: `bun bench/micro.ts`.
+ * Each line is the mean time per call over a warm loop; compare runs on the same machine.
+ */
+import { resolve } from "node:path";
+import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
+import { classifyDomain } from "../src/email/classify.ts";
+import { parseEmailAddress } from "../src/email/address.ts";
+import { answerJson } from "../src/ip/answer-json.ts";
+import { answerObject, ipFacts } from "../src/ip/intelligence.ts";
+import { parseIpAddress } from "../src/ip/parse.ts";
+import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { openDatabase } from "../src/db.ts";
+import { inMemoryChangeSignal } from "../src/keys/change-signal.ts";
+import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
+import { KeyStore } from "../src/keys/key-store.ts";
+import { UsageRecorder } from "../src/keys/usage-recorder.ts";
+import { UsageStore } from "../src/keys/usage-store.ts";
+import { RateLimiter } from "../src/limits/rate-limiter.ts";
+import { makeAddressPool, makeEmailPool } from "./pools.ts";
+
+const DATA = resolve(import.meta.dir, "../data");
+const { snapshot } = await loadSnapshot(DATA, DEFAULT_THRESHOLDS);
+const addresses = makeAddressPool(10_000);
+const parsed = addresses.map((a) => parseIpAddress(a)!);
+const emails = makeEmailPool(DATA, 10_000);
+const domains = emails.map((e) => parseEmailAddress(e)?.domain ?? "gmail.com");
+
+function bench(name: string, fn: (i: number) => unknown, iterations = 300_000): void {
+  let sink = 0;
+  for (let i = 0; i < 20_000; i++) sink += fn(i) ? 1 : 0; // warm-up
+  const started = Bun.nanoseconds();
+  for (let i = 0; i < iterations; i++) sink += fn(i) ? 1 : 0;
+  const ns = (Bun.nanoseconds() - started) / iterations;
+  console.log(`${name.padEnd(34)} ${ns.toFixed(0).padStart(7)} ns${sink < 0 ? "" : ""}`);
+}
+
+const db = openDatabase(":memory:");
+const signal = inMemoryChangeSignal();
+const keys = new KeyStore(db, signal);
+const { secret, key } = keys.create({ name: "bench" });
+const authenticator = new KeyAuthenticator(keys, db, signal);
+const limiter = new RateLimiter();
+const policy = { perMinute: 1e12, burst: 1e12 };
+const usage = new UsageRecorder(new UsageStore(db, keys));
+const ip = snapshot.ip;
+const v4 = parsed.filter((p) => p.version === 4);
+const v6 = parsed.filter((p) => p.version === 6);
+
+bench("parse IP address", (i) => parseIpAddress(addresses[i % addresses.length]));
+bench("city lookup (v4)", (i) => ip.geo.lookup(v4[i % v4.length]));
+bench("city lookup (v6)", (i) => ip.geo.lookup(v6[i % v6.length]));
+bench("ASN index lookup", (i) => ip.asn.entryOf(parsed[i % parsed.length]));
+bench("reputation index lookup", (i) => ip.feeds.entryOf(parsed[i % parsed.length]) + ip.curated.entryOf(parsed[i % parsed.length]));
+bench("IP facts (all lookups)", (i) => ipFacts(ip, parsed[i % parsed.length]));
+bench("IP answer JSON, cached fragments", (i) => answerJson(ipFacts(ip, parsed[i % parsed.length])));
+bench("IP answer JSON, JSON.stringify", (i) => JSON.stringify(answerObject(ipFacts(ip, parsed[i % parsed.length]))));
+bench("parse email address", (i) => parseEmailAddress(emails[i % emails.length]));
+bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains.length]));
+bench("key verification", () => authenticator.authenticate(secret));
+bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
+bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));

@@ -1,0 +1,68 @@
+import { countryFlag } from "./country.ts";
+import type { Geolocation } from "./geolocation.ts";
+import type { IpFacts } from "./intelligence.ts";
+import type { NetworkOwner } from "./network-owner.ts";
+import type { Reputation } from "./reputation.ts";
+
+/**
+ * The IP answer as JSON, byte for byte what JSON.stringify(answerObject(facts))
+ * gives, assembled from fragments cached per shared part (network record, owner,
+ * reputation), so a request serialises only its address and two small fields.
+ */
+const geoParts = new WeakMap<Geolocation, { head: string; tail: string }>();
+const ownerParts = new WeakMap<NetworkOwner, string>();
+const reputationParts = new WeakMap<Reputation, string>();
+
+const NO_GEO_HEAD = `"country":"","country_code":"","flag":"","region":"","region_name":"","city":"","subdivisions":"",`;
+const NO_GEO_TAIL = `"zip":"","latitude":0,"longitude":0,"timezone":"",`;
+
+function geoFragments(geo: Geolocation): { head: string; tail: string } {
+  let parts = geoParts.get(geo);
+  if (parts === undefined) {
+    const head = JSON.stringify({
+      country: geo.country,
+      country_code: geo.country_code,
+      flag: countryFlag(geo.country_code),
+      region: geo.region,
+      region_name: geo.region_name,
+      city: geo.city,
+      subdivisions: geo.subdivisions,
+    });
+    const tail = JSON.stringify({ zip: geo.zip, latitude: geo.latitude, longitude: geo.longitude, timezone: geo.timezone });
+    parts = { head: `${head.slice(1, -1)},`, tail: `${tail.slice(1, -1)},` };
+    geoParts.set(geo, parts);
+  }
+  return parts;
+}
+
+function ownerFragment(owner: NetworkOwner): string {
+  let part = ownerParts.get(owner);
+  if (part === undefined) {
+    const json = JSON.stringify({ isp: owner.isp, organization: owner.organization, asn: owner.asn ? `AS${owner.asn} ${owner.organization}` : "" });
+    part = `${json.slice(1, -1)},`;
+    ownerParts.set(owner, part);
+  }
+  return part;
+}
+
+function reputationFragment(reputation: Reputation): string {
+  let part = reputationParts.get(reputation);
+  if (part === undefined) {
+    part = JSON.stringify(reputation);
+    reputationParts.set(reputation, part);
+  }
+  return part;
+}
+
+export function answerJson(f: IpFacts): string {
+  const geo = f.geo ? geoFragments(f.geo) : null;
+  // Addresses and connection types are plain ASCII without quotes or backslashes.
+  return (
+    `{"ip":"${f.ip}",` +
+    (geo ? geo.head : NO_GEO_HEAD) +
+    `"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
+    (geo ? geo.tail : NO_GEO_TAIL) +
+    ownerFragment(f.owner) +
+    `"reputation":${reputationFragment(f.reputation)}}`
+  );
+}
