@@ -35,7 +35,7 @@ describe("answers on the bundled data", () => {
     const res = await check("?ip=8.8.8.8");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    const body = await res.json();
+    const body = (await res.json()) as Record<string, any>;
     expect(Object.keys(body)).toEqual(FIELDS);
     expect(body).toMatchObject({ ip: "8.8.8.8", country: "United States", country_code: "US", flag: "🇺🇸", is_anycast: true, asn: "AS15169 Google LLC", isp: "Google LLC" });
     expect(body.asn).toStartWith("AS15169 ");
@@ -47,7 +47,7 @@ describe("answers on the bundled data", () => {
   });
   test("an IPv6 address, echoed in canonical form", async () => {
     const { check } = await setup();
-    const body = await (await check("?ip=2001:4860:4860:0:0:0:0:8888")).json();
+    const body = (await (await check("?ip=2001:4860:4860:0:0:0:0:8888")).json()) as Record<string, any>;
     expect(body).toMatchObject({ ip: "2001:4860:4860::8888", country_code: "US", asn: "AS15169 Google LLC", is_anycast: true });
   });
   test("an IPv4-mapped address is answered as IPv4", async () => {
@@ -60,10 +60,10 @@ describe("answers on the bundled data", () => {
   });
   test("?explain=1 adds the reasons", async () => {
     const { check } = await setup();
-    const body = await (await check("?ip=66.249.66.1&explain=1")).json();
+    const body = (await (await check("?ip=66.249.66.1&explain=1")).json()) as Record<string, any>;
     expect(body.reputation.kind).toContain("crawler");
     expect(body.reputation.reasons).toEqual({ rule: "kind-vpn-or-hosting", sources: ["curated/crawler-ranges"], network_kinds_from: ["AS15169 Google LLC"] });
-    expect((await (await check("?ip=66.249.66.1")).json()).reputation.reasons).toBeUndefined();
+    expect(((await (await check("?ip=66.249.66.1")).json()) as Record<string, any>).reputation.reasons).toBeUndefined();
   });
 });
 
@@ -74,7 +74,7 @@ describe("private and reserved addresses get the exact private body", () => {
       const { check } = await setup();
       const res = await check(`?ip=${encodeURIComponent(address)}`);
       expect(res.status).toBe(200);
-      const body = await res.json();
+      const body = (await res.json()) as Record<string, any>;
       expect(body).toEqual(PRIVATE_BODY(address === "::ffff:10.0.0.1" ? "10.0.0.1" : address));
       expect("flag" in body).toBe(false);
     },

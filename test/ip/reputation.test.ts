@@ -18,13 +18,13 @@ describe("levels at every boundary", () => {
     [24, "warning"],
     [25, "bad"],
     [1000, "bad"],
-  ])("sum %d → %s", (sum, expected) => {
+  ] as const)("sum %d → %s", (sum, expected) => {
     expect(level({ bot: sum }).level).toBe(expected);
   });
   test.each([
     [2, "informative"],
     [3, "warning"],
-  ])("attack %d → %s", (attack, expected) => {
+  ] as const)("attack %d → %s", (attack, expected) => {
     expect(level({ attack }).level).toBe(expected);
   });
   test("confirmed bad with no reports", () => expect(level({}, 0, { confirmedBad: true })).toEqual({ level: "bad", rule: "confirmed-bad" }));
@@ -70,8 +70,8 @@ describe("kinds", () => {
     [KIND.hosting, "Amazon.com, Inc.", ["hosting"]],
     [KIND.hosting, "Vodafone Cloud Hosting", ["hosting"]],
     [0, "Google LLC", []],
-  ])("network %d %s", (listed, organization, expected) => {
-    expect(kindNames(kindsOfNetwork(listed, organization))).toEqual(expected);
+  ] as [number, string, string[]][])("network %d %s", (listed, organization, expected) => {
+    expect([...kindNames(kindsOfNetwork(listed, organization))]).toEqual(expected);
   });
   test.each([
     [KIND.hosting, "Corporate"],
