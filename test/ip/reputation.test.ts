@@ -71,7 +71,7 @@ describe("kinds", () => {
     [KIND.hosting, "Vodafone Cloud Hosting", ["hosting"]],
     [0, "Google LLC", []],
   ] as [number, string, string[]][])("network %d %s", (listed, organization, expected) => {
-    expect([...kindNames(kindsOfNetwork(listed, organization))]).toEqual(expected);
+    expect([...kindNames(kindsOfNetwork(listed, organization))] as string[]).toEqual(expected);
   });
   test.each([
     [KIND.hosting, "Corporate"],
