@@ -52,7 +52,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   };
   const flusher = setInterval(flush, config.usageFlushMs);
 
-  const server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES }).server!;
+  const server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false }).server!;
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
   if (!keys.list().some((k) => k.revokedAt === null)) {
