@@ -4,7 +4,7 @@
  * rounds per scenario; prints one table and saves the results under bench/results/.
  * Needs `wrk` (Debian: apt-get install wrk). Every run stops by itself.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-random,email,private,unauthorized]
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-random,email,private,unauthorized,limits]
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -100,6 +100,9 @@ const serverEnv = {
 const cli = [process.execPath, "src/cli.ts"];
 const key = Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...serverEnv } }).stdout.toString().trim().split("\n").at(-1)!;
 const riskcheck = await startProcess([...cli, "serve", "--port", "0"], serverEnv, /listening on (http:\/\/\S+)/);
+// The same server without rate limit and quota, to price them (usage accounting stays on).
+const unlimitedEnv = { ...serverEnv, RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
+const unlimited = await startProcess([...cli, "serve", "--port", "0"], unlimitedEnv, /listening on (http:\/\/\S+)/);
 
 // Warm both (JIT, page cache) before measuring.
 wrk(baseline.url, pools.email);
@@ -121,8 +124,17 @@ for (const s of scenarios) {
   }
 }
 
+const limitsCost: { limited: WrkResult[]; unlimited: WrkResult[] } = { limited: [], unlimited: [] };
+if (!values.only || values.only.split(",").includes("limits")) {
+  for (let round = 0; round < ROUNDS; round++) {
+    limitsCost.limited.push(wrk(riskcheck.url, pools["ip-random"], key));
+    limitsCost.unlimited.push(wrk(unlimited.url, pools["ip-random"], key));
+  }
+}
+
 const rss = peakRssMb(riskcheck.proc.pid);
 riskcheck.proc.kill("SIGTERM");
+unlimited.proc.kill("SIGTERM");
 baseline.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
 
@@ -162,11 +174,22 @@ console.table(
   })),
 );
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
+const limitsShare =
+  limitsCost.limited.length > 0 ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps)) : null;
+if (limitsShare !== null) {
+  console.log(
+    `rate limit + quota on the IP check: ${Math.round(median(limitsCost.limited.map(rps)))} req/s with, ${Math.round(median(limitsCost.unlimited.map(rps)))} without: ${(limitsShare * 100).toFixed(1)} % of throughput`,
+  );
+}
 
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-${commit}.json`);
 writeFileSync(
   out,
-  JSON.stringify({ commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, raw: results }, null, 2),
+  JSON.stringify(
+    { commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, limits_share: limitsShare, raw: results, limits: limitsCost },
+    null,
+    2,
+  ),
 );
 console.log(`saved ${out}`);

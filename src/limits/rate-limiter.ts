@@ -22,9 +22,13 @@ export class RateLimiter {
   take(keyId: string, policy: RatePolicy, nowMs: number): RateDecision | null {
     if (policy.perMinute === 0) return null;
     let bucket = this.buckets.get(keyId);
-    if (bucket === undefined || bucket.policy !== policy) {
-      bucket = { tokens: bucket ? Math.min(bucket.tokens, policy.burst) : policy.burst, updatedMs: nowMs, policy };
+    if (bucket === undefined) {
+      bucket = { tokens: policy.burst, updatedMs: nowMs, policy };
       this.buckets.set(keyId, bucket);
+    } else if (bucket.policy.perMinute !== policy.perMinute || bucket.policy.burst !== policy.burst) {
+      // The key's limits changed: keep what it had, within the new burst.
+      bucket.tokens = Math.min(bucket.tokens, policy.burst);
+      bucket.policy = policy;
     }
     const perMs = policy.perMinute / 60_000;
     if (nowMs > bucket.updatedMs) {

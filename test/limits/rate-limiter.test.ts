@@ -40,6 +40,23 @@ describe("token bucket", () => {
     expect(limiter.take("k", slow, 0)).toEqual({ allowed: false, limit: 1, retryAfterSeconds: 30 });
   });
 
+  test("a key's own rate refills like any other, even with a fresh policy object each call", () => {
+    const limiter = new RateLimiter();
+    const defaults = { perMinute: 600, burst: 120 };
+    const take = (now: number) => limiter.take("k", ratePolicyFor(30, defaults), now)?.allowed;
+    const burst = Array.from({ length: 31 }, () => take(0));
+    expect(burst.filter(Boolean)).toHaveLength(30);
+    expect(take(1_000)).toBe(false);
+    expect(take(2_000)).toBe(true);
+    expect(take(2_000)).toBe(false);
+  });
+
+  test("a changed policy keeps the tokens left, within the new burst", () => {
+    const limiter = new RateLimiter();
+    for (let i = 0; i < 3; i++) limiter.take("k", { perMinute: 60, burst: 10 }, 0);
+    expect(limiter.take("k", { perMinute: 60, burst: 5 }, 0)).toEqual({ allowed: true, limit: 5, remaining: 4 });
+  });
+
   test("a rate of 0 means unlimited", () => {
     expect(new RateLimiter().take("k", { perMinute: 0, burst: 1 }, 0)).toBeNull();
   });
