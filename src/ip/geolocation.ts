@@ -1,51 +1,15 @@
 import { type Reader, type Response as MmdbRecord, open } from "maxmind";
 import { DatasetError } from "../datasets/dataset-error.ts";
-import { countryName } from "./country.ts";
+import { type FlatRecord, type Geolocation, type MaxMindRecord, type RecordSchema, UNKNOWN_LOCATION, fromFlatRecord, fromMaxMindRecord, schemaOfRecord } from "./geo-record.ts";
 import type { ParsedIp } from "./parse.ts";
-import { subdivisionCode } from "./subdivision-codes.ts";
 
-export interface Geolocation {
-  readonly country: string;
-  readonly country_code: string;
-  readonly region: string;
-  readonly region_name: string;
-  readonly city: string;
-  readonly subdivisions: string;
-  readonly zip: string;
-  readonly latitude: number;
-  readonly longitude: number;
-  readonly timezone: string;
-}
+export { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
 
+/** Where an address is. Routes and tests depend on this, not on MMDB files. */
 export interface GeoLookup {
-  /** The same object for addresses of the same network record; never modify it. */
-  lookup(ip: ParsedIp): Geolocation | null;
+  /** The same frozen object for addresses of the same network record while it is cached; never modify it. */
+  lookup(ip: ParsedIp): Geolocation;
 }
-
-/** The flat schema of the @ip-location-db packages. */
-interface FlatRecord {
-  country_code?: string;
-  state1?: string;
-  state2?: string;
-  city?: string;
-  postcode?: string;
-  latitude?: number;
-  longitude?: number;
-  timezone?: string;
-}
-
-type Named = { iso_code?: string; names?: { en?: string } };
-/** The MaxMind GeoIP2/GeoLite2 City schema, which DB-IP's City files share. */
-export interface CityRecord {
-  country?: Named;
-  registered_country?: Named;
-  subdivisions?: Named[];
-  city?: { names?: { en?: string } };
-  postal?: { code?: string };
-  location?: { latitude?: number; longitude?: number; time_zone?: string };
-}
-
-export type MmdbSchema = "flat" | "maxmind";
 
 export interface OpenedMmdb {
   readonly file: string;
@@ -54,96 +18,92 @@ export interface OpenedMmdb {
   readonly buildDate: string;
 }
 
-/** Opens an MMDB and checks it answers; errors name the file and the fix. */
+/**
+ * Decoded records kept per database. Records share their strings, so even random
+ * addresses gain from it (IPv4 city lookups of random addresses: 6.1 µs without,
+ * 2.3 µs with 10,000, about the same with 100,000; a hot set of 1,000 addresses:
+ * 1.0 µs); 10,000 keeps memory at a few MB per database.
+ */
+const DECODED_RECORDS_KEPT = 10_000;
+
+/** Reads an MMDB into memory once, without watching the file. Errors name the file and the fix. */
 export async function openMmdb(file: string): Promise<OpenedMmdb> {
   let reader: Reader<MmdbRecord>;
   try {
-    reader = await open<MmdbRecord>(file);
+    reader = await open<MmdbRecord>(file, { cache: { max: DECODED_RECORDS_KEPT } });
   } catch (err) {
-    const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-    throw new DatasetError(file, missing ? "missing" : `not a valid MaxMind DB file (${(err as Error).message})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new DatasetError(file, "missing");
+    if (code) throw new DatasetError(file, `cannot be read (${code})`);
+    throw new DatasetError(file, `not a valid MaxMind DB file (${(err as Error).message})`);
   }
   return { file, reader, databaseType: reader.metadata.databaseType, buildDate: reader.metadata.buildEpoch.toISOString() };
 }
 
-export function schemaOf(databaseType: string): MmdbSchema {
-  return /^(GeoIP2|GeoLite2|DBIP)/i.test(databaseType) ? "maxmind" : "flat";
-}
+/** Addresses that any real city or country database knows, to see which schema it writes. */
+const PROBES = ["8.8.8.8", "81.2.69.142", "1.1.1.1", "2.125.160.216", "2001:4860:4860::8888", "2a03:2880:f12f:83:face:b00c:0:25de", "2001:218::1"];
 
-const round = (n: number | undefined) => (n === undefined ? 0 : Math.round(n * 10_000) / 10_000);
-
-export function fromFlatRecord(r: FlatRecord): Geolocation {
-  const code = r.country_code ?? "";
-  return {
-    country: countryName(code),
-    country_code: code,
-    region: subdivisionCode(code, r.state1 ?? ""),
-    region_name: r.state1 ?? "",
-    city: r.city ?? "",
-    subdivisions: r.state2 ?? "",
-    zip: r.postcode ?? "",
-    latitude: round(r.latitude),
-    longitude: round(r.longitude),
-    timezone: r.timezone ?? "",
-  };
-}
-
-export function fromCityRecord(r: CityRecord): Geolocation {
-  const country = r.country ?? r.registered_country;
-  const code = country?.iso_code ?? "";
-  const [first, ...rest] = r.subdivisions ?? [];
-  return {
-    country: country?.names?.en ?? countryName(code),
-    country_code: code,
-    region: first?.iso_code ?? subdivisionCode(code, first?.names?.en ?? ""),
-    region_name: first?.names?.en ?? "",
-    city: r.city?.names?.en ?? "",
-    subdivisions: rest.map((s) => s.names?.en ?? "").filter(Boolean).join(", "),
-    zip: r.postal?.code ?? "",
-    latitude: round(r.location?.latitude),
-    longitude: round(r.location?.longitude),
-    timezone: r.location?.time_zone ?? "",
-  };
-}
-
-const NO_COUNTRY = Object.freeze({}) as Geolocation;
-
-/**
- * Maps a record once: the MMDB decoder hands out the same object for the same
- * record while it is cached, so repeated networks cost one WeakMap lookup.
- */
-function toGeolocation(schema: MmdbSchema, record: unknown, mapped: WeakMap<object, Geolocation>): Geolocation | null {
-  if (record === null || typeof record !== "object") return null;
-  let geo = mapped.get(record);
-  if (geo === undefined) {
-    const fresh = schema === "flat" ? fromFlatRecord(record as FlatRecord) : fromCityRecord(record as CityRecord);
-    geo = fresh.country_code ? Object.freeze(fresh) : NO_COUNTRY;
-    mapped.set(record, geo);
+/** The record schema of a database, from the shape of its records, else from its type name. */
+export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
+  const ipv6 = mmdb.reader.metadata.ipVersion === 6;
+  for (const probe of PROBES) {
+    if (!ipv6 && probe.includes(":")) continue;
+    const schema = schemaOfRecord(mmdb.reader.get(probe));
+    if (schema) return schema;
   }
-  return geo === NO_COUNTRY ? null : geo;
+  return /^(GeoIP|GeoLite|DBIP)/i.test(mmdb.databaseType) ? "maxmind" : "flat";
+}
+
+type Locate = (ip: ParsedIp) => Geolocation;
+
+function locator(mmdb: OpenedMmdb): Locate {
+  const { reader } = mmdb;
+  const ipv6 = reader.metadata.ipVersion === 6;
+  const map = schemaOf(mmdb) === "flat" ? (r: MmdbRecord) => fromFlatRecord(r as FlatRecord) : (r: MmdbRecord) => fromMaxMindRecord(r as MaxMindRecord);
+  // The decoder hands out the same record object while it is cached: map it once.
+  const mapped = new WeakMap<object, Geolocation>();
+  return (ip) => {
+    // An IPv4-only tree walked with 128 bits lands on an unrelated record.
+    if (ip.version === 6 && !ipv6) return UNKNOWN_LOCATION;
+    const record = reader.get(ip.text);
+    if (record === null || typeof record !== "object") return UNKNOWN_LOCATION;
+    let geo = mapped.get(record);
+    if (geo === undefined) mapped.set(record, (geo = Object.freeze(map(record))));
+    return geo;
+  };
 }
 
 /**
- * City-level answer from the city file for the address's family; where it has no
- * record, the country-level file still gives the country.
+ * City-level answer from the city database for the address's family; where that has
+ * no record or no country, the country-level database still gives the country.
  */
 export class MmdbGeolocation implements GeoLookup {
-  private readonly v4: { reader: Reader<MmdbRecord>; schema: MmdbSchema };
-  private readonly v6: { reader: Reader<MmdbRecord>; schema: MmdbSchema };
-  private readonly country: { reader: Reader<MmdbRecord>; schema: MmdbSchema } | null;
-  private readonly mapped = new WeakMap<object, Geolocation>();
+  private readonly cityV4: Locate;
+  private readonly cityV6: Locate;
+  private readonly country: Locate | null;
 
   constructor(cityV4: OpenedMmdb, cityV6: OpenedMmdb, country: OpenedMmdb | null) {
-    const side = (m: OpenedMmdb) => ({ reader: m.reader, schema: schemaOf(m.databaseType) });
-    this.v4 = side(cityV4);
-    this.v6 = side(cityV6);
-    this.country = country && side(country);
+    this.cityV4 = locator(cityV4);
+    this.cityV6 = cityV6 === cityV4 ? this.cityV4 : locator(cityV6);
+    this.country = country && locator(country);
   }
 
-  lookup(ip: ParsedIp): Geolocation | null {
-    const city = ip.version === 4 ? this.v4 : this.v6;
-    const found = toGeolocation(city.schema, city.reader.get(ip.text), this.mapped);
-    if (found || !this.country) return found;
-    return toGeolocation(this.country.schema, this.country.reader.get(ip.text), this.mapped);
+  lookup(ip: ParsedIp): Geolocation {
+    const found = ip.version === 4 ? this.cityV4(ip) : this.cityV6(ip);
+    if (found.country_code || !this.country) return found;
+    const countryOnly = this.country(ip);
+    return countryOnly.country_code ? countryOnly : found;
   }
+}
+
+export interface GeoFiles {
+  readonly cityV4: string;
+  readonly cityV6: string;
+  /** Country-level fallback covering IPv4 and IPv6; null for none. */
+  readonly country: string | null;
+}
+
+export async function openGeolocation(files: GeoFiles): Promise<MmdbGeolocation> {
+  const [cityV4, cityV6, country] = await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), files.country === null ? null : openMmdb(files.country)]);
+  return new MmdbGeolocation(cityV4, cityV6, country);
 }

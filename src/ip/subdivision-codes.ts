@@ -2,51 +2,76 @@ import { iso31662 } from "iso-3166";
 import { SUBDIVISION_ALIASES } from "./subdivision-aliases.ts";
 
 /**
- * Administrative words that GeoLite2/GeoNames English names and the ISO 3166-2
- * names write differently or omit ("State of Berlin", "Guangdong Sheng",
- * "Seoul-teukbyeolsi", "Bristol, City of").
+ * Words that GeoLite2/GeoNames English names and ISO 3166-2 names write
+ * differently or leave out ("State of Berlin", "Guangdong Sheng", "Seoul-teukbyeolsi",
+ * "Bristol, City of", "Pavlodar oblysy").
  */
 const ADMINISTRATIVE_WORDS =
-  /\b(state of|province of|city of|autonomous community of|governorate|county|province|prefecture|region|oblast|voivodeship|department|district|municipality|metropolitan city|metropolitan|special city|city|sheng|shi|zizhiqu|zhuangzu|huizu|uygur)\b|-(do|si|teukbyeolsi|gwangyeoksi|teukbyeoljachisi|teukbyeoljachido)\b/g;
+  /\b(state of|province of|county of|city of|autonomous community of|urban municipality of|provincia de|departamento del?|estado de|emirate of|autonomous|governorate|county|province|prefecture|region|division|oblast|oblysy|oblisi|krai|kray|megye|voivodeship|department|district|municipality|metropolitan city|metropolitan|special city|city|republic|respublika|sheng|shi|zizhiqu|zhuangzu|huizu|uygur)\b/g;
+/** Korean province and city suffixes ("Gangwon-do", "Sejong-si"), after punctuation became spaces. */
+const KOREAN_SUFFIXES = /\b(do|si|teukbyeolsi|gwangyeoksi|teukbyeoljachisi|teukbyeoljachido)\b/g;
 
-/** ISO writes Japanese names in Kunrei-shiki ("Hukusima"), GeoNames in Hepburn ("Fukushima"). */
-function kunrei(folded: string): string {
-  return folded.replace(/shi/g, "si").replace(/chi/g, "ti").replace(/tsu/g, "tu").replace(/fu/g, "hu").replace(/ji/g, "zi").replace(/sh/g, "sy").replace(/ch/g, "ty").replace(/j/g, "zy");
-}
+/** Letters that Unicode decomposition leaves alone. */
+const LETTERS: Record<string, string> = { ø: "o", æ: "ae", ß: "ss", đ: "d", ð: "d", ł: "l", ı: "i", œ: "oe", þ: "th" };
 
-/** Lower-case ASCII letters and digits only, so "Île-de-France" and "Ile de France" meet. */
-export function foldSubdivisionName(country: string, name: string): string {
-  const folded = name
+/** Lower case, no accents or punctuation: "Île-de-France" and "Ile de France" meet. */
+function plainKey(country: string, name: string): string {
+  const key = name
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(ADMINISTRATIVE_WORDS, " ")
-    .replace(/[^a-z0-9]+/g, "");
-  return country === "JP" ? kunrei(folded) : folded;
+    .replace(/[øæßđðłıœþ]/g, (c) => LETTERS[c])
+    .replace(/[^a-z0-9]+/g, " ");
+  return country === "JP" ? kunrei(key) : key;
 }
 
-/** country → folded name → code without the country prefix. */
+/** ISO writes Japanese names in Kunrei-shiki ("Hukusima"), GeoNames in Hepburn ("Fukushima"). */
+function kunrei(key: string): string {
+  return key.replace(/shi/g, "si").replace(/chi/g, "ti").replace(/tsu/g, "tu").replace(/fu/g, "hu").replace(/ji/g, "zi").replace(/sh/g, "sy").replace(/ch/g, "ty").replace(/j/g, "zy");
+}
+
+const compact = (key: string) => key.replace(/ /g, "");
+function loose(country: string, key: string): string {
+  const words = key.replace(ADMINISTRATIVE_WORDS, " ");
+  return compact(country === "KR" ? words.replace(KOREAN_SUFFIXES, " ") : words);
+}
+
+const AMBIGUOUS = "";
+
+/**
+ * country → key → code without the country prefix. Exact names beat loose ones,
+ * aliases beat the ISO list, top-level subdivisions beat nested ones; two codes for
+ * one key at the same rank make it ambiguous, and it answers nothing.
+ */
 function buildIndex(): Map<string, Map<string, string>> {
-  const index = new Map<string, Map<string, string>>();
-  const add = (country: string, name: string, code: string) => {
-    let names = index.get(country);
-    if (!names) index.set(country, (names = new Map()));
-    const key = foldSubdivisionName(country, name);
-    if (key && !names.has(key)) names.set(key, code);
+  const index = new Map<string, Map<string, { code: string; rank: number }>>();
+  const put = (country: string, key: string, code: string, rank: number) => {
+    if (!key) return;
+    let keys = index.get(country);
+    if (!keys) index.set(country, (keys = new Map()));
+    const held = keys.get(key);
+    if (!held || rank < held.rank) keys.set(key, { code, rank });
+    else if (rank === held.rank && held.code !== code) held.code = AMBIGUOUS;
+  };
+  const add = (country: string, name: string, code: string, rank: number) => {
+    const key = plainKey(country, name);
+    put(country, compact(key), code, rank);
+    put(country, loose(country, key), code, rank + 3);
   };
   for (const [country, aliases] of Object.entries(SUBDIVISION_ALIASES)) {
-    for (const [name, code] of Object.entries(aliases)) add(country, name, code);
+    for (const [name, code] of Object.entries(aliases)) add(country, name, code, 0);
   }
-  // Top-level subdivisions first: GeoLite2's first subdivision is the top level where ISO has two.
-  const topLevelFirst = [...iso31662].sort((a, b) => a.parent.length - b.parent.length);
-  for (const { code, name } of topLevelFirst) add(code.slice(0, 2), name, code.slice(3));
-  return index;
+  for (const { code, name, parent } of iso31662) add(code.slice(0, 2), name, code.slice(3), parent.length === 2 ? 1 : 2);
+
+  const codes = new Map<string, Map<string, string>>();
+  for (const [country, keys] of index) codes.set(country, new Map([...keys].map(([key, { code }]) => [key, code])));
+  return codes;
 }
 
 const INDEX = buildIndex();
-const EMPTY = new Map<string, string>();
-/** Answers per (country, name) as found in the databases: a bounded set, folded once each. */
-const resolved = new Map<string, Map<string, string>>();
+const NONE = new Map<string, string>();
+/** Answers per (country, name) as the databases spell them: a bounded set, each folded once. */
+const answered = new Map<string, Map<string, string>>();
 
 /**
  * The ISO 3166-2 subdivision code without its country prefix ("ENG", "CA") for a
@@ -54,13 +79,14 @@ const resolved = new Map<string, Map<string, string>>();
  */
 export function subdivisionCode(country: string, name: string): string {
   if (!name) return "";
-  let answers = resolved.get(country);
-  if (!answers) resolved.set(country, (answers = new Map()));
-  let code = answers.get(name);
+  let names = answered.get(country);
+  if (!names) answered.set(country, (names = new Map()));
+  let code = names.get(name);
   if (code === undefined) {
-    code = (INDEX.get(country) ?? EMPTY).get(foldSubdivisionName(country, name)) ?? "";
-    answers.set(name, code);
+    const keys = INDEX.get(country) ?? NONE;
+    const key = plainKey(country, name);
+    code = keys.get(compact(key)) || keys.get(loose(country, key)) || "";
+    names.set(name, code);
   }
   return code;
 }
-

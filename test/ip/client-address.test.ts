@@ -1,52 +1,131 @@
 import { describe, expect, test } from "bun:test";
 import { parseTrustedProxies, resolveClientAddress } from "../../src/ip/client-address.ts";
 
-const none = parseTrustedProxies("");
+const nobody = parseTrustedProxies("");
 const proxies = parseTrustedProxies("10.0.0.0/8, 192.0.2.1, 2001:db8::/32");
 const headers = (forwardedFor: string | null, forwarded: string | null = null) => ({ forwardedFor, forwarded });
 
-describe("without trusted proxies the socket peer is the client", () => {
+describe("without trust the socket peer is the client, whatever the headers say", () => {
   test.each([
     ["203.0.113.9", headers("8.8.8.8")],
     ["203.0.113.9", headers(null, "for=8.8.8.8")],
+    ["203.0.113.9", headers("8.8.8.8", "for=1.1.1.1")],
     ["10.1.2.3", headers("8.8.8.8")],
+    ["2001:db8::1", headers("8.8.8.8")],
   ])("%s with spoofed headers", (peer, h) => {
-    expect(resolveClientAddress(peer, h, none)).toBe(peer);
+    expect(resolveClientAddress(peer, h, nobody)).toBe(peer);
   });
-  test("an IPv4-mapped peer is given as IPv4", () => {
-    expect(resolveClientAddress("::ffff:203.0.113.9", headers(null), none)).toBe("203.0.113.9");
-  });
-});
-
-describe("with trusted proxies", () => {
   test.each([
-    ["untrusted peer: headers ignored", "198.51.100.7", headers("8.8.8.8"), "198.51.100.7"],
-    ["one hop", "10.0.0.5", headers("8.8.8.8"), "8.8.8.8"],
-    ["the right-most untrusted hop wins over a spoofed left part", "10.0.0.5", headers("1.1.1.1, 8.8.8.8"), "8.8.8.8"],
-    ["trusted hops are skipped", "10.0.0.5", headers("8.8.8.8, 10.9.9.9, 192.0.2.1"), "8.8.8.8"],
-    ["all hops trusted: the left-most", "10.0.0.5", headers("10.1.1.1, 10.2.2.2"), "10.1.1.1"],
-    ["no header: the peer", "10.0.0.5", headers(null), "10.0.0.5"],
-    ["empty header: the peer", "10.0.0.5", headers(""), "10.0.0.5"],
-    ["garbage stops the walk", "10.0.0.5", headers("8.8.8.8, garbage"), "10.0.0.5"],
-    ["garbage left of a valid hop", "10.0.0.5", headers("garbage, 8.8.4.4"), "8.8.4.4"],
-    ["ports are stripped", "10.0.0.5", headers("8.8.8.8:1234"), "8.8.8.8"],
-    ["IPv6 hop", "2001:db8::1", headers("2606:4700:4700::1111"), "2606:4700:4700::1111"],
-    ["Forwarded for=", "10.0.0.5", headers(null, "for=8.8.8.8;proto=https"), "8.8.8.8"],
-    ["Forwarded quoted IPv6 with port", "10.0.0.5", headers(null, 'for="[2606:4700::1]:443"'), "2606:4700::1"],
-    ["Forwarded several elements", "10.0.0.5", headers(null, "for=1.1.1.1, for=8.8.8.8;by=10.0.0.5, for=10.3.3.3"), "8.8.8.8"],
-    ["Forwarded obfuscated hop stops the walk", "10.0.0.5", headers(null, 'for=8.8.8.8, for="_hidden"'), "10.0.0.5"],
-    ["Forwarded wins over X-Forwarded-For", "10.0.0.5", headers("1.1.1.1", "for=8.8.8.8"), "8.8.8.8"],
-    ["case-insensitive parameter name", "10.0.0.5", headers(null, "For=8.8.8.8"), "8.8.8.8"],
-  ])("%s", (_, peer, h, expected) => {
-    expect(resolveClientAddress(peer, h, proxies)).toBe(expected);
+    ["::ffff:203.0.113.9", "203.0.113.9"],
+    ["2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
+    ["not an address", "not an address"],
+  ])("peer %s is given as %s", (peer, expected) => {
+    expect(resolveClientAddress(peer, headers("8.8.8.8"), nobody)).toBe(expected);
   });
 });
 
-describe("RISKCHECK_TRUST_PROXY syntax", () => {
-  test.each(["10.0.0.0/33", "nonsense", "1.2.3.4/", "2001:db8::/129", "10.0.0.0/08"])("%p is refused, naming the entry", (spec) => {
-    expect(() => parseTrustedProxies(`127.0.0.1, ${spec}`)).toThrow(spec);
+describe("an untrusted peer's headers are ignored even when proxies are configured", () => {
+  test.each([
+    ["198.51.100.7", headers("8.8.8.8")],
+    ["198.51.100.7", headers("10.0.0.1")],
+    ["198.51.100.7", headers(null, "for=8.8.8.8")],
+    ["2001:db9::1", headers("8.8.8.8")],
+  ])("%s", (peer, h) => {
+    expect(resolveClientAddress(peer, h, proxies)).toBe(peer);
+  });
+});
+
+describe("X-Forwarded-For from a trusted peer is walked from the right", () => {
+  test.each([
+    ["one hop", "10.0.0.5", "8.8.8.8", "8.8.8.8"],
+    ["the right-most untrusted hop wins over a spoofed left part", "10.0.0.5", "1.1.1.1, 8.8.8.8", "8.8.8.8"],
+    ["trusted hops are skipped", "10.0.0.5", "8.8.8.8, 10.9.9.9, 192.0.2.1", "8.8.8.8"],
+    ["all hops trusted: the left-most", "10.0.0.5", "10.1.1.1, 10.2.2.2", "10.1.1.1"],
+    ["no spaces", "10.0.0.5", "9.9.9.9,8.8.8.8,10.2.2.2", "8.8.8.8"],
+    ["a trusted IPv4-mapped peer", "::ffff:10.0.0.5", "8.8.8.8", "8.8.8.8"],
+    ["an IPv4-mapped hop is given as IPv4", "10.0.0.5", "::ffff:8.8.8.8", "8.8.8.8"],
+    ["IPv6 peer and hop", "2001:db8::1", "2606:4700:4700::1111", "2606:4700:4700::1111"],
+    ["IPv6 hop normalised", "10.0.0.5", "2606:4700:4700:0:0:0:0:1111", "2606:4700:4700::1111"],
+    ["IPv4 port stripped", "10.0.0.5", "8.8.8.8:1234", "8.8.8.8"],
+    ["bracketed IPv6 with port", "10.0.0.5", "[2606:4700::1]:443", "2606:4700::1"],
+    ["bracketed IPv6 without port", "10.0.0.5", "[2606:4700::1]", "2606:4700::1"],
+  ])("%s", (_, peer, xff, expected) => {
+    expect(resolveClientAddress(peer, headers(xff), proxies)).toBe(expected);
+  });
+});
+
+describe("RFC 7239 Forwarded", () => {
+  test.each([
+    ["for=", "for=8.8.8.8", "8.8.8.8"],
+    ["with other parameters", "for=8.8.8.8;proto=https;by=10.0.0.5", "8.8.8.8"],
+    ["parameters in another order", "proto=https;for=8.8.8.8", "8.8.8.8"],
+    ["quoted IPv4", 'for="8.8.8.8"', "8.8.8.8"],
+    ["quoted IPv4 with port", 'for="8.8.8.8:4711"', "8.8.8.8"],
+    ["quoted IPv6 with port", 'for="[2606:4700::1]:443"', "2606:4700::1"],
+    ["quoted IPv6 without port", 'for="[2606:4700::1]"', "2606:4700::1"],
+    ["obfuscated port", 'for="[2606:4700::1]:_abc"', "2606:4700::1"],
+    ["several elements", "for=1.1.1.1, for=8.8.8.8;by=10.0.0.5, for=10.3.3.3", "8.8.8.8"],
+    ["case-insensitive parameter name", "For=8.8.8.8", "8.8.8.8"],
+    ["spaces around =", "for = 8.8.8.8", "8.8.8.8"],
+    ["obfuscated hop stops the walk at the last trusted one", 'for=8.8.8.8, for="_hidden"', "10.0.0.5"],
+    ["unknown hop stops the walk", "for=8.8.8.8, for=unknown, for=10.4.4.4", "10.4.4.4"],
+    ["an element without for= stops the walk", "for=8.8.8.8, proto=https", "10.0.0.5"],
+  ])("%s: %s", (_, forwarded, expected) => {
+    expect(resolveClientAddress("10.0.0.5", headers(null, forwarded), proxies)).toBe(expected);
+  });
+
+  test("Forwarded wins over X-Forwarded-For", () => {
+    expect(resolveClientAddress("10.0.0.5", headers("1.1.1.1", "for=8.8.8.8"), proxies)).toBe("8.8.8.8");
+  });
+  test("a Forwarded header without any for= leaves X-Forwarded-For in charge", () => {
+    expect(resolveClientAddress("10.0.0.5", headers("1.1.1.1", "proto=https;host=example.com"), proxies)).toBe("1.1.1.1");
+  });
+});
+
+describe("garbage never throws and stops at the last address read", () => {
+  test.each([
+    ["empty header", headers(""), "10.0.0.5"],
+    ["only commas", headers(",,,"), "10.0.0.5"],
+    ["garbage right of a valid hop", headers("8.8.8.8, garbage"), "10.0.0.5"],
+    ["garbage left of a valid hop", headers("garbage, 8.8.4.4"), "8.8.4.4"],
+    ["garbage behind a trusted hop", headers("garbage, 10.7.7.7"), "10.7.7.7"],
+    ["empty element", headers("8.8.8.8,,10.7.7.7"), "10.7.7.7"],
+    ["octal-looking hop", headers("010.0.0.1"), "10.0.0.5"],
+    ["zone id", headers("fe80::1%eth0"), "10.0.0.5"],
+    ["non-numeric port", headers("8.8.8.8:http"), "10.0.0.5"],
+    ["port out of form", headers("8.8.8.8:123456"), "10.0.0.5"],
+    ["unterminated bracket", headers("[2606:4700::1"), "10.0.0.5"],
+    ["junk after bracket", headers("[2606:4700::1]x"), "10.0.0.5"],
+    ["control characters", headers("8.8.8.8\u0000"), "10.0.0.5"],
+    ["non-ASCII digits", headers("８.８.８.８"), "10.0.0.5"],
+    ["a very long spoofed chain", headers(`${"1.2.3.4, ".repeat(10_000)}8.8.8.8`), "8.8.8.8"],
+    ["an unclosed quote in Forwarded", headers(null, 'for="8.8.8.8'), "10.0.0.5"],
+    ["Forwarded with only a name", headers(null, "for"), "10.0.0.5"],
+  ])("%s", (_, h, expected) => {
+    expect(resolveClientAddress("10.0.0.5", h, proxies)).toBe(expected);
+  });
+});
+
+describe("trusted proxy list syntax", () => {
+  test.each(["10.0.0.0/33", "nonsense", "1.2.3.4/", "2001:db8::/129", "10.0.0.0/08", "10.0.0.0/-1", "[::1]", "1.2.3"])("%p is refused, naming the entry", (entry) => {
+    expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`)).toThrow(`"${entry}"`);
   });
   test("blank entries are ignored", () => {
     expect(parseTrustedProxies(" , 127.0.0.1 ,").proxies).toHaveLength(1);
+  });
+  test.each([
+    ["127.0.0.1", "127.0.0.1", true],
+    ["127.0.0.1", "127.0.0.2", false],
+    ["10.0.0.0/8", "10.255.255.255", true],
+    ["10.0.0.1/8", "10.9.9.9", true],
+    ["::1", "::1", true],
+    ["2001:db8::/32", "2001:db8:ffff::1", true],
+    ["2001:db8::/32", "2001:db9::1", false],
+    ["0.0.0.0/0", "8.8.8.8", true],
+    ["::/0", "2606:4700::1", true],
+    ["::/0", "8.8.8.8", false],
+  ])("%s trusts %s: %p", (spec, peer, trusted) => {
+    const resolved = resolveClientAddress(peer, headers("9.9.9.9"), parseTrustedProxies(spec));
+    expect(resolved).toBe(trusted ? "9.9.9.9" : peer);
   });
 });

