@@ -10,8 +10,8 @@ export interface DomainListInput {
 
 export interface DomainLists {
   readonly disposable: ReadonlySet<string>;
-  /** Listed domains that may also flag their subdomains: those that are not public suffixes. */
-  readonly disposableParents: ReadonlySet<string>;
+  /** Listed domains that are public suffixes: they flag themselves, never their subdomains. */
+  readonly disposableSuffixes: ReadonlySet<string>;
   readonly disposableWildcard: ReadonlySet<string>;
   /** Free providers, without public suffixes and reserved names. */
   readonly free: ReadonlySet<string>;
@@ -39,7 +39,7 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
   const free = normalised("free");
   const lists: DomainLists = {
     disposable,
-    disposableParents: new Set([...disposable].filter((d) => !isPublicSuffix(d))),
+    disposableSuffixes: new Set([...disposable].filter(isPublicSuffix)),
     disposableWildcard: normalised("disposableWildcard"),
     free: new Set([...free].filter((d) => !isPublicSuffix(d) && !isReserved(d))),
     allow: normalised("allow"),
