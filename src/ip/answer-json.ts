@@ -1,5 +1,5 @@
 import { countryFlag } from "./country.ts";
-import type { Geolocation } from "./geolocation.ts";
+import type { Geolocation } from "./geo-record.ts";
 import type { IpFacts } from "./intelligence.ts";
 import type { NetworkOwner } from "./network-owner.ts";
 import type { Reputation } from "./reputation.ts";
@@ -12,9 +12,6 @@ import type { Reputation } from "./reputation.ts";
 const geoParts = new WeakMap<Geolocation, { head: string; tail: string }>();
 const ownerParts = new WeakMap<NetworkOwner, string>();
 const reputationParts = new WeakMap<Reputation, string>();
-
-const NO_GEO_HEAD = `"country":"","country_code":"","flag":"","region":"","region_name":"","city":"","subdivisions":"",`;
-const NO_GEO_TAIL = `"zip":"","latitude":0,"longitude":0,"timezone":"",`;
 
 function geoFragments(geo: Geolocation): { head: string; tail: string } {
   let parts = geoParts.get(geo);
@@ -55,13 +52,13 @@ function reputationFragment(reputation: Reputation): string {
 }
 
 export function answerJson(f: IpFacts): string {
-  const geo = f.geo ? geoFragments(f.geo) : null;
+  const geo = geoFragments(f.geo);
   // Addresses and connection types are plain ASCII without quotes or backslashes.
   return (
     `{"ip":"${f.ip}",` +
-    (geo ? geo.head : NO_GEO_HEAD) +
+    geo.head +
     `"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
-    (geo ? geo.tail : NO_GEO_TAIL) +
+    geo.tail +
     ownerFragment(f.owner) +
     `"reputation":${reputationFragment(f.reputation)}}`
   );

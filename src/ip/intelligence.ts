@@ -1,7 +1,8 @@
 import type { Reader, Response as MmdbRecord } from "maxmind";
 import type { AsnIndex } from "./asn-index.ts";
 import { countryFlag } from "./country.ts";
-import type { GeoLookup, Geolocation } from "./geolocation.ts";
+import { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
+import type { GeoLookup } from "./geolocation.ts";
 import { connectionTypeOf } from "./network-kinds.ts";
 import { type NetworkOwner, connectionTypeFromMmdb, ownerFromMmdb } from "./network-owner.ts";
 import type { ParsedIp } from "./parse.ts";
@@ -60,7 +61,7 @@ export interface Explanation {
  */
 export interface IpFacts {
   readonly ip: string;
-  readonly geo: Geolocation | null;
+  readonly geo: Geolocation;
   readonly owner: NetworkOwner;
   readonly connectionType: string;
   readonly anycast: boolean;
@@ -153,24 +154,23 @@ export function explain(d: IpDatasets, f: IpFacts): Explanation {
   };
 }
 
-export function answerObject(f: IpFacts): IpAnswer {
+export function answerObject(f: Pick<IpFacts, "ip" | "geo" | "owner" | "connectionType" | "anycast" | "reputation">): IpAnswer {
   const geo = f.geo;
-  const code = geo?.country_code ?? "";
   return {
     ip: f.ip,
-    country: geo?.country ?? "",
-    country_code: code,
-    flag: countryFlag(code),
-    region: geo?.region ?? "",
-    region_name: geo?.region_name ?? "",
-    city: geo?.city ?? "",
-    subdivisions: geo?.subdivisions ?? "",
+    country: geo.country,
+    country_code: geo.country_code,
+    flag: countryFlag(geo.country_code),
+    region: geo.region,
+    region_name: geo.region_name,
+    city: geo.city,
+    subdivisions: geo.subdivisions,
     connection_type: f.connectionType,
     is_anycast: f.anycast,
-    zip: geo?.zip ?? "",
-    latitude: geo?.latitude ?? 0,
-    longitude: geo?.longitude ?? 0,
-    timezone: geo?.timezone ?? "",
+    zip: geo.zip,
+    latitude: geo.latitude,
+    longitude: geo.longitude,
+    timezone: geo.timezone,
     isp: f.owner.isp,
     organization: f.owner.organization,
     asn: f.owner.asn ? `AS${f.owner.asn} ${f.owner.organization}` : "",
@@ -180,23 +180,6 @@ export function answerObject(f: IpFacts): IpAnswer {
 
 /** Every address that is not global unicast: empty strings, zeros, clean reputation, no flag. */
 export function privateAnswer(ip: string): IpAnswer {
-  return {
-    ip,
-    country: "",
-    country_code: "",
-    region: "",
-    region_name: "",
-    city: "",
-    subdivisions: "",
-    connection_type: "",
-    is_anycast: false,
-    zip: "",
-    latitude: 0,
-    longitude: 0,
-    timezone: "",
-    isp: "",
-    organization: "",
-    asn: "",
-    reputation: CLEAN_REPUTATION,
-  };
+  const { flag: _, ...answer } = answerObject({ ip, geo: UNKNOWN_LOCATION, owner: NO_OWNER, connectionType: "", anycast: false, reputation: CLEAN_REPUTATION });
+  return answer;
 }

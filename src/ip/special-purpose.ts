@@ -1,5 +1,7 @@
 import { type AddressRange, cidrsOfRange, rangeOfCidr, subtractRanges } from "./address-range.ts";
 import type { ParsedIp } from "./parse.ts";
+import { RangeIndexBuilder } from "./range-index-builder.ts";
+import { NOT_FOUND, RangeIndex } from "./range-index.ts";
 
 /**
  * Space that is not global unicast: the blocks of the IANA IPv4 and IPv6
@@ -68,49 +70,13 @@ const SPECIAL_RANGES: readonly AddressRange[] = subtractRanges(
 export const SPECIAL_PURPOSE_IPV4: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 4).flatMap(cidrsOfRange));
 export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 6).flatMap(cidrsOfRange));
 
-const v4Ranges = SPECIAL_RANGES.filter((r) => r.version === 4);
-const V4_FIRST = Uint32Array.from(v4Ranges, (r) => Number(r.first));
-const V4_LAST = Uint32Array.from(v4Ranges, (r) => Number(r.last));
-
-const v6Ranges = SPECIAL_RANGES.filter((r) => r.version === 6);
-const V6_FIRST = new Uint32Array(v6Ranges.length * 4);
-const V6_LAST = new Uint32Array(v6Ranges.length * 4);
-v6Ranges.forEach((r, i) => {
-  for (let w = 0; w < 4; w++) {
-    const shift = BigInt(96 - 32 * w);
-    V6_FIRST[i * 4 + w] = Number((r.first >> shift) & 0xffffffffn);
-    V6_LAST[i * 4 + w] = Number((r.last >> shift) & 0xffffffffn);
-  }
-});
-
-/** Sign of (table[at..at+4] − words) as 128-bit unsigned numbers. */
-function compareWords(table: Uint32Array, at: number, words: Uint32Array): number {
-  for (let i = 0; i < 4; i++) {
-    if (table[at + i] !== words[i]) return table[at + i] < words[i] ? -1 : 1;
-  }
-  return 0;
-}
+const SPECIAL = (() => {
+  const builder = new RangeIndexBuilder<true>();
+  for (const r of SPECIAL_RANGES) builder.add(r.version, r.first, r.last, true);
+  return new RangeIndex(builder.build(() => true, () => 0));
+})();
 
 /** False for every address in special-purpose space (see SPECIAL_PURPOSE_IPV4/IPV6). */
 export function isGlobalUnicast(ip: ParsedIp): boolean {
-  if (ip.version === 4) {
-    const a = ip.v4;
-    let lo = 0;
-    let hi = V4_FIRST.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (V4_FIRST[mid] <= a) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return hi < 0 || a > V4_LAST[hi];
-  }
-  const words = ip.v6;
-  let lo = 0;
-  let hi = V6_FIRST.length / 4 - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareWords(V6_FIRST, mid * 4, words) <= 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return hi < 0 || compareWords(V6_LAST, hi * 4, words) < 0;
+  return SPECIAL.lookup(ip) === NOT_FOUND;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { answerJson } from "../../src/ip/answer-json.ts";
+import { UNKNOWN_LOCATION } from "../../src/ip/geo-record.ts";
 import { answerObject, ipFacts } from "../../src/ip/intelligence.ts";
 import { parseIpAddress } from "../../src/ip/parse.ts";
 import { CLEAN_REPUTATION } from "../../src/ip/reputation.ts";
@@ -47,7 +48,7 @@ describe("the cached JSON is exactly JSON.stringify of the answer", () => {
   });
 
   test("an address without geolocation or owner", () => {
-    const facts = { ...ipFacts(datasets, parseIpAddress("8.8.8.8")!), geo: null, owner: { asn: 0, isp: "", organization: "" } };
+    const facts = { ...ipFacts(datasets, parseIpAddress("8.8.8.8")!), geo: UNKNOWN_LOCATION, owner: { asn: 0, isp: "", organization: "" } };
     expect(answerJson(facts)).toBe(JSON.stringify(answerObject(facts)));
   });
 });
