@@ -1,0 +1,25 @@
+import { describe, expect, test } from "bun:test";
+import { clientInfoResolver } from "../../src/http/client-info.ts";
+import { parseTrustedProxies } from "../../src/ip/client-address.ts";
+
+const serverSeeing = (address: string) => ({ requestIP: () => ({ address, family: "", port: 1 }) }) as unknown as Bun.Server<unknown>;
+const request = (headers: Record<string, string>, url = "http://riskcheck.test/dashboard") => new Request(url, { headers });
+
+describe("client address and TLS behind proxies", () => {
+  const behindProxy = clientInfoResolver(parseTrustedProxies("10.0.0.1"));
+  const direct = clientInfoResolver(parseTrustedProxies(""));
+  const headers = { "x-forwarded-for": "81.2.69.142", "x-forwarded-proto": "https" };
+
+  test("a trusted proxy's headers give the client and its TLS", () => {
+    expect(behindProxy(request(headers), serverSeeing("10.0.0.1"))).toEqual({ address: "81.2.69.142", https: true });
+    expect(behindProxy(request({ forwarded: "for=81.2.69.142;proto=https" }), serverSeeing("10.0.0.1"))).toEqual({ address: "81.2.69.142", https: true });
+    expect(behindProxy(request({ "x-forwarded-for": "81.2.69.142", "x-forwarded-proto": "http" }), serverSeeing("10.0.0.1")).https).toBe(false);
+  });
+  test("anyone else's headers are ignored", () => {
+    expect(behindProxy(request(headers), serverSeeing("198.51.100.3"))).toEqual({ address: "198.51.100.3", https: false });
+    expect(direct(request(headers), serverSeeing("10.0.0.1"))).toEqual({ address: "10.0.0.1", https: false });
+  });
+  test("an IPv4-mapped socket peer reads as IPv4", () => {
+    expect(direct(request({}), serverSeeing("::ffff:203.0.113.5")).address).toBe("203.0.113.5");
+  });
+});
