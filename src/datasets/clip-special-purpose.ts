@@ -1,0 +1,21 @@
+import { type AddressRange, rangeOfCidr, subtractRanges } from "../ip/address-range.ts";
+import { SPECIAL_PURPOSE_IPV4, SPECIAL_PURPOSE_IPV6 } from "../ip/special-purpose.ts";
+import type { FeedEntry } from "./formats/feed-entry.ts";
+
+const SPECIAL: readonly AddressRange[] = [...SPECIAL_PURPOSE_IPV4, ...SPECIAL_PURPOSE_IPV6].map(rangeOfCidr);
+
+/**
+ * Feeds never speak for special-purpose space (FireHOL level 1 lists 10.0.0.0/8):
+ * entries are cut to their global-unicast parts. Returns the entries that remain
+ * and how many were cut or dropped, for the update summary.
+ */
+export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: FeedEntry[]; clipped: number } {
+  const kept: FeedEntry[] = [];
+  let clipped = 0;
+  for (const entry of entries) {
+    const pieces = subtractRanges([entry.range], SPECIAL);
+    if (pieces.length !== 1 || pieces[0].first !== entry.range.first || pieces[0].last !== entry.range.last) clipped++;
+    for (const range of pieces) kept.push({ range, count: entry.count });
+  }
+  return { entries: kept, clipped };
+}

@@ -1,0 +1,13 @@
+import type { AddressRange } from "../../ip/address-range.ts";
+
+/** One address range a feed lists, with the count it gives (1 unless the format carries one). */
+export interface FeedEntry {
+  readonly range: AddressRange;
+  readonly count: number;
+}
+
+/** What a feed file yielded; lines that are neither entries nor comments are counted, not fatal. */
+export interface ParsedFeed {
+  readonly entries: FeedEntry[];
+  readonly unreadable: number;
+}
