@@ -91,19 +91,19 @@ describe("proxy trust in the real process", () => {
 
 describe("start-up failures", () => {
   test.each([
-    ["ip/asn.idx", "corrupt index"],
-    ["geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
+    ["datasets/fixture/ip/asn.idx", "corrupt index"],
+    ["datasets/fixture/geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
     ["curated/hosting-asns.txt", "is not an AS number"],
   ])("a corrupt %s is named, with the fix", (file, problem) => {
     const dir = makeDataDir();
-    const sub = file.split("/")[0];
+    const sub = file.slice(0, file.lastIndexOf("/"));
     // Replace the linked folder by a copy whose one file is broken.
     rmSync(join(dir, sub));
-    cpSync(join(BUNDLED_DATA_DIR, sub), join(dir, sub), { recursive: true, dereference: true });
+    cpSync(join(BUNDLED_DATA_DIR, sub.replace("datasets/fixture", "current")), join(dir, sub), { recursive: true, dereference: true });
     writeFileSync(join(dir, file), "AS-garbage\n".repeat(50));
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir]);
     expect(code).toBe(1);
-    expect(stderr).toContain(join(dir, file));
+    expect(stderr).toContain(join(dir, file.replace("datasets/fixture", "current")));
     expect(stderr).toContain(problem);
   });
 
@@ -111,7 +111,7 @@ describe("start-up failures", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
     expect(code).toBe(1);
-    expect(stderr).toContain(join(dir, "nowhere", "email", "disposable.txt"));
+    expect(stderr).toContain(join(dir, "nowhere", "current"));
     expect(stderr).toContain("npm install");
   });
 });

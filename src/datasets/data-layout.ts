@@ -1,17 +1,38 @@
 import { join } from "node:path";
 
-/** Where each dataset lives inside the data directory. */
+/** The generated files of one dataset version, under `root` (`current`, a staging folder …). */
+export function versionFiles(root: string) {
+  return {
+    root,
+    manifest: join(root, "manifest.json"),
+    raw: join(root, "raw"),
+    disposableDomains: join(root, "email", "disposable.txt"),
+    disposableWildcards: join(root, "email", "disposable-wildcard.txt"),
+    freeDomains: join(root, "email", "free.txt"),
+    feedAllowedDomains: join(root, "email", "allowlist.txt"),
+    cityV4: join(root, "geo", "city-ipv4.mmdb"),
+    cityV6: join(root, "geo", "city-ipv6.mmdb"),
+    country: join(root, "geo", "country.mmdb"),
+    asnIndex: join(root, "ip", "asn.idx"),
+    reputationIndex: join(root, "ip", "reputation.idx"),
+    feedAsnKinds: join(root, "ip", "asn-kinds.json"),
+  } as const;
+}
+
+/**
+ * Where each dataset lives inside the data directory. Generated data sits in a
+ * version folder under `datasets/`, reached through the `current` link that
+ * `riskcheck update` swaps atomically (`previous` keeps the one before, for
+ * rollback). The operator's own files live beside it and are never replaced.
+ */
 export function dataFiles(dataDir: string) {
   return {
-    disposableDomains: join(dataDir, "email", "disposable.txt"),
-    disposableWildcards: join(dataDir, "email", "disposable-wildcard.txt"),
-    freeDomains: join(dataDir, "email", "free.txt"),
+    ...versionFiles(join(dataDir, "current")),
+    versions: join(dataDir, "datasets"),
+    current: join(dataDir, "current"),
+    previous: join(dataDir, "previous"),
+    sources: join(dataDir, "sources.json"),
     allowedDomains: join(dataDir, "email", "allowlist.txt"),
-    cityV4: join(dataDir, "geo", "city-ipv4.mmdb"),
-    cityV6: join(dataDir, "geo", "city-ipv6.mmdb"),
-    country: join(dataDir, "geo", "country.mmdb"),
-    asnIndex: join(dataDir, "ip", "asn.idx"),
-    reputationIndex: join(dataDir, "ip", "reputation.idx"),
     hostingAsns: join(dataDir, "curated", "hosting-asns.txt"),
     vpnAsns: join(dataDir, "curated", "vpn-asns.txt"),
     educationAsns: join(dataDir, "curated", "education-asns.txt"),

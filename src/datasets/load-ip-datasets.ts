@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AsnIndex } from "../ip/asn-index.ts";
 import { MmdbGeolocation, type OpenedMmdb, openMmdb } from "../ip/geolocation.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
-import { KIND, kindsOfNetwork } from "../ip/network-kinds.ts";
+import { KIND, kindBit, kindsOfNetwork } from "../ip/network-kinds.ts";
 import { readIndexFile } from "../ip/range-index-file.ts";
 import { FLAG, ReputationIndex, ReputationIndexBuilder } from "../ip/reputation-index.ts";
 import type { Thresholds } from "../ip/reputation.ts";
@@ -43,6 +43,16 @@ async function openOperatorMmdbs(dir: string): Promise<OperatorMmdbs> {
   return found;
 }
 
+/** AS numbers by kind from feeds (`riskcheck update`); absent before the first update. */
+async function readFeedAsnKinds(file: string): Promise<Record<string, number[]>> {
+  if (!existsSync(file)) return {};
+  try {
+    return (await Bun.file(file).json()) as Record<string, number[]>;
+  } catch (err) {
+    throw new DatasetError(file, `not valid JSON (${(err as Error).message})`, 'run "riskcheck update" or "riskcheck update --rollback"');
+  }
+}
+
 async function curatedText(file: string): Promise<{ text: string; info: DatasetInfo }> {
   const dataset = (await readTextDataset(file))!;
   return { text: dataset.text, info: { name: `curated/${file.split("/").pop()}`, file, date: dataset.modified } };
@@ -67,6 +77,9 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds): P
   mark(hosting, KIND.hosting);
   mark(vpn, KIND.vpn);
   mark(education, KIND.education);
+  for (const [kind, asns] of Object.entries(await readFeedAsnKinds(files.feedAsnKinds))) {
+    for (const asn of asns) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | kindBit(kind));
+  }
   const asn = new AsnIndex(asnFile);
   const asnKinds = new Uint8Array(asn.entryCount);
   for (let entry = 0; entry < asn.entryCount; entry++) {

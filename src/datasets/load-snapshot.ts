@@ -1,6 +1,7 @@
 import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/reputation.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
+import { readManifest } from "./manifest.ts";
 import { dataFiles } from "./data-layout.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
@@ -14,18 +15,20 @@ export interface LoadReport {
 /** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
 export async function loadSnapshot(dataDir: string, thresholds: Thresholds, now = new Date()): Promise<LoadReport> {
   const files = dataFiles(dataDir);
-  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow] = await Promise.all([
+  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow, manifest] = await Promise.all([
     loadIpDatasets(dataDir, thresholds),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
+    readTextDataset(files.feedAllowedDomains, { optional: true }),
+    readManifest(files.manifest),
   ]);
   const { lists, dropped } = buildDomainLists({
     disposable: parseDomainListText(disposable!.text),
     disposableWildcard: parseDomainListText(wildcard!.text),
     free: parseDomainListText(free!.text),
-    allow: allow ? parseDomainListText(allow.text) : [],
+    allow: [...(allow ? parseDomainListText(allow.text) : []), ...(feedAllow ? parseDomainListText(feedAllow.text) : [])],
   });
   const notes: string[] = [];
   for (const [list, count] of Object.entries(dropped)) {
@@ -38,5 +41,5 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, now 
   ];
   if (allow) datasets.push({ name: "allowed-domains", file: files.allowedDomains, entries: lists.allow.size, date: allow.modified });
   datasets.push(...ipDatasets);
-  return { snapshot: Object.freeze({ email: lists, ip, datasets, loadedAt: now.toISOString() }), notes };
+  return { snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest?.version ?? "", loadedAt: now.toISOString() }), notes };
 }

@@ -16,6 +16,8 @@ export interface Snapshot {
   readonly email: DomainLists;
   readonly ip: IpDatasets;
   readonly datasets: readonly DatasetInfo[];
+  /** The dataset version folder it was loaded from. */
+  readonly version: string;
   readonly loadedAt: string;
 }
 

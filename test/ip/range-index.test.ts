@@ -13,7 +13,7 @@ import { FLAG, ReputationIndex, ReputationIndexBuilder } from "../../src/ip/repu
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 const ip = (s: string) => parseIpAddress(s)!;
-const bundled = new AsnIndex(await readIndexFile(join(BUNDLED_DATA_DIR, "ip/asn.idx"), "asn"));
+const bundled = new AsnIndex(await readIndexFile(join(BUNDLED_DATA_DIR, "current/ip/asn.idx"), "asn"));
 
 /** Builds a set-valued index: each stretch gets the sorted labels covering it. */
 function labelled(entries: [string, string][]) {

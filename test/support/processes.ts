@@ -5,16 +5,24 @@ import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
 
-/** A data directory with small fixture email lists and the bundled IP datasets, like the one `npm install` fills. */
+/**
+ * A data directory like the one `npm install` fills: a current dataset version with
+ * small fixture email lists and the bundled IP datasets (linked), the curated files,
+ * and a fixture operator allowlist.
+ */
 export function makeDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "riskcheck-data-"));
-  for (const sub of ["geo", "ip", "curated"]) symlinkSync(join(BUNDLED_DATA_DIR, sub), join(dir, sub));
+  const version = join(dir, "datasets", "fixture");
+  mkdirSync(join(version, "email"), { recursive: true });
   mkdirSync(join(dir, "email"));
-  const write = (name: string, lines: string[]) => writeFileSync(join(dir, "email", name), `# fixture\n${lines.join("\n")}\n`);
-  write("disposable.txt", FIXTURE_EMAIL_LISTS.disposable);
-  write("disposable-wildcard.txt", FIXTURE_EMAIL_LISTS.disposableWildcard);
-  write("free.txt", FIXTURE_EMAIL_LISTS.free);
-  write("allowlist.txt", FIXTURE_EMAIL_LISTS.allow);
+  for (const sub of ["geo", "ip"]) symlinkSync(join(BUNDLED_DATA_DIR, "current", sub), join(version, sub));
+  symlinkSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"));
+  symlinkSync(join("datasets", "fixture"), join(dir, "current"));
+  const write = (path: string, lines: string[]) => writeFileSync(path, `# fixture\n${lines.join("\n")}\n`);
+  write(join(version, "email", "disposable.txt"), FIXTURE_EMAIL_LISTS.disposable);
+  write(join(version, "email", "disposable-wildcard.txt"), FIXTURE_EMAIL_LISTS.disposableWildcard);
+  write(join(version, "email", "free.txt"), FIXTURE_EMAIL_LISTS.free);
+  write(join(dir, "email", "allowlist.txt"), FIXTURE_EMAIL_LISTS.allow);
   return dir;
 }
 

@@ -7,6 +7,7 @@ export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: numb
     JSON.stringify({
       status: "ok",
       uptime_seconds: Math.floor((nowMs - startedMs) / 1000),
+      dataset_version: snapshot.version,
       snapshot_loaded_at: snapshot.loadedAt,
       datasets: snapshot.datasets.map((d) => ({
         name: d.name,
