@@ -3,6 +3,10 @@ import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { DatasetError } from "./datasets/dataset-error.ts";
+import { progressLine } from "./datasets/download.ts";
+import { SourcesError } from "./datasets/sources.ts";
+import { runUpdate } from "./datasets/update.ts";
+import { rollback } from "./datasets/versions.ts";
 import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
 import { openDatabase } from "./db.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
@@ -13,6 +17,7 @@ import { type Log, signalPath, startServer } from "./server.ts";
 
 const USAGE = `usage:
   riskcheck serve   [--host H] [--port P] [--data-dir DIR] [--db FILE]
+  riskcheck update  [--data-dir DIR] [--sources FILE] [--only NAME,...] [--force] [--max-shrink F] [--rollback]
   riskcheck keys create --name NAME [--rate-per-minute N] [--ip-quota-per-month N] [--json]
   riskcheck keys list   [--json]
   riskcheck keys revoke ID_OR_NAME
@@ -62,6 +67,7 @@ async function serve(args: string[]): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGHUP", () => void server.reload("SIGHUP"));
 }
 
 function openKeyStore(config: Config) {
@@ -129,6 +135,48 @@ function keysCommand(args: string[]): void {
   throw new UsageError(sub === undefined ? "keys needs a subcommand: create, list or revoke" : `unknown keys subcommand "${sub}"`);
 }
 
+async function updateCommand(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    "data-dir": { type: "string" },
+    sources: { type: "string" },
+    only: { type: "string" },
+    force: { type: "boolean" },
+    "max-shrink": { type: "string" },
+    rollback: { type: "boolean" },
+  });
+  const config = loadConfig(values, process.env);
+  if (values.rollback) {
+    const { current, previous } = rollback(config.dataDir);
+    console.log(`Dataset version ${current} is current again (${previous} is now the previous one); a running server switches within seconds.`);
+    return 0;
+  }
+  const maxShrink = values["max-shrink"] === undefined ? 0.5 : Number(values["max-shrink"]);
+  if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
+  const started = performance.now();
+  const report = await runUpdate({
+    dataDir: config.dataDir,
+    sourcesFile: values.sources,
+    only: values.only?.split(",").map((n) => n.trim()).filter(Boolean),
+    force: values.force ?? false,
+    maxShrink,
+    thresholds: config.thresholds,
+    env: process.env,
+    progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
+  });
+  if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
+  printTable([
+    ["SOURCE", "RESULT", "ENTRIES", "DETAIL"],
+    ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.detail]),
+  ]);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (report.version) {
+    console.log(`Dataset version ${report.version} is current (${seconds} s; ${report.clipped} feed entries clipped to public address space). A running server picks it up within seconds.`);
+  } else {
+    console.log(`Nothing changed (${seconds} s).`);
+  }
+  return report.outcomes.some((o) => o.outcome === "failed") ? 1 : 0;
+}
+
 async function adminCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password" : `unknown admin subcommand "${sub}"`);
@@ -191,6 +239,10 @@ function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<t
       r.usage.ip_quota_left === null ? "unlimited" : `${r.usage.ip_quota_left}/${r.usage.ip_quota_per_month}`,
     ]),
   ];
+  printTable(table);
+}
+
+function printTable(table: string[][]): void {
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => Bun.stringWidth(row[i]))));
   for (const row of table) console.log(row.map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell))).join("  ").trimEnd());
 }
@@ -208,6 +260,8 @@ export async function main(argv: string[]): Promise<number> {
       case "admin":
         await adminCommand(args);
         return 0;
+      case "update":
+        return await updateCommand(args);
       case "version":
       case "--version":
         parse(args, {});
@@ -222,7 +276,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(command === undefined ? "no command given" : `unknown command "${command}"`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof SourcesError) {
       console.error(`riskcheck: ${err.message}\n${USAGE}`);
       return 2;
     }

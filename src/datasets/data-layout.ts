@@ -13,10 +13,16 @@ export function versionFiles(root: string) {
     cityV4: join(root, "geo", "city-ipv4.mmdb"),
     cityV6: join(root, "geo", "city-ipv6.mmdb"),
     country: join(root, "geo", "country.mmdb"),
+    asnIsp: join(root, "geo", "asn-isp.mmdb"),
     asnIndex: join(root, "ip", "asn.idx"),
     reputationIndex: join(root, "ip", "reputation.idx"),
     feedAsnKinds: join(root, "ip", "asn-kinds.json"),
   } as const;
+}
+
+/** The data directory's files, with the generated ones taken from `root` (default: the current version). */
+export function dataFilesAt(dataDir: string, root?: string) {
+  return root ? { ...dataFiles(dataDir), ...versionFiles(root) } : dataFiles(dataDir);
 }
 
 /**

@@ -8,7 +8,7 @@ import { readIndexFile } from "../ip/range-index-file.ts";
 import { FLAG, ReputationIndex, ReputationIndexBuilder } from "../ip/reputation-index.ts";
 import type { Thresholds } from "../ip/reputation.ts";
 import { parseAsnList, parseCidrList } from "./curated-lists.ts";
-import { dataFiles } from "./data-layout.ts";
+import { dataFilesAt } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
 import type { DatasetInfo } from "./snapshot.ts";
@@ -59,9 +59,11 @@ async function curatedText(file: string): Promise<{ text: string; info: DatasetI
 }
 
 /** Opens every IP dataset; throws a DatasetError naming the file when one is missing or broken. */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
-  const files = dataFiles(dataDir);
+export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
+  const files = dataFilesAt(dataDir, root);
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
+  // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
+  if (!operator.owner && existsSync(files.asnIsp)) operator.owner = await openMmdb(files.asnIsp);
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
     : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);

@@ -2,7 +2,7 @@ import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts"
 import type { Thresholds } from "../ip/reputation.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
 import { readManifest } from "./manifest.ts";
-import { dataFiles } from "./data-layout.ts";
+import { dataFilesAt } from "./data-layout.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
 
@@ -13,10 +13,10 @@ export interface LoadReport {
 }
 
 /** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, now = new Date()): Promise<LoadReport> {
-  const files = dataFiles(dataDir);
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root?: string, now = new Date()): Promise<LoadReport> {
+  const files = dataFilesAt(dataDir, root);
   const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow, manifest] = await Promise.all([
-    loadIpDatasets(dataDir, thresholds),
+    loadIpDatasets(dataDir, thresholds, root),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
