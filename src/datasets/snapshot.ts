@@ -1,5 +1,6 @@
 import type { DomainLists } from "../email/domain-lists.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
+import type { SourceRecord } from "./manifest.ts";
 
 export interface DatasetInfo {
   /** What the dataset is, e.g. "disposable-domains". */
@@ -18,6 +19,8 @@ export interface Snapshot {
   readonly datasets: readonly DatasetInfo[];
   /** The dataset version folder it was loaded from. */
   readonly version: string;
+  /** Where the version's data came from, per source (its manifest). */
+  readonly sources: Readonly<Record<string, SourceRecord>>;
   readonly loadedAt: string;
 }
 

@@ -4,7 +4,7 @@ import type { AdmissionDeps } from "./admission.ts";
 import { API_ERRORS, errorResponse } from "./errors.ts";
 import { type ClientInfo, Dashboard, type DashboardDeps } from "./routes/dashboard.ts";
 import { checkEmail } from "./routes/email.ts";
-import { health } from "./routes/health.ts";
+import { about, health } from "./routes/health.ts";
 import { checkIp } from "./routes/ip.ts";
 
 export interface AppDeps extends AdmissionDeps {
@@ -30,6 +30,7 @@ export function createApp(deps: AppDeps) {
     .get("/v1/check", ({ request }) => checkEmail(deps, request))
     .get("/v1/ip-reputation-check", ({ request }): Response => checkIp(deps, request, () => deps.clientInfo(request, app.server).address))
     .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
+    .get("/v1/about", () => about(deps.snapshots))
     .get("/dashboard", ({ request }): Response => dashboard.home(request, deps.clientInfo(request, app.server)))
     .post("/dashboard/sign-in", ({ request, body }): Promise<Response> => dashboard.signIn(request, body, deps.clientInfo(request, app.server)))
     .post("/dashboard/sign-out", ({ request, body }): Response => dashboard.signOut(request, body, deps.clientInfo(request, app.server)))

@@ -23,12 +23,20 @@ export function makeDataDir(): string {
   write(join(version, "email", "disposable-wildcard.txt"), FIXTURE_EMAIL_LISTS.disposableWildcard);
   write(join(version, "email", "free.txt"), FIXTURE_EMAIL_LISTS.free);
   write(join(dir, "email", "allowlist.txt"), FIXTURE_EMAIL_LISTS.allow);
+  writeFileSync(join(version, "manifest.json"), JSON.stringify({ version: "fixture", created: "2026-11-23T00:00:00.000Z", sources: {} }));
   return dir;
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}) {
   const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore" });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+/** Like runCli, but lets this process's own servers answer the CLI meanwhile. */
+export async function runCliAsync(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
 }
 
 export interface ServeProcess {
