@@ -196,3 +196,25 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(existsSync(join(dataDir, "current"))).toBe(true);
   });
 });
+
+describe("staging never writes through to the current version", () => {
+  test("a failed install leaves the current manifest as it was", async () => {
+    const dir = makeDataDir();
+    const manifest = join(dir, "current", "manifest.json");
+    const before = await Bun.file(manifest).text();
+    const feed = join(dir, "feed.txt");
+    writeFileSync(feed, "81.2.69.142\n");
+    // A curated file that no longer parses makes the staged version fail to load.
+    const sources = join(dir, "s.json");
+    writeFileSync(sources, JSON.stringify({ sources: [{ name: "f", url: `file://${feed}`, format: "address-list", feeds: "attack", licence: "test" }] }));
+    const { rmSync, cpSync } = await import("node:fs");
+    rmSync(join(dir, "curated"));
+    cpSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"), { recursive: true, dereference: true });
+    writeFileSync(join(dir, "curated", "vpn-asns.txt"), "not an AS\n");
+    const run = await runCliAsync(["update", "--data-dir", dir, "--sources", sources]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("the new dataset version was not installed");
+    expect(await Bun.file(manifest).text()).toBe(before);
+    expect(readlinkSync(join(dir, "current"))).toBe("datasets/fixture");
+  });
+});

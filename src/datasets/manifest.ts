@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 
 /** What one source contributed to a dataset version, and how to ask for it again. */
 export interface SourceRecord {
@@ -30,6 +30,9 @@ export async function readManifest(file: string): Promise<Manifest | null> {
   }
 }
 
+/** Written beside and renamed over: in a staging copy the old file is a hard link to the current version's. */
 export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await Bun.write(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  const temporary = `${file}.tmp-${process.pid}`;
+  writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(temporary, file);
 }

@@ -83,8 +83,12 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
     const url = expand(source.url, options.env);
     const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
     const previous = records[source.name];
+    if (url === null) {
+      outcomes.push({ name: source.name, outcome: "failed", detail: "its URL names an environment variable that is not set; list it in requires" });
+      continue;
+    }
     try {
-      const fetched = await download(url!, headers, previous?.raw ? previous : {}, options.progress(source.name));
+      const fetched = await download(url, headers, previous?.raw ? previous : {}, options.progress(source.name));
       if (!fetched.changed) {
         outcomes.push({ name: source.name, outcome: "unchanged", entries: previous?.entries, detail: "not modified since the last download" });
         continue;
