@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dataFiles } from "../src/datasets/data-layout.ts";
 import { parseIpAddress } from "../src/ip/parse.ts";
 import { isGlobalUnicast } from "../src/ip/special-purpose.ts";
 
@@ -27,12 +27,13 @@ function randomIPv6(): string {
 
 /** Real domains: disposable, free, corporate and subdomains of each, with varied local parts. */
 export function makeEmailPool(dataDir: string, size: number): string[] {
-  const list = (name: string) =>
-    readFileSync(join(dataDir, "email", name), "utf8")
+  const files = dataFiles(dataDir);
+  const list = (file: string) =>
+    readFileSync(file, "utf8")
       .split("\n")
       .filter((l) => l && !l.startsWith("#"));
-  const disposable = list("disposable.txt");
-  const free = list("free.txt");
+  const disposable = list(files.disposableDomains);
+  const free = list(files.freeDomains);
   const corporate = ["stripe.com", "shopify.com", "siemens.de", "toyota.co.jp", "bbc.co.uk", "uw.edu.pl", "mit.edu", "airbus.com", "nestle.ch", "ikea.se"];
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
   const pool: string[] = [];

@@ -38,6 +38,14 @@ describe("the real serve process", () => {
     expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
   });
 
+  test("other methods on the API paths get the JSON 404", async () => {
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const res = await fetch(`${server.url}/v1/check?email=a@gmail.com`, { method });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("application/json");
+    }
+  });
+
   test("health answers without a key", async () => {
     const res = await get("/healthz");
     expect(res.status).toBe(200);

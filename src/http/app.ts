@@ -20,15 +20,33 @@ export interface AppDeps extends AdmissionDeps {
 /** The whole HTTP surface, without listening: tests drive it through `app.handle`. */
 export function createApp(deps: AppDeps) {
   const dashboard = new Dashboard(deps.dashboard);
+  const failed = (request: Request, code: string, error: unknown): Response => {
+    deps.logError(`${request.method} ${new URL(request.url).pathname}: ${code} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return errorResponse(API_ERRORS.internal);
+  };
+  /**
+   * The two API endpoints, as plain handlers that Bun's router calls directly when
+   * serving (no Elysia context per request); Elysia routes them too, for `app.handle`.
+   */
+  const api = {
+    "/v1/check": (request: Request) => checkEmail(deps, request),
+    "/v1/ip-reputation-check": (request: Request, server: Bun.Server<unknown> | null) => checkIp(deps, request, () => deps.clientInfo(request, server).address),
+  };
+  const guarded =
+    (handler: (request: Request, server: Bun.Server<unknown> | null) => Response) =>
+    (request: Request, server: Bun.Server<unknown>): Response => {
+      try {
+        return handler(request, server);
+      } catch (error) {
+        return failed(request, "UNKNOWN", error);
+      }
+    };
+  const nativeRoutes = Object.fromEntries(Object.entries(api).map(([path, handler]) => [path, { GET: guarded(handler) }]));
   // Handlers read `app.server` rather than the context's `server`, which Elysia would define per request.
-  const app = new Elysia()
-    .onError(({ code, error, request }) => {
-      if (code === "NOT_FOUND") return errorResponse(API_ERRORS.notFound);
-      deps.logError(`${request.method} ${new URL(request.url).pathname}: ${code} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return errorResponse(API_ERRORS.internal);
-    })
-    .get("/v1/check", ({ request }) => checkEmail(deps, request))
-    .get("/v1/ip-reputation-check", ({ request }): Response => checkIp(deps, request, () => deps.clientInfo(request, app.server).address))
+  const app = new Elysia({ serve: { routes: nativeRoutes } as object })
+    .onError(({ code, error, request }) => (code === "NOT_FOUND" ? errorResponse(API_ERRORS.notFound) : failed(request, String(code), error)))
+    .get("/v1/check", ({ request }) => api["/v1/check"](request))
+    .get("/v1/ip-reputation-check", ({ request }): Response => api["/v1/ip-reputation-check"](request, app.server))
     .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
     .get("/v1/about", () => about(deps.snapshots))
     .get("/dashboard", ({ request }): Response => dashboard.home(request, deps.clientInfo(request, app.server)))

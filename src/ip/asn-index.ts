@@ -35,11 +35,18 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
   return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta };
 }
 
+/** Who announces an address. */
+export interface AsnRecord {
+  readonly asn: number;
+  readonly organization: string;
+}
+
 /** Network owner lookup from the compiled ASN file. */
 export class AsnIndex {
   private readonly ranges: RangeIndex;
   private readonly asns: Uint32Array;
   readonly organizations: readonly string[];
+  private readonly records: (AsnRecord | null)[];
 
   constructor(file: IndexFile) {
     this.ranges = new RangeIndex(file.columns);
@@ -51,6 +58,7 @@ export class AsnIndex {
       organizations[i] = file.text.slice(file.payload[i * 3 + 1], file.payload[i * 3 + 2]);
     }
     this.organizations = organizations;
+    this.records = new Array<AsnRecord | null>(count).fill(null);
   }
 
   get entryCount(): number {
@@ -59,6 +67,13 @@ export class AsnIndex {
 
   get rangeCount(): number {
     return this.ranges.size;
+  }
+
+  /** The network holding the address, or null; one shared record per entry. */
+  lookup(ip: ParsedIp): AsnRecord | null {
+    const entry = this.ranges.lookup(ip);
+    if (entry === NOT_FOUND) return null;
+    return (this.records[entry] ??= Object.freeze({ asn: this.asns[entry], organization: this.organizations[entry] }));
   }
 
   /** The entry (ASN and organisation) of the network holding the address, or NOT_FOUND. */

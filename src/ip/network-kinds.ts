@@ -21,10 +21,13 @@ export function kindBit(name: string): number {
 }
 
 // Heuristics on the organisation name of the network; documented in the README.
+// "Academic" alone also names theatres and academies of arts; "Communications" alone
+// names transit carriers (Cogent, Level 3, GTT), whose addresses are not residential.
 const EDUCATION_NAME =
-  /universit|\bcollege\b|hochschule|universidad|universidade|uniwersytet|politecnico|polytechnic|institute of technology|research and education|academic network|\bschool district\b/i;
+  /universit|\bcollege\b|hochschule|universidad|universidade|uniwersytet|politecnico|polytechnic|institute of technology|research and education|academic (and research )?network|\bschool district\b/i;
+// No word boundary before "tele": Rostelecom, Kazakhtelecom, Telekomunikasi, Telecomunicações.
 const ISP_NAME =
-  /\btele(com|kom|communications?|fonica|net)\b|broadband|\bcable\b|\bmobile\b|wireless|\bfib(er|re)\b|\bdsl\b|internet service provider|\bcomcast\b|\bverizon\b|\bvodafone\b|\bcharter communications\b|\bspectrum\b/i;
+  /tele(com|kom|communication|fonica|net)|broadband|\bcable\b|cablevision|\bmobile\b|wireless|\bfib(er|re)\b|\bdsl\b|internet service provider|\bcomcast\b|\bverizon\b|\bvodafone\b|\bcharter communications\b|\bspectrum\b/i;
 
 /** Kinds a network gets from the curated ASN lists and its organisation's name. */
 export function kindsOfNetwork(asnKinds: number, organization: string): number {

@@ -18,6 +18,8 @@ export interface IndexFile {
 const MAGIC = 0x58494352; // "RCIX" little-endian
 const FORMAT_VERSION = 1;
 const KINDS = ["asn", "reputation"] as const;
+/** Payload words per entry; a range's value is an entry number. */
+const ENTRY_WORDS: Record<(typeof KINDS)[number], number> = { asn: 3, reputation: 7 };
 const SECTIONS = 9;
 const HEADER_BYTES = 12 + SECTIONS * 8;
 
@@ -60,7 +62,7 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
   if (view.getUint32(4, true) !== FORMAT_VERSION) throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
   const kind = KINDS[view.getUint32(8, true)];
-  if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
+  if (kind === undefined || kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
   const section = (i: number) => {
     const offset = view.getUint32(12 + i * 8, true);
     const length = view.getUint32(16 + i * 8, true);
@@ -88,6 +90,11 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   const n6 = columns.v6Values.length;
   if (columns.v4Starts.length !== n4 || columns.v4Ends.length !== n4) throw corrupt("IPv4 columns differ in length");
   if (columns.v6Starts.length !== n6 * 4 || columns.v6Ends.length !== n6 * 4) throw corrupt("IPv6 columns differ in length");
+  const payload = words(6);
+  const stride = ENTRY_WORDS[kind];
+  if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
+  const problem = columnProblem(columns, payload.length / stride);
+  if (problem) throw corrupt(problem);
   let meta: Record<string, unknown>;
   let text: string;
   try {
@@ -96,7 +103,29 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   } catch (err) {
     throw corrupt((err as Error).message);
   }
-  return { kind, columns, payload: words(6), text, meta };
+  return { kind, columns, payload, text, meta };
+}
+
+/** What makes the columns unusable for a binary search, or null. */
+function columnProblem(c: RangeColumns, entries: number): string | null {
+  for (let i = 0; i < c.v4Values.length; i++) {
+    if (c.v4Starts[i] > c.v4Ends[i] || (i > 0 && c.v4Starts[i] <= c.v4Ends[i - 1])) return `IPv4 range ${i} is out of order`;
+    if (c.v4Values[i] >= entries) return `IPv4 range ${i} names entry ${c.v4Values[i]} of ${entries}`;
+  }
+  for (let i = 0; i < c.v6Values.length; i++) {
+    if (compare128(c.v6Starts, i, c.v6Ends, i) > 0 || (i > 0 && compare128(c.v6Starts, i, c.v6Ends, i - 1) <= 0)) return `IPv6 range ${i} is out of order`;
+    if (c.v6Values[i] >= entries) return `IPv6 range ${i} names entry ${c.v6Values[i]} of ${entries}`;
+  }
+  return null;
+}
+
+function compare128(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
+  for (let w = 0; w < 4; w++) {
+    const x = a[i * 4 + w];
+    const y = b[j * 4 + w];
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
 export async function readIndexFile(path: string, expectedKind: string): Promise<IndexFile> {

@@ -51,7 +51,7 @@ export const CLEAN_REPUTATION: Reputation = Object.freeze({
   attack: 0,
   crawler: 0,
   sum: 0,
-  kind: Object.freeze([]) as readonly KindName[],
+  kind: kindNames(0),
 });
 
 /** Which rule set the level, for `?explain=1`. */
@@ -68,29 +68,54 @@ export type Rule =
   | "kind-vpn-or-hosting"
   | "nothing";
 
+const LEVEL_OF_RULE: Readonly<Record<Rule, Level>> = Object.freeze({
+  allowlisted: "ok",
+  "confirmed-bad": "bad",
+  "sum>=bad": "bad",
+  "sum>=warning": "warning",
+  "attack>=warning": "warning",
+  "verified-crawler-cap": "suspicious",
+  "sum>=suspicious": "suspicious",
+  "kind-scanner": "suspicious",
+  "sum>=informative": "informative",
+  "kind-vpn-or-hosting": "informative",
+  nothing: "ok",
+});
+
 /**
- * The level from counters, kinds and flags. The allowlist forces ok; a verified
- * crawler can be at most suspicious, whatever the lists say.
+ * The rule that sets the level, first match wins. The allowlist forces ok; a
+ * verified crawler is at most suspicious, whatever the lists say.
  */
-export function levelOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): { level: Level; rule: Rule } {
-  if (flags.allowlisted) return { level: "ok", rule: "allowlisted" };
+export function ruleOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): Rule {
+  if (flags.allowlisted) return "allowlisted";
   const sum = c.bot + c.probe + c.rate + c.attack + c.crawler;
-  let high: { level: Level; rule: Rule } | null = null;
-  if (flags.confirmedBad) high = { level: "bad", rule: "confirmed-bad" };
-  else if (sum >= t.badSum) high = { level: "bad", rule: "sum>=bad" };
-  else if (sum >= t.warningSum) high = { level: "warning", rule: "sum>=warning" };
-  else if (c.attack >= t.warningAttack) high = { level: "warning", rule: "attack>=warning" };
-  if (high && !flags.verifiedCrawler) return high;
-  if (high) return { level: "suspicious", rule: "verified-crawler-cap" };
-  if (sum >= t.suspiciousSum) return { level: "suspicious", rule: "sum>=suspicious" };
-  if (kinds & KIND.scanner) return { level: "suspicious", rule: "kind-scanner" };
-  if (sum >= t.informativeSum) return { level: "informative", rule: "sum>=informative" };
-  if (kinds & (KIND.vpn | KIND.hosting)) return { level: "informative", rule: "kind-vpn-or-hosting" };
-  return { level: "ok", rule: "nothing" };
+  const risky = riskyRuleOf(c, sum, flags.confirmedBad, t);
+  if (risky !== null) return flags.verifiedCrawler ? "verified-crawler-cap" : risky;
+  if (sum >= t.suspiciousSum) return "sum>=suspicious";
+  if (kinds & KIND.scanner) return "kind-scanner";
+  if (sum >= t.informativeSum) return "sum>=informative";
+  if (kinds & (KIND.vpn | KIND.hosting)) return "kind-vpn-or-hosting";
+  return "nothing";
 }
 
+/** The rule for bad or warning, or null. */
+function riskyRuleOf(c: Counters, sum: number, confirmedBad: boolean, t: Thresholds): Rule | null {
+  if (confirmedBad) return "confirmed-bad";
+  if (sum >= t.badSum) return "sum>=bad";
+  if (sum >= t.warningSum) return "sum>=warning";
+  if (c.attack >= t.warningAttack) return "attack>=warning";
+  return null;
+}
+
+/** The level and the rule behind it, for `?explain=1`. */
+export function levelOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): { level: Level; rule: Rule } {
+  const rule = ruleOf(c, kinds, flags, t);
+  return { level: LEVEL_OF_RULE[rule], rule };
+}
+
+/** The spec's reputation object. */
 export function verdict(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds = DEFAULT_THRESHOLDS): Reputation {
-  const { level } = levelOf(c, kinds, flags, t);
+  const level = LEVEL_OF_RULE[ruleOf(c, kinds, flags, t)];
   return {
     risky: level === "bad" || level === "warning",
     reputation: level,
