@@ -1,9 +1,12 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json";
 import { runCli } from "./support/processes.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(30_000);
 
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), "riskcheck-cli-")), "riskcheck.sqlite");

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(30_000);
 
 let dataDir: string;
 let env: Record<string, string>;

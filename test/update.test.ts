@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(30_000);
 
 /** A loopback feed server the test controls: fixed bodies with ETags, or failures on demand. */
 const files = new Map<string, { body: Uint8Array | string; etag: string }>();

@@ -42,8 +42,10 @@ export function dataFiles(dataDir: string) {
     hostingAsns: join(dataDir, "curated", "hosting-asns.txt"),
     vpnAsns: join(dataDir, "curated", "vpn-asns.txt"),
     educationAsns: join(dataDir, "curated", "education-asns.txt"),
+    ispAsns: join(dataDir, "curated", "isp-asns.txt"),
     crawlerRanges: join(dataDir, "curated", "crawler-ranges.txt"),
     anycastPrefixes: join(dataDir, "curated", "anycast-prefixes.txt"),
+    scannerRanges: join(dataDir, "curated", "scanner-ranges.txt"),
     /** MaxMind or DB-IP files the operator adds; recognised by their database type. */
     operatorMmdbDir: join(dataDir, "mmdb"),
   } as const;

@@ -3,14 +3,13 @@ import { join } from "node:path";
 import { AsnIndex } from "../ip/asn-index.ts";
 import { MmdbGeolocation, type OpenedMmdb, openMmdb } from "../ip/geolocation.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
-import { KIND, kindBit, kindsOfNetwork } from "../ip/network-kinds.ts";
+import { kindBit, kindsOfNetwork } from "../ip/network-kinds.ts";
 import { readIndexFile } from "../ip/range-index-file.ts";
-import { FLAG, ReputationIndex, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import { ReputationIndex } from "../ip/reputation-index.ts";
 import type { Thresholds } from "../ip/reputation.ts";
-import { parseAsnList, parseCidrList } from "./curated-lists.ts";
+import { loadCuratedData } from "./curated-data.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
-import { readTextDataset } from "./read-text-dataset.ts";
 import type { DatasetInfo } from "./snapshot.ts";
 
 interface OperatorMmdbs {
@@ -53,11 +52,6 @@ async function readFeedAsnKinds(file: string): Promise<Record<string, number[]>>
   }
 }
 
-async function curatedText(file: string): Promise<{ text: string; info: DatasetInfo }> {
-  const dataset = (await readTextDataset(file))!;
-  return { text: dataset.text, info: { name: `curated/${file.split("/").pop()}`, file, date: dataset.modified } };
-}
-
 /** Opens every IP dataset; throws a DatasetError naming the file when one is missing or broken. */
 export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
   const files = dataFilesAt(dataDir, root);
@@ -67,18 +61,9 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
     : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);
-  const [asnFile, feedFile] = await Promise.all([readIndexFile(files.asnIndex, "asn"), readIndexFile(files.reputationIndex, "reputation")]);
-  const [hosting, vpn, education, crawlers, anycast] = await Promise.all(
-    [files.hostingAsns, files.vpnAsns, files.educationAsns, files.crawlerRanges, files.anycastPrefixes].map(curatedText),
-  );
+  const [asnFile, feedFile, curated] = await Promise.all([readIndexFile(files.asnIndex, "asn"), readIndexFile(files.reputationIndex, "reputation"), loadCuratedData(files)]);
 
-  const kindsByAsn = new Map<number, number>();
-  const mark = (list: { text: string; info: DatasetInfo }, bit: number) => {
-    for (const asn of parseAsnList(list.text, list.info.file)) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | bit);
-  };
-  mark(hosting, KIND.hosting);
-  mark(vpn, KIND.vpn);
-  mark(education, KIND.education);
+  const kindsByAsn = curated.kindsByAsn;
   for (const [kind, asns] of Object.entries(await readFeedAsnKinds(files.feedAsnKinds))) {
     for (const asn of asns) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | kindBit(kind));
   }
@@ -87,10 +72,6 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
   for (let entry = 0; entry < asn.entryCount; entry++) {
     asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
   }
-
-  const curated = new ReputationIndexBuilder();
-  for (const cidr of parseCidrList(crawlers.text, crawlers.info.file)) curated.addCidr(cidr, { source: "curated/crawler-ranges", flags: KIND.crawler | FLAG.verifiedCrawler });
-  for (const cidr of parseCidrList(anycast.text, anycast.info.file)) curated.addCidr(cidr, { source: "curated/anycast-prefixes", flags: FLAG.anycast });
 
   const feeds = new ReputationIndex(feedFile);
   const mmdbInfo = (name: string, m: OpenedMmdb): DatasetInfo => ({ name, file: m.file, date: m.buildDate });
@@ -102,7 +83,7 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
     ...(operator.connectionType ? [mmdbInfo("connection-type", operator.connectionType)] : []),
     { name: "asn-index", file: files.asnIndex, entries: asn.rangeCount, date: String(asnFile.meta.built ?? "") },
     { name: "reputation-index", file: files.reputationIndex, entries: feeds.rangeCount, date: String(feedFile.meta.built ?? "") },
-    ...[hosting, vpn, education, crawlers, anycast].map((c) => c.info),
+    ...curated.datasets,
   ];
   return {
     ip: {
@@ -111,7 +92,7 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
       asnKinds,
       kindsByAsn,
       feeds,
-      curated: new ReputationIndex(curated.build()),
+      curated: new ReputationIndex(curated.ranges),
       thresholds,
       ownerMmdb: operator.owner?.reader ?? null,
       connectionTypeMmdb: operator.connectionType?.reader ?? null,

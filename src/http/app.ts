@@ -58,5 +58,3 @@ export function createApp(deps: AppDeps) {
     .get("/dashboard/assets/:name", ({ params }) => Dashboard.asset(params.name));
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -5,7 +5,6 @@ export interface ProxyTrust {
   readonly proxies: readonly Cidr[];
 }
 
-export const TRUST_NOBODY: ProxyTrust = Object.freeze({ proxies: [] });
 
 /** Comma-separated addresses or CIDRs, IPv4 or IPv6. Throws naming the bad entry. */
 export function parseTrustedProxies(spec: string): ProxyTrust {

@@ -110,8 +110,3 @@ function compareWords(table: Uint32Array, at: number, words: Uint32Array): numbe
   }
   return 0;
 }
-
-export function emptyColumns(): RangeColumns {
-  const none = new Uint32Array(0);
-  return { v4Starts: none, v4Ends: none, v4Values: none, v6Starts: none, v6Ends: none, v6Values: none };
-}

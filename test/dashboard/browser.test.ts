@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(30_000);
 
 const CHROMIUM = process.env.RISKCHECK_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const PASSWORD = "a long dashboard password";
