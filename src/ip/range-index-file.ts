@@ -1,5 +1,5 @@
 import { DatasetError } from "../datasets/dataset-error.ts";
-import type { RangeColumns } from "./range-index.ts";
+import { type RangeColumns, compareWords } from "./range-index.ts";
 
 /**
  * One compiled index: the six range columns, a uint32 payload table, a UTF-8
@@ -8,7 +8,7 @@ import type { RangeColumns } from "./range-index.ts";
  * columns load as views on the file's bytes, without parsing.
  */
 export interface IndexFile {
-  readonly kind: string;
+  readonly kind: IndexKind;
   readonly columns: RangeColumns;
   readonly payload: Uint32Array;
   readonly text: string;
@@ -18,16 +18,16 @@ export interface IndexFile {
 const MAGIC = 0x58494352; // "RCIX" little-endian
 const FORMAT_VERSION = 1;
 const KINDS = ["asn", "reputation"] as const;
+export type IndexKind = (typeof KINDS)[number];
 /** Payload words per entry; a range's value is an entry number. */
-const ENTRY_WORDS: Record<(typeof KINDS)[number], number> = { asn: 3, reputation: 7 };
+const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7 };
 const SECTIONS = 9;
 const HEADER_BYTES = 12 + SECTIONS * 8;
 
 const align = (n: number) => (n + 7) & ~7;
 
 export function encodeIndexFile(file: IndexFile): Uint8Array {
-  const kind = KINDS.indexOf(file.kind as (typeof KINDS)[number]);
-  if (kind === -1) throw new Error(`unknown index kind ${file.kind}`);
+  const kind = KINDS.indexOf(file.kind);
   const c = file.columns;
   const encoder = new TextEncoder();
   const sections: Uint8Array[] = [
@@ -55,14 +55,14 @@ export function encodeIndexFile(file: IndexFile): Uint8Array {
   return out;
 }
 
-export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: string): IndexFile {
+export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: IndexKind): IndexFile {
   const corrupt = (why: string) => new DatasetError(path, `corrupt index (${why})`);
   if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
   const view = new DataView(bytes);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
   if (view.getUint32(4, true) !== FORMAT_VERSION) throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
   const kind = KINDS[view.getUint32(8, true)];
-  if (kind === undefined || kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
+  if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
   const section = (i: number) => {
     const offset = view.getUint32(12 + i * 8, true);
     const length = view.getUint32(16 + i * 8, true);
@@ -113,22 +113,15 @@ function columnProblem(c: RangeColumns, entries: number): string | null {
     if (c.v4Values[i] >= entries) return `IPv4 range ${i} names entry ${c.v4Values[i]} of ${entries}`;
   }
   for (let i = 0; i < c.v6Values.length; i++) {
-    if (compare128(c.v6Starts, i, c.v6Ends, i) > 0 || (i > 0 && compare128(c.v6Starts, i, c.v6Ends, i - 1) <= 0)) return `IPv6 range ${i} is out of order`;
+    const at = i * 4;
+    if (compareWords(c.v6Starts, at, c.v6Ends, at) > 0 || (i > 0 && compareWords(c.v6Starts, at, c.v6Ends, at - 4) <= 0)) return `IPv6 range ${i} is out of order`;
     if (c.v6Values[i] >= entries) return `IPv6 range ${i} names entry ${c.v6Values[i]} of ${entries}`;
   }
   return null;
 }
 
-function compare128(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
-  for (let w = 0; w < 4; w++) {
-    const x = a[i * 4 + w];
-    const y = b[j * 4 + w];
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
 
-export async function readIndexFile(path: string, expectedKind: string): Promise<IndexFile> {
+export async function readIndexFile(path: string, expectedKind: IndexKind): Promise<IndexFile> {
   let bytes: ArrayBuffer;
   try {
     bytes = await Bun.file(path).arrayBuffer();
