@@ -24,8 +24,9 @@ afterAll(async () => {
 const get = (path: string, key?: string) => fetch(server.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
 describe("the real serve process", () => {
-  test("listens on loopback and tells how to create a first key", () => {
+  test("listens on loopback and tells how to create a first key", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await server.waitForOutput("keys create --name");
     expect(server.output()).toContain("keys create --name");
   });
 

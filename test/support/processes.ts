@@ -43,6 +43,8 @@ export interface ServeProcess {
   url: string;
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   output: () => string;
+  /** Resolves once the output matches, or rejects after `ms`: lines may arrive in separate chunks. */
+  waitForOutput: (pattern: RegExp | string, ms?: number) => Promise<void>;
   stop: (signal?: NodeJS.Signals) => Promise<number>;
 }
 
@@ -69,6 +71,14 @@ export async function startServe(args: string[], env: Record<string, string> = {
         url: match[1],
         proc,
         output: () => output,
+        waitForOutput: async (pattern, ms = 5_000) => {
+          const until = Date.now() + ms;
+          const seen = () => (typeof pattern === "string" ? output.includes(pattern) : pattern.test(output));
+          while (!seen()) {
+            if (Date.now() > until) throw new Error(`output never matched ${pattern}:\n${output}`);
+            await Bun.sleep(10);
+          }
+        },
         stop: async (signal = "SIGTERM") => {
           proc.kill(signal);
           return await proc.exited;
