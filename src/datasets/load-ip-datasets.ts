@@ -1,7 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { AsnIndex } from "../ip/asn-index.ts";
-import { MmdbGeolocation, type OpenedMmdb, openMmdb } from "../ip/geolocation.ts";
+import { MmdbGeolocation } from "../ip/geolocation.ts";
+import { type OpenedMmdb, openMmdb, recordLookup } from "../ip/mmdb.ts";
+import { connectionTypeOfRecord, ownerOfRecord } from "../ip/network-owner.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
 import { kindBit, kindsOfNetwork } from "../ip/network-kinds.ts";
 import { readIndexFile } from "../ip/range-index-file.ts";
@@ -94,8 +96,8 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
       feeds,
       curated: new ReputationIndex(curated.ranges),
       thresholds,
-      ownerMmdb: operator.owner?.reader ?? null,
-      connectionTypeMmdb: operator.connectionType?.reader ?? null,
+      ownerLookup: operator.owner && recordLookup(operator.owner, ownerOfRecord),
+      connectionTypeLookup: operator.connectionType && recordLookup(operator.connectionType, connectionTypeOfRecord),
     },
     datasets,
   };

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSyn
 import { dirname, join } from "node:path";
 import { parseDomainListText } from "../email/domain-lists.ts";
 import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
-import { openMmdb } from "../ip/geolocation.ts";
+import { openMmdb } from "../ip/mmdb.ts";
 import { kindBit } from "../ip/network-kinds.ts";
 import { encodeIndexFile } from "../ip/range-index-file.ts";
 import { COUNTER_NAMES, type CounterName, FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";

@@ -1,6 +1,5 @@
-import { type Reader, type Response as MmdbRecord, open } from "maxmind";
-import { DatasetError } from "../datasets/dataset-error.ts";
 import { type FlatRecord, type Geolocation, type MaxMindRecord, type RecordSchema, UNKNOWN_LOCATION, fromFlatRecord, fromMaxMindRecord, schemaOfRecord } from "./geo-record.ts";
+import { type OpenedMmdb, openMmdb, recordLookup } from "./mmdb.ts";
 import type { ParsedIp } from "./parse.ts";
 
 export { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
@@ -9,35 +8,6 @@ export { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
 export interface GeoLookup {
   /** The same frozen object for addresses of the same network record while it is cached; never modify it. */
   lookup(ip: ParsedIp): Geolocation;
-}
-
-export interface OpenedMmdb {
-  readonly file: string;
-  readonly reader: Reader<MmdbRecord>;
-  readonly databaseType: string;
-  readonly buildDate: string;
-}
-
-/**
- * Decoded records kept per database. Records share their strings, so even random
- * addresses gain from it (IPv4 city lookups of random addresses: 6.1 µs without,
- * 2.3 µs with 10,000, about the same with 100,000; a hot set of 1,000 addresses:
- * 1.0 µs); 10,000 keeps memory at a few MB per database.
- */
-const DECODED_RECORDS_KEPT = 10_000;
-
-/** Reads an MMDB into memory once, without watching the file. Errors name the file and the fix. */
-export async function openMmdb(file: string): Promise<OpenedMmdb> {
-  let reader: Reader<MmdbRecord>;
-  try {
-    reader = await open<MmdbRecord>(file, { cache: { max: DECODED_RECORDS_KEPT } });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new DatasetError(file, "missing");
-    if (code) throw new DatasetError(file, `cannot be read (${code})`);
-    throw new DatasetError(file, `not a valid MaxMind DB file (${(err as Error).message})`);
-  }
-  return { file, reader, databaseType: reader.metadata.databaseType, buildDate: reader.metadata.buildEpoch.toISOString() };
 }
 
 /** Addresses that any real city or country database knows, to see which schema it writes. */
@@ -57,20 +27,11 @@ export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
 type Locate = (ip: ParsedIp) => Geolocation;
 
 function locator(mmdb: OpenedMmdb): Locate {
-  const { reader } = mmdb;
-  const ipv6 = reader.metadata.ipVersion === 6;
-  const map = schemaOf(mmdb) === "flat" ? (r: MmdbRecord) => fromFlatRecord(r as FlatRecord) : (r: MmdbRecord) => fromMaxMindRecord(r as MaxMindRecord);
-  // The decoder hands out the same record object while it is cached: map it once.
-  const mapped = new WeakMap<object, Geolocation>();
-  return (ip) => {
-    // An IPv4-only tree walked with 128 bits lands on an unrelated record.
-    if (ip.version === 6 && !ipv6) return UNKNOWN_LOCATION;
-    const record = reader.get(ip.text);
+  const flat = schemaOf(mmdb) === "flat";
+  return recordLookup(mmdb, (record) => {
     if (record === null || typeof record !== "object") return UNKNOWN_LOCATION;
-    let geo = mapped.get(record);
-    if (geo === undefined) mapped.set(record, (geo = Object.freeze(map(record))));
-    return geo;
-  };
+    return Object.freeze(flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord));
+  });
 }
 
 /**

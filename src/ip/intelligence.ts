@@ -1,10 +1,9 @@
-import type { Reader, Response as MmdbRecord } from "maxmind";
 import type { AsnIndex } from "./asn-index.ts";
 import { countryFlag } from "./country.ts";
 import { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
 import type { GeoLookup } from "./geolocation.ts";
 import { connectionTypeOf } from "./network-kinds.ts";
-import { type NetworkOwner, connectionTypeFromMmdb, ownerFromMmdb } from "./network-owner.ts";
+import type { NetworkOwner } from "./network-owner.ts";
 import type { ParsedIp } from "./parse.ts";
 import { NOT_FOUND } from "./range-index.ts";
 import { FLAG, type ReputationIndex } from "./reputation-index.ts";
@@ -22,8 +21,10 @@ export interface IpDatasets {
   /** Curated ranges: verified crawlers, anycast. */
   readonly curated: ReputationIndex;
   readonly thresholds: Thresholds;
-  readonly ownerMmdb: Reader<MmdbRecord> | null;
-  readonly connectionTypeMmdb: Reader<MmdbRecord> | null;
+  /** From an operator's ASN or ISP database, when there is one. */
+  readonly ownerLookup: ((ip: ParsedIp) => NetworkOwner | null) | null;
+  /** From an operator's connection-type database, when there is one; '' where it has no word. */
+  readonly connectionTypeLookup: ((ip: ParsedIp) => string) | null;
 }
 
 /** The spec's IP answer, keys in the spec's order. */
@@ -103,7 +104,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
   const asnEntry = d.asn.entryOf(ip);
   let owner = NO_OWNER;
   let networkKinds = 0;
-  const mmdbOwner = d.ownerMmdb && ownerFromMmdb(d.ownerMmdb, ip);
+  const mmdbOwner = d.ownerLookup && d.ownerLookup(ip);
   if (mmdbOwner) {
     owner = mmdbOwner;
     networkKinds = d.kindsByAsn.get(mmdbOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
@@ -130,7 +131,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
     ip: ip.text,
     geo,
     owner,
-    connectionType: d.connectionTypeMmdb ? connectionTypeFromMmdb(d.connectionTypeMmdb, ip) || connectionTypeOf(kinds) : connectionTypeOf(kinds),
+    connectionType: (d.connectionTypeLookup && d.connectionTypeLookup(ip)) || connectionTypeOf(kinds),
     anycast: (flags & FLAG.anycast) !== 0,
     reputation,
     feedEntry,

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { MmdbGeolocation, UNKNOWN_LOCATION, openGeolocation, openMmdb, schemaOf } from "../../src/ip/geolocation.ts";
+import { MmdbGeolocation, UNKNOWN_LOCATION, openGeolocation, schemaOf } from "../../src/ip/geolocation.ts";
+import { openMmdb } from "../../src/ip/mmdb.ts";
 import { parseIpAddress } from "../../src/ip/parse.ts";
 import { countryFlag } from "../../src/ip/country.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import { iso31662 } from "iso-3166";
-import { openMmdb } from "../../src/ip/geolocation.ts";
+import { openMmdb } from "../../src/ip/mmdb.ts";
 import { SUBDIVISION_ALIASES } from "../../src/ip/subdivision-aliases.ts";
 import { subdivisionCode } from "../../src/ip/subdivision-codes.ts";
 

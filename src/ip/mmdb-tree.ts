@@ -1,0 +1,83 @@
+import type { ParsedIp } from "./parse.ts";
+
+export interface MmdbTreeShape {
+  readonly nodeCount: number;
+  readonly recordSize: number;
+  readonly ipVersion: number;
+}
+
+/** No record for the address. */
+export const NO_RECORD = -1;
+
+/**
+ * The search tree of an MMDB file, walked with an address that is already parsed.
+ * The maxmind reader takes only text, parses it again and reads each of up to 128
+ * nodes through a native Buffer call; on the request path that walk cost more than
+ * everything else in the lookup, so it is done here on the bytes directly. Decoding
+ * the record it finds stays with the reader.
+ */
+export class MmdbTree {
+  private readonly nodeCount: number;
+  private readonly nodeBytes: number;
+  private readonly recordSize: number;
+  /** Where IPv4 addresses start: the node after 96 zero bits in an IPv6 tree. */
+  private readonly ipv4Root: number;
+  private readonly hasIPv6: boolean;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    shape: MmdbTreeShape,
+  ) {
+    if (shape.recordSize !== 24 && shape.recordSize !== 28 && shape.recordSize !== 32) throw new Error(`unsupported record size ${shape.recordSize}`);
+    this.nodeCount = shape.nodeCount;
+    this.recordSize = shape.recordSize;
+    this.nodeBytes = shape.recordSize / 4;
+    this.hasIPv6 = shape.ipVersion === 6;
+    let node = 0;
+    if (this.hasIPv6) {
+      for (let i = 0; i < 96 && node < this.nodeCount; i++) node = this.child(node, 0);
+    }
+    this.ipv4Root = node;
+  }
+
+  /**
+   * The record's pointer for the address (a number above the node count that
+   * `Reader#get` resolves to the same record), or NO_RECORD. An IPv6 address in
+   * an IPv4-only tree has none.
+   */
+  recordPointer(ip: ParsedIp): number {
+    const count = this.nodeCount;
+    let node: number;
+    if (ip.version === 4) {
+      node = this.ipv4Root;
+      const v4 = ip.v4;
+      for (let bit = 31; bit >= 0 && node < count; bit--) node = this.child(node, (v4 >>> bit) & 1);
+    } else {
+      if (!this.hasIPv6) return NO_RECORD;
+      node = 0;
+      const words = ip.v6;
+      for (let i = 0; i < 128 && node < count; i++) node = this.child(node, (words[i >>> 5] >>> (31 - (i & 31))) & 1);
+    }
+    return node > count ? node : NO_RECORD;
+  }
+
+  /** The left (0) or right (1) record of a node. */
+  private child(node: number, bit: number): number {
+    const b = this.bytes;
+    const o = node * this.nodeBytes;
+    switch (this.recordSize) {
+      case 24: {
+        const p = o + bit * 3;
+        return (b[p] << 16) | (b[p + 1] << 8) | b[p + 2];
+      }
+      case 28:
+        return bit === 0
+          ? ((b[o + 3] & 0xf0) << 20) | (b[o] << 16) | (b[o + 1] << 8) | b[o + 2]
+          : ((b[o + 3] & 0x0f) << 24) | (b[o + 4] << 16) | (b[o + 5] << 8) | b[o + 6];
+      default: {
+        const p = o + bit * 4;
+        return ((b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]) >>> 0;
+      }
+    }
+  }
+}
