@@ -1,5 +1,3 @@
-import ipaddr from "ipaddr.js";
-
 /**
  * A strictly parsed address. `text` is the canonical form the API echoes as "ip":
  * for IPv4 the input itself (strict parsing leaves only one spelling), for IPv6 the
@@ -62,39 +60,109 @@ export function parseDottedQuad(s: string, start: number, end: number): number {
   return value * 256 + octet;
 }
 
-function isIPv6TextChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x3a) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46) || c === 0x2e;
+/**
+ * RFC 4291 text: up to eight groups of 1–4 hex digits, at most one "::" standing for
+ * one or more zero groups, and optionally a dotted quad as the last 32 bits. One pass,
+ * no intermediate strings: this runs for every IPv6 request.
+ */
+function parseIPv6(raw: string): ParsedIp | null {
+  const groups = scratchGroups;
+  const length = raw.length;
+  let count = 0;
+  let gap = -1; // where "::" stands, as a group index
+  let i = 0;
+  if (raw.charCodeAt(0) === 0x3a) {
+    if (raw.charCodeAt(1) !== 0x3a) return null;
+    gap = 0;
+    i = 2;
+    if (i === length) return ipv6Result(groups, 0, gap);
+  }
+  while (true) {
+    const start = i;
+    let value = 0;
+    while (i < length && i - start < 5) {
+      const digit = hexDigit(raw.charCodeAt(i));
+      if (digit === -1) break;
+      value = value * 16 + digit;
+      i++;
+    }
+    const digits = i - start;
+    if (i < length && raw.charCodeAt(i) === 0x2e) {
+      // The embedded IPv4 address: the rest of the text, in the last two groups.
+      if (count > 6 || (gap === -1 && count !== 6)) return null;
+      const v4 = parseDottedQuad(raw, start, length);
+      if (v4 === -1) return null;
+      groups[count++] = v4 >>> 16;
+      groups[count++] = v4 & 0xffff;
+      return ipv6Result(groups, count, gap);
+    }
+    if (digits === 0 || digits > 4 || count === 8) return null;
+    groups[count++] = value;
+    if (i === length) return ipv6Result(groups, count, gap);
+    if (raw.charCodeAt(i) !== 0x3a) return null;
+    i++;
+    if (raw.charCodeAt(i) === 0x3a) {
+      if (gap !== -1) return null;
+      gap = count;
+      i++;
+      if (i === length) return ipv6Result(groups, count, gap);
+    }
+  }
 }
 
-function parseIPv6(raw: string): ParsedIp | null {
-  for (let i = 0; i < raw.length; i++) {
-    if (!isIPv6TextChar(raw.charCodeAt(i))) return null; // zone ids, brackets, prefixes, spaces
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
+  return -1;
+}
+
+/** Parsing is synchronous, so one buffer serves every call. */
+const scratchGroups = new Uint16Array(8);
+
+/** The address from its groups, with the "::" gap (if any) filled by zero groups. */
+function ipv6Result(p: Uint16Array, count: number, gap: number): ParsedIp | null {
+  if (gap === -1 ? count !== 8 : count > 7) return null;
+  if (gap !== -1) {
+    const tail = count - gap;
+    p.copyWithin(8 - tail, gap, count);
+    p.fill(0, gap, 8 - tail);
   }
-  let hex = raw;
-  if (raw.indexOf(".") !== -1) {
-    // ipaddr.js reads an embedded IPv4 laxly and turns "::1.2.3.4" into ::ffff:…, so it gets hex groups instead.
-    const colon = raw.lastIndexOf(":");
-    const v4 = parseDottedQuad(raw, colon + 1, raw.length);
-    if (v4 === -1) return null;
-    hex = `${raw.slice(0, colon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  let address: ipaddr.IPv6;
-  try {
-    address = ipaddr.IPv6.parse(hex);
-  } catch {
-    return null;
-  }
-  const p = address.parts;
   if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0xffff) {
     const v4 = p[6] * 65536 + p[7];
     return { version: 4, text: formatIPv4(v4), v4 };
   }
   const v6 = new Uint32Array(4);
-  v6[0] = p[0] * 65536 + p[1];
-  v6[1] = p[2] * 65536 + p[3];
-  v6[2] = p[4] * 65536 + p[5];
-  v6[3] = p[6] * 65536 + p[7];
-  return { version: 6, text: address.toString(), v6 };
+  for (let k = 0; k < 4; k++) v6[k] = p[2 * k] * 65536 + p[2 * k + 1];
+  return { version: 6, text: formatIPv6(p), v6 };
+}
+
+/** RFC 5952: lower case, no leading zeros, the longest run of two or more zero groups (the first of equals) as "::". */
+function formatIPv6(p: Uint16Array): string {
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let k = 0; k < 8; ) {
+    if (p[k] !== 0) {
+      k++;
+      continue;
+    }
+    const start = k;
+    while (k < 8 && p[k] === 0) k++;
+    if (k - start > bestLength) {
+      bestStart = start;
+      bestLength = k - start;
+    }
+  }
+  let text = "";
+  for (let k = 0; k < 8; k++) {
+    if (k === bestStart) {
+      text += "::";
+      k += bestLength - 1;
+    } else {
+      text += k === 0 || k === bestStart + bestLength ? p[k].toString(16) : `:${p[k].toString(16)}`;
+    }
+  }
+  return text;
 }
 
 export function formatIPv4(v4: number): string {

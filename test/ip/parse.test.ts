@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import ipaddr from "ipaddr.js";
 import { parseIpAddress } from "../../src/ip/parse.ts";
 
 describe("malformed input is refused", () => {
@@ -130,5 +131,56 @@ describe("numeric forms for the range indexes", () => {
   ])("%s is four words", (input, words) => {
     const ip = parseIpAddress(input);
     expect(ip?.version === 6 && [...ip.v6]).toEqual(words);
+  });
+});
+
+/** The parser riskcheck had before its own, on ipaddr.js: the oracle for the fuzz test below. */
+function ipaddrOracle(raw: string): { version: number; text: string } | null {
+  if (raw.length === 0 || raw.length > 45 || !raw.includes(":")) return null;
+  if (!/^[0-9a-fA-F:.]+$/.test(raw)) return null;
+  let hex = raw;
+  if (raw.includes(".")) {
+    const colon = raw.lastIndexOf(":");
+    const quad = raw.slice(colon + 1).match(/^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/);
+    if (!quad || quad.slice(1).some((o) => Number(o) > 255)) return null;
+    const v4 = quad.slice(1).reduce((a, o) => a * 256 + Number(o), 0);
+    hex = `${raw.slice(0, colon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+  }
+  let parts: number[];
+  try {
+    parts = ipaddr.IPv6.parse(hex).parts;
+  } catch {
+    return null;
+  }
+  if (parts.slice(0, 5).every((p) => p === 0) && parts[5] === 0xffff) return { version: 4, text: `${parts[6] >> 8}.${parts[6] & 255}.${parts[7] >> 8}.${parts[7] & 255}` };
+  return { version: 6, text: ipaddr.IPv6.parse(hex).toRFC5952String() };
+}
+
+describe("IPv6 text is read exactly as ipaddr.js reads it", () => {
+  test("100,000 generated near-addresses: the same verdict and the same canonical text", () => {
+    let seed = 11;
+    const next = (n: number) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0), seed % n);
+    const pieces = ["", "0", "1", "ff", "FFFF", "abcd", "12345", "0000", "::", ":", ":::", ".", "1.2.3.4", "255.255.255.255", "01.2.3.4", "256.0.0.1", "ffff", "g", " ", "%1", "1.2.3"];
+    let agreed = 0;
+    for (let i = 0; i < 100_000; i++) {
+      let raw = "";
+      if (next(2) === 0) {
+        // Mostly well-formed: groups (often zero), maybe one "::", maybe a dotted-quad tail.
+        const groups = Array.from({ length: 1 + next(9) }, () => (next(3) === 0 ? "0" : next(0x10000).toString(16)));
+        if (next(3) === 0) groups.splice(-2, 2, `${next(256)}.${next(256)}.${next(256)}.${next(256)}`);
+        if (next(2) === 0) groups.splice(next(groups.length + 1), 0, "");
+        raw = groups.join(":").replace(/^:|:$/, "::");
+        if (next(5) === 0) raw = raw.toUpperCase();
+      } else {
+        const n = 1 + next(12);
+        for (let k = 0; k < n; k++) raw += pieces[next(pieces.length)] + (next(3) === 0 ? "" : ":");
+        if (next(4) === 0) raw = raw.slice(0, -1);
+      }
+      const ours = parseIpAddress(raw);
+      const expected = raw.includes(":") ? ipaddrOracle(raw) : ours && { version: ours.version, text: ours.text };
+      expect({ raw, result: ours && { version: ours.version, text: ours.text } }).toEqual({ raw, result: expected });
+      if (expected) agreed++;
+    }
+    expect(agreed).toBeGreaterThan(10_000);
   });
 });
