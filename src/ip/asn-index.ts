@@ -35,45 +35,28 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
   return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta };
 }
 
-/** Who announces an address. */
-export interface AsnRecord {
-  readonly asn: number;
-  readonly organization: string;
-}
-
-/** Network owner lookup from the compiled ASN file. */
+/**
+ * Network owner lookup from the compiled ASN file. Organisation names stay in the
+ * file's one text until asked for: ninety thousand strings fewer for the collector.
+ */
 export class AsnIndex {
   private readonly ranges: RangeIndex;
-  private readonly asns: Uint32Array;
-  readonly organizations: readonly string[];
-  private readonly records: (AsnRecord | null)[];
+  /** Per entry: ASN, start and end of the organisation in `text`. */
+  private readonly payload: Uint32Array;
+  private readonly text: string;
 
   constructor(file: IndexFile) {
     this.ranges = new RangeIndex(file.columns);
-    const count = file.payload.length / 3;
-    this.asns = new Uint32Array(count);
-    const organizations: string[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      this.asns[i] = file.payload[i * 3];
-      organizations[i] = file.text.slice(file.payload[i * 3 + 1], file.payload[i * 3 + 2]);
-    }
-    this.organizations = organizations;
-    this.records = new Array<AsnRecord | null>(count).fill(null);
+    this.payload = file.payload;
+    this.text = file.text;
   }
 
   get entryCount(): number {
-    return this.asns.length;
+    return this.payload.length / 3;
   }
 
   get rangeCount(): number {
     return this.ranges.size;
-  }
-
-  /** The network holding the address, or null; one shared record per entry. */
-  lookup(ip: ParsedIp): AsnRecord | null {
-    const entry = this.ranges.lookup(ip);
-    if (entry === NOT_FOUND) return null;
-    return (this.records[entry] ??= Object.freeze({ asn: this.asns[entry], organization: this.organizations[entry] }));
   }
 
   /** The entry (ASN and organisation) of the network holding the address, or NOT_FOUND. */
@@ -82,11 +65,11 @@ export class AsnIndex {
   }
 
   asn(entry: number): number {
-    return this.asns[entry];
+    return this.payload[entry * 3];
   }
 
   organization(entry: number): string {
-    return this.organizations[entry];
+    return this.text.slice(this.payload[entry * 3 + 1], this.payload[entry * 3 + 2]);
   }
 }
 
