@@ -5,6 +5,7 @@ import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
 import { clientInfoResolver } from "./http/client-info.ts";
+import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -80,6 +81,8 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     if (currentVersion(config.dataDir) !== loadedVersion) void reload("new dataset version");
   }, VERSION_CHECK_MS);
 
+  const pacer = new CollectionPacer(deps.traffic);
+  const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   const server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false }).server!;
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
@@ -95,6 +98,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
       (stopping ??= (async () => {
         clearInterval(flusher);
         clearInterval(versionWatch);
+        clearInterval(pacing);
         await server.stop(false);
         flush();
         db.close();

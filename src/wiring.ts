@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { TrafficCounter } from "./collection-pacer.ts";
 import type { SnapshotHolder } from "./datasets/snapshot.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
 import { SessionStore } from "./dashboard/sessions.ts";
@@ -56,6 +57,7 @@ export async function wireApp(input: WiringInput) {
     now,
     startedMs,
     logError: input.logError,
+    traffic: new TrafficCounter(),
   };
   return { deps, keys, usage, usageStore };
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { TrafficCounter } from "../collection-pacer.ts";
 import type { SnapshotHolder } from "../datasets/snapshot.ts";
 import type { AdmissionDeps } from "./admission.ts";
 import { API_ERRORS, errorResponse } from "./errors.ts";
@@ -15,6 +16,7 @@ export interface AppDeps extends AdmissionDeps {
   readonly startedMs: number;
   /** Where failures the routes did not expect are reported; never the request's secrets. */
   readonly logError: (message: string) => void;
+  readonly traffic: TrafficCounter;
 }
 
 /** The whole HTTP surface, without listening: tests drive it through `app.handle`. */
@@ -28,9 +30,16 @@ export function createApp(deps: AppDeps) {
    * The two API endpoints, as plain handlers that Bun's router calls directly when
    * serving (no Elysia context per request); Elysia routes them too, for `app.handle`.
    */
+  const { traffic } = deps;
   const api = {
-    "/v1/check": (request: Request) => checkEmail(deps, request),
-    "/v1/ip-reputation-check": (request: Request, server: Bun.Server<unknown> | null) => checkIp(deps, request, () => deps.clientInfo(request, server).address),
+    "/v1/check": (request: Request) => {
+      traffic.served++;
+      return checkEmail(deps, request);
+    },
+    "/v1/ip-reputation-check": (request: Request, server: Bun.Server<unknown> | null) => {
+      traffic.served++;
+      return checkIp(deps, request, () => deps.clientInfo(request, server).address);
+    },
   };
   const guarded =
     (handler: (request: Request, server: Bun.Server<unknown> | null) => Response) =>

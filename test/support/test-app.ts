@@ -63,5 +63,5 @@ export async function createTestApp(options: TestAppOptions = {}) {
     return app.handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
   };
   const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, db, keys, usage, usageStore, clock, client, errors, request, newKey };
+  return { app, deps, db, keys, usage, usageStore, clock, client, errors, request, newKey };
 }

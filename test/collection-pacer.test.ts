@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { CollectionPacer, TrafficCounter } from "../src/collection-pacer.ts";
+import { createTestApp } from "./support/test-app.ts";
+
+describe("collections are paced by traffic", () => {
+  test("a busy server collects each period; an idle one never", () => {
+    const traffic = new TrafficCounter();
+    let collections = 0;
+    const pacer = new CollectionPacer(traffic, () => collections++, 100);
+    pacer.tick();
+    expect(collections).toBe(0);
+
+    traffic.served += 100;
+    pacer.tick();
+    expect(collections).toBe(1);
+    pacer.tick();
+    expect(collections).toBe(1); // nothing new since
+
+    traffic.served += 99;
+    pacer.tick();
+    expect(collections).toBe(1); // below the threshold: left to the engine
+    traffic.served += 1;
+    pacer.tick();
+    expect(collections).toBe(2);
+  });
+});
+
+describe("the API counts what it serves", () => {
+  test("answers and refusals on both endpoints count; other paths do not", async () => {
+    const t = await createTestApp();
+    const { secret } = t.newKey();
+    await t.request("/v1/check?email=a@gmail.com", { key: secret });
+    await t.request("/v1/ip-reputation-check?ip=8.8.8.8", { key: secret });
+    await t.request("/v1/check?email=a@gmail.com");
+    await t.request("/healthz");
+    expect(t.deps.traffic.served).toBe(3);
+  });
+});
