@@ -10,13 +10,16 @@ import { answerJson } from "../src/ip/answer-json.ts";
 import { answerObject, ipFacts } from "../src/ip/intelligence.ts";
 import { parseIpAddress } from "../src/ip/parse.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { SnapshotHolder } from "../src/datasets/snapshot.ts";
 import { openDatabase } from "../src/db.ts";
+import { createApp } from "../src/http/app.ts";
 import { inMemoryChangeSignal } from "../src/keys/change-signal.ts";
 import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
 import { KeyStore } from "../src/keys/key-store.ts";
 import { UsageRecorder } from "../src/keys/usage-recorder.ts";
 import { UsageStore } from "../src/keys/usage-store.ts";
 import { RateLimiter } from "../src/limits/rate-limiter.ts";
+import { wireApp } from "../src/wiring.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
 const DATA = resolve(import.meta.dir, "../data");
@@ -60,3 +63,22 @@ bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains
 bench("key verification", () => authenticator.authenticate(secret));
 bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
 bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
+
+// The whole request path in-process: the handlers Bun's router calls, on prebuilt requests.
+const { deps, keys: appKeys } = await wireApp({
+  db: openDatabase(":memory:"),
+  keysChanged: inMemoryChangeSignal(),
+  snapshots: new SnapshotHolder(snapshot),
+  limits: { rate: { perMinute: 1e12, burst: 1e12 }, ipQuotaPerMonth: 1e12 },
+  adminPassword: null,
+  now: Date.now,
+  clientInfo: () => ({ address: "192.0.2.1", https: false }),
+  cliCommand: "riskcheck",
+  logError: console.error,
+});
+const routes = (createApp(deps) as unknown as { config: { serve: { routes: Record<string, { GET: (r: Request, s: null) => Response }> } } }).config.serve.routes;
+const authorization = { authorization: `Bearer ${appKeys.create({ name: "bench" }).secret}` };
+const ipRequests = addresses.map((a) => new Request(`http://127.0.0.1:8080/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`, { headers: authorization }));
+const emailRequests = emails.map((e) => new Request(`http://127.0.0.1:8080/v1/check?email=${encodeURIComponent(e)}`, { headers: authorization }));
+bench("IP check request, in-process", (i) => routes["/v1/ip-reputation-check"].GET(ipRequests[i % ipRequests.length], null).status === 200);
+bench("email check request, in-process", (i) => routes["/v1/check"].GET(emailRequests[i % emailRequests.length], null).status === 200);

@@ -36,11 +36,13 @@ function isUnicodeSpaceOrFormat(c: number): boolean {
   );
 }
 
+/** RFC 5322 atext among ASCII characters: letters, digits and these. */
+const ASCII_ATEXT = new Uint8Array(128);
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~") ASCII_ATEXT[c.charCodeAt(0)] = 1;
+
 /** RFC 5322 atext, plus any non-ASCII character (RFC 6532). */
 function isAtext(c: number): boolean {
-  if (c >= 0x80) return true;
-  if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39)) return true;
-  return "!#$%&'*+-/=?^_`{|}~".includes(String.fromCharCode(c));
+  return c >= 0x80 || ASCII_ATEXT[c] === 1;
 }
 
 function isDotAtom(local: string): boolean {

@@ -1,9 +1,8 @@
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { Endpoint, Outcome } from "../keys/usage.ts";
-import type { QuotaDecision } from "../limits/monthly-quota.ts";
 import { type Authenticator, authenticateRequest } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
-import { type Limits, applyLimits } from "./limits.ts";
+import { type LimitOutcome, type Limits, applyLimits } from "./limits.ts";
 
 export interface UsageSink {
   record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number): void;
@@ -16,12 +15,10 @@ export interface AdmissionDeps {
   readonly now: () => number;
 }
 
-export interface Admitted {
+export type Admitted = Extract<LimitOutcome, { passed: true }> & {
   readonly key: KeyRecord;
   readonly nowMs: number;
-  readonly headers: Record<string, string>;
-  readonly quota: QuotaDecision | null;
-}
+};
 
 /** Authentication, then the rate limit, then the quota: the contract's order, before any validation. */
 export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint): Admitted | Response {
@@ -33,5 +30,5 @@ export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint)
     deps.usage.record(key.id, endpoint, limited.reason, nowMs);
     return limited.response;
   }
-  return { key, nowMs, headers: limited.headers, quota: limited.quota };
+  return { passed: true, key, nowMs, rate: limited.rate, quota: limited.quota };
 }

@@ -32,8 +32,9 @@ for (const e of Object.values(API_ERRORS)) {
   bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
 }
 
-export function errorResponse(e: ApiError, headers?: Record<string, string>): Response {
-  return new Response(bodies.get(e), { status: e.status, headers: headers ? { "content-type": JSON_TYPE, ...headers } : JSON_HEADERS });
+/** `headers`, when given, carry the content type already. */
+export function errorResponse(e: ApiError, headers: Record<string, string> = JSON_HEADERS): Response {
+  return new Response(bodies.get(e), { status: e.status, headers });
 }
 
 const JSON_HEADERS = Object.freeze({ "content-type": JSON_TYPE });

@@ -5,21 +5,20 @@ import { parseIpAddress } from "../../ip/parse.ts";
 import { isGlobalUnicast } from "../../ip/special-purpose.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
-import { setQuotaRemaining } from "../limits.ts";
+import { answerHeaders } from "../limits.ts";
 import { queryParam } from "../query.ts";
 
 export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request, callerAddress: () => string): Response {
   const admitted = admit(deps, request, "ip");
   if (admitted instanceof Response) return admitted;
-  const { key, nowMs, headers, quota } = admitted;
+  const { key, nowMs } = admitted;
 
   const url = request.url;
   const param = queryParam(url, "ip");
   const parsed = param === "absent" ? parseIpAddress(callerAddress()) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (parsed === null) {
     deps.usage.record(key.id, "ip", "bad_request", nowMs);
-    setQuotaRemaining(headers, quota, false);
-    return errorResponse(API_ERRORS.invalidIp, headers);
+    return errorResponse(API_ERRORS.invalidIp, answerHeaders(admitted.rate, admitted.quota, 0));
   }
   let body: string;
   if (!isGlobalUnicast(parsed)) {
@@ -35,6 +34,5 @@ export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, req
   // concurrent requests cannot overshoot.
   deps.limits.quota.countSuccess(key.id, nowMs);
   deps.usage.record(key.id, "ip", "ok", nowMs);
-  setQuotaRemaining(headers, quota, true);
-  return new Response(body, { headers });
+  return new Response(body, { headers: answerHeaders(admitted.rate, admitted.quota, 1) });
 }
