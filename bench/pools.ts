@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dataFiles } from "../src/datasets/data-layout.ts";
+import { normaliseDomain } from "../src/email/domain-name.ts";
 import { parseIpAddress } from "../src/ip/parse.ts";
 import { isGlobalUnicast } from "../src/ip/special-purpose.ts";
 
@@ -31,7 +32,7 @@ export function makeEmailPool(dataDir: string, size: number): string[] {
   const list = (file: string) =>
     readFileSync(file, "utf8")
       .split("\n")
-      .filter((l) => l && !l.startsWith("#"));
+      .filter((l) => l && !l.startsWith("#") && normaliseDomain(l) !== null); // a few list entries are not domains
   const disposable = list(files.disposableDomains);
   const free = list(files.freeDomains);
   const corporate = ["stripe.com", "shopify.com", "siemens.de", "toyota.co.jp", "bbc.co.uk", "uw.edu.pl", "mit.edu", "airbus.com", "nestle.ch", "ikea.se"];
