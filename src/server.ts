@@ -1,3 +1,4 @@
+import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
@@ -5,7 +6,6 @@ import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
 import { clientInfoResolver } from "./http/client-info.ts";
-import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import { wireApp } from "./wiring.ts";
 

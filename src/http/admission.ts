@@ -15,7 +15,7 @@ export interface AdmissionDeps {
   readonly now: () => number;
 }
 
-export type Admitted = Extract<LimitOutcome, { passed: true }> & {
+export type Admitted = Omit<Extract<LimitOutcome, { passed: true }>, "passed"> & {
   readonly key: KeyRecord;
   readonly nowMs: number;
 };
@@ -30,5 +30,5 @@ export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint)
     deps.usage.record(key.id, endpoint, limited.reason, nowMs);
     return limited.response;
   }
-  return { passed: true, key, nowMs, rate: limited.rate, quota: limited.quota };
+  return { key, nowMs, rate: limited.rate, quota: limited.quota };
 }
