@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps) {
     },
     "/v1/ip-reputation-check": (request: Request, server: Bun.Server<unknown> | null) => {
       traffic.served++;
-      return checkIp(deps, request, () => deps.clientInfo(request, server).address);
+      return checkIp(deps, request, server);
     },
   };
   const guarded =

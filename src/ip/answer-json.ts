@@ -1,6 +1,6 @@
 import { countryFlag } from "./country.ts";
 import type { Geolocation } from "./geo-record.ts";
-import type { IpFacts } from "./intelligence.ts";
+import { type IpFacts, privateAnswer } from "./intelligence.ts";
 import type { NetworkOwner } from "./network-owner.ts";
 import type { Reputation } from "./reputation.ts";
 
@@ -62,4 +62,12 @@ export function answerJson(f: IpFacts): string {
     ownerFragment(f.owner) +
     `"reputation":${reputationFragment(f.reputation)}}`
   );
+}
+
+/** Everything after the address in the private-address answer, which is the same for all. */
+const PRIVATE_TAIL = JSON.stringify(privateAnswer("")).slice('{"ip":"",'.length);
+
+/** JSON.stringify(privateAnswer(ip)), byte for byte. */
+export function privateAnswerJson(ip: string): string {
+  return `{"ip":"${ip}",${PRIVATE_TAIL}`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { answerJson } from "../../src/ip/answer-json.ts";
+import { answerJson, privateAnswerJson } from "../../src/ip/answer-json.ts";
 import { UNKNOWN_LOCATION } from "../../src/ip/geo-record.ts";
-import { answerObject, ipFacts } from "../../src/ip/intelligence.ts";
+import { answerObject, ipFacts, privateAnswer } from "../../src/ip/intelligence.ts";
 import { parseIpAddress } from "../../src/ip/parse.ts";
 import { CLEAN_REPUTATION } from "../../src/ip/reputation.ts";
 import { isGlobalUnicast } from "../../src/ip/special-purpose.ts";
@@ -51,4 +51,12 @@ describe("the cached JSON is exactly JSON.stringify of the answer", () => {
     const facts = { ...ipFacts(datasets, parseIpAddress("8.8.8.8")!), geo: UNKNOWN_LOCATION, owner: { asn: 0, isp: "", organization: "" } };
     expect(answerJson(facts)).toBe(JSON.stringify(answerObject(facts)));
   });
+});
+
+test("the private-address JSON is exactly JSON.stringify of the private answer", () => {
+  for (const text of ["10.0.0.1", "192.168.1.254", "fd00::1", "::1", "100.64.0.0"]) {
+    const ip = parseIpAddress(text)!;
+    expect(privateAnswerJson(ip.text)).toBe(JSON.stringify(privateAnswer(ip.text)));
+  }
+  expect(JSON.parse(privateAnswerJson("10.0.0.1"))).toMatchObject({ ip: "10.0.0.1", country: "", is_anycast: false, reputation: { risky: false } });
 });

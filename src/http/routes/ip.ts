@@ -1,6 +1,6 @@
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import { answerJson } from "../../ip/answer-json.ts";
-import { answerObject, explain, ipFacts, privateAnswer } from "../../ip/intelligence.ts";
+import { answerJson, privateAnswerJson } from "../../ip/answer-json.ts";
+import { answerObject, explain, ipFacts } from "../../ip/intelligence.ts";
 import { parseIpAddress } from "../../ip/parse.ts";
 import { isGlobalUnicast } from "../../ip/special-purpose.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
@@ -8,21 +8,27 @@ import { API_ERRORS, errorResponse } from "../errors.ts";
 import { answerHeaders } from "../limits.ts";
 import { queryParam } from "../query.ts";
 
-export function checkIp(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request, callerAddress: () => string): Response {
+export interface IpCheckDeps extends AdmissionDeps {
+  readonly snapshots: SnapshotHolder;
+  readonly clientInfo: (request: Request, server: Bun.Server<unknown> | null) => { readonly address: string };
+}
+
+/** `server` tells the caller's own address, checked when the request names none. */
+export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<unknown> | null): Response {
   const admitted = admit(deps, request, "ip");
   if (admitted instanceof Response) return admitted;
   const { key, nowMs } = admitted;
 
   const url = request.url;
   const param = queryParam(url, "ip");
-  const parsed = param === "absent" ? parseIpAddress(callerAddress()) : typeof param === "object" ? parseIpAddress(param.value) : null;
+  const parsed = param === "absent" ? parseIpAddress(deps.clientInfo(request, server).address) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (parsed === null) {
     deps.usage.record(key.id, "ip", "bad_request", nowMs);
     return errorResponse(API_ERRORS.invalidIp, answerHeaders(admitted.rate, admitted.quota, 0));
   }
   let body: string;
   if (!isGlobalUnicast(parsed)) {
-    body = JSON.stringify(privateAnswer(parsed.text));
+    body = privateAnswerJson(parsed.text);
   } else {
     const datasets = deps.snapshots.current().ip;
     const facts = ipFacts(datasets, parsed);
