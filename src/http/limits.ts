@@ -53,7 +53,7 @@ export function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, 
  *
  * One Headers per shape, refilled for each answer: building Headers from an object cost
  * more than the rest of an email check, and a Response copies the Headers it is given, so
- * the next refill cannot reach an answer already built (test/http/limits.test.ts checks it).
+ * the next refill cannot reach an answer already built (test/http/answer-headers.test.ts checks it).
  */
 export function answerHeaders(rate: Allowed<RateDecision> | null, quota: Allowed<QuotaDecision> | null, checksUsed: 0 | 1): Headers {
   const headers = rate === null ? (quota === null ? PLAIN : QUOTA_ONLY) : quota === null ? RATE_ONLY : RATE_AND_QUOTA;
