@@ -6,6 +6,8 @@ export interface MmdbTreeShape {
   readonly ipVersion: number;
 }
 
+const JUMP_BITS = 16;
+
 /** No record for the address. */
 export const NO_RECORD = -1;
 
@@ -20,9 +22,13 @@ export class MmdbTree {
   private readonly nodeCount: number;
   private readonly nodeBytes: number;
   private readonly recordSize: number;
-  /** Where IPv4 addresses start: the node after 96 zero bits in an IPv6 tree. */
-  private readonly ipv4Root: number;
-  private readonly hasIPv6: boolean;
+  /**
+   * Where the walk stands after an address's first 16 bits, by those bits: one read
+   * instead of sixteen dependent ones (256 KiB per family, like the range indexes'
+   * bucket tables). IPv4 starts under ::/96 in an IPv6 tree.
+   */
+  private readonly v4After16: Uint32Array;
+  private readonly v6After16: Uint32Array | null;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -32,12 +38,28 @@ export class MmdbTree {
     this.nodeCount = shape.nodeCount;
     this.recordSize = shape.recordSize;
     this.nodeBytes = shape.recordSize / 4;
-    this.hasIPv6 = shape.ipVersion === 6;
-    let node = 0;
-    if (this.hasIPv6) {
-      for (let i = 0; i < 96 && node < this.nodeCount; i++) node = this.child(node, 0);
+    const hasIPv6 = shape.ipVersion === 6;
+    let ipv4Root = 0;
+    if (hasIPv6) {
+      for (let i = 0; i < 96 && ipv4Root < this.nodeCount; i++) ipv4Root = this.child(ipv4Root, 0);
     }
-    this.ipv4Root = node;
+    this.v4After16 = this.after16Bits(ipv4Root);
+    this.v6After16 = hasIPv6 ? this.after16Bits(0) : null;
+  }
+
+  private after16Bits(root: number): Uint32Array {
+    const table = new Uint32Array(1 << JUMP_BITS);
+    const fill = (node: number, depth: number, prefix: number): void => {
+      if (depth === JUMP_BITS || node >= this.nodeCount) {
+        const span = 1 << (JUMP_BITS - depth);
+        table.fill(node, prefix * span, (prefix + 1) * span);
+        return;
+      }
+      fill(this.child(node, 0), depth + 1, prefix * 2);
+      fill(this.child(node, 1), depth + 1, prefix * 2 + 1);
+    };
+    fill(root, 0, 0);
+    return table;
   }
 
   /**
@@ -49,14 +71,14 @@ export class MmdbTree {
     const count = this.nodeCount;
     let node: number;
     if (ip.version === 4) {
-      node = this.ipv4Root;
       const v4 = ip.v4;
-      for (let bit = 31; bit >= 0 && node < count; bit--) node = this.child(node, (v4 >>> bit) & 1);
+      node = this.v4After16[v4 >>> 16];
+      for (let bit = 31 - JUMP_BITS; bit >= 0 && node < count; bit--) node = this.child(node, (v4 >>> bit) & 1);
     } else {
-      if (!this.hasIPv6) return NO_RECORD;
-      node = 0;
+      if (this.v6After16 === null) return NO_RECORD;
       const words = ip.v6;
-      for (let i = 0; i < 128 && node < count; i++) node = this.child(node, (words[i >>> 5] >>> (31 - (i & 31))) & 1);
+      node = this.v6After16[words[0] >>> 16];
+      for (let i = JUMP_BITS; i < 128 && node < count; i++) node = this.child(node, (words[i >>> 5] >>> (31 - (i & 31))) & 1);
     }
     return node > count ? node : NO_RECORD;
   }

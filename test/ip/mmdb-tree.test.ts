@@ -34,7 +34,8 @@ function randomAddresses(count: number, seed: number): ParsedIp[] {
   return out;
 }
 
-const EDGES = ["0.0.0.0", "255.255.255.255", "1.0.0.0", "8.8.8.8", "::", "::1", "2001:4860:4860::8888", "2002:808:808::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"].map((a) => parseIpAddress(a)!);
+// Private and reserved space ends high in the tree, above the 16-bit jump table.
+const EDGES = ["0.0.0.0", "255.255.255.255", "1.0.0.0", "8.8.8.8", "10.1.2.3", "127.0.0.1", "224.0.0.1", "::", "::1", "fe80::1", "fc00::1", "2001:db8::1", "2001:4860:4860::8888", "2002:808:808::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"].map((a) => parseIpAddress(a)!);
 const SAMPLE = [...EDGES, ...randomAddresses(6000, 7)];
 
 /** The same database with its search tree written with other record sizes (the data section does not move). */
