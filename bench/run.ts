@@ -6,7 +6,7 @@
  *
  *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-random,email,private,unauthorized,limits]
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -38,16 +38,33 @@ interface WrkResult {
   p50_us: number;
   p99_us: number;
   max_us: number;
+  /** The server's CPU time (all its threads) per request: steadier than requests/s on a shared machine. */
+  server_cpu_us: number;
 }
 
-function wrk(url: string, pathsFile: string, key = ""): WrkResult {
+interface Server {
+  readonly url: string;
+  readonly proc: { readonly pid: number };
+}
+
+function wrk(server: Server, pathsFile: string, key = ""): WrkResult {
+  const cpuBefore = cpuSeconds(server.proc.pid);
   const run = Bun.spawnSync(
-    ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", "-s", join(import.meta.dir, "pool.lua"), url, "--", pathsFile, key],
+    ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", "-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key],
     { timeout: (DURATION + 30) * 1000 },
   );
+  const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
   const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
   if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
-  return JSON.parse(line.slice(6));
+  const result = JSON.parse(line.slice(6));
+  return { ...result, server_cpu_us: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };
+}
+
+/** User + system seconds of a process so far; /proc/PID/stat counts clock ticks of 1/100 s (USER_HZ). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function startProcess(cmd: string[], env: Record<string, string>, ready: RegExp) {
@@ -67,7 +84,7 @@ async function startProcess(cmd: string[], env: Record<string, string>, ready: R
 }
 
 function peakRssMb(pid: number): number {
-  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
 }
 
@@ -105,8 +122,8 @@ const unlimitedEnv = { ...serverEnv, RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_I
 const unlimited = await startProcess([...cli, "serve", "--port", "0"], unlimitedEnv, /listening on (http:\/\/\S+)/);
 
 // Warm both (JIT, page cache) before measuring.
-wrk(baseline.url, pools.email);
-wrk(riskcheck.url, pools["ip-random"], key);
+wrk(baseline, pools.email);
+wrk(riskcheck, pools["ip-random"], key);
 
 const scenarios: { name: keyof typeof pools; key: string }[] = [
   { name: "ip-random" as const, key },
@@ -119,16 +136,16 @@ const results: Record<string, { baseline: WrkResult[]; riskcheck: WrkResult[] }>
 for (const s of scenarios) {
   results[s.name] = { baseline: [], riskcheck: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    results[s.name].baseline.push(wrk(baseline.url, pools[s.name]));
-    results[s.name].riskcheck.push(wrk(riskcheck.url, pools[s.name], s.key));
+    results[s.name].baseline.push(wrk(baseline, pools[s.name]));
+    results[s.name].riskcheck.push(wrk(riskcheck, pools[s.name], s.key));
   }
 }
 
 const limitsCost: { limited: WrkResult[]; unlimited: WrkResult[] } = { limited: [], unlimited: [] };
 if (!values.only || values.only.split(",").includes("limits")) {
   for (let round = 0; round < ROUNDS; round++) {
-    limitsCost.limited.push(wrk(riskcheck.url, pools["ip-random"], key));
-    limitsCost.unlimited.push(wrk(unlimited.url, pools["ip-random"], key));
+    limitsCost.limited.push(wrk(riskcheck, pools["ip-random"], key));
+    limitsCost.unlimited.push(wrk(unlimited, pools["ip-random"], key));
   }
 }
 
@@ -153,6 +170,8 @@ const rows = scenarios.map((s) => {
     p50_ms: median(r.map((x) => x.p50_us)) / 1000,
     p99_ms: median(r.map((x) => x.p99_us)) / 1000,
     p99_ratio: median(r.map((x) => x.p99_us)) / median(b.map((x) => x.p99_us)),
+    baseline_cpu_us: median(b.map((x) => x.server_cpu_us)),
+    cpu_us: median(r.map((x) => x.server_cpu_us)),
     errors: r.reduce((n, x) => n + x.errors, 0),
     non2xx: r.reduce((n, x) => n + x.non2xx, 0),
   };
@@ -170,9 +189,11 @@ console.table(
     "p99 ms": r.p99_ms.toFixed(2),
     "baseline p99 ms": r.baseline_p99_ms.toFixed(2),
     "p99 / baseline": r.p99_ratio.toFixed(2),
+    "CPU µs/req": `${r.cpu_us.toFixed(1)} (${r.baseline_cpu_us.toFixed(1)})`,
     "non-2xx": r.non2xx,
   })),
 );
+console.log("CPU µs/req: the server process's CPU time per request, all threads (the baseline's in brackets)");
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
 const limitsShare =
   limitsCost.limited.length > 0 ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps)) : null;
