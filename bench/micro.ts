@@ -9,7 +9,7 @@ import { parseEmailAddress } from "../src/email/address.ts";
 import { answerJson } from "../src/ip/answer-json.ts";
 import { answerObject, ipFacts } from "../src/ip/intelligence.ts";
 import { parseIpAddress } from "../src/ip/parse.ts";
-import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS, verdict } from "../src/ip/reputation.ts";
 import { SnapshotHolder } from "../src/datasets/snapshot.ts";
 import { openDatabase } from "../src/db.ts";
 import { createApp } from "../src/http/app.ts";
@@ -18,6 +18,7 @@ import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
 import { KeyStore } from "../src/keys/key-store.ts";
 import { UsageRecorder } from "../src/keys/usage-recorder.ts";
 import { UsageStore } from "../src/keys/usage-store.ts";
+import { MonthlyQuota } from "../src/limits/monthly-quota.ts";
 import { RateLimiter } from "../src/limits/rate-limiter.ts";
 import { wireApp } from "../src/wiring.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
@@ -61,7 +62,17 @@ bench("IP answer JSON, JSON.stringify", (i) => JSON.stringify(answerObject(ipFac
 bench("parse email address", (i) => parseEmailAddress(emails[i % emails.length]));
 bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains.length]));
 bench("key verification", () => authenticator.authenticate(secret));
+const counterSamples = Array.from({ length: 64 }, (_, i) => ({ bot: i % 3, probe: i % 5, rate: 0, attack: i % 7, crawler: i % 11 === 0 ? 1 : 0 }));
+const noFlags = { confirmedBad: false, verifiedCrawler: false, allowlisted: false };
+bench("verdict (uncached)", (i) => verdict(counterSamples[i & 63], i & 0x7f, noFlags));
 bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
+const quota = new MonthlyQuota(new Map(), Date.now());
+bench("monthly quota check + count", () => {
+  const now = Date.now();
+  const decision = quota.check(key.id, 1e12, now);
+  quota.countSuccess(key.id, now);
+  return decision;
+});
 bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
 
 // The whole request path in-process: the handlers Bun's router calls, on prebuilt requests.
