@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "./key-record.ts";
 import type { KeyStore } from "./key-store.ts";
-import { hashSecret, looksLikeSecret } from "./secret.ts";
+import { digestOfStoredHash, looksLikeSecret, secretDigest } from "./secret.ts";
 
 export type Authentication =
   | { readonly outcome: "active"; readonly key: KeyRecord }
@@ -19,7 +19,7 @@ const DATA_VERSION_POLL_MS = 1_000;
  * an attacker guessed: no constant-time comparison of secrets is needed.
  */
 export class KeyAuthenticator {
-  private byHash = new Map<string, Authentication>();
+  private byDigest = new Map<string, Authentication>();
   private seenSignal = -1;
   private seenDataVersion = -1;
   private lastPoll = 0;
@@ -38,12 +38,12 @@ export class KeyAuthenticator {
   authenticate(token: string): Authentication {
     if (!looksLikeSecret(token)) return UNKNOWN;
     if (this.signal.read() !== this.seenSignal || this.now() - this.lastPoll > DATA_VERSION_POLL_MS) this.refreshIfChanged();
-    const hash = hashSecret(token);
-    const found = this.byHash.get(hash);
+    const digest = secretDigest(token);
+    const found = this.byDigest.get(digest);
     if (found) return found;
     // A key created by another process a moment ago: look once more before refusing.
     this.refreshIfChanged();
-    return this.byHash.get(hash) ?? UNKNOWN;
+    return this.byDigest.get(digest) ?? UNKNOWN;
   }
 
   private refreshIfChanged(): void {
@@ -58,8 +58,8 @@ export class KeyAuthenticator {
     this.lastPoll = this.now();
     const next = new Map<string, Authentication>();
     for (const [hash, key] of this.store.allByHash()) {
-      next.set(hash, Object.freeze({ outcome: key.revokedAt ? "revoked" : "active", key }));
+      next.set(digestOfStoredHash(hash), Object.freeze({ outcome: key.revokedAt ? "revoked" : "active", key }));
     }
-    this.byHash = next;
+    this.byDigest = next;
   }
 }

@@ -6,7 +6,7 @@ import { openDatabase } from "../../src/db.ts";
 import { inMemoryChangeSignal, openChangeSignal } from "../../src/keys/change-signal.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { KeyStore, KeyStoreError } from "../../src/keys/key-store.ts";
-import { displayPrefix, generateSecret, hashSecret, looksLikeSecret } from "../../src/keys/secret.ts";
+import { digestOfStoredHash, displayPrefix, generateSecret, hashSecret, looksLikeSecret, secretDigest } from "../../src/keys/secret.ts";
 
 function memoryStore() {
   const db = openDatabase(":memory:");
@@ -125,4 +125,12 @@ describe("key authenticator", () => {
     now = 1_500;
     expect(auth.authenticate(secret).outcome).toBe("revoked");
   });
+});
+
+test("the authenticator's digest of a secret is the stored hash, re-encoded", () => {
+  for (let i = 0; i < 50; i++) {
+    const secret = generateSecret();
+    expect(digestOfStoredHash(hashSecret(secret))).toBe(secretDigest(secret));
+  }
+  expect(secretDigest("rk_x")).not.toBe(secretDigest("rk_y"));
 });
