@@ -37,8 +37,8 @@ export function errorResponse(e: ApiError, headers: HeadersInit = JSON_HEADERS):
   return new Response(bodies.get(e), { status: e.status, headers });
 }
 
-/** Shared: a Response copies the Headers it is given, and copying is cheaper than building. */
-const JSON_HEADERS = new Headers({ "content-type": JSON_TYPE });
+/** Shared, never changed: a Response copies the Headers it is given, and copying is cheaper than building. */
+export const JSON_HEADERS = new Headers({ "content-type": JSON_TYPE });
 
 export function jsonResponse(body: string, headers?: HeadersInit): Response {
   return new Response(body, { headers: headers ?? JSON_HEADERS });

@@ -2,7 +2,7 @@ import type { KeyRecord } from "../keys/key-record.ts";
 import type { Endpoint } from "../keys/usage.ts";
 import type { MonthlyQuota, QuotaDecision } from "../limits/monthly-quota.ts";
 import { type RateDecision, type RateLimiter, type RatePolicy, ratePolicyFor } from "../limits/rate-limiter.ts";
-import { API_ERRORS, JSON_TYPE, errorResponse } from "./errors.ts";
+import { API_ERRORS, JSON_HEADERS, JSON_TYPE, errorResponse } from "./errors.ts";
 
 export interface LimitSettings {
   readonly rate: RatePolicy;
@@ -51,12 +51,13 @@ export function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, 
  * The headers of an answer that passed the limits. `checksUsed` is 1 when the answer used
  * up a quota check (a 200 of the IP check), else 0.
  *
- * One Headers per shape, refilled for each answer: building Headers from an object cost
- * more than the rest of an email check, and a Response copies the Headers it is given, so
- * the next refill cannot reach an answer already built (test/http/answer-headers.test.ts checks it).
+ * One Headers per shape, refilled for each answer (the plain shape is the error bodies'
+ * own, never refilled): building Headers from an object cost more than the rest of an
+ * email check, and a Response copies the Headers it is given, so the next refill cannot
+ * reach an answer already built (test/http/answer-headers.test.ts checks it).
  */
 export function answerHeaders(rate: Allowed<RateDecision> | null, quota: Allowed<QuotaDecision> | null, checksUsed: 0 | 1): Headers {
-  const headers = rate === null ? (quota === null ? PLAIN : QUOTA_ONLY) : quota === null ? RATE_ONLY : RATE_AND_QUOTA;
+  const headers = rate === null ? (quota === null ? JSON_HEADERS : QUOTA_ONLY) : quota === null ? RATE_ONLY : RATE_AND_QUOTA;
   if (rate !== null) {
     headers.set("x-ratelimit-limit", String(rate.limit));
     headers.set("x-ratelimit-remaining", String(rate.remaining));
@@ -71,7 +72,6 @@ export function answerHeaders(rate: Allowed<RateDecision> | null, quota: Allowed
 
 const RATE_HEADERS = { "x-ratelimit-limit": "", "x-ratelimit-remaining": "" };
 const QUOTA_HEADERS = { "x-quota-limit": "", "x-quota-reset": "", "x-quota-remaining": "" };
-const PLAIN = new Headers({ "content-type": JSON_TYPE });
 const RATE_ONLY = new Headers({ "content-type": JSON_TYPE, ...RATE_HEADERS });
 const QUOTA_ONLY = new Headers({ "content-type": JSON_TYPE, ...QUOTA_HEADERS });
 const RATE_AND_QUOTA = new Headers({ "content-type": JSON_TYPE, ...RATE_HEADERS, ...QUOTA_HEADERS });

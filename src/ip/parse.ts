@@ -65,14 +65,16 @@ export function parseDottedQuad(s: string, start: number, end: number): number {
  * one or more zero groups, and optionally a dotted quad as the last 32 bits. One pass,
  * no intermediate strings: this runs for every IPv6 request.
  */
+const COLON = 0x3a;
+
 function parseIPv6(raw: string): ParsedIp | null {
   const groups = scratchGroups;
   const length = raw.length;
   let count = 0;
   let gap = -1; // where "::" stands, as a group index
   let i = 0;
-  if (raw.charCodeAt(0) === 0x3a) {
-    if (raw.charCodeAt(1) !== 0x3a) return null;
+  if (raw.charCodeAt(0) === COLON) {
+    if (raw.charCodeAt(1) !== COLON) return null;
     gap = 0;
     i = 2;
     if (i === length) return ipv6Result(groups, 0, gap);
@@ -99,9 +101,9 @@ function parseIPv6(raw: string): ParsedIp | null {
     if (digits === 0 || digits > 4 || count === 8) return null;
     groups[count++] = value;
     if (i === length) return ipv6Result(groups, count, gap);
-    if (raw.charCodeAt(i) !== 0x3a) return null;
+    if (raw.charCodeAt(i) !== COLON) return null;
     i++;
-    if (raw.charCodeAt(i) === 0x3a) {
+    if (raw.charCodeAt(i) === COLON) {
       if (gap !== -1) return null;
       gap = count;
       i++;
@@ -138,7 +140,6 @@ function ipv6Result(p: Uint16Array, count: number, gap: number): ParsedIp | null
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
-const COLON = 0x3a;
 /** Formatting is synchronous too; "ffff:…:ffff" is the longest form. */
 const scratchText = new Uint8Array(39);
 const ASCII = new TextDecoder("latin1");
