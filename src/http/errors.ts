@@ -33,13 +33,13 @@ for (const e of Object.values(API_ERRORS)) {
 }
 
 /** `headers`, when given, carry the content type already. */
-export function errorResponse(e: ApiError, headers: HeadersInit = JSON_HEADERS): Response {
+export function errorResponse(e: ApiError, headers: Headers | Record<string, string> = JSON_HEADERS): Response {
   return new Response(bodies.get(e), { status: e.status, headers });
 }
 
 /** Shared, never changed: a Response copies the Headers it is given, and copying is cheaper than building. */
 export const JSON_HEADERS = new Headers({ "content-type": JSON_TYPE });
 
-export function jsonResponse(body: string, headers?: HeadersInit): Response {
-  return new Response(body, { headers: headers ?? JSON_HEADERS });
+export function jsonResponse(body: string): Response {
+  return new Response(body, { headers: JSON_HEADERS });
 }

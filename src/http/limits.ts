@@ -57,21 +57,45 @@ export function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, 
  * reach an answer already built (test/http/answer-headers.test.ts checks it).
  */
 export function answerHeaders(rate: Allowed<RateDecision> | null, quota: Allowed<QuotaDecision> | null, checksUsed: 0 | 1): Headers {
-  const headers = rate === null ? (quota === null ? JSON_HEADERS : QUOTA_ONLY) : quota === null ? RATE_ONLY : RATE_AND_QUOTA;
-  if (rate !== null) {
-    headers.set("x-ratelimit-limit", String(rate.limit));
-    headers.set("x-ratelimit-remaining", String(rate.remaining));
-  }
-  if (quota !== null) {
-    headers.set("x-quota-limit", String(quota.limit));
-    headers.set("x-quota-reset", quota.resetsAt);
-    headers.set("x-quota-remaining", String(quota.limit - quota.used - checksUsed));
-  }
-  return headers;
+  if (rate === null) return quota === null ? JSON_HEADERS : QUOTA_ONLY.refill(rate, quota, checksUsed);
+  return (quota === null ? RATE_ONLY : RATE_AND_QUOTA).refill(rate, quota, checksUsed);
 }
 
-const RATE_HEADERS = { "x-ratelimit-limit": "", "x-ratelimit-remaining": "" };
-const QUOTA_HEADERS = { "x-quota-limit": "", "x-quota-reset": "", "x-quota-remaining": "" };
-const RATE_ONLY = new Headers({ "content-type": JSON_TYPE, ...RATE_HEADERS });
-const QUOTA_ONLY = new Headers({ "content-type": JSON_TYPE, ...QUOTA_HEADERS });
-const RATE_AND_QUOTA = new Headers({ "content-type": JSON_TYPE, ...RATE_HEADERS, ...QUOTA_HEADERS });
+/**
+ * One answer shape's Headers with the values last written to it. A header is set only
+ * when its value changed: the limits and the reset date rarely do, and each `set` is a
+ * call into Bun that costs more than the comparison.
+ */
+class RefilledHeaders {
+  readonly headers: Headers;
+  private rateLimit = -1;
+  private rateRemaining = -1;
+  private quotaLimit = -1;
+  private quotaReset = "";
+  private quotaRemaining = -1;
+
+  constructor(names: readonly string[]) {
+    this.headers = new Headers([["content-type", JSON_TYPE], ...names.map((name): [string, string] => [name, ""])]);
+  }
+
+  refill(rate: Allowed<RateDecision> | null, quota: Allowed<QuotaDecision> | null, checksUsed: 0 | 1): Headers {
+    const headers = this.headers;
+    if (rate !== null) {
+      if (rate.limit !== this.rateLimit) headers.set("x-ratelimit-limit", String((this.rateLimit = rate.limit)));
+      if (rate.remaining !== this.rateRemaining) headers.set("x-ratelimit-remaining", String((this.rateRemaining = rate.remaining)));
+    }
+    if (quota !== null) {
+      const remaining = quota.limit - quota.used - checksUsed;
+      if (quota.limit !== this.quotaLimit) headers.set("x-quota-limit", String((this.quotaLimit = quota.limit)));
+      if (quota.resetsAt !== this.quotaReset) headers.set("x-quota-reset", (this.quotaReset = quota.resetsAt));
+      if (remaining !== this.quotaRemaining) headers.set("x-quota-remaining", String((this.quotaRemaining = remaining)));
+    }
+    return headers;
+  }
+}
+
+const RATE_NAMES = ["x-ratelimit-limit", "x-ratelimit-remaining"];
+const QUOTA_NAMES = ["x-quota-limit", "x-quota-reset", "x-quota-remaining"];
+const RATE_ONLY = new RefilledHeaders(RATE_NAMES);
+const QUOTA_ONLY = new RefilledHeaders(QUOTA_NAMES);
+const RATE_AND_QUOTA = new RefilledHeaders([...RATE_NAMES, ...QUOTA_NAMES]);
