@@ -67,7 +67,7 @@ export function answerHeaders(rate: Allowed<RateDecision> | null, quota: Allowed
  * call into Bun that costs more than the comparison.
  */
 class RefilledHeaders {
-  readonly headers: Headers;
+  private readonly headers: Headers;
   private rateLimit = -1;
   private rateRemaining = -1;
   private quotaLimit = -1;
