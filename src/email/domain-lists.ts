@@ -1,5 +1,6 @@
 import { getDomainWithoutSuffix, getPublicSuffix } from "tldts";
 import { normaliseDomain } from "./domain-name.ts";
+import { type DomainSet, PackedDomainSet } from "./packed-domain-set.ts";
 
 export interface DomainListInput {
   disposable: readonly string[];
@@ -8,14 +9,15 @@ export interface DomainListInput {
   allow: readonly string[];
 }
 
+/** The two large lists, probed on every check, are packed; the three small ones are plain sets. */
 export interface DomainLists {
-  readonly disposable: ReadonlySet<string>;
+  readonly disposable: DomainSet;
   /** Listed domains that are public suffixes: they flag themselves, never their subdomains. */
-  readonly disposableSuffixes: ReadonlySet<string>;
-  readonly disposableWildcard: ReadonlySet<string>;
+  readonly disposableSuffixes: DomainSet;
+  readonly disposableWildcard: DomainSet;
   /** Free providers, without public suffixes and reserved names. */
-  readonly free: ReadonlySet<string>;
-  readonly allow: ReadonlySet<string>;
+  readonly free: DomainSet;
+  readonly allow: DomainSet;
 }
 
 export type DroppedCounts = Record<keyof DomainListInput, number>;
@@ -38,10 +40,10 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
   const disposable = normalised("disposable");
   const free = normalised("free");
   const lists: DomainLists = {
-    disposable,
+    disposable: new PackedDomainSet(disposable),
     disposableSuffixes: new Set([...disposable].filter(isPublicSuffix)),
     disposableWildcard: normalised("disposableWildcard"),
-    free: new Set([...free].filter((d) => !isPublicSuffix(d) && !isReserved(d))),
+    free: new PackedDomainSet(new Set([...free].filter((d) => !isPublicSuffix(d) && !isReserved(d)))),
     allow: normalised("allow"),
   };
   return { lists, dropped };
