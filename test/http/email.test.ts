@@ -17,20 +17,19 @@ describe("email check answers with the spec's four fields", () => {
     ["x@corp.example.org", { email: "x@corp.example.org", is_disposable: false, domain: "corp.example.org", free_email: false }],
     ["x@duck.com", { email: "x@duck.com", is_disposable: false, domain: "duck.com", free_email: false }],
     ["x@uw.edu.pl", { email: "x@uw.edu.pl", is_disposable: false, domain: "uw.edu.pl", free_email: false }],
+    ['"a\\"b"@gmail.com', { email: '"a\\"b"@gmail.com', is_disposable: false, domain: "gmail.com", free_email: true }],
   ])("%s", async (email, body) => {
     const { check } = await setup();
     const res = await check(`?email=${encodeURIComponent(email)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    const text = await res.text();
-    expect(JSON.parse(text)).toEqual(body);
-    expect(Object.keys(JSON.parse(text))).toEqual(["email", "is_disposable", "domain", "free_email"]);
+    expect(await res.text()).toBe(JSON.stringify(body));
   });
 
   test("an IDN domain is matched and answered in punycode", async () => {
     const { check } = await setup();
     const res = await check(`?email=${encodeURIComponent("x@пример.com")}`);
-    expect(await res.json()).toEqual({ email: "x@пример.com", is_disposable: true, domain: "xn--e1afmkfd.com", free_email: false });
+    expect(await res.text()).toBe(JSON.stringify({ email: "x@пример.com", is_disposable: true, domain: "xn--e1afmkfd.com", free_email: false }));
   });
 
   test("a literal + stays a +", async () => {

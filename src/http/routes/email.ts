@@ -20,7 +20,8 @@ export function checkEmail(deps: AdmissionDeps & { snapshots: SnapshotHolder }, 
   }
   const verdict = classifyDomain(deps.snapshots.current().email, parsed.domain);
   deps.usage.record(key.id, "email", "ok", nowMs);
-  // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building the object.
-  const body = `{"email":${JSON.stringify((param as { value: string }).value)},"is_disposable":${verdict.isDisposable},"domain":${JSON.stringify(parsed.domain)},"free_email":${verdict.isFree}}`;
+  // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building
+  // the object; a parsed domain is [a-z0-9.-] only, so it needs no escaping.
+  const body = `{"email":${JSON.stringify((param as { value: string }).value)},"is_disposable":${verdict.isDisposable},"domain":"${parsed.domain}","free_email":${verdict.isFree}}`;
   return new Response(body, { headers: answerHeaders(admitted.rate, null, 0) });
 }
