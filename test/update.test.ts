@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import { BUNDLED_SOURCES, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(60_000);
 
-/** A loopback feed server the test controls: fixed bodies with ETags, or failures on demand. */
+const FIXTURES = join(import.meta.dir, "fixtures", "feeds");
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), "utf8");
+
+/** A loopback feed server the test controls: fixed bodies with ETags, failures or delays on demand. */
 const files = new Map<string, { body: Uint8Array | string; etag: string }>();
 const broken = new Set<string>();
+const slow = new Map<string, Promise<void>>();
 const hits: { path: string; status: number }[] = [];
 let feeds: ReturnType<typeof Bun.serve>;
 
@@ -18,33 +22,39 @@ function publish(path: string, body: Uint8Array | string) {
 }
 
 const GOOD_COUNTRY = Bun.gzipSync(await Bun.file(join(BUNDLED_DATA_DIR, "current/geo/country.mmdb")).bytes());
+const HTML_WALL = `<!DOCTYPE html>\n<html><head><title>Just a moment...</title></head>\n<body>\n${"<p>Please enable JavaScript and cookies to continue</p>\n".repeat(5000)}</body></html>\n`;
 
 let dataDir: string;
 let env: Record<string, string>;
 let server: ServeProcess;
 let key: string;
+let base: string;
+const sourcesWith = (extra: object[]) => JSON.stringify({ sources: [...BUNDLED_SOURCES, ...extra] });
+let testSources: { name: string }[];
 
 beforeAll(async () => {
   feeds = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(request) {
+    async fetch(request) {
       const path = new URL(request.url).pathname;
+      await slow.get(path);
       const file = files.get(path);
       let status = 200;
       let response: Response;
       if (broken.has(path)) response = new Response("upstream trouble", { status: (status = 503) });
       else if (!file) response = new Response("missing", { status: (status = 404) });
       else if (request.headers.get("if-none-match") === file.etag) response = new Response(null, { status: (status = 304) });
-      else response = new Response(file.body, { headers: { etag: file.etag } });
+      else response = new Response(file.body, { headers: { etag: file.etag, "last-modified": "Fri, 21 Aug 2026 10:00:00 GMT" } });
       hits.push({ path, status });
       return response;
     },
   });
-  const base = `http://127.0.0.1:${feeds.port}`;
-  publish("/ipsum.txt", "# ipsum\n81.2.69.142\t12\n10.1.2.3\t50\n198.51.100.7\t3\n");
+  base = `http://127.0.0.1:${feeds.port}`;
+  publish("/ipsum.txt", fixture("ipsum.txt"));
   publish("/drop.json", '{"cidr":"203.0.114.0/24","sblid":"SBL1"}\n{"cidr":"10.0.0.0/8","sblid":"SBL2"}\n');
-  publish("/disposable.conf", "freshtrash.io\nmailinator.com\n");
+  publish("/disposable.conf", fixture("disposable_email_blocklist.conf"));
+  publish("/vpn-ipv4.txt", fixture("x4bnet-vpn-ipv4.txt"));
   publish("/vpn-asn.txt", "AS64500 # test network\n");
   // 81.2.69.0/24 as numbers, in the ip-location-db "-num" CSV layout.
   publish("/asn-ipv4-num.csv", '1359103232,1359103487,64500,"Test Net, Ltd"\n');
@@ -54,21 +64,18 @@ beforeAll(async () => {
   publish("/country.mmdb.gz", GOOD_COUNTRY);
 
   dataDir = makeDataDir();
-  writeFileSync(
-    join(dataDir, "sources.json"),
-    JSON.stringify({
-      sources: [
-        { name: "ipsum", url: `${base}/ipsum.txt`, format: "address-list", feeds: "attack", licence: "test" },
-        { name: "drop", url: `${base}/drop.json`, format: "prefix-json", feeds: "confirmed-bad", licence: "test" },
-        { name: "disposable", url: `${base}/disposable.conf`, format: "domain-list", feeds: "disposable", licence: "test" },
-        { name: "vpn-asns", url: `${base}/vpn-asn.txt`, format: "asn-list", feeds: "vpn", licence: "test" },
-        { name: "country", url: `${base}/country.mmdb.gz`, format: "mmdb", feeds: "country", licence: "test" },
-        { name: "city-v4", url: `${base}/GeoLite2-City.tar.gz`, format: "mmdb", feeds: "city-ipv4", licence: "test" },
-        { name: "asn", url: `${base}/asn-ipv4-num.csv`, format: "asn-csv", feeds: "asn", licence: "CC BY 4.0 test" },
-        { name: "licensed", url: `${base}/x?key=\${TEST_LICENCE_KEY}`, format: "mmdb", feeds: "city", requires: ["TEST_LICENCE_KEY"], licence: "test" },
-      ],
-    }),
-  );
+  testSources = [
+    { name: "ipsum", url: `${base}/ipsum.txt`, format: "address-list", feeds: "attack", licence: "Unlicense" },
+    { name: "drop", url: `${base}/drop.json`, format: "prefix-json", feeds: "confirmed-bad", licence: "test" },
+    { name: "disposable", url: `${base}/disposable.conf`, format: "domain-list", feeds: "disposable", licence: "CC0" },
+    { name: "vpn-ranges", url: `${base}/vpn-ipv4.txt`, format: "address-list", feeds: "vpn", licence: "MIT" },
+    { name: "vpn-asns", url: `${base}/vpn-asn.txt`, format: "asn-list", feeds: "vpn", licence: "test" },
+    { name: "country", url: `${base}/country.mmdb.gz`, format: "mmdb", feeds: "country", licence: "test", supersedes: ["bundled-whois-country"] },
+    { name: "city-v4", url: `${base}/GeoLite2-City.tar.gz`, format: "mmdb", feeds: "city-ipv4", licence: "test", supersedes: ["bundled-geolite2-city-ipv4"] },
+    { name: "asn", url: `${base}/asn-ipv4-num.csv`, format: "asn-csv", feeds: "asn", licence: "CC BY 4.0 test" },
+    { name: "licensed", url: `${base}/x?key=\${TEST_LICENCE_KEY}`, format: "mmdb", feeds: "city", requires: ["TEST_LICENCE_KEY"], licence: "test" },
+  ];
+  writeFileSync(join(dataDir, "sources.json"), sourcesWith(testSources));
   env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "u.sqlite"), RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
   key = runCli(["keys", "create", "--name", "u"], env).stdout.trimEnd().split("\n").at(-1)!;
   server = await startServe([], env);
@@ -84,6 +91,7 @@ const ask = async (query: string) => {
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, any>;
 };
+const disposable = async (domain: string) => (await ask(`/v1/check?email=a@${domain}`)).is_disposable as boolean;
 const waitFor = async (predicate: () => Promise<boolean>) => {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
@@ -93,79 +101,174 @@ const waitFor = async (predicate: () => Promise<boolean>) => {
   throw new Error("timed out waiting for the server to load the new datasets");
 };
 const update = (...args: string[]) => runCliAsync(["update", ...args], env);
+const current = () => readlinkSync(join(dataDir, "current"));
+const manifestOf = (version: string) => JSON.parse(readFileSync(join(dataDir, "datasets", version, "manifest.json"), "utf8"));
+const servedVersion = async () => (await ask("/healthz")).dataset_version as string;
 
 describe("riskcheck update against a loopback feed server", () => {
-  test("before: no counters, the fixture lists", async () => {
-    expect((await ask("/v1/ip-reputation-check?ip=81.2.69.142")).reputation).toMatchObject({ attack: 0, reputation: "ok", kind: [] });
-    expect((await ask("/v1/check?email=a@freshtrash.io")).is_disposable).toBe(false);
+  test("before: the bundled data alone", async () => {
+    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation).toMatchObject({ attack: 0, reputation: "ok" });
+    expect(await disposable("gmai.com")).toBe(true); // only the bundled npm list has it
+    expect(await disposable("00jac.com")).toBe(false); // only the maintained list has it
   });
 
-  test("a first update installs every source; the running server answers from it", async () => {
+  test("a first update adds every source to what the bundled data gives", async () => {
     const run = await update();
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/ipsum\s+updated\s+3\b/);
+    expect(run.stdout).toMatch(/ipsum\s+updated\s+40\s+2026-08-22/);
     expect(run.stdout).toMatch(/licensed\s+skipped.*TEST_LICENCE_KEY/);
-    expect(run.stdout).toContain("3 feed entries clipped"); // 10.1.2.3, 198.51.100.7 (documentation) and DROP's 10.0.0.0/8
-    await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=81.2.69.142")).reputation.attack === 12);
+    expect(run.stdout).toMatch(/bundled-disposable-domains\s+unchanged/);
+    // The disposable output grows by the maintained list's names the npm list lacks.
+    const row = run.stdout.split("\n").find((l) => l.startsWith("disposable-domains "))!;
+    const [, before, after] = row.split(/\s+/).map(Number);
+    expect(after).toBeGreaterThan(before);
+    expect(row).toContain("bundled-disposable-domains, disposable");
+    expect(run.stdout).toMatch(/reputation-index .*1 feed entries clipped/); // DROP lists 10.0.0.0/8
+    await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack === 10);
+    expect(await disposable("gmai.com")).toBe(true);
+    expect(await disposable("00jac.com")).toBe(true);
+    expect(await disposable("guerrillamail.com")).toBe(true);
     const answer = await ask("/v1/ip-reputation-check?ip=81.2.69.142&explain=1");
-    expect(answer.reputation).toMatchObject({ attack: 12, sum: 12, reputation: "warning", risky: true, kind: ["vpn"] });
-    expect(answer.reputation.reasons.sources).toEqual(["ipsum"]);
     expect(answer).toMatchObject({ asn: "AS64500 Test Net, Ltd", country_code: "GB", city: "Bracknell" });
+    expect(answer.reputation.kind).toEqual(["vpn"]);
     expect((await ask("/v1/ip-reputation-check?ip=203.0.114.9")).reputation).toMatchObject({ reputation: "bad", risky: true });
     expect((await ask("/v1/ip-reputation-check?ip=10.1.2.3")).reputation.reputation).toBe("ok");
-    expect((await ask("/v1/check?email=a@freshtrash.io")).is_disposable).toBe(true);
-    const health = await ask("/healthz");
-    expect(health.dataset_version).toEndWith("-update");
-    expect(health.sources.find((x: { name: string }) => x.name === "ipsum")).toMatchObject({ entries: 3, age_days: 0 });
-    const about = (await (await fetch(`${server.url}/v1/about`)).json()) as { sources: { name: string; licence: string; origin: string }[] };
-    expect(about.sources.find((x) => x.name === "asn")).toMatchObject({ licence: "CC BY 4.0 test", origin: expect.stringContaining("/asn-ipv4-num.csv") });
   });
 
-  test("an unchanged source is skipped with a 304", async () => {
+  test("every source reports the date of its data, not when it was installed or fetched", async () => {
+    const health = await ask("/healthz");
+    const source = (name: string) => health.sources.find((s: { name: string }) => s.name === name);
+    expect(source("ipsum")).toMatchObject({ data_date: "2026-08-22T01:00:29.000Z", data_date_from: "content", entries: 40, used_by: ["reputation-index"] });
+    expect(source("disposable")).toMatchObject({ data_date: "2026-08-21T10:00:00.000Z", data_date_from: "last-modified" });
+    expect(source("bundled-disposable-domains")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", data_date_from: "package" });
+    expect(source("bundled-disposable-domains").age_days).toBeGreaterThan(300);
+    expect(source("bundled-geolite2-city-ipv6")).toMatchObject({ data_date_from: "content", used_by: ["city-ipv6"] });
+    // Superseded by the test's own copy: still held, feeding nothing, and not "in use".
+    expect(source("bundled-whois-country").used_by).toEqual([]);
+    const about = (await (await fetch(`${server.url}/v1/about`)).json()) as { sources: { name: string; licence: string; data_date: string }[] };
+    expect(about.sources.map((s) => s.name)).not.toContain("bundled-whois-country");
+    expect(about.sources.find((s) => s.name === "bundled-disposable-domains")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", licence: expect.stringContaining("MIT") });
+    expect(about.sources.find((s) => s.name === "asn")).toMatchObject({ licence: "CC BY 4.0 test" });
+  });
+
+  test("unchanged sources cost a 304, and nothing is rebuilt", async () => {
     hits.length = 0;
+    const before = current();
     const run = await update();
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/ipsum\s+unchanged/);
     expect(run.stdout).toContain("Nothing changed");
     expect(hits.filter((h) => h.path === "/ipsum.txt").map((h) => h.status)).toEqual([304]);
+    expect(current()).toBe(before);
   });
 
-  test("a broken download keeps the old data, and the others still update", async () => {
+  test("--force rebuilds every output even when every source answers 304", async () => {
+    const before = current();
+    const run = await update("--force");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/reputation-index\s+\d+\s+\d+/);
+    expect(current()).not.toBe(before);
+    expect(manifestOf(current().replace("datasets/", "")).base).toBe(before.replace("datasets/", ""));
+  });
+
+  test("an HTML page in place of a list is refused, a broken feed keeps its data, and the others go ahead", async () => {
+    publish("/disposable.conf", HTML_WALL);
     broken.add("/ipsum.txt");
     publish("/country.mmdb.gz", Bun.gzipSync(new TextEncoder().encode("not an mmdb".repeat(100))));
-    publish("/disposable.conf", "freshtrash.io\nmailinator.com\nnewtrash.io\n");
+    publish("/vpn-ipv4.txt", `${fixture("x4bnet-vpn-ipv4.txt")}45.12.0.0/24\n`);
     const run = await update();
     broken.delete("/ipsum.txt");
     publish("/country.mmdb.gz", GOOD_COUNTRY);
     expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/disposable\s+failed\s+refused: looks like an HTML page.*keeps its data of/);
     expect(run.stdout).toMatch(/ipsum\s+failed\s+HTTP 503/);
-    expect(run.stdout).toMatch(/country\s+failed.*not a valid MaxMind DB/);
-    expect(run.stdout).toMatch(/disposable\s+updated/);
-    await waitFor(async () => (await ask("/v1/check?email=a@newtrash.io")).is_disposable === true);
-    expect((await ask("/v1/ip-reputation-check?ip=81.2.69.142")).reputation.attack).toBe(12);
+    expect(run.stdout).toMatch(/country\s+failed\s+refused: not a valid MaxMind DB/);
+    expect(run.stdout).toMatch(/vpn-ranges\s+updated/);
+    await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=45.12.0.9")).reputation.kind.includes("vpn"));
+    expect(await disposable("guerrillamail.com")).toBe(true);
+    expect(await disposable("00jac.com")).toBe(true);
+    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
     expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).country_code).toBe("AU");
+    publish("/disposable.conf", fixture("disposable_email_blocklist.conf"));
   });
 
-  test("a list that shrank too much is refused unless forced", async () => {
-    publish("/ipsum.txt", "# ipsum\n");
+  test("a source that shrank too much against its last download is refused unless forced", async () => {
+    publish("/ipsum.txt", "# ipsum\n77.90.185.20\t10\n");
     const refused = await update("--only", "ipsum");
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/ipsum\s+failed\s+no entries/);
-    publish("/ipsum.txt", "# ipsum\n81.2.69.142\t12\n10.1.2.3\t50\n198.51.100.7\t3\n");
+    expect(refused.stdout).toMatch(/ipsum\s+failed\s+refused: shrank from 40 to 1 entries/);
+    publish("/ipsum.txt", fixture("ipsum.txt"));
   });
 
-  test("rollback restores the previous version and the server follows", async () => {
-    const before = readlinkSync(join(dataDir, "current"));
-    const run = await update("--rollback");
+  test("a sources file without ipsum does not silently drop its addresses", async () => {
+    const before = current();
+    const shorter = join(dataDir, "without-ipsum.json");
+    writeFileSync(shorter, sourcesWith(testSources.filter((s) => s.name !== "ipsum")));
+    const refused = await update("--sources", shorter);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/ipsum\s+removed/);
+    expect(refused.stderr).toMatch(/refused: reputation-index would shrink from \d+ to \d+ .*ipsum \(removed from the sources file, was 40 entries\)/);
+    expect(refused.stderr).toContain("the current data keeps serving");
+    expect(current()).toBe(before);
+    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
+
+    const forced = await update("--sources", shorter, "--force");
+    expect(forced.code).toBe(0);
+    await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack === 0);
+    // Sources no longer in the version are not listed.
+    expect((await ask("/healthz")).sources.map((s: { name: string }) => s.name)).not.toContain("ipsum");
+  });
+
+  test("rollback steps back one version each time, and the server follows", async () => {
+    const line = [current().replace("datasets/", "")];
+    while (line.length < 3) line.push(manifestOf(line.at(-1)!).base);
+    const list = await update("--list");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^\\*\\s+${line[0]}`, "m"));
+    for (const step of [1, 2]) {
+      const run = await update("--rollback");
+      expect(run.code).toBe(0);
+      expect(current()).toBe(`datasets/${line[step]}`);
+      await waitFor(async () => (await servedVersion()) === line[step]);
+    }
+    // Before the forced removal, ipsum's addresses are back.
+    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
+  });
+
+  test("only the versions along the current one's history are kept, as many as --keep-versions says", async () => {
+    publish("/vpn-ipv4.txt", `${fixture("x4bnet-vpn-ipv4.txt")}45.12.1.0/24\n`);
+    const run = await update("--keep-versions", "2");
     expect(run.code).toBe(0);
-    expect(readlinkSync(join(dataDir, "current"))).not.toBe(before);
-    expect(readlinkSync(join(dataDir, "previous"))).toBe(before);
-    await waitFor(async () => (await ask("/v1/check?email=a@newtrash.io")).is_disposable === false);
-    expect((await ask("/v1/check?email=a@freshtrash.io")).is_disposable).toBe(true);
+    const kept = readdirSync(join(dataDir, "datasets")).filter((n) => !n.startsWith("."));
+    expect(kept).toHaveLength(2);
+    expect(kept).toContain(current().replace("datasets/", ""));
+    expect(kept).toContain(manifestOf(current().replace("datasets/", "")).base);
+    const oldest = await update("--rollback");
+    expect(oldest.code).toBe(0);
+    const beyond = await update("--rollback");
+    expect(beyond.code).toBe(1);
+    expect(beyond.stderr).toContain("is the oldest dataset version kept");
+  });
+
+  test("a second update waits its turn: it is refused while another runs", async () => {
+    let release!: () => void;
+    slow.set("/ipsum.txt", new Promise<void>((resolve) => (release = resolve)));
+    publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t1\n`);
+    const first = update("--only", "ipsum");
+    const deadline = Date.now() + 10_000;
+    while (!hits.some((h) => h.path === "/ipsum.txt") && Date.now() < deadline) await Bun.sleep(20);
+    hits.length = 0;
+    await Bun.sleep(300);
+    const second = await update();
+    release();
+    slow.clear();
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain("another update");
+    expect((await first).code).toBe(0);
   });
 
   test("a server under steady load answers every request during an update", async () => {
-    publish("/ipsum.txt", "# ipsum\n81.2.69.142\t30\n8.8.4.4\t1\n");
+    publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t2\n81.2.69.142\t30\n`);
     let stop = false;
     const statuses: number[] = [];
     const load = (async () => {
@@ -189,35 +292,32 @@ describe("riskcheck update against a loopback feed server", () => {
 
   test("sources.json errors name the entry and the field", async () => {
     const bad = join(dataDir, "bad-sources.json");
-    writeFileSync(bad, JSON.stringify({ sources: [{ name: "Bad Name", url: "ftp://x", format: "csv", feeds: "x" }] }));
+    writeFileSync(bad, JSON.stringify({ sources: [{ name: "Bad Name", url: "ftp://x", format: "csv", feeds: "x" }, { name: "ok", url: "npm:x/y", format: "mmdb", feeds: "city", licence: "l", supersedes: ["ghost"] }] }));
     const run = await update("--sources", bad);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("sources[0].name");
-    expect(run.stderr).toContain("sources[0].url");
-    expect(run.stderr).toContain("sources[0].format");
-    expect(run.stderr).toContain("sources[0].licence");
-    expect(existsSync(join(dataDir, "current"))).toBe(true);
+    for (const field of ["sources[0].name", "sources[0].url", "sources[0].format", "sources[0].licence", 'source "ok": supersedes: no source is named "ghost"']) expect(run.stderr).toContain(field);
+    expect(readlinkSync(join(dataDir, "current"))).toStartWith("datasets/");
   });
 });
 
 describe("staging never writes through to the current version", () => {
-  test("a failed install leaves the current manifest as it was", async () => {
+  test("a version that fails to load is not installed, and the current one is untouched", async () => {
     const dir = makeDataDir();
-    const manifest = join(dir, "current", "manifest.json");
-    const before = await Bun.file(manifest).text();
+    const before = readlinkSync(join(dir, "current"));
+    const manifest = join(dir, before, "manifest.json");
+    const text = readFileSync(manifest, "utf8");
     const feed = join(dir, "feed.txt");
     writeFileSync(feed, "81.2.69.142\n");
+    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "f", url: `file://${feed}`, format: "address-list", feeds: "attack", licence: "test" }]));
     // A curated file that no longer parses makes the staged version fail to load.
-    const sources = join(dir, "s.json");
-    writeFileSync(sources, JSON.stringify({ sources: [{ name: "f", url: `file://${feed}`, format: "address-list", feeds: "attack", licence: "test" }] }));
-    const { rmSync, cpSync } = await import("node:fs");
     rmSync(join(dir, "curated"));
     cpSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"), { recursive: true, dereference: true });
     writeFileSync(join(dir, "curated", "vpn-asns.txt"), "not an AS\n");
-    const run = await runCliAsync(["update", "--data-dir", dir, "--sources", sources]);
+    const run = await runCliAsync(["update", "--data-dir", dir]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("the new dataset version was not installed");
-    expect(await Bun.file(manifest).text()).toBe(before);
-    expect(readlinkSync(join(dir, "current"))).toBe("datasets/fixture");
+    expect(readFileSync(manifest, "utf8")).toBe(text);
+    expect(readlinkSync(join(dir, "current"))).toBe(before);
+    expect(readdirSync(join(dir, "datasets"))).toEqual([before.replace("datasets/", "")]);
   });
 });

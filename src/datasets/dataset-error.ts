@@ -2,7 +2,7 @@
 export class DatasetError extends Error {
   constructor(
     readonly file: string,
-    problem: string,
+    readonly problem: string,
     fix = 'run "npm install" to restore the bundled data, or "riskcheck update"',
   ) {
     super(`${file}: ${problem}; ${fix}`);

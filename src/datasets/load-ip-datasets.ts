@@ -12,6 +12,8 @@ import type { Thresholds } from "../ip/reputation.ts";
 import { loadCuratedData } from "./curated-data.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
+import type { OutputRecord } from "./manifest.ts";
+import type { OutputName } from "./outputs.ts";
 import type { DatasetInfo } from "./snapshot.ts";
 
 interface OperatorMmdbs {
@@ -54,15 +56,20 @@ async function readFeedAsnKinds(file: string): Promise<Record<string, number[]>>
   }
 }
 
-/** Opens every IP dataset; throws a DatasetError naming the file when one is missing or broken. */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
+/**
+ * Opens every IP dataset; throws a DatasetError naming the file when one is missing or
+ * broken. `outputs` (the version's manifest) tells which database files `update`
+ * already checked record by record.
+ */
+export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string, outputs: Readonly<Record<string, OutputRecord>> = {}): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
   const files = dataFilesAt(dataDir, root);
+  const open = (file: string, output: OutputName) => openMmdb(file, outputs[output]?.verifiedHash);
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
   // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
-  if (!operator.owner && existsSync(files.asnIsp)) operator.owner = await openMmdb(files.asnIsp);
+  if (!operator.owner && existsSync(files.asnIsp)) operator.owner = await open(files.asnIsp, "asn-isp");
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
-    : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);
+    : await Promise.all([open(files.cityV4, "city-ipv4"), open(files.cityV6, "city-ipv6"), operator.country ? Promise.resolve(operator.country) : open(files.country, "country")]);
   const [asnFile, feedFile, curated] = await Promise.all([readIndexFile(files.asnIndex, "asn"), readIndexFile(files.reputationIndex, "reputation"), loadCuratedData(files)]);
 
   const kindsByAsn = curated.kindsByAsn;
@@ -77,14 +84,15 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
 
   const feeds = new ReputationIndex(feedFile);
   const mmdbInfo = (name: string, m: OpenedMmdb): DatasetInfo => ({ name, file: m.file, date: m.buildDate });
+  // The indexes' dates are their sources', which the caller has from the manifest.
   const datasets: DatasetInfo[] = [
     mmdbInfo(operator.city ? "city" : "city-ipv4", cityV4),
     ...(operator.city ? [] : [mmdbInfo("city-ipv6", cityV6)]),
     ...(country ? [mmdbInfo("country", country)] : []),
     ...(operator.owner ? [mmdbInfo("asn-isp", operator.owner)] : []),
     ...(operator.connectionType ? [mmdbInfo("connection-type", operator.connectionType)] : []),
-    { name: "asn-index", file: files.asnIndex, entries: asn.rangeCount, date: String(asnFile.meta.built ?? "") },
-    { name: "reputation-index", file: files.reputationIndex, entries: feeds.rangeCount, date: String(feedFile.meta.built ?? "") },
+    { name: "asn-index", file: files.asnIndex, entries: asn.rangeCount, date: null },
+    { name: "reputation-index", file: files.reputationIndex, entries: feeds.rangeCount, date: null },
     ...curated.datasets,
   ];
   return {

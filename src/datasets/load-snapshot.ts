@@ -1,10 +1,10 @@
 import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/reputation.ts";
-import { loadIpDatasets } from "./load-ip-datasets.ts";
-import { readManifest } from "./manifest.ts";
 import { dataFilesAt } from "./data-layout.ts";
-import type { DatasetInfo, Snapshot } from "./snapshot.ts";
+import { loadIpDatasets } from "./load-ip-datasets.ts";
+import { type Manifest, readManifest } from "./manifest.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
+import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 
 export interface LoadReport {
   snapshot: Snapshot;
@@ -15,14 +15,14 @@ export interface LoadReport {
 /** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
 export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root?: string, now = new Date()): Promise<LoadReport> {
   const files = dataFilesAt(dataDir, root);
-  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow, manifest] = await Promise.all([
-    loadIpDatasets(dataDir, thresholds, root),
+  const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
+  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow] = await Promise.all([
+    loadIpDatasets(dataDir, thresholds, root, manifest.outputs),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
     readTextDataset(files.feedAllowedDomains, { optional: true }),
-    readManifest(files.manifest),
   ]);
   const { lists, dropped } = buildDomainLists({
     disposable: parseDomainListText(disposable!.text),
@@ -35,11 +35,21 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
   }
   const datasets: DatasetInfo[] = [
-    { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: disposable!.modified },
-    { name: "disposable-wildcards", file: files.disposableWildcards, entries: lists.disposableWildcard.size, date: wildcard!.modified },
-    { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: free!.modified },
-  ];
-  if (allow) datasets.push({ name: "allowed-domains", file: files.allowedDomains, entries: lists.allow.size, date: allow.modified });
-  datasets.push(...ipDatasets);
-  return { snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest?.version ?? "", sources: manifest?.sources ?? {}, loadedAt: now.toISOString() }), notes };
+    { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: null },
+    { name: "disposable-wildcards", file: files.disposableWildcards, entries: lists.disposableWildcard.size, date: null },
+    { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: null },
+    ...(feedAllow ? [{ name: "allowed-domains", file: files.feedAllowedDomains, date: null }] : []),
+    ...(allow ? [{ name: "operator-allowlist", file: files.allowedDomains, date: allow.modified }] : []),
+    ...ipDatasets,
+  ].map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d));
+  return {
+    snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest.version, sources: manifest.sources, outputs: manifest.outputs, loadedAt: now.toISOString() }),
+    notes,
+  };
+}
+
+/** A compiled output is as recent as the newest data of the sources it was composed from. */
+function newestSourceDate(manifest: Manifest, output: string): string | null {
+  const dates = (manifest.outputs[output]?.sources ?? []).map((s) => manifest.sources[s]?.dataDate).filter((d): d is string => !!d);
+  return dates.length ? dates.sort().at(-1)! : null;
 }

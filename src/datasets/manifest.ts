@@ -1,38 +1,63 @@
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { writeFileAtomically } from "./staged-files.ts";
 
-/** What one source contributed to a dataset version, and how to ask for it again. */
+/** How the date of a source's data is known. */
+export type DataDateFrom = "content" | "package" | "last-modified";
+
+/** One source's data in a dataset version, and how to ask for it again. */
 export interface SourceRecord {
-  /** Where it came from: a URL, or the npm package it was installed from. */
+  /** Where it came from: a URL without credentials, or the npm package and version. */
   readonly origin: string;
+  readonly format: string;
+  readonly feeds: string;
+  readonly licence: string;
+  /** When the data held now was fetched. */
   readonly fetchedAt: string;
+  /** When an update last confirmed it (a download, or an answer that it had not changed). */
+  readonly checkedAt: string;
+  /** The date of the data itself: the file's own date, the package's release, or Last-Modified. */
+  readonly dataDate: string | null;
+  readonly dataDateFrom: DataDateFrom | null;
   readonly etag?: string;
   readonly lastModified?: string;
-  /** Lines or ranges it yielded, for the shrink check of the next update. */
-  readonly entries?: number;
-  readonly bytes?: number;
-  readonly licence?: string;
-  /** File under raw/ holding its last good download. */
-  readonly raw?: string;
+  readonly packageVersion?: string;
+  /** Entries it yielded (networks for an MMDB). */
+  readonly entries: number;
+  readonly bytes: number;
+  /** File under raw/ holding the data. */
+  readonly raw: string;
+}
+
+/** One compiled output of a version. */
+export interface OutputRecord {
+  /** Domains, ranges, AS numbers or networks, whichever the output holds. */
+  readonly count: number;
+  /** The sources it was composed from. */
+  readonly sources: readonly string[];
+  /** Bun.hash of a database file checked record by record when it was composed. */
+  readonly verifiedHash?: string;
 }
 
 export interface Manifest {
   readonly version: string;
   readonly created: string;
+  /** The version this one was built on; `update --rollback` returns to it. */
+  readonly base: string | null;
   readonly sources: Readonly<Record<string, SourceRecord>>;
+  readonly outputs: Readonly<Record<string, OutputRecord>>;
 }
 
+/** The manifest, or null when the file is missing or unreadable; fields older versions lacked are filled in. */
 export async function readManifest(file: string): Promise<Manifest | null> {
   if (!existsSync(file)) return null;
   try {
-    return (await Bun.file(file).json()) as Manifest;
+    const manifest = (await Bun.file(file).json()) as Partial<Manifest>;
+    return { version: "", created: "", base: null, sources: {}, outputs: {}, ...manifest };
   } catch {
     return null;
   }
 }
 
-/** Written beside and renamed over: in a staging copy the old file is a hard link to the current version's. */
-export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(temporary, file);
+export function writeManifest(file: string, manifest: Manifest): void {
+  writeFileAtomically(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }

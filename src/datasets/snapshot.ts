@@ -1,15 +1,15 @@
 import type { DomainLists } from "../email/domain-lists.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
-import type { SourceRecord } from "./manifest.ts";
+import type { Manifest } from "./manifest.ts";
 
 export interface DatasetInfo {
-  /** What the dataset is, e.g. "disposable-domains". */
+  /** What the dataset is: an output of `update` ("disposable-domains"), or an operator's file ("curated/vpn-asns.txt"). */
   readonly name: string;
   readonly file: string;
   /** Entries loaded, where counting makes sense. */
   readonly entries?: number;
-  /** When the data was produced (build date of an MMDB, modification time of a list). */
-  readonly date: string;
+  /** The date of its data (an MMDB's build date, the newest of its sources' dates, a file's modification), or null. */
+  readonly date: string | null;
 }
 
 /** Everything a request reads, loaded at once and never changed; a reload replaces it whole. */
@@ -19,8 +19,9 @@ export interface Snapshot {
   readonly datasets: readonly DatasetInfo[];
   /** The dataset version folder it was loaded from. */
   readonly version: string;
-  /** Where the version's data came from, per source (its manifest). */
-  readonly sources: Readonly<Record<string, SourceRecord>>;
+  /** Per source and per compiled output, what the version holds (its manifest). */
+  readonly sources: Manifest["sources"];
+  readonly outputs: Manifest["outputs"];
   readonly loadedAt: string;
 }
 

@@ -1,22 +1,11 @@
-import { KIND_NAMES } from "../ip/network-kinds.ts";
-import { COUNTER_NAMES } from "../ip/reputation-index.ts";
-
-export const FORMATS = ["mmdb", "asn-csv", "address-list", "prefix-json", "asn-list", "domain-list"] as const;
-export type SourceFormat = (typeof FORMATS)[number];
-
-/** What each format can feed. IP lists feed a counter, a kind or a flag; the rest feed one dataset file. */
-const TARGETS: Record<SourceFormat, readonly string[]> = {
-  mmdb: ["city", "city-ipv4", "city-ipv6", "country", "asn-isp"],
-  "asn-csv": ["asn"],
-  "address-list": [...COUNTER_NAMES, ...KIND_NAMES, "confirmed-bad", "verified-crawler"],
-  "prefix-json": [...COUNTER_NAMES, ...KIND_NAMES, "confirmed-bad", "verified-crawler"],
-  "asn-list": [...KIND_NAMES],
-  "domain-list": ["disposable", "disposable-wildcard", "free", "allow"],
-};
+import { FORMAT_NAMES, FORMATS, type SourceFormat } from "./formats/index.ts";
 
 export interface Source {
   readonly name: string;
-  /** https://, http:// or file://; `${VAR}` is replaced from the environment. */
+  /**
+   * https://, http://, file://, or npm:<package>/<file> for data an installed npm
+   * package brings; `${VAR}` is replaced from the environment.
+   */
   readonly url: string;
   readonly format: SourceFormat;
   readonly feeds: string;
@@ -24,11 +13,14 @@ export interface Source {
   /** Environment variables the source needs; without them it is skipped, not failed. */
   readonly requires: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
+  /** Sources whose data this one replaces (a newer copy of the same dataset) once it has data of its own. */
+  readonly supersedes: readonly string[];
 }
 
 export class SourcesError extends Error {}
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const NPM_URL = /^npm:(@[a-z0-9._-]+\/)?[a-z0-9._-]+\/[^\s]+$/;
 
 /** Validates sources.json; every problem is reported with the source's position and field. */
 export function parseSources(text: string, file: string): Source[] {
@@ -53,12 +45,13 @@ export function parseSources(text: string, file: string): Source[] {
     else if (names.has(name)) problems.push(`${at}.name: "${name}" appears twice`);
     else names.add(name);
     const url = str("url");
-    if (!url || !/^(https?|file):\/\//.test(url)) problems.push(`${at}.url: an https://, http:// or file:// URL`);
+    if (!url || !(/^(https?|file):\/\//.test(url) || NPM_URL.test(url))) problems.push(`${at}.url: an https://, http:// or file:// URL, or npm:<package>/<file>`);
     const format = str("format") as SourceFormat | null;
-    if (!format || !FORMATS.includes(format)) problems.push(`${at}.format: one of ${FORMATS.join(", ")}`);
+    const known = format !== null && FORMAT_NAMES.includes(format);
+    if (!known) problems.push(`${at}.format: one of ${FORMAT_NAMES.join(", ")}`);
     const feeds = str("feeds");
-    if (format && FORMATS.includes(format) && (!feeds || !TARGETS[format].includes(feeds))) {
-      problems.push(`${at}.feeds: for format ${format}, one of ${TARGETS[format].join(", ")}`);
+    if (known && (!feeds || !FORMATS[format].targets.includes(feeds))) {
+      problems.push(`${at}.feeds: for format ${format}, one of ${FORMATS[format].targets.join(", ")}`);
     }
     const licence = str("licence");
     if (!licence) problems.push(`${at}.licence: say under which terms the data may be used`);
@@ -68,10 +61,20 @@ export function parseSources(text: string, file: string): Source[] {
     if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers as object).some((v) => typeof v !== "string")) {
       problems.push(`${at}.headers: an object of header names to strings`);
     }
+    const supersedes = s.supersedes ?? [];
+    if (!Array.isArray(supersedes) || supersedes.some((r) => typeof r !== "string")) problems.push(`${at}.supersedes: a list of source names`);
     if (name && url && format && feeds && licence) {
-      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string> });
+      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes: supersedes as string[] });
     }
   });
+  for (const source of sources) {
+    const at = `${file}: source "${source.name}": supersedes`;
+    for (const other of source.supersedes) {
+      const target = sources.find((s) => s.name === other);
+      if (!target) problems.push(`${at}: no source is named "${other}"`);
+      else if (target.format !== source.format) problems.push(`${at}: "${other}" is of format ${target.format}, not ${source.format}`);
+    }
+  }
   if (problems.length) throw new SourcesError(problems.join("\n"));
   return sources;
 }

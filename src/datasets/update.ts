@@ -1,59 +1,83 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { parseDomainListText } from "../email/domain-lists.ts";
-import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
-import { openMmdb } from "../ip/mmdb.ts";
-import { kindBit } from "../ip/network-kinds.ts";
-import { encodeIndexFile } from "../ip/range-index-file.ts";
-import { COUNTER_NAMES, type CounterName, FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { mmdbContentHash } from "../ip/mmdb.ts";
 import type { Thresholds } from "../ip/reputation.ts";
-import { parseAsnCsv } from "./asn-csv.ts";
-import { clipSpecialPurpose } from "./clip-special-purpose.ts";
-import { parseAsnList } from "./curated-lists.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
-import { type Progress, download, redactUrl } from "./download.ts";
-import { parseAddressList } from "./formats/address-list.ts";
-import type { ParsedFeed } from "./formats/feed-entry.ts";
-import { parsePrefixJson } from "./formats/prefix-json.ts";
+import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
+import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
+import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { loadSnapshot } from "./load-snapshot.ts";
-import { type Manifest, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
+import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
+import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
+import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
-import { activateVersion, newVersionName } from "./versions.ts";
+import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
+import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "./versions.ts";
 
 export interface UpdateOptions {
   readonly dataDir: string;
   readonly sourcesFile?: string;
   readonly only?: readonly string[];
-  /** Accept lists that are empty or shrank more than `maxShrink`. */
+  /** Accept shrinking or empty data, and rebuild every output even when no source changed. */
   readonly force: boolean;
-  /** Largest accepted loss of entries against the previous download, as a fraction. */
+  /** Largest accepted loss of entries, as a fraction, of a source against its last download and of an output against the current version. */
   readonly maxShrink: number;
+  /** Versions kept: the new one and those it was built on. */
+  readonly keepVersions: number;
   readonly thresholds: Thresholds;
   readonly env: Record<string, string | undefined>;
   readonly progress: (name: string) => Progress;
+  /** Where npm: sources are read from; null when no node_modules is at hand. */
+  readonly nodeModules: string | null;
+  /** A name for the kind of version made ("update", "bundled", "refresh"). */
+  readonly tag?: string;
 }
 
-export type Outcome = "updated" | "unchanged" | "skipped" | "failed";
+export type Outcome = "updated" | "unchanged" | "skipped" | "failed" | "removed";
 
 export interface SourceOutcome {
   readonly name: string;
   readonly outcome: Outcome;
   readonly entries?: number;
+  readonly dataDate?: string | null;
   readonly detail: string;
 }
 
+export interface OutputChange {
+  readonly name: OutputName;
+  readonly before: number | null;
+  readonly after: number | null;
+  readonly sources: readonly string[];
+  readonly rebuilt: boolean;
+  readonly note?: string;
+}
+
 export interface UpdateReport {
-  readonly outcomes: SourceOutcome[];
-  /** The version made current, or null when nothing changed. */
+  readonly outcomes: readonly SourceOutcome[];
+  readonly outputs: readonly OutputChange[];
+  /** The version made current, or null when nothing changed or the swap was refused. */
   readonly version: string | null;
-  /** Feed entries cut to their global-unicast part, or dropped, at ingest. */
-  readonly clipped: number;
+  /** Why the new version was not installed: one line per output that would shrink too much. */
+  readonly refused: readonly string[];
+  /** Versions removed because they fell out of the kept history. */
+  readonly pruned: readonly string[];
+}
+
+/** A source's data in the version being built. */
+interface Held {
+  readonly source: Source;
+  readonly record: SourceRecord;
+  /** New data, or the same data feeding something else: outputs it feeds are rebuilt. */
+  readonly changed: boolean;
+  parsed?: ParsedSource<unknown>;
 }
 
 /**
- * Downloads every source that changed, checks it, compiles the datasets into a
- * staging copy of the current version and swaps that in. A source that fails keeps
- * its previous data; the others go ahead.
+ * Downloads every declared source that changed, checks each by content, composes every
+ * output from all the sources that feed it (downloads and bundled packages alike) into
+ * a staging version, refuses a swap that would shrink an output too far, loads the
+ * staged version completely, and only then makes it current. A source that fails keeps
+ * its last good data; the others go ahead.
  */
 export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
   const files = dataFiles(options.dataDir);
@@ -61,231 +85,186 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
   const sources = parseSources(await Bun.file(sourcesFile).text(), sourcesFile);
   const unknown = (options.only ?? []).filter((name) => !sources.some((s) => s.name === name));
   if (unknown.length) throw new Error(`${sourcesFile}: no source named ${unknown.join(", ")}`);
-  const manifest = await readManifest(files.manifest);
-  if (!manifest) throw new Error(`${files.current}: no current dataset version; run "npm install" (bundled data) first`);
+  return withUpdateLock(options.dataDir, () => build(sources, options));
+}
 
-  const version = newVersionName("update");
+async function build(sources: readonly Source[], options: UpdateOptions): Promise<UpdateReport> {
+  const files = dataFiles(options.dataDir);
+  const currentName = currentVersion(options.dataDir);
+  const currentRoot = currentName ? join(files.versions, currentName) : null;
+  const current = currentRoot ? await readManifest(versionFiles(currentRoot).manifest) : null;
+  const now = new Date();
+  const version = newVersionName(options.tag ?? "update", now);
   const staging = join(files.versions, `.staging-${version}`);
   const out = versionFiles(staging);
-  linkTree(files.current, staging);
   mkdirSync(out.raw, { recursive: true });
+  try {
+    const { held, outcomes } = await gatherSources(sources, current, currentRoot, out.raw, options, now);
+    // Records without data are those of older riskcheck versions' bundled packages.
+    for (const [name, record] of Object.entries(current?.sources ?? {})) {
+      if (record.raw !== undefined && !sources.some((s) => s.name === name)) outcomes.push({ name, outcome: "removed", detail: "no longer in the sources file; its data leaves every output" });
+    }
+    const anyChange = !current || outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") || [...held.values()].some((h) => h.changed);
+    if (!anyChange && !options.force) return { outcomes, outputs: [], version: null, refused: [], pruned: [] };
 
-  const records: Record<string, SourceRecord> = { ...manifest.sources };
+    const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
+    const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
+    const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, { outcomes, previous: current?.sources ?? {} });
+    const changes = outputs.changes;
+    if (refused.length) return { outcomes, outputs: changes, version: null, refused, pruned: [] };
+
+    const manifest: Manifest = {
+      version,
+      created: now.toISOString(),
+      base: currentName,
+      sources: Object.fromEntries([...held].map(([name, h]) => [name, h.record])),
+      outputs: outputs.records,
+    };
+    writeManifest(out.manifest, manifest);
+    try {
+      // The whole version must load before anyone is pointed at it.
+      Bun.gc(true);
+      await loadSnapshot(options.dataDir, options.thresholds, staging);
+    } catch (err) {
+      throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
+    }
+    renameSync(staging, join(files.versions, version));
+    const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
+    return { outcomes, outputs: changes, version, refused: [], pruned };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Fetches and checks each selected source; every other declared source keeps the data it has. */
+async function gatherSources(sources: readonly Source[], current: Manifest | null, currentRoot: string | null, rawDir: string, options: UpdateOptions, now: Date) {
+  const held = new Map<string, Held>();
   const outcomes: SourceOutcome[] = [];
-  const changed = new Set<Source>();
+  const checkedAt = now.toISOString();
   for (const source of sources) {
-    if (options.only?.length && !options.only.includes(source.name)) continue;
-    const missing = source.requires.filter((v) => !options.env[v]);
-    if (missing.length) {
-      outcomes.push({ name: source.name, outcome: "skipped", detail: `needs ${missing.join(", ")} in the environment` });
+    const before = current?.sources[source.name];
+    // Data of another format cannot stand in for this source's.
+    const previous = before && before.format === source.format && currentRoot && existsSync(join(currentRoot, "raw", before.raw)) ? before : undefined;
+    const keep = (confirmed: boolean) => {
+      if (!previous) return;
+      linkOrCopy(join(currentRoot!, "raw", previous.raw), join(rawDir, source.name));
+      const record = { ...previous, feeds: source.feeds, licence: source.licence, raw: source.name, ...(confirmed ? { checkedAt } : {}) };
+      held.set(source.name, { source, record, changed: previous.feeds !== source.feeds });
+    };
+    const kept = previous ? `; keeps its data of ${previous.fetchedAt.slice(0, 10)}` : "; it has no data yet";
+    if (options.only?.length && !options.only.includes(source.name)) {
+      keep(false);
       continue;
     }
+    const missing = source.requires.filter((v) => !options.env[v]);
     const url = expand(source.url, options.env);
-    const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
-    const previous = records[source.name];
-    if (url === null) {
-      outcomes.push({ name: source.name, outcome: "failed", detail: "its URL names an environment variable that is not set; list it in requires" });
+    if (missing.length || url === null) {
+      keep(false);
+      const why = missing.length ? `needs ${missing.join(", ")} in the environment` : "its URL names an environment variable that is not set; list it in requires";
+      outcomes.push({ name: source.name, outcome: missing.length ? "skipped" : "failed", detail: why + kept });
       continue;
     }
     try {
-      const fetched = await download(url, headers, previous?.raw ? previous : {}, options.progress(source.name));
+      const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
+      const fetched = await fetchSource(url, headers, previous ?? {}, options.progress(source.name), options.nodeModules);
       if (!fetched.changed) {
-        outcomes.push({ name: source.name, outcome: "unchanged", entries: previous?.entries, detail: "not modified since the last download" });
+        keep(true);
+        outcomes.push({ name: source.name, outcome: "unchanged", entries: previous!.entries, dataDate: previous!.dataDate, detail: "not modified since the last download" });
         continue;
       }
-      const bytes = await unpack(fetched.bytes);
-      const candidate = join(out.raw, `${source.name}.new`);
-      writeFileSync(candidate, bytes);
-      let entries: number;
-      try {
-        entries = await verify(source, candidate, bytes, previous?.entries, options);
-      } catch (err) {
-        rmSync(candidate, { force: true });
-        throw err;
+      const parsed = FORMATS[source.format].parse(fetched.bytes, source.feeds);
+      if (parsed.entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
+      if (previous && parsed.entries < previous.entries * (1 - options.maxShrink) && !options.force) {
+        throw new ContentError(`shrank from ${previous.entries} to ${parsed.entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
       }
-      // Renamed over the previous download, which the current version keeps through its own link.
-      renameSync(candidate, join(out.raw, source.name));
-      records[source.name] = {
-        origin: redactUrl(source.url),
-        fetchedAt: new Date().toISOString(),
+      writeFileAtomically(join(rawDir, source.name), fetched.bytes);
+      const date = parsed.dataDate ? { at: parsed.dataDate, from: "content" as const } : fetched.date;
+      const record: SourceRecord = {
+        origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
+        format: source.format,
+        feeds: source.feeds,
+        licence: source.licence,
+        fetchedAt: checkedAt,
+        checkedAt,
+        dataDate: date?.at ?? null,
+        dataDateFrom: date?.from ?? null,
         etag: fetched.etag,
         lastModified: fetched.lastModified,
-        entries,
-        bytes: bytes.byteLength,
-        licence: source.licence,
+        packageVersion: fetched.packageVersion,
+        entries: parsed.entries,
+        bytes: fetched.bytes.byteLength,
         raw: source.name,
       };
-      changed.add(source);
-      outcomes.push({ name: source.name, outcome: "updated", entries, detail: `${bytes.byteLength} bytes` });
+      held.set(source.name, { source, record, changed: true, parsed });
+      outcomes.push({ name: source.name, outcome: "updated", entries: parsed.entries, dataDate: record.dataDate, detail: `${fetched.bytes.byteLength} bytes` });
     } catch (err) {
-      // The previous download is still in raw/, so the source's data stays as it was.
-      outcomes.push({ name: source.name, outcome: "failed", detail: (err as Error).message.split("\n")[0] });
+      keep(false);
+      const outcome = err instanceof SourceUnavailable ? "skipped" : "failed";
+      const reason = err instanceof ContentError ? `refused: ${err.message}` : (err as Error).message.split("\n")[0];
+      outcomes.push({ name: source.name, outcome, detail: reason + kept });
     }
   }
-
-  if (changed.size === 0) {
-    rmSync(staging, { recursive: true, force: true });
-    return { outcomes, version: null, clipped: 0 };
-  }
-  let clipped = 0;
-  try {
-    clipped = await compile(sources, changed, records, out);
-    await writeManifest(out.manifest, { version, created: new Date().toISOString(), sources: records } satisfies Manifest);
-    // The whole version must load before anyone is pointed at it.
-    await loadSnapshot(options.dataDir, options.thresholds, staging);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
-  }
-  renameSync(staging, join(files.versions, version));
-  activateVersion(options.dataDir, version);
-  return { outcomes, version, clipped };
+  return { held, outcomes };
 }
 
-const IP_FEEDS = new Set(["address-list", "prefix-json"]);
-
-/** Rebuilds every output that a changed source feeds, from all sources that feed it. */
-async function compile(sources: readonly Source[], changed: ReadonlySet<Source>, records: Record<string, SourceRecord>, out: ReturnType<typeof versionFiles>): Promise<number> {
-  const raw = (s: Source) => join(out.raw, s.name);
-  const has = (s: Source) => records[s.name]?.raw !== undefined && existsSync(raw(s));
-  const touched = (pick: (s: Source) => boolean) => [...changed].some(pick);
-  let clipped = 0;
-
-  for (const source of changed) {
-    if (source.format !== "mmdb") continue;
-    const targets = { city: [out.cityV4, out.cityV6], "city-ipv4": [out.cityV4], "city-ipv6": [out.cityV6], country: [out.country], "asn-isp": [out.asnIsp] }[source.feeds] ?? [];
-    for (const target of targets) replaceWithCopy(target, raw(source));
-  }
-
-  const asnSources = sources.filter((s) => s.format === "asn-csv");
-  if (touched((s) => s.format === "asn-csv") && asnSources.every(has)) {
-    const rows = function* (): Generator<AsnRange> {
-      // Global IPv6 space lies far above 2^32, so a row's family follows from its numbers.
-      for (const s of asnSources) for (const row of parseAsnCsv(readFileSync(raw(s), "utf8"), raw(s))) yield { version: row.end > 0xffffffffn ? 6 : 4, ...row };
-    };
-    replaceFile(out.asnIndex, encodeIndexFile(compileAsnIndex(rows(), { built: new Date().toISOString(), sources: asnSources.map((s) => s.name) })));
-  }
-
-  for (const target of ["disposable", "disposable-wildcard", "free", "allow"] as const) {
-    if (!touched((s) => s.format === "domain-list" && s.feeds === target)) continue;
-    const domains = new Set<string>();
-    for (const s of sources.filter((x) => x.format === "domain-list" && x.feeds === target && has(x))) {
-      for (const d of parseDomainSource(await Bun.file(raw(s)).text())) domains.add(d);
+/** Builds the outputs whose sources changed and links the others from the current version. */
+function composeOutputs(sources: readonly Source[], held: Map<string, Held>, current: Manifest | null, currentRoot: string | null, out: ReturnType<typeof versionFiles>, force: boolean, built: string) {
+  // A newer copy of a dataset that has data replaces the copy it supersedes.
+  const superseded = new Set(sources.filter((s) => held.has(s.name)).flatMap((s) => s.supersedes));
+  const records: Record<string, OutputRecord> = {};
+  const changes: OutputChange[] = [];
+  for (const name of OUTPUT_NAMES) {
+    const spec = OUTPUTS[name];
+    const feeding = sources.filter((s) => held.has(s.name) && !superseded.has(s.name) && spec.fedBy(s.format, s.feeds)).map((s) => inputOf(held.get(s.name)!, out.raw));
+    const inputs = spec.select ? spec.select(feeding) : feeding;
+    const names = inputs.map((i) => i.name);
+    const before = current?.outputs[name];
+    const target = out[spec.file];
+    const currentFile = currentRoot && versionFiles(currentRoot)[spec.file];
+    const unchanged = !force && before && currentFile && existsSync(currentFile) && sameNames(before.sources, names) && names.every((n) => !held.get(n)!.changed);
+    if (unchanged) {
+      linkOrCopy(currentFile, target);
+      records[name] = before;
+      changes.push({ name, before: before.count, after: before.count, sources: names, rebuilt: false });
+      continue;
     }
-    const file = { disposable: out.disposableDomains, "disposable-wildcard": out.disposableWildcards, free: out.freeDomains, allow: out.feedAllowedDomains }[target];
-    replaceFile(file, `# compiled by riskcheck update\n${[...domains].join("\n")}\n`);
-  }
-
-  if (touched((s) => IP_FEEDS.has(s.format))) {
-    const builder = new ReputationIndexBuilder();
-    for (const s of sources.filter((x) => IP_FEEDS.has(x.format) && has(x))) {
-      const feed = clipSpecialPurpose(parseFeed(s, await Bun.file(raw(s)).text()).entries);
-      clipped += feed.clipped;
-      for (const e of feed.entries) builder.add(e.range.version, e.range.first, e.range.last, contribution(s, e.count));
+    const output = spec.build(inputs, built);
+    if (output === null) {
+      changes.push({ name, before: before?.count ?? null, after: null, sources: [], rebuilt: true });
+      continue;
     }
-    replaceFile(out.reputationIndex, encodeIndexFile(builder.build({ built: new Date().toISOString() })));
-  }
-
-  if (touched((s) => s.format === "asn-list")) {
-    const kinds: Record<string, number[]> = {};
-    for (const s of sources.filter((x) => x.format === "asn-list" && has(x))) {
-      (kinds[s.feeds] ??= []).push(...parseAsnList(await Bun.file(raw(s)).text(), raw(s)));
+    if ("linkTo" in output) {
+      linkOrCopy(output.linkTo, target);
+      records[name] = { count: output.count, sources: names, verifiedHash: mmdbContentHash(readFileSync(target)) };
+    } else {
+      writeFileAtomically(target, output.data);
+      records[name] = { count: output.count, sources: names };
     }
-    replaceFile(out.feedAsnKinds, JSON.stringify(kinds));
+    changes.push({ name, before: before?.count ?? null, after: output.count, sources: names, rebuilt: true, note: "note" in output ? output.note : undefined });
   }
-  return clipped;
+  return { records, changes };
 }
 
-function contribution(source: Source, count: number) {
-  if ((COUNTER_NAMES as readonly string[]).includes(source.feeds)) return { source: source.name, counters: { [source.feeds as CounterName]: count } };
-  if (source.feeds === "confirmed-bad") return { source: source.name, flags: FLAG.confirmedBad };
-  if (source.feeds === "verified-crawler") return { source: source.name, flags: FLAG.verifiedCrawler | kindBit("crawler") };
-  return { source: source.name, flags: kindBit(source.feeds) };
-}
-
-function parseFeed(source: Source, text: string): ParsedFeed {
-  return source.format === "prefix-json" ? parsePrefixJson(text) : parseAddressList(text);
-}
-
-/** A domain list as text (one a line) or as a JSON array of names. */
-function parseDomainSource(text: string): string[] {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith("[")) {
-    const list = JSON.parse(trimmed) as unknown;
-    if (!Array.isArray(list)) throw new Error("expected a JSON array of domain names");
-    return list.filter((d): d is string => typeof d === "string");
-  }
-  return parseDomainListText(text);
-}
-
-/** Checks a download before it may replace anything; returns its entry count. */
-async function verify(source: Source, rawFile: string, bytes: Uint8Array, previous: number | undefined, options: UpdateOptions): Promise<number> {
-  if (source.format === "mmdb") {
-    const mmdb = await openMmdb(rawFile);
-    const probe = ["8.8.8.8", "1.1.1.1", "81.2.69.142", "2001:4860:4860::8888"].some((ip) => {
+function inputOf(h: Held, rawDir: string): OutputInput {
+  const rawFile = join(rawDir, h.record.raw);
+  return {
+    name: h.source.name,
+    format: h.source.format,
+    feeds: h.source.feeds,
+    rawFile,
+    entries: h.record.entries,
+    parsed<F extends SourceFormat>(format: F): FormatValues[F] {
+      // Each source is parsed once per update: downloads when checked, kept data here.
       try {
-        return mmdb.reader.get(ip) !== null;
-      } catch {
-        return false;
+        h.parsed ??= FORMATS[format].parse(readFileSync(rawFile), h.source.feeds);
+      } catch (err) {
+        throw new Error(`${h.source.name}: its kept data (${rawFile}) no longer reads: ${(err as Error).message}`);
       }
-    });
-    if (!probe) throw new Error("the database answers none of the probe addresses");
-    return mmdb.reader.metadata.nodeCount;
-  }
-  const text = new TextDecoder().decode(bytes);
-  let entries: number;
-  let unreadable = 0;
-  if (source.format === "domain-list") entries = parseDomainSource(text).length;
-  else if (source.format === "asn-list") entries = parseAsnList(text, source.name).length;
-  else if (source.format === "asn-csv") entries = [...parseAsnCsv(text, source.name)].length;
-  else ({ entries: { length: entries }, unreadable } = parseFeed(source, text));
-  if (entries === 0 && !options.force) throw new Error(`no entries${unreadable ? ` (${unreadable} unreadable lines)` : ""}; --force accepts an empty list`);
-  if (previous !== undefined && entries < previous * (1 - options.maxShrink) && !options.force) {
-    throw new Error(`shrank from ${previous} to ${entries} entries, more than ${Math.round(options.maxShrink * 100)} %; --force accepts it`);
-  }
-  return entries;
+      return h.parsed.value as FormatValues[F];
+    },
+  };
 }
 
-/** gzip and tar.gz (MaxMind's packaging) to the file inside; anything else unchanged. */
-async function unpack(bytes: Uint8Array): Promise<Uint8Array> {
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const inflated = Bun.gunzipSync(bytes as Uint8Array<ArrayBuffer>);
-  const isTar = new TextDecoder().decode(inflated.subarray(257, 262)) === "ustar";
-  if (!isTar) return inflated;
-  const members = [...(await new Bun.Archive(inflated).files()).entries()];
-  const mmdb = members.find(([path]) => path.endsWith(".mmdb")) ?? members.sort((a, b) => b[1].size - a[1].size)[0];
-  if (!mmdb) throw new Error("empty archive");
-  return await mmdb[1].bytes();
-}
-
-/** Writes beside and renames over, so a hard link shared with another version is never written through. */
-function replaceFile(path: string, data: Uint8Array | string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, data);
-  renameSync(temporary, path);
-}
-
-function replaceWithCopy(path: string, from: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}`;
-  copyFileSync(from, temporary);
-  renameSync(temporary, path);
-}
-
-/** A copy of a folder tree made of hard links (copies where linking is not possible). */
-function linkTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const name of readdirSync(from)) {
-    const source = join(from, name);
-    const target = join(to, name);
-    if (statSync(source).isDirectory()) linkTree(source, target);
-    else {
-      try {
-        linkSync(source, target);
-      } catch {
-        copyFileSync(source, target);
-      }
-    }
-  }
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((n, i) => n === b[i]);
 }

@@ -1,59 +1,135 @@
-import { existsSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { dataFiles } from "./data-layout.ts";
+import { dataFiles, versionFiles } from "./data-layout.ts";
+import { type Manifest, readManifest } from "./manifest.ts";
 
 /** Version folder names sort by time: an ISO timestamp with a tag. */
 export function newVersionName(tag: string, now = new Date()): string {
   return `${now.toISOString().replace(/[:.]/g, "-")}-${tag}`;
 }
 
-function linkTarget(link: string): string | null {
+export function currentVersion(dataDir: string): string | null {
   try {
-    return basename(readlinkSync(link));
+    return basename(readlinkSync(dataFiles(dataDir).current));
   } catch {
     return null;
   }
 }
 
-export function currentVersion(dataDir: string): string | null {
-  return linkTarget(dataFiles(dataDir).current);
+export function versionManifest(dataDir: string, version: string): Promise<Manifest | null> {
+  return readManifest(versionFiles(join(dataFiles(dataDir).versions, version)).manifest);
 }
 
-export function previousVersion(dataDir: string): string | null {
-  return linkTarget(dataFiles(dataDir).previous);
-}
-
-/** Points `link` at datasets/<version> in one rename, so a reader sees the old or the new, never neither. */
-function swapLink(dataDir: string, link: string, version: string): void {
+/** Points `current` at datasets/<version> in one rename, so a reader sees the old or the new, never neither. */
+function pointCurrentAt(dataDir: string, version: string): void {
+  const link = dataFiles(dataDir).current;
   const temporary = `${link}.${process.pid}.tmp`;
   rmSync(temporary, { force: true });
   symlinkSync(join("datasets", version), temporary);
   renameSync(temporary, link);
 }
 
-/**
- * Makes `version` current and the former current the previous one, then removes
- * versions that are neither (and stale staging folders).
- */
-export function activateVersion(dataDir: string, version: string): { previous: string | null } {
-  const files = dataFiles(dataDir);
-  const before = currentVersion(dataDir);
-  swapLink(dataDir, files.current, version);
-  if (before && before !== version) swapLink(dataDir, files.previous, before);
-  const keep = new Set([version, before ?? version]);
-  for (const name of readdirSync(files.versions)) {
-    if (!keep.has(name) && !name.startsWith(".staging")) rmSync(join(files.versions, name), { recursive: true, force: true });
+/** The version and the ones it was built on, newest first, as far as their folders exist. */
+async function lineage(dataDir: string, version: string): Promise<string[]> {
+  const line: string[] = [];
+  for (let at: string | null = version; at !== null && !line.includes(at); ) {
+    const manifest = await versionManifest(dataDir, at);
+    if (!manifest) break;
+    line.push(at);
+    at = manifest.base;
   }
-  return { previous: before };
+  return line;
 }
 
-/** Swaps current and previous. */
-export function rollback(dataDir: string): { current: string; previous: string } {
+/**
+ * Makes `version` current, then keeps it and the `keep − 1` versions it was built on
+ * (what `--rollback` can step back through) and removes every other version.
+ */
+export async function activateVersion(dataDir: string, version: string, keep: number): Promise<string[]> {
   const files = dataFiles(dataDir);
-  const before = currentVersion(dataDir);
-  const target = previousVersion(dataDir);
-  if (!before || !target || !existsSync(join(files.versions, target))) throw new Error(`${files.previous}: no previous dataset version to roll back to`);
-  swapLink(dataDir, files.current, target);
-  swapLink(dataDir, files.previous, before);
-  return { current: target, previous: before };
+  pointCurrentAt(dataDir, version);
+  // Older riskcheck kept one "previous" link; history now follows each version's base.
+  rmSync(files.previous, { force: true });
+  const kept = (await lineage(dataDir, version)).slice(0, keep);
+  const removed: string[] = [];
+  for (const name of readdirSync(files.versions)) {
+    if (kept.includes(name) || name.startsWith(".")) continue;
+    rmSync(join(files.versions, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Steps back to the version the current one was built on; each call goes one further. */
+export async function rollback(dataDir: string): Promise<{ current: string; from: string }> {
+  const files = dataFiles(dataDir);
+  const from = currentVersion(dataDir);
+  if (!from) throw new Error(`${files.current}: no current dataset version`);
+  const base = (await versionManifest(dataDir, from))?.base ?? null;
+  if (!base || !existsSync(join(files.versions, base))) throw new Error(`${from} is the oldest dataset version kept; there is nothing to roll back to`);
+  pointCurrentAt(dataDir, base);
+  return { current: base, from };
+}
+
+export interface VersionListing {
+  readonly name: string;
+  readonly current: boolean;
+  readonly manifest: Manifest | null;
+}
+
+/** Every kept version, newest first. */
+export async function listVersions(dataDir: string): Promise<VersionListing[]> {
+  const files = dataFiles(dataDir);
+  if (!existsSync(files.versions)) return [];
+  const current = currentVersion(dataDir);
+  const names = readdirSync(files.versions).filter((n) => !n.startsWith(".")).sort().reverse();
+  return Promise.all(names.map(async (name) => ({ name, current: name === current, manifest: await versionManifest(dataDir, name) })));
+}
+
+/**
+ * Runs `work` while holding the data directory's update lock, so an `update` from the
+ * CLI and a refresh inside `serve` never build or swap versions at the same time. A
+ * lock left by a process that no longer runs is taken over; staging folders of such a
+ * process are removed.
+ */
+export async function withUpdateLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const files = dataFiles(dataDir);
+  mkdirSync(files.versions, { recursive: true });
+  const lock = join(files.versions, ".update.lock");
+  // The lock appears with its owner's pid already in it: written aside, then linked into place.
+  const mine = `${lock}.${process.pid}`;
+  writeFileSync(mine, String(process.pid));
+  try {
+    for (;;) {
+      try {
+        linkSync(mine, lock);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        const holder = Number(readFileSync(lock, "utf8"));
+        if (holder !== process.pid && isRunning(holder)) throw new Error(`${lock}: another update (process ${holder}) is running; try again when it has finished`);
+        rmSync(lock, { force: true });
+      }
+    }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  try {
+    for (const name of readdirSync(files.versions)) {
+      if (name.startsWith(".staging-")) rmSync(join(files.versions, name), { recursive: true, force: true });
+    }
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -83,6 +83,34 @@ export class MmdbTree {
     return node > count ? node : NO_RECORD;
   }
 
+  /**
+   * Every distinct data pointer of the tree, and how many networks (records that end a
+   * walk on data) point at them, from one pass over all nodes. Throws on a record that
+   * points past the tree or the data section: a damaged file.
+   */
+  dataPointers(dataSectionBytes: number): { pointers: number[]; networks: number } {
+    const count = this.nodeCount;
+    // A data pointer is nodeCount + 16 + offset into the data section.
+    const end = count + 16 + dataSectionBytes;
+    const seen = new Uint8Array(dataSectionBytes);
+    const pointers: number[] = [];
+    let networks = 0;
+    for (let node = 0; node < count; node++) {
+      for (let bit = 0; bit < 2; bit++) {
+        const record = this.child(node, bit);
+        if (record <= count) continue;
+        if (record < count + 16 || record >= end) throw new Error(`node ${node} points outside the data section (${record})`);
+        networks++;
+        const offset = record - count - 16;
+        if (seen[offset] === 0) {
+          seen[offset] = 1;
+          pointers.push(record);
+        }
+      }
+    }
+    return { pointers, networks };
+  }
+
   /** The left (0) or right (1) record of a node. */
   private child(node: number, bit: number): number {
     const b = this.bytes;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { parseAsnCsv } from "../../src/datasets/asn-csv.ts";
+import { asnCsvRows } from "../../src/datasets/formats/asn-csv.ts";
 import { AsnIndex, type AsnRange, compileAsnIndex } from "../../src/ip/asn-index.ts";
 import { type ParsedIp, parseIpAddress } from "../../src/ip/parse.ts";
 import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../src/ip/range-index-file.ts";
@@ -17,10 +17,7 @@ const ip = (s: string) => parseIpAddress(s)!;
 
 /** Compiles CSV text the way install and update do, through the file format. */
 function indexOfCsv(v4: string, v6 = ""): AsnIndex {
-  const rows: AsnRange[] = [
-    ...[...parseAsnCsv(v4, "v4.csv")].map((r) => ({ version: 4 as const, ...r })),
-    ...[...parseAsnCsv(v6, "v6.csv")].map((r) => ({ version: 6 as const, ...r })),
-  ];
+  const rows: AsnRange[] = [...asnCsvRows(v4), ...asnCsvRows(v6)];
   const bytes = encodeIndexFile(compileAsnIndex(rows, {}));
   return new AsnIndex(decodeIndexFile(bytes.slice().buffer, "asn.idx", "asn"));
 }
@@ -34,11 +31,11 @@ describe("the ip-location-db CSV", () => {
     ["1,2,3,", ""],
     ["1,2,3,Org\r", "Org"],
   ])("%s → %p", (row, organization) => {
-    expect([...parseAsnCsv(`${row}\n`, "t.csv")][0].organization).toBe(organization);
+    expect([...asnCsvRows(`${row}\n`)][0].organization).toBe(organization);
   });
 
   test("numbers, 128-bit bounds and a last line without a newline", () => {
-    const rows = [...parseAsnCsv("16777216,16777471,13335,A\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC", "t.csv")];
+    const rows = [...asnCsvRows("16777216,16777471,13335,A\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC")];
     expect(rows.map((r) => [r.start, r.end, r.asn])).toEqual([
       [16777216n, 16777471n, 13335],
       [42540528726795050063891204319802818560n, 42540528806023212578155541913346768895n, 15169],
@@ -46,7 +43,7 @@ describe("the ip-location-db CSV", () => {
   });
 
   test.each(["a,b,c,d", "1,2,3", '1,2,3,"unterminated', "1,2,x,Org", "-1,2,3,Org"])("malformed row %p names its line", (row) => {
-    expect(() => [...parseAsnCsv(`1,2,3,ok\n\n${row}\n`, "t.csv")]).toThrow("t.csv:3:");
+    expect(() => [...asnCsvRows(`1,2,3,ok\n\n${row}\n`)]).toThrow("line 3:");
   });
 });
 

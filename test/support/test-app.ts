@@ -27,7 +27,7 @@ export function bundledIpDatasets(): Promise<IpDatasets> {
 }
 
 export async function testSnapshot(ip?: IpDatasets): Promise<Snapshot> {
-  return { email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists, ip: ip ?? (await bundledIpDatasets()), datasets: [], version: "test", sources: {}, loadedAt: "2026-11-23T00:00:00.000Z" };
+  return { email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists, ip: ip ?? (await bundledIpDatasets()), datasets: [], version: "test", sources: {}, outputs: {}, loadedAt: "2026-11-23T00:00:00.000Z" };
 }
 
 export interface TestAppOptions {

@@ -1,15 +1,19 @@
 import { parseCidr } from "../../ip/cidr.ts";
 import { cidrBounds } from "../../ip/range-index-builder.ts";
-import type { FeedEntry, ParsedFeed } from "./feed-entry.ts";
+import { checkRejects, headerDate, listText } from "./content-checks.ts";
+import type { FeedEntry } from "./feed-entry.ts";
+import type { ParsedSource } from "./parsed-source.ts";
 
 /**
  * One address or CIDR per line (FireHOL .netset/.ipset, Spamhaus DROP, X4BNet,
  * blocklist.de …): `#` and `;` start comments, anything after the first blank on a
  * line is ignored, and an optional second column `<TAB>count` (ipsum) sets the count.
  */
-export function parseAddressList(text: string): ParsedFeed {
+export function parseAddressList(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
+  const text = listText(bytes, "a list of IP addresses or CIDRs");
   const entries: FeedEntry[] = [];
-  let unreadable = 0;
+  let rejected = 0;
+  let firstRejected: string | undefined;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
     if (line === "" || line[0] === "#" || line[0] === ";") continue;
@@ -17,11 +21,12 @@ export function parseAddressList(text: string): ParsedFeed {
     const cidr = parseCidr(first);
     const count = second === undefined || !/^\d{1,9}$/.test(second) ? 1 : Number(second);
     if (cidr === null || count === 0) {
-      unreadable++;
+      if (rejected++ === 0) firstRejected = line;
       continue;
     }
     const { version, start, end } = cidrBounds(cidr);
     entries.push({ range: { version, first: start, last: end }, count });
   }
-  return { entries, unreadable };
+  checkRejects(entries.length, rejected, firstRejected, "IP addresses or CIDRs");
+  return { value: entries, entries: entries.length, dataDate: headerDate(text) };
 }

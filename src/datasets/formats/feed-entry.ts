@@ -5,9 +5,3 @@ export interface FeedEntry {
   readonly range: AddressRange;
   readonly count: number;
 }
-
-/** What a feed file yielded; lines that are neither entries nor comments are counted, not fatal. */
-export interface ParsedFeed {
-  readonly entries: FeedEntry[];
-  readonly unreadable: number;
-}

@@ -1,46 +1,73 @@
 import { parseCidr } from "../../ip/cidr.ts";
 import { cidrBounds } from "../../ip/range-index-builder.ts";
-import type { FeedEntry, ParsedFeed } from "./feed-entry.ts";
+import { checkRejects, isoDate, listText } from "./content-checks.ts";
+import type { FeedEntry } from "./feed-entry.ts";
+import { ContentError, type ParsedSource } from "./parsed-source.ts";
 
 const PREFIX_KEYS = ["ipv4Prefix", "ipv6Prefix", "ip_prefix", "ipv6_prefix", "prefix", "cidr"] as const;
 
 /**
- * JSON prefix lists: Google's and Bing's crawler files (`{"prefixes":[{"ipv4Prefix":…}]}`),
- * AWS-style `ip_prefix` objects, and newline-delimited JSON such as Spamhaus
- * `drop_v4.json` (`{"cidr":…}` per line). Throws when the text is not JSON at all.
+ * JSON prefix lists: Google's and Bing's crawler files (`{"creationTime", "prefixes":
+ * [{"ipv4Prefix":…}]}`), AWS-style `ip_prefix` objects, and newline-delimited JSON such
+ * as Spamhaus `drop_v4.json` (`{"cidr":…}` per line, then a metadata line).
  */
-export function parsePrefixJson(text: string): ParsedFeed {
-  const documents: unknown[] = [];
-  try {
-    documents.push(JSON.parse(text));
-  } catch {
-    for (const line of text.split("\n")) {
-      if (line.trim() === "") continue;
-      try {
-        documents.push(JSON.parse(line));
-      } catch {
-        throw new Error("neither JSON nor newline-delimited JSON");
-      }
-    }
-  }
+export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
+  const text = listText(bytes, "a JSON prefix list");
+  const documents = jsonDocuments(text);
   const entries: FeedEntry[] = [];
-  let unreadable = 0;
+  let rejected = 0;
+  let firstRejected: string | undefined;
+  let dataDate: string | null = null;
+  const take = (record: Record<string, unknown>, key: string) => {
+    const cidr = parseCidr(record[key] as string);
+    if (!cidr) {
+      if (rejected++ === 0) firstRejected = record[key] as string;
+      return;
+    }
+    const { version, start, end } = cidrBounds(cidr);
+    entries.push({ range: { version, first: start, last: end }, count: 1 });
+  };
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (node === null || typeof node !== "object") return;
     const record = node as Record<string, unknown>;
     const key = PREFIX_KEYS.find((k) => typeof record[k] === "string");
-    if (key) {
-      const cidr = parseCidr(record[key] as string);
-      if (!cidr) unreadable++;
-      else {
-        const { version, start, end } = cidrBounds(cidr);
-        entries.push({ range: { version, first: start, last: end }, count: 1 });
-      }
-      return;
-    }
+    if (key) return take(record, key);
     for (const value of Object.values(record)) if (typeof value === "object") visit(value);
   };
-  documents.forEach(visit);
-  return { entries, unreadable };
+  for (const document of documents) {
+    dataDate ??= documentDate(document);
+    visit(document);
+  }
+  if (entries.length === 0) throw new ContentError('has no prefixes: expected {"prefixes":[{"ipv4Prefix":…}]} or one {"cidr":…} object a line');
+  checkRejects(entries.length, rejected, firstRejected, "CIDR prefixes");
+  return { value: entries, entries: entries.length, dataDate };
+}
+
+/** One JSON document, or one a line. */
+function jsonDocuments(text: string): unknown[] {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    const documents: unknown[] = [];
+    for (const line of text.split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        documents.push(JSON.parse(line));
+      } catch {
+        throw new ContentError("neither JSON nor newline-delimited JSON");
+      }
+    }
+    return documents;
+  }
+}
+
+/** Google's `creationTime`, AWS's `createDate`, Spamhaus's metadata `timestamp` (seconds). */
+function documentDate(document: unknown): string | null {
+  if (document === null || typeof document !== "object" || Array.isArray(document)) return null;
+  const d = document as Record<string, unknown>;
+  if (typeof d.creationTime === "string") return isoDate(d.creationTime);
+  if (typeof d.createDate === "string") return isoDate(d.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4"));
+  if (d.type === "metadata" && typeof d.timestamp === "number") return isoDate(d.timestamp * 1000);
+  return null;
 }

@@ -1,8 +1,9 @@
-import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import type { Snapshot, SnapshotHolder } from "../../datasets/snapshot.ts";
 import { jsonResponse } from "../errors.ts";
 
 export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: number): Response {
   const snapshot = snapshots.current();
+  const usedBy = outputsBySource(snapshot);
   return jsonResponse(
     JSON.stringify({
       status: "ok",
@@ -13,38 +14,50 @@ export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: numb
         name: d.name,
         file: d.file,
         ...(d.entries === undefined ? {} : { entries: d.entries }),
+        ...(snapshot.outputs[d.name] ? { sources: snapshot.outputs[d.name].sources } : {}),
         date: d.date,
         age_days: ageDays(d.date, nowMs),
       })),
       sources: Object.entries(snapshot.sources).map(([name, s]) => ({
         name,
+        format: s.format,
+        feeds: s.feeds,
+        entries: s.entries,
+        data_date: s.dataDate,
+        data_date_from: s.dataDateFrom,
+        age_days: ageDays(s.dataDate, nowMs),
         fetched_at: s.fetchedAt,
-        source_date: s.lastModified ?? null,
-        age_days: ageDays(s.fetchedAt, nowMs),
-        entries: s.entries ?? null,
+        checked_at: s.checkedAt,
+        used_by: usedBy.get(name) ?? [],
       })),
     }),
   );
 }
 
-/** `GET /v1/about`, no key needed: the datasets in use, where they come from and under which terms. */
+/** `GET /v1/about`, no key needed: the data in use, where it comes from, how recent it is and under which terms. */
 export function about(snapshots: SnapshotHolder): Response {
   const snapshot = snapshots.current();
+  const usedBy = outputsBySource(snapshot);
   return jsonResponse(
     JSON.stringify({
       dataset_version: snapshot.version,
-      sources: Object.entries(snapshot.sources).map(([name, s]) => ({
-        name,
-        origin: s.origin,
-        fetched_at: s.fetchedAt,
-        source_date: s.lastModified ?? null,
-        licence: s.licence ?? null,
-      })),
+      sources: Object.entries(snapshot.sources)
+        .filter(([name]) => usedBy.has(name))
+        .map(([name, s]) => ({ name, origin: s.origin, licence: s.licence, feeds: s.feeds, entries: s.entries, data_date: s.dataDate, fetched_at: s.fetchedAt })),
     }),
   );
 }
 
-function ageDays(iso: string, nowMs: number): number | null {
-  const at = Date.parse(iso);
+/** The outputs each source feeds in this version; a superseded source feeds none. */
+function outputsBySource(snapshot: Snapshot): Map<string, string[]> {
+  const usedBy = new Map<string, string[]>();
+  for (const [output, record] of Object.entries(snapshot.outputs)) {
+    for (const source of record.sources) usedBy.set(source, [...(usedBy.get(source) ?? []), output]);
+  }
+  return usedBy;
+}
+
+function ageDays(iso: string | null, nowMs: number): number | null {
+  const at = iso === null ? Number.NaN : Date.parse(iso);
   return Number.isNaN(at) ? null : Math.max(0, Math.floor((nowMs - at) / 86_400_000));
 }

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import NPM_DATA_DATES from "./npm-data-dates.json" with { type: "json" };
+
+export type Fetched =
+  | {
+      readonly changed: true;
+      readonly bytes: Uint8Array;
+      readonly etag?: string;
+      readonly lastModified?: string;
+      readonly packageVersion?: string;
+      /** The date of the data where the transport tells it: Last-Modified, or the package's release. */
+      readonly date: { readonly at: string; readonly from: "last-modified" | "package" } | null;
+    }
+  | { readonly changed: false };
+
+export interface Validators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+  readonly packageVersion?: string;
+}
+
+/** A source that cannot be reached from here at all (a package not installed); its last data stays. */
+export class SourceUnavailable extends Error {}
+
+const MAX_BYTES = 1024 * 1024 * 1024;
+const TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Reports bytes received so far (and the total when known). */
+export type Progress = (received: number, total: number | null) => void;
+
+/**
+ * Fetches a source unless it is unchanged since `previous`: If-None-Match /
+ * If-Modified-Since over HTTP, the modification time of a file://, the installed
+ * version of an npm: package (looked up in `nodeModules`). Throws with a reason on
+ * anything but 200 or 304; unpacks .gz and MaxMind's .tar.gz.
+ */
+export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, nodeModules: string | null): Promise<Fetched> {
+  const fetched = url.startsWith("npm:") ? readPackageFile(url, previous, nodeModules) : url.startsWith("file://") ? await readLocalFile(url, previous) : await download(url, headers, previous, progress);
+  return fetched.changed ? { ...fetched, bytes: await unpack(fetched.bytes) } : fetched;
+}
+
+function readPackageFile(url: string, previous: Validators, nodeModules: string | null): Fetched {
+  const path = url.slice("npm:".length);
+  const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
+  const packageDir = nodeModules && join(nodeModules, name);
+  if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
+    throw new SourceUnavailable(`the npm package ${name} is not installed here${nodeModules ? ` (${nodeModules})` : ""}`);
+  }
+  const version = String(JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).version);
+  if (previous.packageVersion === version) return { changed: false };
+  const file = join(nodeModules, path);
+  if (!existsSync(file)) throw new Error(`${name} ${version} has no file ${path.slice(name.length + 1)}`);
+  const released = (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`];
+  return { changed: true, bytes: readFileSync(file), packageVersion: version, date: released ? { at: new Date(released).toISOString(), from: "package" } : null };
+}
+
+async function readLocalFile(url: string, previous: Validators): Promise<Fetched> {
+  const path = fileURLToPath(url);
+  const modified = statSync(path).mtime;
+  const lastModified = modified.toUTCString();
+  if (previous.lastModified === lastModified) return { changed: false };
+  return { changed: true, bytes: await Bun.file(path).bytes(), lastModified, date: { at: modified.toISOString(), from: "last-modified" } };
+}
+
+async function download(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress): Promise<Fetched> {
+  const target = new URL(url);
+  const request = new Headers(headers);
+  if (target.username) {
+    // Credentials travel in a header, never in the URL that logs and errors print.
+    request.set("authorization", `Basic ${btoa(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`)}`);
+    target.username = "";
+    target.password = "";
+  }
+  if (previous.etag) request.set("if-none-match", previous.etag);
+  if (previous.lastModified) request.set("if-modified-since", previous.lastModified);
+  const response = await fetch(target, { headers: request, redirect: "follow", signal: AbortSignal.timeout(TIMEOUT_MS) });
+  if (response.status === 304) return { changed: false };
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+  const length = Number(response.headers.get("content-length")) || null;
+  if (length !== null && length > MAX_BYTES) throw new Error(`${length} bytes is more than the ${MAX_BYTES} allowed`);
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for await (const chunk of response.body ?? []) {
+    received += chunk.byteLength;
+    if (received > MAX_BYTES) throw new Error(`more than the ${MAX_BYTES} bytes allowed`);
+    chunks.push(chunk);
+    progress(received, length);
+  }
+  if (length !== null && received !== length) throw new Error(`truncated: ${received} of ${length} bytes`);
+  const lastModified = response.headers.get("last-modified") ?? undefined;
+  const modifiedAt = lastModified ? Date.parse(lastModified) : Number.NaN;
+  return {
+    changed: true,
+    bytes: Buffer.concat(chunks),
+    etag: response.headers.get("etag") ?? undefined,
+    lastModified,
+    date: Number.isFinite(modifiedAt) ? { at: new Date(modifiedAt).toISOString(), from: "last-modified" } : null,
+  };
+}
+
+/** gzip and tar.gz (MaxMind's packaging) to the file inside; anything else unchanged. */
+async function unpack(bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const inflated = Bun.gunzipSync(bytes as Uint8Array<ArrayBuffer>);
+  const isTar = new TextDecoder().decode(inflated.subarray(257, 262)) === "ustar";
+  if (!isTar) return inflated;
+  const members = [...(await new Bun.Archive(inflated).files()).entries()];
+  const mmdb = members.find(([path]) => path.endsWith(".mmdb")) ?? members.sort((a, b) => b[1].size - a[1].size)[0];
+  if (!mmdb) throw new Error("empty archive");
+  return await mmdb[1].bytes();
+}
+
+/** "https://user:key@host/path" → "https://host/path", for logs and the manifest. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/)[^/@]*@/, "$1");
+}
+
+/** A progress line on stderr: rewritten in place on a terminal, every few seconds otherwise. */
+export function progressLine(name: string, write: (text: string) => void, isTty: boolean): Progress {
+  const started = performance.now();
+  let lastPrint = 0;
+  return (received, total) => {
+    const now = performance.now();
+    if (now - lastPrint < (isTty ? 100 : 3000) && received !== total) return;
+    lastPrint = now;
+    const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`;
+    const rate = received / Math.max(0.001, (now - started) / 1000);
+    const line = `${name}: ${mb(received)}${total ? ` of ${mb(total)}` : ""} at ${mb(rate)}/s`;
+    write(isTty ? `\r\x1b[2K${line}` : `${line}\n`);
+  };
+}

@@ -1,0 +1,37 @@
+import { parseDomainListText } from "../../email/domain-lists.ts";
+import { normaliseDomain } from "../../email/domain-name.ts";
+import { checkRejects, listText } from "./content-checks.ts";
+import { ContentError, type ParsedSource } from "./parsed-source.ts";
+
+export const DOMAIN_LIST_TARGETS = ["disposable", "disposable-wildcard", "free", "allow"] as const;
+
+/**
+ * One domain a line (`#` comments, a `*.` prefix allowed), or a JSON array of names.
+ * Every entry is normalised as an address's domain is (UTS-46, lower-case ASCII).
+ */
+export function parseDomainList(bytes: Uint8Array): ParsedSource<string[]> {
+  const text = listText(bytes, "a list of domain names");
+  const raw = text.trimStart().startsWith("[") ? jsonNames(text) : parseDomainListText(text);
+  const domains = new Set<string>();
+  let rejected = 0;
+  let firstRejected: string | undefined;
+  for (const entry of raw) {
+    const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
+    if (domain !== null) domains.add(domain);
+    else if (rejected++ === 0) firstRejected = entry;
+  }
+  checkRejects(domains.size, rejected, firstRejected, "domain names");
+  return { value: [...domains], entries: domains.size, dataDate: null };
+}
+
+function jsonNames(text: string): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch (err) {
+    throw new ContentError(`starts like a JSON array but is not JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(list) || list.some((d) => typeof d !== "string")) throw new ContentError("expected a JSON array of domain names");
+  return list as string[];
+}
+

@@ -1,0 +1,44 @@
+import type { OutputRecord, SourceRecord } from "./manifest.ts";
+import type { SourceOutcome } from "./update.ts";
+
+export interface ShrinkCheck {
+  readonly name: string;
+  readonly before: OutputRecord | null;
+  readonly after: OutputRecord | null;
+}
+
+interface Context {
+  readonly outcomes: readonly SourceOutcome[];
+  /** The current version's sources, for what each had before. */
+  readonly previous: Readonly<Record<string, SourceRecord>>;
+}
+
+/**
+ * One line for every output the new version would shrink by more than `maxShrink` of
+ * what the current version serves, naming its counts and what happened to each source
+ * that fed it or feeds it now.
+ */
+export function shrinkRefusals(checks: readonly ShrinkCheck[], maxShrink: number, context: Context): string[] {
+  const refusals: string[] = [];
+  for (const { name, before, after } of checks) {
+    if (!before || before.count === 0) continue;
+    const count = after?.count ?? 0;
+    if (count >= before.count * (1 - maxShrink)) continue;
+    const loss = Math.round((1 - count / before.count) * 100);
+    const sources = [...new Set([...before.sources, ...(after?.sources ?? [])])].map((source) => `${source} (${what(source, before, after, context)})`);
+    refusals.push(
+      `${name} would shrink from ${before.count} to ${count} (−${loss} %, more than --max-shrink ${maxShrink}); its sources: ${sources.join(", ") || "none"}`,
+    );
+  }
+  return refusals;
+}
+
+function what(source: string, before: OutputRecord, after: OutputRecord | null, { outcomes, previous }: Context): string {
+  const outcome = outcomes.find((o) => o.name === source);
+  const had = previous[source]?.entries;
+  const was = had === undefined ? "" : `, was ${had} entries`;
+  if (!after?.sources.includes(source)) return outcome?.outcome === "removed" ? `removed from the sources file${was}` : `no longer feeds it${was}`;
+  if (!before.sources.includes(source)) return `added, ${outcome?.entries ?? "?"} entries`;
+  if (outcome?.outcome === "updated") return `updated from ${had ?? "?"} to ${outcome.entries} entries`;
+  return `unchanged${was}`;
+}

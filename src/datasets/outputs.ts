@@ -1,0 +1,136 @@
+import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
+import { kindBit } from "../ip/network-kinds.ts";
+import { encodeIndexFile } from "../ip/range-index-file.ts";
+import { COUNTER_NAMES, FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import { clipSpecialPurpose } from "./clip-special-purpose.ts";
+import type { versionFiles } from "./data-layout.ts";
+import type { FormatValues, SourceFormat } from "./formats/index.ts";
+
+/** A source as an output sees it: what it is, and its parsed data on demand. */
+export interface OutputInput {
+  readonly name: string;
+  readonly format: SourceFormat;
+  readonly feeds: string;
+  /** The file under raw/ with its data. */
+  readonly rawFile: string;
+  /** Its entries (networks for an MMDB), from the manifest. */
+  readonly entries: number;
+  parsed<F extends SourceFormat>(format: F): FormatValues[F];
+}
+
+export type BuiltOutput =
+  | { readonly data: Uint8Array | string; readonly count: number; readonly note?: string }
+  | { readonly linkTo: string; readonly count: number };
+
+type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw">;
+
+interface OutputSpec {
+  readonly file: VersionFile;
+  readonly fedBy: (format: SourceFormat, feeds: string) => boolean;
+  /** A version may lack it (no source feeds it); the others must exist to load. */
+  readonly optional?: boolean;
+  /** Which of the sources that feed it are used, from all of them in declared order; default all. */
+  select?(inputs: readonly OutputInput[]): readonly OutputInput[];
+  /** Builds it from the selected inputs; null when there is none to build it from. */
+  build(inputs: readonly OutputInput[], built: string): BuiltOutput | null;
+}
+
+const IP_FEEDS = new Set<SourceFormat>(["address-list", "prefix-json"]);
+
+export const OUTPUT_NAMES = [
+  "disposable-domains",
+  "disposable-wildcards",
+  "free-domains",
+  "allowed-domains",
+  "reputation-index",
+  "asn-kinds",
+  "asn-index",
+  "city-ipv4",
+  "city-ipv6",
+  "country",
+  "asn-isp",
+] as const;
+export type OutputName = (typeof OUTPUT_NAMES)[number];
+
+/**
+ * Every compiled output of a dataset version. Lists are the union of every source that
+ * feeds them; a database file cannot be merged, so the last declared source that feeds
+ * it (and has data) serves it alone.
+ */
+export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
+  "disposable-domains": domainOutput("disposableDomains", "disposable"),
+  "disposable-wildcards": domainOutput("disposableWildcards", "disposable-wildcard"),
+  "free-domains": domainOutput("freeDomains", "free"),
+  "allowed-domains": domainOutput("feedAllowedDomains", "allow"),
+  "reputation-index": {
+    file: "reputationIndex",
+    fedBy: (format) => IP_FEEDS.has(format),
+    build: (inputs, built) => {
+      const builder = new ReputationIndexBuilder();
+      let clipped = 0;
+      for (const input of inputs) {
+        const feed = clipSpecialPurpose(input.parsed(input.format as "address-list" | "prefix-json"));
+        clipped += feed.clipped;
+        const counter = (COUNTER_NAMES as readonly string[]).includes(input.feeds) ? input.feeds : null;
+        const flags = counter === null ? flagsOf(input.feeds) : 0;
+        for (const e of feed.entries) {
+          builder.add(e.range.version, e.range.first, e.range.last, counter ? { source: input.name, counters: { [counter]: e.count } } : { source: input.name, flags });
+        }
+      }
+      const file = builder.build({ built });
+      return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };
+    },
+  },
+  "asn-kinds": {
+    file: "feedAsnKinds",
+    fedBy: (format) => format === "asn-list",
+    build: (inputs) => {
+      const kinds: Record<string, number[]> = {};
+      for (const input of inputs) (kinds[input.feeds] ??= []).push(...input.parsed("asn-list"));
+      return { data: JSON.stringify(kinds), count: new Set(Object.values(kinds).flat()).size };
+    },
+  },
+  "asn-index": {
+    file: "asnIndex",
+    fedBy: (format) => format === "asn-csv",
+    build: (inputs, built) => {
+      const rows = function* (): Generator<AsnRange> {
+        for (const input of inputs) yield* input.parsed("asn-csv")();
+      };
+      const file = compileAsnIndex(rows(), { built, sources: inputs.map((i) => i.name) });
+      return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
+    },
+  },
+  "city-ipv4": databaseOutput("cityV4", ["city", "city-ipv4"]),
+  "city-ipv6": databaseOutput("cityV6", ["city", "city-ipv6"]),
+  country: databaseOutput("country", ["country"]),
+  "asn-isp": { ...databaseOutput("asnIsp", ["asn-isp"]), optional: true },
+};
+
+function domainOutput(file: VersionFile, target: string): OutputSpec {
+  return {
+    file,
+    fedBy: (format, feeds) => format === "domain-list" && feeds === target,
+    build: (inputs) => {
+      const domains = new Set<string>();
+      for (const input of inputs) for (const d of input.parsed("domain-list")) domains.add(d);
+      return { data: `# compiled by riskcheck update from ${inputs.map((i) => i.name).join(", ") || "no source"}\n${[...domains].join("\n")}\n`, count: domains.size };
+    },
+  };
+}
+
+function databaseOutput(file: VersionFile, targets: readonly string[]): OutputSpec {
+  return {
+    file,
+    fedBy: (format, feeds) => format === "mmdb" && targets.includes(feeds),
+    select: (inputs) => inputs.slice(-1),
+    build: ([serving]) => (serving ? { linkTo: serving.rawFile, count: serving.entries } : null),
+  };
+}
+
+/** Kind and flag bits of an IP list that feeds no counter. */
+function flagsOf(feeds: string): number {
+  if (feeds === "confirmed-bad") return FLAG.confirmedBad;
+  if (feeds === "verified-crawler") return FLAG.verifiedCrawler | kindBit("crawler");
+  return kindBit(feeds);
+}
