@@ -184,7 +184,7 @@ async function updateCommand(args: string[]): Promise<number> {
     console.log("");
     printTable([
       ["OUTPUT", "BEFORE", "AFTER", "FROM", "NOTE"],
-      ...rebuilt.map((o) => [o.name, o.before === null ? "-" : String(o.before), o.after === null ? "-" : String(o.after), o.sources.join(", ") || "no source", o.note ?? ""]),
+      ...rebuilt.map((o) => [o.name, o.before === null ? "-" : String(o.before), o.after === null ? "-" : String(o.after), sourceNames(o.sources), o.note ?? ""]),
     ]);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -201,6 +201,11 @@ async function updateCommand(args: string[]): Promise<number> {
     console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }
   return report.outcomes.some((o) => o.outcome === "failed") ? 1 : 0;
+}
+
+function sourceNames(names: readonly string[]): string {
+  if (names.length === 0) return "no source";
+  return names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
 }
 
 /** npm: sources read the packages installed beside the program, when there are any. */

@@ -230,7 +230,7 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
     }
     const output = spec.build(inputs, built);
     if (output === null) {
-      changes.push({ name, before: before?.count ?? null, after: null, sources: [], rebuilt: true });
+      changes.push({ name, before: before?.count ?? null, after: null, sources: [], rebuilt: before !== undefined });
       continue;
     }
     if ("linkTo" in output) {
