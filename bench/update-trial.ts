@@ -28,6 +28,8 @@ async function run(title: string, ...args: string[]): Promise<string> {
 
 try {
   await run("full default update");
+  const report = Bun.spawn([process.execPath, join(ROOT, "bench/email-report.ts"), dir], { stdout: "pipe", stderr: "inherit" });
+  console.log(`=== the email lists after the update\n${await new Response(report.stdout).text()}`);
   await run("again, nothing changed");
   const html = sources.map((s) => ((s as { name: string }).name === "disposable-domains" ? { ...s, url: `${feeds.base}/no-such-list.conf` } : s));
   writeSources(dir, html);

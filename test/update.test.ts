@@ -30,7 +30,7 @@ let server: ServeProcess;
 let key: string;
 let base: string;
 const sourcesWith = (extra: object[]) => JSON.stringify({ sources: [...BUNDLED_SOURCES, ...extra] });
-let testSources: { name: string }[];
+let testSources: ({ name: string } & Record<string, unknown>)[];
 
 beforeAll(async () => {
   feeds = Bun.serve({
@@ -53,7 +53,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${feeds.port}`;
   publish("/ipsum.txt", fixture("ipsum.txt"));
   publish("/drop.json", '{"cidr":"203.0.114.0/24","sblid":"SBL1"}\n{"cidr":"10.0.0.0/8","sblid":"SBL2"}\n');
-  publish("/disposable.conf", fixture("disposable_email_blocklist.conf"));
+  publish("/disposable.conf", fixture("mailchecker-list.txt"));
   publish("/vpn-ipv4.txt", fixture("x4bnet-vpn-ipv4.txt"));
   publish("/vpn-asn.txt", "AS64500 # test network\n");
   // 81.2.69.0/24 as numbers, in the ip-location-db "-num" CSV layout.
@@ -67,7 +67,7 @@ beforeAll(async () => {
   testSources = [
     { name: "ipsum", url: `${base}/ipsum.txt`, format: "address-list", feeds: "attack", licence: "Unlicense" },
     { name: "drop", url: `${base}/drop.json`, format: "prefix-json", feeds: "confirmed-bad", licence: "test" },
-    { name: "disposable", url: `${base}/disposable.conf`, format: "domain-list", feeds: "disposable", licence: "CC0" },
+    { name: "disposable", url: `${base}/disposable.conf`, format: "domain-list", feeds: "disposable", licence: "MIT" },
     { name: "vpn-ranges", url: `${base}/vpn-ipv4.txt`, format: "address-list", feeds: "vpn", licence: "MIT" },
     { name: "vpn-asns", url: `${base}/vpn-asn.txt`, format: "asn-list", feeds: "vpn", licence: "test" },
     { name: "country", url: `${base}/country.mmdb.gz`, format: "mmdb", feeds: "country", licence: "test", supersedes: ["bundled-whois-country"] },
@@ -109,24 +109,25 @@ describe("riskcheck update against a loopback feed server", () => {
   test("before: the bundled data alone", async () => {
     expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation).toMatchObject({ attack: 0, reputation: "ok" });
     expect(await disposable("gmai.com")).toBe(true); // only the bundled npm list has it
-    expect(await disposable("00jac.com")).toBe(false); // only the maintained list has it
+    expect(await disposable("000email.com")).toBe(false); // only mailchecker has it
   });
 
   test("a first update adds every source to what the bundled data gives", async () => {
     const run = await update();
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/ipsum\s+updated\s+40\s+2026-08-22/);
+    expect(run.stdout).toMatch(/disposable\s+updated\s+30\b/);
     expect(run.stdout).toMatch(/licensed\s+skipped.*TEST_LICENCE_KEY/);
     expect(run.stdout).toMatch(/bundled-disposable-domains\s+unchanged/);
     // The disposable output grows by the maintained list's names the npm list lacks.
     const row = run.stdout.split("\n").find((l) => l.startsWith("disposable-domains "))!;
     const [, before, after] = row.split(/\s+/).map(Number);
     expect(after).toBeGreaterThan(before);
-    expect(row).toContain("bundled-disposable-domains, disposable");
+    expect(after - before).toBe(16); // the excerpt's names that no bundled list has
     expect(run.stdout).toMatch(/reputation-index .*1 feed entries clipped/); // DROP lists 10.0.0.0/8
     await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack === 10);
     expect(await disposable("gmai.com")).toBe(true);
-    expect(await disposable("00jac.com")).toBe(true);
+    expect(await disposable("000email.com")).toBe(true);
     expect(await disposable("guerrillamail.com")).toBe(true);
     const answer = await ask("/v1/ip-reputation-check?ip=81.2.69.142&explain=1");
     expect(answer).toMatchObject({ asn: "AS64500 Test Net, Ltd", country_code: "GB", city: "Bracknell" });
@@ -140,14 +141,14 @@ describe("riskcheck update against a loopback feed server", () => {
     const source = (name: string) => health.sources.find((s: { name: string }) => s.name === name);
     expect(source("ipsum")).toMatchObject({ data_date: "2026-08-22T01:00:29.000Z", data_date_from: "content", entries: 40, used_by: ["reputation-index"] });
     expect(source("disposable")).toMatchObject({ data_date: "2026-08-21T10:00:00.000Z", data_date_from: "last-modified" });
-    expect(source("bundled-disposable-domains")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", data_date_from: "package" });
-    expect(source("bundled-disposable-domains").age_days).toBeGreaterThan(300);
+    expect(source("bundled-ivolo-disposable")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", data_date_from: "package" });
+    expect(source("bundled-ivolo-disposable").age_days).toBeGreaterThan(300);
     expect(source("bundled-geolite2-city-ipv6")).toMatchObject({ data_date_from: "content", used_by: ["city-ipv6"] });
     // Superseded by the test's own copy: still held, feeding nothing, and not "in use".
     expect(source("bundled-whois-country").used_by).toEqual([]);
     const about = (await (await fetch(`${server.url}/v1/about`)).json()) as { sources: { name: string; licence: string; data_date: string }[] };
     expect(about.sources.map((s) => s.name)).not.toContain("bundled-whois-country");
-    expect(about.sources.find((s) => s.name === "bundled-disposable-domains")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", licence: expect.stringContaining("MIT") });
+    expect(about.sources.find((s) => s.name === "bundled-ivolo-disposable")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", licence: expect.stringContaining("MIT") });
     expect(about.sources.find((s) => s.name === "asn")).toMatchObject({ licence: "CC BY 4.0 test" });
   });
 
@@ -186,10 +187,10 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(run.stdout).toMatch(/vpn-ranges\s+updated/);
     await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=45.12.0.9")).reputation.kind.includes("vpn"));
     expect(await disposable("guerrillamail.com")).toBe(true);
-    expect(await disposable("00jac.com")).toBe(true);
+    expect(await disposable("000email.com")).toBe(true);
     expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
     expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).country_code).toBe("AU");
-    publish("/disposable.conf", fixture("disposable_email_blocklist.conf"));
+    publish("/disposable.conf", fixture("mailchecker-list.txt"));
   });
 
   test("a source that shrank too much against its last download is refused unless forced", async () => {

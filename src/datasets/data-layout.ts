@@ -39,6 +39,7 @@ export function dataFiles(dataDir: string) {
     previous: join(dataDir, "previous"),
     sources: join(dataDir, "sources.json"),
     allowedDomains: join(dataDir, "email", "allowlist.txt"),
+    freeSupplement: join(dataDir, "email", "free-providers.txt"),
     hostingAsns: join(dataDir, "curated", "hosting-asns.txt"),
     vpnAsns: join(dataDir, "curated", "vpn-asns.txt"),
     educationAsns: join(dataDir, "curated", "education-asns.txt"),

@@ -1,4 +1,4 @@
-import { buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import { type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/reputation.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
@@ -10,41 +10,51 @@ export interface LoadReport {
   snapshot: Snapshot;
   /** One line per notable fact of the load, for the log. */
   notes: string[];
+  /** What became of the free list's names. */
+  freeList: FreeListReport;
 }
 
 /** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
 export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root?: string, now = new Date()): Promise<LoadReport> {
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
-  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow] = await Promise.all([
+  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
     loadIpDatasets(dataDir, thresholds, root, manifest.outputs),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
     readTextDataset(files.feedAllowedDomains, { optional: true }),
+    readTextDataset(files.freeSupplement, { optional: true }),
   ]);
-  const { lists, dropped } = buildDomainLists({
-    disposable: parseDomainListText(disposable!.text),
-    disposableWildcard: parseDomainListText(wildcard!.text),
-    free: parseDomainListText(free!.text),
-    allow: [...(allow ? parseDomainListText(allow.text) : []), ...(feedAllow ? parseDomainListText(feedAllow.text) : [])],
+  const lines = (dataset: typeof allow) => (dataset ? parseDomainListText(dataset.text) : []);
+  const { lists, dropped, free: freeReport } = buildDomainLists({
+    disposable: lines(disposable),
+    disposableWildcard: lines(wildcard),
+    free: lines(free),
+    freeSupplement: lines(supplement),
+    allow: [...lines(allow), ...lines(feedAllow)],
   });
   const notes: string[] = [];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
   }
+  notes.push(
+    `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
+  );
   const datasets: DatasetInfo[] = [
     { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: null },
     { name: "disposable-wildcards", file: files.disposableWildcards, entries: lists.disposableWildcard.size, date: null },
     { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: null },
     ...(feedAllow ? [{ name: "allowed-domains", file: files.feedAllowedDomains, date: null }] : []),
     ...(allow ? [{ name: "operator-allowlist", file: files.allowedDomains, date: allow.modified }] : []),
+    ...(supplement ? [{ name: "operator-free-providers", file: files.freeSupplement, date: supplement.modified }] : []),
     ...ipDatasets,
   ].map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d));
   return {
     snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest.version, sources: manifest.sources, outputs: manifest.outputs, loadedAt: now.toISOString() }),
     notes,
+    freeList: freeReport,
   };
 }
 

@@ -8,6 +8,8 @@ export type DataDateFrom = "content" | "package" | "last-modified";
 export interface SourceRecord {
   /** Where it came from: a URL without credentials, or the npm package and version. */
   readonly origin: string;
+  /** The source's URL as declared, without credentials: a new URL makes the data not comparable. */
+  readonly url: string;
   readonly format: string;
   readonly feeds: string;
   readonly licence: string;

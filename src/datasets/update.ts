@@ -143,8 +143,10 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
   const checkedAt = now.toISOString();
   for (const source of sources) {
     const before = current?.sources[source.name];
-    // Data of another format cannot stand in for this source's.
+    // Data of another format cannot stand in for this source's; data from another URL
+    // can, until the new URL delivers, but is no measure for it.
     const previous = before && before.format === source.format && currentRoot && existsSync(join(currentRoot, "raw", before.raw)) ? before : undefined;
+    const comparable = previous?.url === redactUrl(source.url) ? previous : undefined;
     const keep = (confirmed: boolean) => {
       if (!previous) return;
       linkOrCopy(join(currentRoot!, "raw", previous.raw), join(rawDir, source.name));
@@ -166,21 +168,22 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     }
     try {
       const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
-      const fetched = await fetchSource(url, headers, previous ?? {}, options.progress(source.name), options.nodeModules);
+      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.nodeModules);
       if (!fetched.changed) {
         keep(true);
-        outcomes.push({ name: source.name, outcome: "unchanged", entries: previous!.entries, dataDate: previous!.dataDate, detail: "not modified since the last download" });
+        outcomes.push({ name: source.name, outcome: "unchanged", entries: comparable!.entries, dataDate: comparable!.dataDate, detail: "not modified since the last download" });
         continue;
       }
       const parsed = FORMATS[source.format].parse(fetched.bytes, source.feeds);
       if (parsed.entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
-      if (previous && parsed.entries < previous.entries * (1 - options.maxShrink) && !options.force) {
-        throw new ContentError(`shrank from ${previous.entries} to ${parsed.entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
+      if (comparable && parsed.entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
+        throw new ContentError(`shrank from ${comparable.entries} to ${parsed.entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
       }
       writeFileAtomically(join(rawDir, source.name), fetched.bytes);
       const date = parsed.dataDate ? { at: parsed.dataDate, from: "content" as const } : fetched.date;
       const record: SourceRecord = {
         origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
+        url: redactUrl(source.url),
         format: source.format,
         feeds: source.feeds,
         licence: source.licence,

@@ -1,4 +1,5 @@
 import type { DomainLists } from "./domain-lists.ts";
+import { isReserved } from "./reserved-names.ts";
 
 export interface DomainVerdict {
   readonly isDisposable: boolean;
@@ -15,13 +16,16 @@ export function classifyDomain(lists: DomainLists, domain: string): DomainVerdic
   return lists.free.has(domain) ? FREE : NEITHER;
 }
 
+type DisposableLists = Pick<DomainLists, "disposable" | "disposableSuffixes" | "disposableWildcard" | "allow">;
+
 /**
  * Listed exactly; or it or an ancestor in the wildcard list; or an ancestor listed
- * exactly that is not a public suffix. Ancestors stop before the bare TLD. The
+ * exactly that is not a public suffix; or a reserved name, where an address is a
+ * placeholder that can never receive mail. Ancestors stop before the bare TLD. The
  * allowlist beats all of them, and covers subdomains of what it lists.
  */
-function isDisposable(lists: DomainLists, domain: string): boolean {
-  let listed = lists.disposable.has(domain) || lists.disposableWildcard.has(domain);
+export function isDisposable(lists: DisposableLists, domain: string): boolean {
+  let listed = lists.disposable.has(domain) || lists.disposableWildcard.has(domain) || isReserved(domain);
   if (lists.allow.has(domain)) return false;
   for (let dot = domain.indexOf("."); dot !== -1; ) {
     const next = domain.indexOf(".", dot + 1);

@@ -1,11 +1,16 @@
-import { getDomainWithoutSuffix, getPublicSuffix } from "tldts";
+import { getPublicSuffix } from "tldts";
+import { isDisposable } from "./classify.ts";
 import { normaliseDomain } from "./domain-name.ts";
+import { isReserved } from "./reserved-names.ts";
+import { looksThrowaway } from "./throwaway-name.ts";
 import { type DomainSet, PackedDomainSet } from "./packed-domain-set.ts";
 
 export interface DomainListInput {
   disposable: readonly string[];
   disposableWildcard: readonly string[];
   free: readonly string[];
+  /** Curated consumer providers the free list lacks: kept even where their name alone would be refused. */
+  freeSupplement: readonly string[];
   allow: readonly string[];
 }
 
@@ -15,19 +20,37 @@ export interface DomainLists {
   /** Listed domains that are public suffixes: they flag themselves, never their subdomains. */
   readonly disposableSuffixes: DomainSet;
   readonly disposableWildcard: DomainSet;
-  /** Free providers, without public suffixes and reserved names. */
+  /** Consumer mailbox providers: never disposable, a public suffix, a reserved name or a throwaway-looking name. */
   readonly free: DomainSet;
   readonly allow: DomainSet;
 }
 
 export type DroppedCounts = Record<keyof DomainListInput, number>;
 
-const PSL = { allowPrivateDomains: true } as const;
-const RESERVED_TLDS = new Set(["test", "example", "invalid", "localhost"]);
+/** What became of the free list's names. */
+export interface FreeListReport {
+  /** Names from the free sources and the supplement. */
+  readonly candidates: number;
+  readonly kept: number;
+  readonly disposable: number;
+  readonly throwawayName: number;
+  readonly suffixOrReserved: number;
+  /** Under an academic or government suffix: addresses of an institution's members. */
+  readonly institutional: number;
+}
 
-/** Normalises every entry like an address's domain; entries that are not domains are dropped and counted. */
-export function buildDomainLists(input: DomainListInput): { lists: DomainLists; dropped: DroppedCounts } {
-  const dropped: DroppedCounts = { disposable: 0, disposableWildcard: 0, free: 0, allow: 0 };
+const PSL = { allowPrivateDomains: true } as const;
+const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
+
+/**
+ * Normalises every entry like an address's domain; entries that are not domains are
+ * dropped and counted. A free provider is kept only when it is none of: disposable
+ * (after the allowlist), a public suffix, a reserved name, under an academic or
+ * government suffix (`.edu`, `ac.uk`, `edu.sg` …), or — unless curated or allowlisted —
+ * a name that reads like a throwaway service.
+ */
+export function buildDomainLists(input: DomainListInput): { lists: DomainLists; dropped: DroppedCounts; free: FreeListReport } {
+  const dropped: DroppedCounts = { disposable: 0, disposableWildcard: 0, free: 0, freeSupplement: 0, allow: 0 };
   const normalised = (name: keyof DomainListInput) => {
     const set = new Set<string>();
     for (const entry of input[name]) {
@@ -38,15 +61,36 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
     return set;
   };
   const disposable = normalised("disposable");
-  const free = normalised("free");
-  const lists: DomainLists = {
+  const disposableLists = {
     disposable: new PackedDomainSet(disposable),
     disposableSuffixes: new Set([...disposable].filter(isPublicSuffix)),
     disposableWildcard: normalised("disposableWildcard"),
-    free: new PackedDomainSet(new Set([...free].filter((d) => !isPublicSuffix(d) && !isReserved(d)))),
     allow: normalised("allow"),
   };
-  return { lists, dropped };
+  const supplement = normalised("freeSupplement");
+  const candidates = new Set([...normalised("free"), ...supplement]);
+  const free = new Set<string>();
+  const report = { candidates: candidates.size, kept: 0, disposable: 0, throwawayName: 0, suffixOrReserved: 0, institutional: 0 };
+  for (const domain of candidates) {
+    const suffix = getPublicSuffix(domain, PSL) ?? "";
+    if (suffix === domain || isReserved(domain)) report.suffixOrReserved++;
+    else if (INSTITUTIONAL_SUFFIX.test(suffix)) report.institutional++;
+    else if (isDisposable(disposableLists, domain)) report.disposable++;
+    else if (!supplement.has(domain) && !isAllowlisted(disposableLists.allow, domain) && looksThrowaway(domain, suffix)) report.throwawayName++;
+    else free.add(domain);
+  }
+  report.kept = free.size;
+  return { lists: { ...disposableLists, free: new PackedDomainSet(free) }, dropped, free: report };
+}
+
+/** The domain or one of its parents is on the allowlist. */
+function isAllowlisted(allow: DomainSet, domain: string): boolean {
+  for (let name = domain; ; ) {
+    if (allow.has(name)) return true;
+    const dot = name.indexOf(".");
+    if (dot === -1) return false;
+    name = name.slice(dot + 1);
+  }
 }
 
 /** One domain per line; `#` starts a comment. */
@@ -62,10 +106,4 @@ export function parseDomainListText(text: string): string[] {
 
 export function isPublicSuffix(domain: string): boolean {
   return getPublicSuffix(domain, PSL) === domain;
-}
-
-/** RFC 2606 and RFC 6761 names, which no provider can hand out addresses in. */
-export function isReserved(domain: string): boolean {
-  const tld = domain.slice(domain.lastIndexOf(".") + 1);
-  return RESERVED_TLDS.has(tld) || getDomainWithoutSuffix(domain, PSL) === "example";
 }

@@ -1,5 +1,5 @@
 /** What classification asks of a domain list; a `Set<string>` is one too. */
-export interface DomainSet {
+export interface DomainSet extends Iterable<string> {
   has(domain: string): boolean;
   readonly size: number;
 }
@@ -53,6 +53,12 @@ export class PackedDomainSet implements DomainSet {
       if (entry === 0) return false;
       if (slots[2 * s] === hash && this.entryEquals(entry - 1, domain)) return true;
     }
+  }
+
+  /** Every name, in the order given. */
+  *[Symbol.iterator](): Generator<string> {
+    const decoder = new TextDecoder();
+    for (let i = 0; i < this.size; i++) yield decoder.decode(this.bytes.subarray(this.starts[i], this.starts[i + 1]));
   }
 
   private entryEquals(entry: number, domain: string): boolean {

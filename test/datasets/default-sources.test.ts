@@ -11,14 +11,14 @@ const sources = parseSources(readFileSync(file, "utf8"), file);
 describe("the shipped data/sources.json", () => {
   test("keeps the names operators pass to --only", () => {
     const names = sources.map((s) => s.name);
-    for (const name of ["geolite2-city-ipv4", "geolite2-city-ipv6", "whois-country", "maxmind-geolite2-city", "maxmind-geolite2-asn", "asn-ipv4", "asn-ipv6", "disposable-domains", "free-email-providers", "spamhaus-drop-v4", "spamhaus-drop-v6", "firehol-level1", "firehol-level2", "firehol-level3", "blocklist-de-ssh", "blocklist-de-bots", "blocklist-de-mail", "blocklist-de-apache", "ipsum", "tor-exits", "x4bnet-datacenter-ipv4", "x4bnet-datacenter-ipv6", "x4bnet-vpn-ipv4", "x4bnet-vpn-ipv6", "x4bnet-datacenter-asn", "x4bnet-vpn-asn", "googlebot", "bingbot"]) {
+    for (const name of ["geolite2-city-ipv4", "geolite2-city-ipv6", "whois-country", "maxmind-geolite2-city", "maxmind-geolite2-asn", "asn-ipv4", "asn-ipv6", "disposable-domains", "disposable-domains-allowlist", "mailchecker", "burner-email-providers", "ivolo-disposable", "ivolo-wildcards", "free-email-providers", "spamhaus-drop-v4", "spamhaus-drop-v6", "firehol-level1", "firehol-level2", "firehol-level3", "blocklist-de-ssh", "blocklist-de-bots", "blocklist-de-mail", "blocklist-de-apache", "ipsum", "tor-exits", "x4bnet-datacenter-ipv4", "x4bnet-datacenter-ipv6", "x4bnet-vpn-ipv4", "x4bnet-vpn-ipv6", "x4bnet-datacenter-asn", "x4bnet-vpn-asn", "googlebot", "bingbot"]) {
       expect(names).toContain(name);
     }
   });
 
   test("declares the bundled data as npm: sources, each an installed file with a known data date", () => {
     const bundled = sources.filter((s) => s.url.startsWith("npm:"));
-    expect(bundled.map((s) => s.feeds).sort()).toEqual(["asn", "asn", "city-ipv4", "city-ipv6", "country", "disposable", "disposable-wildcard", "free"]);
+    expect(bundled.map((s) => s.feeds).sort()).toEqual(["asn", "asn", "city-ipv4", "city-ipv6", "country", "disposable", "disposable", "disposable-wildcard", "free"]);
     for (const source of bundled) {
       const path = source.url.slice(4);
       const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
@@ -34,7 +34,8 @@ describe("the shipped data/sources.json", () => {
     expect(supersedes["geolite2-city-ipv4"]).toEqual(["bundled-geolite2-city-ipv4"]);
     expect(supersedes["asn-ipv6"]).toEqual(["bundled-asn-ipv6"]);
     expect(supersedes["free-email-providers"]).toEqual(["bundled-free-email-providers"]);
-    // Two different lists: the maintained block list adds to the npm one, never replaces it.
-    expect(supersedes["disposable-domains"]).toEqual([]);
+    expect(supersedes["disposable-domains"]).toEqual(["bundled-disposable-domains"]);
+    // Different lists add to each other: only a newer copy of the same list replaces one.
+    for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"]) expect(supersedes[name]).toEqual([]);
   });
 });

@@ -1,14 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { classifyDomain } from "../../src/email/classify.ts";
 import { buildDomainLists, parseDomainListText } from "../../src/email/domain-lists.ts";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 
 const fixture = (overrides: Partial<Parameters<typeof buildDomainLists>[0]> = {}) =>
   buildDomainLists({
     disposable: ["mailinator.com", "edu.pl", "github.io", "пример.com", "Temp-Mail.ORG"],
     disposableWildcard: ["33mail.com"],
     free: ["gmail.com", "mailinator.com", "co.uk", "example.com", "mail.example.net", "foo.test", "me.localhost", "yahoo.co.uk"],
+    freeSupplement: [],
     allow: ["relay.mailinator.com"],
     ...overrides,
   }).lists;
@@ -41,7 +40,15 @@ describe("disposable: exact, wildcard and parent matches", () => {
   test("the bare TLD never matches, even when a list carries it", () => {
     const lists = fixture({ disposable: ["com"], disposableWildcard: ["org"] });
     expect(verdict("gmail.com", lists).isDisposable).toBe(false);
-    expect(verdict("example.org", lists).isDisposable).toBe(false);
+    expect(verdict("wikipedia.org", lists).isDisposable).toBe(false);
+  });
+
+  test.each(["example.com", "mail.example.net", "example.co.uk", "foo.test", "a.invalid", "me.localhost"])("the reserved name %s is disposable: an address there can never receive mail", (domain) => {
+    expect(verdict(domain)).toEqual({ isDisposable: true, isFree: false });
+  });
+  test("names that merely contain 'example' are not reserved", () => {
+    expect(verdict("example-shop.com").isDisposable).toBe(false);
+    expect(verdict("myexample.org").isDisposable).toBe(false);
   });
 
   test("IDN entries and input match in punycode", () => {
@@ -89,27 +96,48 @@ describe("list loading", () => {
       disposable: ["GOOD.com", "*.wild.com", "bad domain", "1.2.3.4", "", "x"],
       disposableWildcard: [],
       free: ["ok.org", "no_underscore.org"],
+      freeSupplement: [],
       allow: [],
     });
     expect(lists.disposable.size).toBe(2);
     expect(["good.com", "wild.com", "GOOD.com", "*.wild.com"].map((d) => lists.disposable.has(d))).toEqual([true, true, false, false]);
-    expect(dropped).toEqual({ disposable: 4, disposableWildcard: 0, free: 1, allow: 0 });
+    expect(dropped).toEqual({ disposable: 4, disposableWildcard: 0, free: 1, freeSupplement: 0, allow: 0 });
   });
   test("text lists skip comments and blank lines", () => {
     expect(parseDomainListText("# head\n\na.com\n  b.com  # note\r\n#c.com\n")).toEqual(["a.com", "b.com"]);
   });
 });
 
-describe("the bundled lists", () => {
-  const json = (path: string): string[] => JSON.parse(readFileSync(resolve(import.meta.dir, "../../node_modules", path), "utf8"));
-  const raw = { disposable: json("disposable-email-domains/index.json"), disposableWildcard: json("disposable-email-domains/wildcard.json"), free: json("email-providers/all.json") };
-  test("classify well-known domains", async () => {
-    const text = await Bun.file(resolve(import.meta.dir, "../../data/email/allowlist.txt")).text();
-    const { lists } = buildDomainLists({ ...raw, allow: parseDomainListText(text) });
-    expect(classifyDomain(lists, "mailinator.com")).toEqual({ isDisposable: true, isFree: false });
-    expect(classifyDomain(lists, "x.mailinator.com").isDisposable).toBe(true);
-    expect(classifyDomain(lists, "gmail.com")).toEqual({ isDisposable: false, isFree: true });
-    expect(classifyDomain(lists, "spamgourmet.com").isDisposable).toBe(false);
-    expect(classifyDomain(lists, "anonaddy.me").isDisposable).toBe(false);
+describe("free = consumer mailbox providers only", () => {
+  const build = () =>
+    buildDomainLists({
+      disposable: ["mailinator.com", "burner.example.org", "co.uk"],
+      disposableWildcard: ["33mail.com"],
+      free: ["gmail.com", "mailinator.com", "x.33mail.com", "10minutemail.info", "temp-mail.net", "trash-mail.net", "throwawayemail.com", "spamgourmet.com", "disposableemail.org", "tempo.com.br", "contemporary.com", "minutes.co", "co.uk", "example.com", "mail.bcu.ac.uk"],
+      freeSupplement: ["tuta.io", "sohu.com"],
+      allow: ["spamgourmet.com"],
+    });
+
+  test("no free name is disposable, by any rule of the disposable check", () => {
+    const { lists } = build();
+    expect(lists.free.has("mailinator.com")).toBe(false);
+    expect(lists.free.has("x.33mail.com")).toBe(false);
+  });
+  test.each(["10minutemail.info", "temp-mail.net", "trash-mail.net", "throwawayemail.com", "disposableemail.org"])("%s reads like a throwaway service: not free", (domain) => {
+    expect(build().lists.free.has(domain)).toBe(false);
+  });
+  test.each(["gmail.com", "tempo.com.br", "contemporary.com", "minutes.co"])("%s is kept: the words are not whole-service names", (domain) => {
+    expect(build().lists.free.has(domain)).toBe(true);
+  });
+  test("a university's mail domain is an institution's, not a free provider", () => {
+    expect(build().lists.free.has("mail.bcu.ac.uk")).toBe(false);
+  });
+  test("an allowlisted name keeps its place whatever it reads like; the supplement adds providers", () => {
+    const { lists } = build();
+    expect(lists.free.has("spamgourmet.com")).toBe(true);
+    expect(lists.free.has("tuta.io") && lists.free.has("sohu.com")).toBe(true);
+  });
+  test("the report counts what was left out, and why", () => {
+    expect(build().free).toEqual({ candidates: 17, kept: 7, disposable: 2, throwawayName: 5, suffixOrReserved: 2, institutional: 1 });
   });
 });

@@ -13,6 +13,7 @@ export const FIXTURE_EMAIL_LISTS = {
   disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
   disposableWildcard: ["33mail.com"],
   free: ["gmail.com", "yahoo.com", "mailinator.com"],
+  freeSupplement: ["tuta.io"],
   allow: ["duck.com"],
 };
 

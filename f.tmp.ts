@@ -1,0 +1,34 @@
+import { readFileSync } from "node:fs";
+import { buildDomainLists, parseDomainListText } from "./src/email/domain-lists.ts";
+import { classifyDomain } from "./src/email/classify.ts";
+const root = "node_modules/";
+const lines = (p: string) => readFileSync(p, "utf8").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+const json = (p: string): string[] => JSON.parse(readFileSync(root + p, "utf8"));
+const F = "../shared/feeds/";
+const disposable = [...json("disposable-email-domains/index.json"), ...lines(F + "disposable-email-domains/disposable_email_blocklist.conf"), ...lines(F + "mailchecker/list.txt"), ...lines(F + "burner-email-providers/emails.txt")];
+const free = json("email-providers/all.json");
+const allow = [...parseDomainListText(readFileSync("data/email/allowlist.txt", "utf8")), ...lines(F + "disposable-email-domains/allowlist.conf")];
+const { lists } = buildDomainLists({ disposable, disposableWildcard: json("disposable-email-domains/wildcard.json"), free: [], allow });
+const flagged = free.filter((d) => classifyDomain(lists, d.toLowerCase()).isDisposable);
+console.log("union", lists.disposable.size, "free", free.length, "free flagged disposable", flagged.length);
+const THROWAWAY = /temp|tmp|trash|throwaway|dispos|burner|fake|spam|\d+min|minute|guerr?illa|mailinator|yopmail|discard|jetable|wegwerf|einweg|tempor|junk|sharklasers|getnada|mohmal|emailondeck|maildrop|mailnesia|dropmail|anonbox|inbox-?kitten|10mail|20mail|nowmymail|fakeinbox|mytrashmail|deadaddress|nada\b/i;
+const rest = free.filter((d) => !classifyDomain(lists, d.toLowerCase()).isDisposable);
+const hits = rest.filter((d) => THROWAWAY.test(d));
+console.log("heuristic hits among the rest", hits.length);
+console.log(hits.join(" "));
+const bundledDisp = [...json("disposable-email-domains/index.json"), ...json("disposable-email-domains-js/dist/dict/disposable_email_blocklist.json")];
+const b = buildDomainLists({ disposable: bundledDisp, disposableWildcard: json("disposable-email-domains/wildcard.json"), free: [], allow: parseDomainListText(readFileSync("data/email/allowlist.txt", "utf8")) }).lists;
+const bflag = free.filter((d) => classifyDomain(b, d.toLowerCase()).isDisposable);
+const brest = free.filter((d) => !classifyDomain(b, d.toLowerCase()).isDisposable);
+const T2 = /temp|tmp|trash|throwaway|dispos|burner|fake|spam|minute|guerr?illa|mailinator|yopmail|discard|jetable|wegwerf|einweg|junk/i;
+console.log("BUNDLED union", b.disposable.size, "free flagged", bflag.length, "rest heuristic hits", brest.filter((d) => T2.test(d)).length);
+console.log(brest.filter((d) => T2.test(d)).join(" "));
+for (const d of ["emailondeck.com","10minutemail.info","temp-mail.net","throwawayemail.com","trash-mail.net","disposableemail.org","sudomail.com","cdc.com","iwi.net","tutanota.com","tuta.io","tuta.com","sohu.com","gmai.com","müll.email","jetableemail.com"]) {
+  const n = d; console.log(d, "bundled:", JSON.stringify(classifyDomain(b, n)), "full:", JSON.stringify(classifyDomain(lists, n)), "in free list", free.includes(d));
+}
+const BIG = "gmail.com googlemail.com yahoo.com yahoo.co.uk yahoo.fr yahoo.de yahoo.co.jp yahoo.com.br yahoo.co.in ymail.com rocketmail.com outlook.com hotmail.com hotmail.co.uk hotmail.fr hotmail.de hotmail.it hotmail.com.br live.com live.co.uk live.fr msn.com aol.com aim.com icloud.com me.com mac.com proton.me protonmail.com protonmail.ch pm.me gmx.de gmx.net gmx.at gmx.ch gmx.com gmx.fr web.de t-online.de freenet.de posteo.de mailbox.org mail.ru bk.ru inbox.ru list.ru yandex.ru yandex.com ya.ru rambler.ru qq.com foxmail.com 163.com 126.com yeah.net sina.com sina.cn sohu.com aliyun.com 139.com 189.cn naver.com daum.net hanmail.net nate.com kakao.com docomo.ne.jp ezweb.ne.jp softbank.ne.jp rediffmail.com zoho.com zohomail.com laposte.net orange.fr wanadoo.fr free.fr sfr.fr libero.it virgilio.it tiscali.it alice.it seznam.cz centrum.cz wp.pl o2.pl onet.pl interia.pl op.pl uol.com.br bol.com.br terra.com.br ig.com.br fastmail.com hushmail.com tutanota.com tuta.io tutanota.de tutamail.com tuta.com keemail.me bigpond.com optusnet.com.au shaw.ca rogers.com sympatico.ca btinternet.com sky.com virginmedia.com comcast.net att.net verizon.net cox.net sbcglobal.net bellsouth.net earthlink.net charter.net ukr.net i.ua meta.ua inbox.lv abv.bg mail.bg freemail.hu citromail.hu mail.ee hot.ee azet.sk centrum.sk walla.co.il 21cn.com tom.com wo.cn email.com mail.com usa.com post.com consultant.com myself.com gmx.us juno.com netzero.net att.net windstream.net frontier.com".split(" ");
+const freeSet = new Set(free);
+const row = (d: string) => `${d}${freeSet.has(d) ? "" : " [not in free list]"}${classifyDomain(b, d).isDisposable ? " [disposable BUNDLED]" : ""}${classifyDomain(lists, d).isDisposable ? " [disposable FULL]" : ""}`;
+console.log(BIG.map(row).filter((r) => r.includes("[")).join("\n"));
+const lc = new Set(lines(F + "mailchecker/list.txt")), bu = new Set(lines(F + "burner-email-providers/emails.txt")), dd = new Set(lines(F + "disposable-email-domains/disposable_email_blocklist.conf"));
+for (const d of ["sohu.com", "sudomail.com", "cdc.com", "iwi.net"]) console.log(d, "mailchecker", lc.has(d), "burner", bu.has(d), "DED", dd.has(d), "ivolo", json("disposable-email-domains/index.json").includes(d));
