@@ -86,18 +86,67 @@ describe("quota across restarts", () => {
 });
 
 describe("proxy trust in the real process", () => {
-  test("X-Forwarded-For counts only from a configured proxy", async () => {
-    const dir = makeDataDir();
-    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "p.sqlite") };
-    const secret = runCli(["keys", "create", "--name", "p"], env).stdout.trimEnd().split("\n").at(-1)!;
-    const ask = async (url: string) =>
-      (await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, "x-forwarded-for": "81.2.69.142" } })).json()) as { ip: string };
-    const untrusted = await startServe([], env);
-    expect((await ask(untrusted.url)).ip).toBe("127.0.0.1");
-    await untrusted.stop();
-    const trusted = await startServe([], { ...env, RISKCHECK_TRUST_PROXY: "127.0.0.1/32, ::1" });
-    expect((await ask(trusted.url)).ip).toBe("81.2.69.142");
-    await trusted.stop();
+  const PASSWORD = "correct horse battery staple";
+  let dir: string;
+  let secret: string;
+  beforeAll(() => {
+    dir = makeDataDir();
+    secret = runCli(["keys", "create", "--name", "p"], { RISKCHECK_DATA_DIR: dir }).stdout.trimEnd().split("\n").at(-1)!;
+  });
+  const serve = (extra: Record<string, string>) => startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_ADMIN_PASSWORD: PASSWORD, ...extra });
+  const callerIp = async (url: string, headers: Record<string, string>) =>
+    ((await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, ...headers } })).json()) as { ip: string }).ip;
+  /** The session cookie a correct sign-in sets, sent with `headers`. */
+  const sessionCookie = async (url: string, headers: Record<string, string>) => {
+    const form = await fetch(`${url}/dashboard`, { headers });
+    const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)![1];
+    const signInCookie = form.headers.getSetCookie()[0].split(";")[0];
+    const res = await fetch(`${url}/dashboard/sign-in`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { ...headers, cookie: signInCookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf, password: PASSWORD }),
+    });
+    expect(res.status).toBe(303);
+    return res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
+  };
+  const spoofed = { "x-forwarded-for": "81.2.69.142", forwarded: "for=8.8.8.8;proto=https", "x-real-ip": "1.1.1.1", "x-forwarded-proto": "https" };
+
+  test("no header counts from a peer that is not a configured proxy", async () => {
+    const server = await serve({});
+    expect(await callerIp(server.url, spoofed)).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, spoofed)).not.toContain("Secure");
+    await server.stop();
+  });
+
+  test("by default only X-Forwarded-For and X-Forwarded-Proto are believed from a proxy", async () => {
+    const server = await serve({ RISKCHECK_TRUST_PROXY: "127.0.0.1/32, ::1" });
+    expect(await callerIp(server.url, spoofed)).toBe("81.2.69.142");
+    expect(await callerIp(server.url, { forwarded: "for=8.8.8.8" })).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).toContain("Secure");
+    expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).not.toContain("Secure");
+    await server.stop();
+  });
+
+  test("RISKCHECK_TRUST_PROXY_HEADER=forwarded believes Forwarded's for= and proto= only", async () => {
+    const server = await serve({ RISKCHECK_TRUST_PROXY: "127.0.0.1", RISKCHECK_TRUST_PROXY_HEADER: "Forwarded" });
+    expect(await callerIp(server.url, spoofed)).toBe("8.8.8.8");
+    expect(await callerIp(server.url, { "x-forwarded-for": "81.2.69.142" })).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).toContain("Secure");
+    expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).not.toContain("Secure");
+    await server.stop();
+  });
+
+  test("RISKCHECK_TRUST_PROXY_HEADER=x-real-ip believes X-Real-IP only", async () => {
+    const server = await serve({ RISKCHECK_TRUST_PROXY: "127.0.0.1", RISKCHECK_TRUST_PROXY_HEADER: "x-real-ip" });
+    expect(await callerIp(server.url, spoofed)).toBe("1.1.1.1");
+    await server.stop();
+  });
+
+  test("an unknown header name is a usage error", () => {
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir], { RISKCHECK_TRUST_PROXY_HEADER: "x-client-ip" });
+    expect(code).toBe(2);
+    expect(stderr).toContain("RISKCHECK_TRUST_PROXY_HEADER must be one of x-forwarded-for, forwarded, x-real-ip, cf-connecting-ip");
   });
 });
 
