@@ -55,8 +55,12 @@ async function serve(args: string[]): Promise<void> {
   const server = await startServer(loadConfig(values, process.env), log, selfCommand());
   let signals = 0;
   const stop = (signal: string) => {
-    if (signals++ > 0) return;
-    log.info(`${signal} received: finishing in-flight requests and saving usage counters`);
+    if (signals++ > 0) {
+      log.info(`${signal} received again: closing open connections now`);
+      void server.closeConnections();
+      return;
+    }
+    log.info(`${signal} received: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
     server.shutdown().then(
       () => process.exit(0),
       (err) => {

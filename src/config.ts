@@ -21,6 +21,8 @@ export interface Config {
   /** Where the reputation levels start. */
   readonly thresholds: Thresholds;
   readonly usageFlushMs: number;
+  /** How long a stopping server lets in-flight requests finish before it closes their connections. */
+  readonly drainTimeoutMs: number;
 }
 
 export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db", string | undefined>>;
@@ -34,6 +36,7 @@ export const DEFAULTS = Object.freeze({
   rateBurst: 120,
   ipQuotaPerMonth: 100_000,
   usageFlushMs: 5_000,
+  drainTimeoutMs: 10_000,
 });
 
 /** Flags win over the environment, which wins over the defaults. */
@@ -60,6 +63,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
       informativeSum: integer(env.RISKCHECK_LEVEL_INFORMATIVE_SUM, "RISKCHECK_LEVEL_INFORMATIVE_SUM", DEFAULT_THRESHOLDS.informativeSum, 1),
     }),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
+    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
   };
   return Object.freeze(config);
 }

@@ -18,8 +18,13 @@ export interface RunningServer {
   readonly url: string;
   /** Loads the current dataset version off to the side and swaps it in; on failure the old one keeps serving. */
   reload(reason: string): Promise<void>;
-  /** Stops accepting, lets in-flight requests finish, flushes usage, closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish for up to the drain timeout and
+   * then closes their connections, flushes usage, closes the database.
+   */
   shutdown(): Promise<void>;
+  /** Closes every connection now; a shutdown under way then finishes without waiting. */
+  closeConnections(): Promise<void>;
 }
 
 export function signalPath(dbPath: string): string {
@@ -90,16 +95,25 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
   }
 
+  const closeConnections = () => server.stop(true);
   let stopping: Promise<void> | null = null;
   return {
     url,
     reload,
+    closeConnections,
     shutdown: () =>
       (stopping ??= (async () => {
         clearInterval(flusher);
         clearInterval(versionWatch);
         clearInterval(pacing);
-        await server.stop(false);
+        let deadline: Timer | undefined;
+        const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, config.drainTimeoutMs, true)));
+        if (await Promise.race([server.stop(false), timedOut])) {
+          const cutOff = server.pendingRequests;
+          if (cutOff > 0) log.error(`${cutOff} request(s) still running after ${config.drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`);
+          await closeConnections();
+        }
+        clearTimeout(deadline);
         flush();
         db.close();
       })()),

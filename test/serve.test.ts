@@ -68,6 +68,71 @@ describe("the real serve process", () => {
   });
 });
 
+/** A request whose body has not fully arrived: the server holds it in flight until `finish`. */
+async function requestInFlight(url: string) {
+  const { hostname, port } = new URL(url);
+  let received = "";
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: { data: (_, bytes) => void (received += new TextDecoder().decode(bytes)) },
+  });
+  const body = "csrf=x&password=yyyyyyyyyyyy";
+  socket.write(`POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  await Bun.sleep(100);
+  return { finish: () => socket.write(body.slice(5)), received: () => received };
+}
+
+describe("graceful shutdown", () => {
+  const elapsed = async (work: Promise<number>) => {
+    const started = performance.now();
+    return { code: await work, ms: performance.now() - started };
+  };
+
+  test("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
+    const dir = makeDataDir();
+    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000" });
+    const first = await requestInFlight(server.url);
+    const second = await requestInFlight(server.url);
+    const idle = await fetch(`${server.url}/healthz`); // leaves a kept-alive connection open
+    expect(idle.status).toBe(200);
+    server.proc.kill("SIGTERM");
+    await server.waitForOutput("SIGTERM received");
+    await Bun.sleep(100);
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    first.finish();
+    await Bun.sleep(200);
+    expect(first.received()).toStartWith("HTTP/1.1 403");
+    expect(server.proc.exitCode).toBeNull(); // still waiting for the second request
+    const { code, ms } = await elapsed(server.stop("SIGINT"));
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+    expect(server.output()).toContain("SIGINT received again: closing open connections now");
+  });
+
+  test("a request still running at the drain deadline is cut off; usage is saved and the exit is 0", async () => {
+    const dir = makeDataDir();
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000" };
+    const secret = runCli(["keys", "create", "--name", "drain"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const server = await startServe([], env);
+    expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    await requestInFlight(server.url);
+    const { code, ms } = await elapsed(server.stop("SIGTERM"));
+    expect(code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(250);
+    expect(ms).toBeLessThan(5_000);
+    expect(server.output()).toContain("1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections");
+    const [row] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
+    expect(row.usage.today.email).toBe(1);
+  });
+
+  test("RISKCHECK_DRAIN_TIMEOUT_MS must be a whole number", () => {
+    const { code, stderr } = runCli(["serve", "--port", "0"], { RISKCHECK_DRAIN_TIMEOUT_MS: "10s" });
+    expect(code).toBe(2);
+    expect(stderr).toContain('RISKCHECK_DRAIN_TIMEOUT_MS must be a whole number, got "10s"');
+  });
+});
+
 describe("quota across restarts", () => {
   test("a restarted server keeps this month's counters", async () => {
     const dir = makeDataDir();
