@@ -8,7 +8,9 @@ import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
 import { rollback } from "./datasets/versions.ts";
 import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
+import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
 import { openDatabase } from "./db.ts";
+import { parseIpAddress } from "./ip/parse.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
@@ -183,7 +185,8 @@ async function updateCommand(args: string[]): Promise<number> {
 
 async function adminCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password" : `unknown admin subcommand "${sub}"`);
+  if (sub === "unlock") return adminUnlock(rest);
+  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password or unlock" : `unknown admin subcommand "${sub}"`);
   const { values } = parse(rest, COMMON_FLAGS);
   const config = loadConfig(values, process.env);
   // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
@@ -198,6 +201,25 @@ async function adminCommand(args: string[]): Promise<void> {
   }
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
+}
+
+/** `admin unlock [ADDRESS]`: lifts dashboard sign-in lock-outs, of one address or of all; a running server sees it at once. */
+function adminUnlock(args: string[]): void {
+  const { values, positionals } = parse(args, COMMON_FLAGS, 1);
+  const address = positionals[0] ?? null;
+  if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
+  const db = openDatabase(loadConfig(values, process.env).dbPath);
+  let unlocked: string[];
+  try {
+    unlocked = new SignInThrottle(db).unlock(address, Date.now());
+  } finally {
+    db.close();
+  }
+  console.log(
+    unlocked.length === 0
+      ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`
+      : `Lifted the dashboard sign-in lock-out of ${unlocked.join(", ")}.`,
+  );
 }
 
 function keyJson(k: KeyRecord) {

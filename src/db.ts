@@ -34,6 +34,15 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL,
      expires_at TEXT NOT NULL
    ) WITHOUT ROWID;`,
+  `CREATE TABLE sign_in_failures (
+     client       TEXT PRIMARY KEY,
+     failures     INTEGER NOT NULL,
+     window_start INTEGER NOT NULL,
+     locked_until INTEGER NOT NULL,
+     lockouts     INTEGER NOT NULL,
+     last_failure INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -150,6 +150,46 @@ describe("quota across restarts", () => {
   });
 });
 
+/** Fetches the sign-in form and posts it with `password`, as a browser would. */
+async function signIn(url: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  const form = await fetch(`${url}/dashboard`, { headers });
+  const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)![1];
+  const signInCookie = form.headers.getSetCookie()[0].split(";")[0];
+  return fetch(`${url}/dashboard/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...headers, cookie: signInCookie, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, password }),
+  });
+}
+
+describe("dashboard lock-outs in the real process", () => {
+  test("a lock-out survives a restart, and admin unlock lifts it in the running server", async () => {
+    const PASSWORD = "correct horse battery staple";
+    const env = { RISKCHECK_DATA_DIR: makeDataDir(), RISKCHECK_ADMIN_PASSWORD: PASSWORD };
+    let server = await startServe([], env);
+    for (let i = 0; i < 5; i++) expect((await signIn(server.url, "wrong password!")).status).toBe(401);
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    expect(await server.stop()).toBe(0);
+
+    server = await startServe([], env);
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    expect(runCli(["admin", "unlock", "192.0.2.1"], env).stdout).toContain("Nothing was locked out for 192.0.2.1");
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    const unlocked = runCli(["admin", "unlock", "127.0.0.1"], env);
+    expect(unlocked.code).toBe(0);
+    expect(unlocked.stdout).toContain("Lifted the dashboard sign-in lock-out of 127.0.0.1.");
+    expect((await signIn(server.url, PASSWORD)).status).toBe(303);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test("admin unlock refuses what is not an address", () => {
+    const { code, stderr } = runCli(["admin", "unlock", "localhost"], { RISKCHECK_DATA_DIR: makeDataDir() });
+    expect(code).toBe(2);
+    expect(stderr).toContain('admin unlock takes an IP address, got "localhost"');
+  });
+});
+
 describe("proxy trust in the real process", () => {
   const PASSWORD = "correct horse battery staple";
   let dir: string;
@@ -163,15 +203,7 @@ describe("proxy trust in the real process", () => {
     ((await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, ...headers } })).json()) as { ip: string }).ip;
   /** The session cookie a correct sign-in sets, sent with `headers`. */
   const sessionCookie = async (url: string, headers: Record<string, string>) => {
-    const form = await fetch(`${url}/dashboard`, { headers });
-    const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)![1];
-    const signInCookie = form.headers.getSetCookie()[0].split(";")[0];
-    const res = await fetch(`${url}/dashboard/sign-in`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { ...headers, cookie: signInCookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrf, password: PASSWORD }),
-    });
+    const res = await signIn(url, PASSWORD, headers);
     expect(res.status).toBe(303);
     return res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
   };
