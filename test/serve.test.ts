@@ -163,11 +163,23 @@ async function signIn(url: string, password: string, headers: Record<string, str
   });
 }
 
-describe("dashboard lock-outs in the real process", () => {
+describe("the dashboard in the real process", () => {
+  const PASSWORD = "correct horse battery staple";
+  let env: Record<string, string>;
+  let server: ServeProcess;
+  beforeAll(async () => {
+    env = { RISKCHECK_DATA_DIR: makeDataDir(), RISKCHECK_ADMIN_PASSWORD: PASSWORD };
+    server = await startServe([], env);
+  });
+
+  test("a body that is not the dashboard's form gets a 4xx, never a 500", async () => {
+    const post = (body: string, type: string) => fetch(`${server.url}/dashboard/sign-in`, { method: "POST", headers: { "content-type": type }, body });
+    expect((await post("{", "application/json")).status).toBe(415);
+    expect((await post("x".repeat(70_000), "application/x-www-form-urlencoded")).status).toBe(413);
+    expect(server.output()).not.toContain("internal_error");
+  });
+
   test("a lock-out survives a restart, and admin unlock lifts it in the running server", async () => {
-    const PASSWORD = "correct horse battery staple";
-    const env = { RISKCHECK_DATA_DIR: makeDataDir(), RISKCHECK_ADMIN_PASSWORD: PASSWORD };
-    let server = await startServe([], env);
     for (let i = 0; i < 5; i++) expect((await signIn(server.url, "wrong password!")).status).toBe(401);
     expect((await signIn(server.url, PASSWORD)).status).toBe(429);
     expect(await server.stop()).toBe(0);
