@@ -119,7 +119,7 @@ function keysCommand(args: string[]): void {
     const config = loadConfig(values, process.env);
     const { db, keys, usage } = openKeyStore(config);
     const list = keys.list();
-    const totals = usage.totals(Date.now());
+    const totals = usage.totals(list.map((k) => k.id), Date.now());
     db.close();
     const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
     if (values.json) console.log(JSON.stringify(rows, null, 2));

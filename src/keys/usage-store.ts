@@ -17,6 +17,15 @@ export interface UsageTotals {
   ipQuotaUsed: number;
 }
 
+export interface DailyUsage {
+  day: string;
+  endpoint: Endpoint;
+  count: number;
+}
+
+/** `key_id IN` the JSON array of ids in parameter 2: one statement however many keys. */
+const JSON_IDS = "(SELECT value FROM json_each(?2))";
+
 /** Daily usage counters in SQLite, written in batches by the usage recorder. */
 export class UsageStore {
   constructor(
@@ -49,14 +58,14 @@ export class UsageStore {
     return new Map(rows.map((r) => [r.key_id, r.used]));
   }
 
-  /** Requests per key and endpoint, today and this month (all outcomes). */
-  totals(nowMs: number): Map<string, UsageTotals> {
+  /** Requests of each of `keyIds` per endpoint, today and this month (all outcomes). */
+  totals(keyIds: readonly string[], nowMs: number): Map<string, UsageTotals> {
     const today = utcDay(nowMs);
     const rows = this.db
-      .query<{ key_id: string; day: string; endpoint: Endpoint; outcome: Outcome; count: number }, [string]>(
-        "SELECT key_id, day, endpoint, outcome, count FROM usage_daily WHERE day >= ?",
+      .query<{ key_id: string; day: string; endpoint: Endpoint; outcome: Outcome; count: number }, [string, string]>(
+        `SELECT key_id, day, endpoint, outcome, count FROM usage_daily WHERE day >= ?1 AND key_id IN ${JSON_IDS}`,
       )
-      .all(utcMonthStart(nowMs));
+      .all(utcMonthStart(nowMs), JSON.stringify(keyIds));
     const totals = new Map<string, UsageTotals>();
     for (const r of rows) {
       let t = totals.get(r.key_id);
@@ -68,13 +77,16 @@ export class UsageStore {
     return totals;
   }
 
-  /** Requests per day for one key over the last `days` days, oldest first, for charts. */
-  daily(keyId: string, days: number, nowMs: number): { day: string; endpoint: Endpoint; count: number }[] {
+  /** Requests per day of each of `keyIds` over the last `days` days, oldest first, for charts; one query for all. */
+  daily(keyIds: readonly string[], days: number, nowMs: number): Map<string, DailyUsage[]> {
     const since = utcDay(nowMs - (days - 1) * 86_400_000);
-    return this.db
-      .query<{ day: string; endpoint: Endpoint; count: number }, [string, string]>(
-        "SELECT day, endpoint, SUM(count) AS count FROM usage_daily WHERE key_id = ? AND day >= ? GROUP BY day, endpoint ORDER BY day",
+    const rows = this.db
+      .query<DailyUsage & { key_id: string }, [string, string]>(
+        `SELECT key_id, day, endpoint, SUM(count) AS count FROM usage_daily WHERE day >= ?1 AND key_id IN ${JSON_IDS} GROUP BY key_id, day, endpoint ORDER BY key_id, day`,
       )
-      .all(keyId, since);
+      .all(since, JSON.stringify(keyIds));
+    const byKey = new Map<string, DailyUsage[]>(keyIds.map((id) => [id, []]));
+    for (const { key_id, ...row } of rows) byKey.get(key_id)!.push(row);
+    return byKey;
   }
 }

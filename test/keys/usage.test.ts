@@ -22,9 +22,9 @@ describe("usage accounting", () => {
     recorder.record(key.id, "ip", "ok", day1 + 1);
     recorder.record(key.id, "ip", "bad_request", day1 + 2);
     recorder.record(key.id, "email", "ok", day1 + 3);
-    expect(store.totals(day1).size).toBe(0);
+    expect(store.totals([key.id], day1).size).toBe(0);
     recorder.flush();
-    expect(store.totals(day1).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2 });
+    expect(store.totals([key.id], day1).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2 });
     expect(store.ipQuotaUsedThisMonth(day1).get(key.id)).toBe(2);
     expect(keys.list()[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
   });
@@ -37,10 +37,21 @@ describe("usage accounting", () => {
     recorder.record(key.id, "ip", "ok", day1 + 1);
     recorder.record(key.id, "ip", "ok", Date.UTC(2026, 10, 24, 0, 0, 1));
     recorder.flush();
-    expect(store.daily(key.id, 30, Date.UTC(2026, 10, 24, 1))).toEqual([
-      { day: "2026-11-23", endpoint: "ip", count: 2 },
-      { day: "2026-11-24", endpoint: "ip", count: 1 },
-    ]);
+    const other = keys.create({ name: "b" }).key;
+    expect(store.daily([key.id, other.id], 30, Date.UTC(2026, 10, 24, 1))).toEqual(
+      new Map([
+        [
+          key.id,
+          [
+            { day: "2026-11-23", endpoint: "ip", count: 2 },
+            { day: "2026-11-24", endpoint: "ip", count: 1 },
+          ],
+        ],
+        [other.id, []],
+      ]),
+    );
+    expect(store.totals([other.id], day1).size).toBe(0);
+    expect(store.totals([key.id], day1).get(key.id)?.today.ip).toBe(2);
   });
 
   test("last month's checks do not count against this month's quota", () => {
@@ -59,6 +70,6 @@ describe("usage accounting", () => {
     expect(() => recorder.flush()).toThrow(/disk full/);
     db.exec("DROP TRIGGER fail");
     recorder.flush();
-    expect(store.totals(day1).get(key.id)?.today.email).toBe(1);
+    expect(store.totals([key.id], day1).get(key.id)?.today.email).toBe(1);
   });
 });

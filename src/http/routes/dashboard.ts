@@ -1,6 +1,6 @@
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
-import { keyRows } from "../../dashboard/key-rows.ts";
+import { keyListing } from "../../dashboard/key-rows.ts";
 import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
 import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "../../dashboard/sessions.ts";
@@ -44,6 +44,8 @@ const ASSETS = new Map([
   ["dashboard.js", { body: DASHBOARD_JS, type: "text/javascript; charset=utf-8" }],
   ["icon.svg", { body: DASHBOARD_ICON, type: "image/svg+xml" }],
 ]);
+
+const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
 
 const NOTICES = new Map([["revoked", "The key was revoked; the API refuses it from the next request."]]);
 
@@ -123,18 +125,23 @@ export class Dashboard {
     return page(signInPage(token, error), status, {}, [cookie(SIGN_IN_COOKIE, token, client, 3600)]);
   }
 
-  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200): Response {
+  /** The keys page: one page of the keys matching a search, or the 4xx for a page that is not there. */
+  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200, search = "", pageNumber = "1"): Response {
     const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
+    if (!PAGE_NUMBER.test(pageNumber)) return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
     usage.flush();
-    return page(keysPage(keyRows(keys, usageStore, defaultIpQuota, now()), session.csrfToken, notice), status);
+    const listing = keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
+    if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
+    return page(keysPage(listing, session.csrfToken, notice), status);
   }
 
   home(request: Request, client: ClientInfo): Response {
     if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand));
     const current = this.session(request);
     if (!current) return this.signInForm(client);
-    const notice = NOTICES.get(new URL(request.url).searchParams.get("done") ?? "");
-    return this.keysView(current.session, notice ? { text: notice } : undefined);
+    const params = new URL(request.url).searchParams;
+    const notice = NOTICES.get(params.get("done") ?? "");
+    return this.keysView(current.session, notice ? { text: notice } : undefined, 200, params.get("q")?.trim() ?? "", params.get("page") ?? "1");
   }
 
   async signIn(request: Request, client: ClientInfo): Promise<Response> {
@@ -191,7 +198,7 @@ export class Dashboard {
   confirmRevoke(request: Request, id: string): Response {
     const current = this.session(request);
     if (!current) return redirect("/dashboard");
-    const key = this.deps.keys.list().find((k) => k.id === id);
+    const key = this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (key.revokedAt) return redirect("/dashboard");
     return page(revokeConfirmPage(key, current.session.csrfToken));
@@ -201,7 +208,7 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     if (field(current.form, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
-    const key = this.deps.keys.list().find((k) => k.id === id);
+    const key = this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (!key.revokedAt) this.deps.keys.revoke(key.id);
     return redirect("/dashboard?done=revoked");
