@@ -68,7 +68,7 @@ describe("the real serve process", () => {
   });
 });
 
-/** A request whose body has not fully arrived: the server holds it in flight until `finish`. */
+/** A sign-in whose body has not fully arrived: a server with a dashboard password holds it in flight until `finish`. */
 async function requestInFlight(url: string) {
   const { hostname, port } = new URL(url);
   let received = "";
@@ -79,7 +79,7 @@ async function requestInFlight(url: string) {
   });
   const body = "csrf=x&password=yyyyyyyyyyyy";
   socket.write(`POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
-  await Bun.sleep(100);
+  await Bun.sleep(200);
   return { finish: () => socket.write(body.slice(5)), received: () => received };
 }
 
@@ -91,7 +91,7 @@ describe("graceful shutdown", () => {
 
   test("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
     const dir = makeDataDir();
-    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000" });
+    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" });
     const first = await requestInFlight(server.url);
     const second = await requestInFlight(server.url);
     const idle = await fetch(`${server.url}/healthz`); // leaves a kept-alive connection open
@@ -112,7 +112,7 @@ describe("graceful shutdown", () => {
 
   test("a request still running at the drain deadline is cut off; usage is saved and the exit is 0", async () => {
     const dir = makeDataDir();
-    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000" };
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" };
     const secret = runCli(["keys", "create", "--name", "drain"], env).stdout.trimEnd().split("\n").at(-1)!;
     const server = await startServe([], env);
     expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
