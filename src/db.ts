@@ -42,11 +42,7 @@ const MIGRATIONS: readonly string[] = [
      lockouts     INTEGER NOT NULL,
      last_failure INTEGER NOT NULL
    ) WITHOUT ROWID;
-   CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);
-   CREATE TABLE admin_environment_password (
-     id            INTEGER PRIMARY KEY CHECK (id = 1),
-     password_hash TEXT NOT NULL
-   );`,
+   CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

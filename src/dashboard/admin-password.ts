@@ -14,9 +14,8 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /**
- * The account holder's password: RISKCHECK_ADMIN_PASSWORD when set (kept only as an
- * argon2id hash), else the hash `admin set-password` stored. Whenever the password in
- * force changes, every dashboard session ends.
+ * The account holder's password: RISKCHECK_ADMIN_PASSWORD when set (hashed once at
+ * start, never kept in clear), else the argon2id hash `admin set-password` stored.
  */
 export class AdminPassword {
   private constructor(
@@ -24,22 +23,8 @@ export class AdminPassword {
     private readonly fromEnvironment: string | null,
   ) {}
 
-  /**
-   * The hash of the environment password is kept in the database, so a start with a
-   * different one (or with none, after one) is noticed and signs everybody out.
-   */
   static async open(db: Database, environmentPassword: string | null): Promise<AdminPassword> {
-    const previous = db.query<{ password_hash: string }, []>("SELECT password_hash FROM admin_environment_password WHERE id = 1").get()?.password_hash ?? null;
-    if (environmentPassword === null ? previous === null : previous !== null && (await Bun.password.verify(environmentPassword, previous))) {
-      return new AdminPassword(db, previous);
-    }
-    const hash = environmentPassword === null ? null : await hashPassword(environmentPassword);
-    db.transaction(() => {
-      db.exec("DELETE FROM admin_environment_password");
-      if (hash !== null) db.query("INSERT INTO admin_environment_password (id, password_hash) VALUES (1, ?)").run(hash);
-      db.exec("DELETE FROM admin_sessions");
-    }).immediate();
-    return new AdminPassword(db, hash);
+    return new AdminPassword(db, environmentPassword === null ? null : await hashPassword(environmentPassword));
   }
 
   private storedHash(): string | null {
