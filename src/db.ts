@@ -49,9 +49,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Opens (creating if needed) the store shared by the server and the CLI. */
 export function openDatabase(path: string): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database;
   try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { create: true, strict: true });
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA journal_mode = WAL");

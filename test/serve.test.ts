@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
+import { type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -277,11 +277,40 @@ describe("start-up failures", () => {
     expect(stderr).toContain(problem);
   });
 
-  test("a missing dataset names the file and exits 1", () => {
+  test("a missing data directory is named as such, with the fix", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
     expect(code).toBe(1);
-    expect(stderr).toContain(join(dir, "nowhere", "current"));
+    expect(stderr.trim()).toBe(`riskcheck: ${join(dir, "nowhere")}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
+  });
+
+  test("a missing dataset names the file and exits 1", () => {
+    const dir = makeDataDir();
+    rmSync(join(dir, "current"));
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(join(dir, "current"));
     expect(stderr).toContain("npm install");
+  });
+
+  test("a second serve on a busy port exits 1 with one line saying so", async () => {
+    const first = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() });
+    const port = new URL(first.url).port;
+    const { code, stderr } = await runCliAsync(["serve", "--port", port, "--data-dir", makeDataDir()]);
+    expect(await first.stop()).toBe(0);
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toEqual([
+      `riskcheck: cannot listen on 127.0.0.1 port ${port}: address in use: another process, perhaps another riskcheck, listens there; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`,
+    ]);
+  });
+
+  test.each([
+    [["--host", "999.1.1.1"], "cannot listen on 999.1.1.1 port 0: not an address this machine can listen on; choose another --host / --port"],
+    [["--db", "/dev/null/riskcheck.sqlite"], "/dev/null/riskcheck.sqlite: cannot open the SQLite database (EEXIST: file already exists, mkdir '/dev/null'); check the path and its permissions (--db / RISKCHECK_DB)"],
+  ])("%p is named with the setting to change", (flags, message) => {
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", makeDataDir(), ...flags]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(message);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 });
