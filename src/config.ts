@@ -36,7 +36,7 @@ export const DEFAULTS = Object.freeze({
   rateBurst: 120,
   ipQuotaPerMonth: 100_000,
   usageFlushMs: 5_000,
-  drainTimeoutMs: 10_000,
+  drainTimeoutMs: 5_000,
 });
 
 /** Flags win over the environment, which wins over the defaults. */
