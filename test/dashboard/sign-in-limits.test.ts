@@ -31,6 +31,18 @@ describe("sign-in attempts sent in parallel cannot outrun the lock-out", () => {
   });
 });
 
+describe("however the guesses arrive, at most the threshold is checked per address and window", () => {
+  test("100 wrong passwords at once, then 10 more one by one: 5 hash checks in all", async () => {
+    const { attempt, hashChecks } = await signInForm();
+    const burst = await Promise.all(Array.from({ length: 100 }, () => attempt("wrong password!")));
+    expect(new Set(burst.map((r) => r.status))).toEqual(new Set([401, 503]));
+    expect(hashChecks.mock.calls.length).toBeLessThanOrEqual(5);
+    for (let i = 0; i < 10; i++) await attempt("wrong password!");
+    expect((await attempt(PASSWORD)).status).toBe(429);
+    expect(hashChecks).toHaveBeenCalledTimes(5);
+  });
+});
+
 describe("password checks are bounded for the whole server", () => {
   test("at most two run at once; a third sign-in is asked to retry and not counted as a failure", async () => {
     const { attempt, hashChecks } = await signInForm();
