@@ -14,7 +14,7 @@ import { parseIpAddress } from "./ip/parse.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
-import { type UsageTotals, UsageStore } from "./keys/usage-store.ts";
+import { type KeyUsage, UsageStore } from "./keys/usage-store.ts";
 import { type Log, signalPath, startServer } from "./server.ts";
 
 const USAGE = `usage:
@@ -119,7 +119,7 @@ function keysCommand(args: string[]): void {
     const config = loadConfig(values, process.env);
     const { db, keys, usage } = openKeyStore(config);
     const list = keys.list();
-    const totals = usage.totals(list.map((k) => k.id), Date.now());
+    const totals = usage.usageOf(list.map((k) => k.id), 0, Date.now());
     db.close();
     const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
     if (values.json) console.log(JSON.stringify(rows, null, 2));
@@ -236,7 +236,7 @@ function keyJson(k: KeyRecord) {
   };
 }
 
-function usageJson(t: UsageTotals | undefined, k: KeyRecord, config: Config) {
+function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
   const quota = k.ipQuotaPerMonth ?? config.ipQuotaPerMonth;
   return {
     today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },

@@ -33,19 +33,17 @@ export function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuota: nu
   const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
   if (page > pages) return null;
   const shown = matching.slice((page - 1) * KEYS_PER_PAGE, page * KEYS_PER_PAGE);
-  const ids = shown.map((key) => key.id);
-  const totals = usage.totals(ids, nowMs);
-  const daily = usage.daily(ids, CHART_DAYS, nowMs);
+  const usageByKey = usage.usageOf(shown.map((key) => key.id), CHART_DAYS, nowMs);
   const rows = shown.map((key) => {
-    const t = totals.get(key.id);
+    const u = usageByKey.get(key.id)!;
     const quota = key.ipQuotaPerMonth ?? defaultIpQuota;
     return {
       key,
-      today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },
-      month: { email: t?.month.email ?? 0, ip: t?.month.ip ?? 0 },
+      today: { email: u.today.email ?? 0, ip: u.today.ip ?? 0 },
+      month: { email: u.month.email ?? 0, ip: u.month.ip ?? 0 },
       quota: quota === 0 ? null : quota,
-      quotaLeft: quota === 0 ? null : Math.max(0, quota - (t?.ipQuotaUsed ?? 0)),
-      chart: usageChart(lastDays(daily.get(key.id)!, CHART_DAYS, nowMs), `Usage of ${key.name}`),
+      quotaLeft: quota === 0 ? null : Math.max(0, quota - u.ipQuotaUsed),
+      chart: usageChart(lastDays(u.daily, CHART_DAYS, nowMs), `Usage of ${key.name}`),
     };
   });
   return { rows, matching: matching.length, page, pages, search };
