@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { maxHeaderSize } from "node:http";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
@@ -15,6 +16,7 @@ import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
 import { type KeyUsage, UsageStore } from "./keys/usage-store.ts";
+import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, signalPath, startServer } from "./server.ts";
 
 const USAGE = `usage:
@@ -55,6 +57,9 @@ function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T, pos
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, { ...COMMON_FLAGS, host: { type: "string" }, port: { type: "string" } });
   const server = await startServer(loadConfig(values, process.env), log, selfCommand());
+  if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
+    log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
+  }
   let signals = 0;
   const stop = (signal: string) => {
     if (signals++ > 0) {

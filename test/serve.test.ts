@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import pkg from "../package.json" with { type: "json" };
+import { SERVE_RUNTIME_FLAGS } from "../src/runtime-flags.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -48,6 +50,47 @@ describe("the real serve process", () => {
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toBe("application/json");
     }
+  });
+
+  test("a 20 KB request line gets the route's JSON error, not a bare 431", async () => {
+    const secret = runCli(["keys", "create", "--name", "long"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const long = "a".repeat(20_000);
+    for (const [path, status, error] of [
+      [`/v1/check?email=${long}@gmail.com`, 400, "invalid_email"],
+      [`/v1/ip-reputation-check?ip=${long}`, 400, "invalid_ip"],
+      [`/${long}`, 404, "not_found"],
+    ] as const) {
+      const res = await get(path, secret);
+      expect(res.status).toBe(status);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(((await res.json()) as { error: string }).error).toBe(error);
+    }
+  });
+
+  test("the spec's edges: quota headers on a rate-limited IP check, a lower-case scheme, ip[]=", async () => {
+    const created = runCli(["keys", "create", "--name", "edges", "--rate-per-minute", "1", "--ip-quota-per-month", "5"], env);
+    const secret = created.stdout.trimEnd().split("\n").at(-1)!;
+    const ipCheck = (query: string, scheme = "Bearer") => fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `${scheme} ${secret}` } });
+    const ok = await ipCheck("?ip=8.8.8.8", "bearer");
+    expect(ok.status).toBe(200);
+    const limited = await ipCheck("?ip=8.8.8.8");
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: string }).error).toBe("rate_limit_exceeded");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBeGreaterThan(0);
+    expect(limited.headers.get("x-quota-limit")).toBe("5");
+    expect(limited.headers.get("x-quota-remaining")).toBe("4");
+    expect(limited.headers.get("x-quota-reset")).toMatch(/^\d{4}-\d{2}-01T00:00:00Z$/);
+
+    const other = runCli(["keys", "create", "--name", "edges-2"], env).stdout.trimEnd().split("\n").at(-1)!;
+    for (const query of ["?ip[]=8.8.8.8", "?ip%5B0%5D=8.8.8.8"]) {
+      const res = await fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `BEARER ${other}` } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_ip");
+    }
+  });
+
+  test("bun run start passes the runtime flags the tests start serve with", () => {
+    expect(pkg.scripts.start).toBe(`bun ${SERVE_RUNTIME_FLAGS.join(" ")} src/cli.ts serve`);
   });
 
   test("health answers without a key", async () => {
@@ -308,7 +351,9 @@ describe("start-up failures", () => {
   });
 
   test("a second serve on a busy port exits 1 with one line saying so", async () => {
-    const first = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() });
+    // Started as "npx bun src/cli.ts serve" would be, without the runtime flags: it says what that costs.
+    const first = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() }, [process.execPath, CLI]);
+    await first.waitForOutput("Note: Bun was started without --max-http-header-size=65536");
     const port = new URL(first.url).port;
     const { code, stderr } = await runCliAsync(["serve", "--port", port, "--data-dir", makeDataDir()]);
     expect(await first.stop()).toBe(0);
