@@ -46,6 +46,14 @@ describe("bodies other than the dashboard's own forms get a 4xx, never a 500", (
     expect(t.keys.list()).toHaveLength(0);
   });
 
+  test("a key name with a bidirectional override is refused with 400", async () => {
+    const t = await signedIn();
+    const res = await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=${encodeURIComponent("invoice\u202egnp.exe")}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("invisible formatting characters");
+    expect(t.keys.list()).toHaveLength(0);
+  });
+
   test("broken percent-encoding is read as text, not an error", async () => {
     const t = await signedIn();
     expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=%E0%A4%A&name=x`)).status).toBe(403);
