@@ -1,6 +1,9 @@
-import { describe, expect, spyOn, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+
+// Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
+setDefaultTimeout(30_000);
 
 const PASSWORD = "correct horse battery staple";
 
