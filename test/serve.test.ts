@@ -291,6 +291,9 @@ describe("proxy trust in the real process", () => {
     expect(await callerIp(server.url, { forwarded: "for=8.8.8.8" })).toBe("127.0.0.1");
     expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).toContain("Secure");
     expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).not.toContain("Secure");
+    // Rotating Forwarded: for= no longer makes each guess a new client.
+    for (let i = 1; i <= 5; i++) expect((await signIn(server.url, "wrong password!", { "x-forwarded-for": "81.2.69.142", forwarded: `for=198.51.100.${i}` })).status).toBe(401);
+    expect((await signIn(server.url, PASSWORD, { "x-forwarded-for": "81.2.69.142", forwarded: "for=198.51.100.6" })).status).toBe(429);
     await server.stop();
   });
 
