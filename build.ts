@@ -1,8 +1,9 @@
-export {};
+import { SERVE_RUNTIME_FLAGS } from "./src/runtime-flags.ts";
+
 /** Compiles the CLI and server into one self-contained executable; datasets stay in the data directory. */
 const result = await Bun.build({
   entrypoints: ["./src/cli.ts"],
-  compile: { outfile: "./dist/riskcheck" },
+  compile: { outfile: "./dist/riskcheck", execArgv: SERVE_RUNTIME_FLAGS },
   minify: true,
   sourcemap: "linked",
 });

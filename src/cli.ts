@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { maxHeaderSize } from "node:http";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
@@ -10,11 +11,14 @@ import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "./datasets/versions.ts";
 import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
+import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
 import { openDatabase } from "./db.ts";
+import { parseIpAddress } from "./ip/parse.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
-import { type UsageTotals, UsageStore } from "./keys/usage-store.ts";
+import { type KeyUsage, UsageStore } from "./keys/usage-store.ts";
+import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, signalPath, startServer } from "./server.ts";
 
 const USAGE = `usage:
@@ -56,10 +60,17 @@ function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T, pos
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, { ...COMMON_FLAGS, host: { type: "string" }, port: { type: "string" } });
   const server = await startServer(loadConfig(values, process.env), log, selfCommand());
+  if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
+    log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
+  }
   let signals = 0;
   const stop = (signal: string) => {
-    if (signals++ > 0) return;
-    log.info(`${signal} received: finishing in-flight requests and saving usage counters`);
+    if (signals++ > 0) {
+      log.info(`${signal} received again: closing open connections now`);
+      void server.closeConnections();
+      return;
+    }
+    log.info(`${signal} received: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
     server.shutdown().then(
       () => process.exit(0),
       (err) => {
@@ -116,7 +127,7 @@ function keysCommand(args: string[]): void {
     const config = loadConfig(values, process.env);
     const { db, keys, usage } = openKeyStore(config);
     const list = keys.list();
-    const totals = usage.totals(Date.now());
+    const totals = usage.usageOf(list.map((k) => k.id), 0, Date.now());
     db.close();
     const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
     if (values.json) console.log(JSON.stringify(rows, null, 2));
@@ -238,7 +249,8 @@ function printVersions(versions: VersionListing[]): void {
 
 async function adminCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password" : `unknown admin subcommand "${sub}"`);
+  if (sub === "unlock") return adminUnlock(rest);
+  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password or unlock" : `unknown admin subcommand "${sub}"`);
   const { values } = parse(rest, COMMON_FLAGS);
   const config = loadConfig(values, process.env);
   // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
@@ -255,6 +267,25 @@ async function adminCommand(args: string[]): Promise<void> {
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
 }
 
+/** `admin unlock [ADDRESS]`: lifts dashboard sign-in lock-outs, of one address or of all; a running server sees it at once. */
+function adminUnlock(args: string[]): void {
+  const { values, positionals } = parse(args, COMMON_FLAGS, 1);
+  const address = positionals[0] ?? null;
+  if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
+  const db = openDatabase(loadConfig(values, process.env).dbPath);
+  let unlocked: string[];
+  try {
+    unlocked = new SignInThrottle(db).unlock(address, Date.now());
+  } finally {
+    db.close();
+  }
+  console.log(
+    unlocked.length === 0
+      ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`
+      : `Lifted the dashboard sign-in lock-out of ${unlocked.join(", ")}.`,
+  );
+}
+
 function keyJson(k: KeyRecord) {
   return {
     id: k.id,
@@ -269,7 +300,7 @@ function keyJson(k: KeyRecord) {
   };
 }
 
-function usageJson(t: UsageTotals | undefined, k: KeyRecord, config: Config) {
+function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
   const quota = k.ipQuotaPerMonth ?? config.ipQuotaPerMonth;
   return {
     today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type ProxyTrust, parseTrustedProxies } from "./ip/client-address.ts";
+import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/reputation.ts";
 
 export class UsageError extends Error {}
@@ -16,13 +16,15 @@ export interface Config {
   /** Default monthly quota of the IP check per key; 0 means unlimited. */
   readonly ipQuotaPerMonth: number;
   readonly adminPassword: string | null;
-  /** Peers whose X-Forwarded-For / Forwarded headers are believed. */
+  /** Peers whose forwarding header (one, configured) is believed. */
   readonly trustProxy: ProxyTrust;
   /** Where the reputation levels start. */
   readonly thresholds: Thresholds;
   readonly usageFlushMs: number;
   /** Dataset versions kept on disk: the current one and those it was built on. */
   readonly keepVersions: number;
+  /** How long a stopping server lets in-flight requests finish before it closes their connections. */
+  readonly drainTimeoutMs: number;
 }
 
 export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions", string | undefined>>;
@@ -37,6 +39,7 @@ export const DEFAULTS = Object.freeze({
   ipQuotaPerMonth: 100_000,
   usageFlushMs: 5_000,
   keepVersions: 3,
+  drainTimeoutMs: 5_000,
 });
 
 /** Flags win over the environment, which wins over the defaults. */
@@ -54,7 +57,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),
     ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
     adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
-    trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? ""),
+    trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
     thresholds: Object.freeze({
       badSum: integer(env.RISKCHECK_LEVEL_BAD_SUM, "RISKCHECK_LEVEL_BAD_SUM", DEFAULT_THRESHOLDS.badSum, 1),
       warningSum: integer(env.RISKCHECK_LEVEL_WARNING_SUM, "RISKCHECK_LEVEL_WARNING_SUM", DEFAULT_THRESHOLDS.warningSum, 1),
@@ -64,16 +67,23 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     }),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
+    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
   };
   return Object.freeze(config);
 }
 
-function trustedProxies(spec: string): ProxyTrust {
+function trustedProxies(spec: string, header: string): ProxyTrust {
+  const name = header.toLowerCase();
+  if (!isProxyHeader(name)) throw new UsageError(`RISKCHECK_TRUST_PROXY_HEADER must be one of ${PROXY_HEADERS.join(", ")}, got "${header}"`);
   try {
-    return parseTrustedProxies(spec);
+    return parseTrustedProxies(spec, name);
   } catch (err) {
     throw new UsageError(`RISKCHECK_TRUST_PROXY: ${(err as Error).message}`);
   }
+}
+
+function isProxyHeader(name: string): name is ProxyHeader {
+  return (PROXY_HEADERS as readonly string[]).includes(name);
 }
 
 export function integer(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {

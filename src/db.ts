@@ -34,15 +34,24 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL,
      expires_at TEXT NOT NULL
    ) WITHOUT ROWID;`,
+  `CREATE TABLE sign_in_failures (
+     client       TEXT PRIMARY KEY,
+     failures     INTEGER NOT NULL,
+     window_start INTEGER NOT NULL,
+     locked_until INTEGER NOT NULL,
+     lockouts     INTEGER NOT NULL,
+     last_failure INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Opens (creating if needed) the store shared by the server and the CLI. */
 export function openDatabase(path: string): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database;
   try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { create: true, strict: true });
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA journal_mode = WAL");

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
@@ -18,8 +19,13 @@ export interface RunningServer {
   readonly url: string;
   /** Loads the current dataset version off to the side and swaps it in; on failure the old one keeps serving. */
   reload(reason: string): Promise<void>;
-  /** Stops accepting, lets in-flight requests finish, flushes usage, closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish for up to the drain timeout and
+   * then closes their connections, flushes usage, closes the database.
+   */
   shutdown(): Promise<void>;
+  /** Closes every connection now; a shutdown under way then finishes without waiting. */
+  closeConnections(): Promise<void>;
 }
 
 export function signalPath(dbPath: string): string {
@@ -31,7 +37,22 @@ const VERSION_CHECK_MS = 2_000;
 /** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
 const MAX_REQUEST_BODY_BYTES = 64 * 1024;
 
+/** Why the socket could not be opened, naming the address and the settings that chose it. */
+function listenError(err: unknown, config: Config): Error {
+  const code = (err as { code?: string }).code;
+  const reason =
+    code === "EADDRINUSE" ? "address in use: another process, perhaps another riskcheck, listens there"
+    : code === "EADDRNOTAVAIL" ? "no interface of this machine has that address"
+    : code === "EACCES" ? "permission denied"
+    : code === "EINVAL" || code === "ENOTFOUND" ? "not an address this machine can listen on"
+    : (err as Error).message;
+  return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
+}
+
 export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
+  if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
+  }
   const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds);
   for (const note of notes) log.info(`datasets: ${note}`);
 
@@ -83,23 +104,38 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
 
   const pacer = new CollectionPacer(deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
-  const server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false }).server!;
+  let server: Bun.Server<unknown>;
+  try {
+    // Elysia asks for SO_REUSEPORT, with which a second server on the port would start and take half the traffic.
+    server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false }).server!;
+  } catch (err) {
+    throw listenError(err, config);
+  }
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
   if (!keys.list().some((k) => k.revokedAt === null)) {
     log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
   }
 
+  const closeConnections = () => server.stop(true);
   let stopping: Promise<void> | null = null;
   return {
     url,
     reload,
+    closeConnections,
     shutdown: () =>
       (stopping ??= (async () => {
         clearInterval(flusher);
         clearInterval(versionWatch);
         clearInterval(pacing);
-        await server.stop(false);
+        let deadline: Timer | undefined;
+        const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, config.drainTimeoutMs, true)));
+        if (await Promise.race([server.stop(false), timedOut])) {
+          const cutOff = server.pendingRequests;
+          if (cutOff > 0) log.error(`${cutOff} request(s) still running after ${config.drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`);
+          await closeConnections();
+        }
+        clearTimeout(deadline);
         flush();
         db.close();
       })()),

@@ -48,7 +48,7 @@ export async function wireApp(input: WiringInput) {
       usageStore,
       password: await AdminPassword.open(db, input.adminPassword),
       sessions: new SessionStore(db),
-      throttle: new SignInThrottle(),
+      throttle: new SignInThrottle(db),
       defaultIpQuota: input.limits.ipQuotaPerMonth,
       cliCommand: input.cliCommand,
       now,

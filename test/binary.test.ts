@@ -29,6 +29,10 @@ describe("the compiled binary", () => {
       const res = await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ free_email: true });
+      // The runtime flags are compiled in: a 20 KB request line reaches the route.
+      const long = await fetch(`${server.url}/v1/check?email=${"a".repeat(20_000)}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(long.status).toBe(400);
+      expect(await long.json()).toMatchObject({ error: "invalid_email" });
     } finally {
       expect(await server.stop()).toBe(0);
     }

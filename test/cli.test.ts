@@ -24,6 +24,7 @@ describe("usage errors exit 2 with a one-line message and the usage", () => {
     [["keys", "create", "--name", "x", "--rate-per-minute", "ten"]],
     [["keys", "create", "--name", "x", "--ip-quota-per-month", "-5"]],
     [["keys", "create", "--name", "   "]],
+    [["keys", "create", "--name", "invoice\u202egnp.exe"]],
     [["keys", "revoke"]],
     [["keys", "list", "extra"]],
     [["serve", "--port", "99999"]],

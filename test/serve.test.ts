@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ServeProcess, makeDataDir, runCli, startServe } from "./support/processes.ts";
+import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import pkg from "../package.json" with { type: "json" };
+import { SERVE_RUNTIME_FLAGS } from "../src/runtime-flags.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -50,6 +52,47 @@ describe("the real serve process", () => {
     }
   });
 
+  test("a 20 KB request line gets the route's JSON error, not a bare 431", async () => {
+    const secret = runCli(["keys", "create", "--name", "long"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const long = "a".repeat(20_000);
+    for (const [path, status, error] of [
+      [`/v1/check?email=${long}@gmail.com`, 400, "invalid_email"],
+      [`/v1/ip-reputation-check?ip=${long}`, 400, "invalid_ip"],
+      [`/${long}`, 404, "not_found"],
+    ] as const) {
+      const res = await get(path, secret);
+      expect(res.status).toBe(status);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(((await res.json()) as { error: string }).error).toBe(error);
+    }
+  });
+
+  test("the spec's edges: quota headers on a rate-limited IP check, a lower-case scheme, ip[]=", async () => {
+    const created = runCli(["keys", "create", "--name", "edges", "--rate-per-minute", "1", "--ip-quota-per-month", "5"], env);
+    const secret = created.stdout.trimEnd().split("\n").at(-1)!;
+    const ipCheck = (query: string, scheme = "Bearer") => fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `${scheme} ${secret}` } });
+    const ok = await ipCheck("?ip=8.8.8.8", "bearer");
+    expect(ok.status).toBe(200);
+    const limited = await ipCheck("?ip=8.8.8.8");
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: string }).error).toBe("rate_limit_exceeded");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBeGreaterThan(0);
+    expect(limited.headers.get("x-quota-limit")).toBe("5");
+    expect(limited.headers.get("x-quota-remaining")).toBe("4");
+    expect(limited.headers.get("x-quota-reset")).toMatch(/^\d{4}-\d{2}-01T00:00:00Z$/);
+
+    const other = runCli(["keys", "create", "--name", "edges-2"], env).stdout.trimEnd().split("\n").at(-1)!;
+    for (const query of ["?ip[]=8.8.8.8", "?ip%5B0%5D=8.8.8.8"]) {
+      const res = await fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `BEARER ${other}` } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_ip");
+    }
+  });
+
+  test("bun run start passes the runtime flags the tests start serve with", () => {
+    expect(pkg.scripts.start).toBe(`bun ${SERVE_RUNTIME_FLAGS.join(" ")} src/cli.ts serve`);
+  });
+
   test("health answers without a key", async () => {
     const res = await get("/healthz");
     expect(res.status).toBe(200);
@@ -65,6 +108,74 @@ describe("the real serve process", () => {
     expect(row.usage.today.email).toBe(3);
     expect(row.last_used_at).not.toBeNull();
     expect(server.output()).not.toContain(secret);
+  });
+});
+
+/** A sign-in whose body has not fully arrived: a server with a dashboard password holds it in flight until `finish`. */
+async function requestInFlight(url: string) {
+  const { hostname, port } = new URL(url);
+  let received = "";
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: { data: (_, bytes) => void (received += new TextDecoder().decode(bytes)) },
+  });
+  const body = "csrf=x&password=yyyyyyyyyyyy";
+  socket.write(`POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  await Bun.sleep(200);
+  return { finish: () => socket.write(body.slice(5)), received: () => received };
+}
+
+describe("graceful shutdown", () => {
+  const elapsed = async (work: Promise<number>) => {
+    const started = performance.now();
+    return { code: await work, ms: performance.now() - started };
+  };
+
+  test("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
+    const dir = makeDataDir();
+    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" });
+    const first = await requestInFlight(server.url);
+    const second = await requestInFlight(server.url);
+    const idle = await fetch(`${server.url}/healthz`); // leaves a kept-alive connection open
+    expect(idle.status).toBe(200);
+    server.proc.kill("SIGTERM");
+    await server.waitForOutput("SIGTERM received");
+    await Bun.sleep(100);
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    first.finish();
+    await Bun.sleep(200);
+    expect(first.received()).toStartWith("HTTP/1.1 403");
+    expect(server.proc.exitCode).toBeNull(); // still waiting for the second request
+    const { code, ms } = await elapsed(server.stop("SIGINT"));
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+    expect(server.output()).toContain("SIGINT received again: closing open connections now");
+  });
+
+  test("stalled clients (unfinished headers, an unsent body) are cut off at the drain deadline; usage is saved and the exit is 0", async () => {
+    const dir = makeDataDir();
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" };
+    const secret = runCli(["keys", "create", "--name", "drain"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const server = await startServe([], env);
+    expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    await requestInFlight(server.url);
+    const { hostname, port } = new URL(server.url);
+    const unfinishedHeaders = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
+    unfinishedHeaders.write("GET /healthz HTTP/1.1\r\nHost: riskcheck\r\n");
+    const { code, ms } = await elapsed(server.stop("SIGTERM"));
+    expect(code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(250);
+    expect(ms).toBeLessThan(5_000);
+    expect(server.output()).toContain("1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections");
+    const [row] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
+    expect(row.usage.today.email).toBe(1);
+  });
+
+  test("RISKCHECK_DRAIN_TIMEOUT_MS must be a whole number", () => {
+    const { code, stderr } = runCli(["serve", "--port", "0"], { RISKCHECK_DRAIN_TIMEOUT_MS: "10s" });
+    expect(code).toBe(2);
+    expect(stderr).toContain('RISKCHECK_DRAIN_TIMEOUT_MS must be a whole number, got "10s"');
   });
 });
 
@@ -85,19 +196,120 @@ describe("quota across restarts", () => {
   });
 });
 
+/** Fetches the sign-in form and posts it with `password`, as a browser would. */
+async function signIn(url: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  const form = await fetch(`${url}/dashboard`, { headers });
+  const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)![1];
+  const signInCookie = form.headers.getSetCookie()[0].split(";")[0];
+  return fetch(`${url}/dashboard/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...headers, cookie: signInCookie, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, password }),
+  });
+}
+
+describe("the dashboard in the real process", () => {
+  const PASSWORD = "correct horse battery staple";
+  let env: Record<string, string>;
+  let server: ServeProcess;
+  beforeAll(async () => {
+    env = { RISKCHECK_DATA_DIR: makeDataDir(), RISKCHECK_ADMIN_PASSWORD: PASSWORD };
+    server = await startServe([], env);
+  });
+
+  test.each([
+    ["malformed JSON", "application/json", "{", 415],
+    ["a JSON array", "application/json", "[1,", 415],
+    ["broken multipart", "multipart/form-data; boundary=x", "--x\r\ngarbage", 415],
+    ["multipart without a boundary", "multipart/form-data", "a", 415],
+    ["plain text", "text/plain", "csrf=x", 415],
+    ["bytes", "application/octet-stream", "\u0000\u0001", 415],
+    ["a form with broken escapes", "application/x-www-form-urlencoded", "csrf=%E0%A4%A&password=%", 403],
+    ["a form over 64 KiB", "application/x-www-form-urlencoded", "x".repeat(70_000), 413],
+  ])("%s: a 4xx, and nothing is logged", async (_, type, body, status) => {
+    for (const path of ["/dashboard/sign-in", "/dashboard/keys", "/dashboard/sign-out"]) {
+      const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
+      // Sign-in reads the body first; the others refuse a request without a session before reading it.
+      expect(res.status).toBe(path === "/dashboard/sign-in" || status === 413 ? status : 403);
+    }
+    expect(server.output()).not.toContain("POST /dashboard");
+  });
+
+  test("a lock-out survives a restart, and admin unlock lifts it in the running server", async () => {
+    for (let i = 0; i < 5; i++) expect((await signIn(server.url, "wrong password!")).status).toBe(401);
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    expect(await server.stop()).toBe(0);
+
+    server = await startServe([], env);
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    expect(runCli(["admin", "unlock", "192.0.2.1"], env).stdout).toContain("Nothing was locked out for 192.0.2.1");
+    expect((await signIn(server.url, PASSWORD)).status).toBe(429);
+    const unlocked = runCli(["admin", "unlock", "127.0.0.1"], env);
+    expect(unlocked.code).toBe(0);
+    expect(unlocked.stdout).toContain("Lifted the dashboard sign-in lock-out of 127.0.0.1.");
+    expect((await signIn(server.url, PASSWORD)).status).toBe(303);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test("admin unlock refuses what is not an address", () => {
+    const { code, stderr } = runCli(["admin", "unlock", "localhost"], { RISKCHECK_DATA_DIR: makeDataDir() });
+    expect(code).toBe(2);
+    expect(stderr).toContain('admin unlock takes an IP address, got "localhost"');
+  });
+});
+
 describe("proxy trust in the real process", () => {
-  test("X-Forwarded-For counts only from a configured proxy", async () => {
-    const dir = makeDataDir();
-    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "p.sqlite") };
-    const secret = runCli(["keys", "create", "--name", "p"], env).stdout.trimEnd().split("\n").at(-1)!;
-    const ask = async (url: string) =>
-      (await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, "x-forwarded-for": "81.2.69.142" } })).json()) as { ip: string };
-    const untrusted = await startServe([], env);
-    expect((await ask(untrusted.url)).ip).toBe("127.0.0.1");
-    await untrusted.stop();
-    const trusted = await startServe([], { ...env, RISKCHECK_TRUST_PROXY: "127.0.0.1/32, ::1" });
-    expect((await ask(trusted.url)).ip).toBe("81.2.69.142");
-    await trusted.stop();
+  const PASSWORD = "correct horse battery staple";
+  let dir: string;
+  let secret: string;
+  beforeAll(() => {
+    dir = makeDataDir();
+    secret = runCli(["keys", "create", "--name", "p"], { RISKCHECK_DATA_DIR: dir }).stdout.trimEnd().split("\n").at(-1)!;
+  });
+  const serve = (extra: Record<string, string>) => startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_ADMIN_PASSWORD: PASSWORD, ...extra });
+  const callerIp = async (url: string, headers: Record<string, string>) =>
+    ((await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, ...headers } })).json()) as { ip: string }).ip;
+  /** The session cookie a correct sign-in sets, sent with `headers`. */
+  const sessionCookie = async (url: string, headers: Record<string, string>) => {
+    const res = await signIn(url, PASSWORD, headers);
+    expect(res.status).toBe(303);
+    return res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
+  };
+  const spoofed = { "x-forwarded-for": "81.2.69.142", forwarded: "for=8.8.8.8;proto=https", "x-real-ip": "1.1.1.1", "x-forwarded-proto": "https" };
+
+  test("no header counts from a peer that is not a configured proxy", async () => {
+    const server = await serve({});
+    expect(await callerIp(server.url, spoofed)).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, spoofed)).not.toContain("Secure");
+    await server.stop();
+  });
+
+  test("by default only X-Forwarded-For and X-Forwarded-Proto are believed from a proxy", async () => {
+    const server = await serve({ RISKCHECK_TRUST_PROXY: "127.0.0.1/32, ::1" });
+    expect(await callerIp(server.url, spoofed)).toBe("81.2.69.142");
+    expect(await callerIp(server.url, { forwarded: "for=8.8.8.8" })).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).toContain("Secure");
+    expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).not.toContain("Secure");
+    // Rotating Forwarded: for= no longer makes each guess a new client.
+    for (let i = 1; i <= 5; i++) expect((await signIn(server.url, "wrong password!", { "x-forwarded-for": "81.2.69.142", forwarded: `for=198.51.100.${i}` })).status).toBe(401);
+    expect((await signIn(server.url, PASSWORD, { "x-forwarded-for": "81.2.69.142", forwarded: "for=198.51.100.6" })).status).toBe(429);
+    await server.stop();
+  });
+
+  test("RISKCHECK_TRUST_PROXY_HEADER=forwarded believes Forwarded's for= and proto= only", async () => {
+    const server = await serve({ RISKCHECK_TRUST_PROXY: "127.0.0.1", RISKCHECK_TRUST_PROXY_HEADER: "Forwarded" });
+    expect(await callerIp(server.url, spoofed)).toBe("8.8.8.8");
+    expect(await callerIp(server.url, { "x-forwarded-for": "81.2.69.142" })).toBe("127.0.0.1");
+    expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).toContain("Secure");
+    expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).not.toContain("Secure");
+    await server.stop();
+  });
+
+  test("an unknown header name is a usage error", () => {
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir], { RISKCHECK_TRUST_PROXY_HEADER: "x-client-ip" });
+    expect(code).toBe(2);
+    expect(stderr).toContain("RISKCHECK_TRUST_PROXY_HEADER must be one of x-forwarded-for, forwarded, x-real-ip, cf-connecting-ip");
   });
 });
 
@@ -141,11 +353,42 @@ describe("start-up failures", () => {
     refused(dir, file, "damaged MaxMind DB file");
   });
 
-  test("a missing dataset names the file and exits 1", () => {
+  test("a missing data directory is named as such, with the fix", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
     expect(code).toBe(1);
-    expect(stderr).toContain(join(dir, "nowhere", "current"));
+    expect(stderr.trim()).toBe(`riskcheck: ${join(dir, "nowhere")}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
+  });
+
+  test("a missing dataset names the file and exits 1", () => {
+    const dir = makeDataDir();
+    rmSync(join(dir, "current"));
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(join(dir, "current"));
     expect(stderr).toContain("npm install");
+  });
+
+  test("a second serve on a busy port exits 1 with one line saying so", async () => {
+    // Started as "npx bun src/cli.ts serve" would be, without the runtime flags: it says what that costs.
+    const first = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() }, [process.execPath, CLI]);
+    await first.waitForOutput("Note: Bun was started without --max-http-header-size=65536");
+    const port = new URL(first.url).port;
+    const { code, stderr } = await runCliAsync(["serve", "--port", port, "--data-dir", makeDataDir()]);
+    expect(await first.stop()).toBe(0);
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toEqual([
+      `riskcheck: cannot listen on 127.0.0.1 port ${port}: address in use: another process, perhaps another riskcheck, listens there; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`,
+    ]);
+  });
+
+  test.each([
+    [["--host", "999.1.1.1"], "cannot listen on 999.1.1.1 port 0: not an address this machine can listen on; choose another --host / --port"],
+    [["--db", "/dev/null/riskcheck.sqlite"], "/dev/null/riskcheck.sqlite: cannot open the SQLite database (EEXIST: file already exists, mkdir '/dev/null'); check the path and its permissions (--db / RISKCHECK_DB)"],
+  ])("%p is named with the setting to change", (flags, message) => {
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", makeDataDir(), ...flags]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(message);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 });

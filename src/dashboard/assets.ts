@@ -10,7 +10,7 @@ main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
 form.inline { display: inline; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
-input[type=text], input[type=password] { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); width: 100%; max-width: 24rem; }
+input[type=text], input[type=password], input[type=search] { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); width: 100%; max-width: 24rem; }
 button { font: inherit; padding: .45rem .9rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); }
@@ -20,6 +20,7 @@ button.danger { background: var(--danger); border-color: var(--danger); }
 .secret { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .secret code { font-size: 1rem; padding: .5rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; word-break: break-all; }
 .table-wrap { overflow-x: auto; }
+nav.pager { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; margin: .75rem 0; color: var(--muted); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }

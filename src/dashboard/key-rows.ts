@@ -1,25 +1,50 @@
+import type { KeyRecord } from "../keys/key-record.ts";
 import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import type { KeyRow } from "./pages/keys.ts";
 import { lastDays, usageChart } from "./usage-chart.ts";
 
 const CHART_DAYS = 30;
+export const KEYS_PER_PAGE = 50;
 
-export function keyRows(keys: KeyStore, usage: UsageStore, defaultIpQuota: number, nowMs: number): KeyRow[] {
-  const totals = usage.totals(nowMs);
-  return keys
+export interface KeyListing {
+  readonly rows: KeyRow[];
+  /** Keys that match the search (all keys without one). */
+  readonly matching: number;
+  readonly page: number;
+  readonly pages: number;
+  readonly search: string;
+}
+
+/** A search matches a key's name (any part, any case), its display prefix or its id. */
+function matches(key: KeyRecord, search: string): boolean {
+  return search === "" || key.name.toLowerCase().includes(search.toLowerCase()) || key.prefix.startsWith(search) || key.id === search;
+}
+
+/**
+ * One page of the keys matching `search`, active before revoked and newest first, with
+ * their usage read for that page only. Null when the page is past the last one.
+ */
+export function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuota: number, nowMs: number, search: string, page: number): KeyListing | null {
+  const matching = keys
     .list()
-    .sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt))
-    .map((key) => {
-      const t = totals.get(key.id);
-      const quota = key.ipQuotaPerMonth ?? defaultIpQuota;
-      return {
-        key,
-        today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },
-        month: { email: t?.month.email ?? 0, ip: t?.month.ip ?? 0 },
-        quota: quota === 0 ? null : quota,
-        quotaLeft: quota === 0 ? null : Math.max(0, quota - (t?.ipQuotaUsed ?? 0)),
-        chart: usageChart(lastDays(usage.daily(key.id, CHART_DAYS, nowMs), CHART_DAYS, nowMs), `Usage of ${key.name}`),
-      };
-    });
+    .filter((key) => matches(key, search))
+    .sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt));
+  const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
+  if (page > pages) return null;
+  const shown = matching.slice((page - 1) * KEYS_PER_PAGE, page * KEYS_PER_PAGE);
+  const usageByKey = usage.usageOf(shown.map((key) => key.id), CHART_DAYS, nowMs);
+  const rows = shown.map((key) => {
+    const u = usageByKey.get(key.id)!;
+    const quota = key.ipQuotaPerMonth ?? defaultIpQuota;
+    return {
+      key,
+      today: { email: u.today.email ?? 0, ip: u.today.ip ?? 0 },
+      month: { email: u.month.email ?? 0, ip: u.month.ip ?? 0 },
+      quota: quota === 0 ? null : quota,
+      quotaLeft: quota === 0 ? null : Math.max(0, quota - u.ipQuotaUsed),
+      chart: usageChart(lastDays(u.daily, CHART_DAYS, nowMs), `Usage of ${key.name}`),
+    };
+  });
+  return { rows, matching: matching.length, page, pages, search };
 }

@@ -59,11 +59,12 @@ export function createApp(deps: AppDeps) {
     .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
     .get("/v1/about", () => about(deps.snapshots))
     .get("/dashboard", ({ request }): Response => dashboard.home(request, deps.clientInfo(request, app.server)))
-    .post("/dashboard/sign-in", ({ request, body }): Promise<Response> => dashboard.signIn(request, body, deps.clientInfo(request, app.server)))
-    .post("/dashboard/sign-out", ({ request, body }): Response => dashboard.signOut(request, body, deps.clientInfo(request, app.server)))
-    .post("/dashboard/keys", ({ request, body }) => dashboard.createKey(request, body))
+    // The dashboard reads its forms itself (`parse: "none"`): other bodies get a 4xx, never Elysia's parse error.
+    .post("/dashboard/sign-in", ({ request }): Promise<Response> => dashboard.signIn(request, deps.clientInfo(request, app.server)), { parse: "none" })
+    .post("/dashboard/sign-out", ({ request }): Promise<Response> => dashboard.signOut(request, deps.clientInfo(request, app.server)), { parse: "none" })
+    .post("/dashboard/keys", ({ request }) => dashboard.createKey(request), { parse: "none" })
     .get("/dashboard/keys/:id/revoke", ({ request, params }) => dashboard.confirmRevoke(request, params.id))
-    .post("/dashboard/keys/:id/revoke", ({ request, body, params }) => dashboard.revoke(request, body, params.id))
+    .post("/dashboard/keys/:id/revoke", ({ request, params }) => dashboard.revoke(request, params.id), { parse: "none" })
     .get("/dashboard/assets/:name", ({ params }) => Dashboard.asset(params.name));
   return app;
 }

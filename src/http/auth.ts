@@ -6,14 +6,21 @@ export interface Authenticator {
   authenticate(token: string): Authentication;
 }
 
-const SCHEME = "Bearer ";
+const SCHEME = "bearer ";
 const MAX_HEADER_LENGTH = 512;
 
-/** The token of an `Authorization: Bearer <token>` header: one run of visible ASCII, nothing else. */
+/**
+ * The token of an `Authorization: Bearer <token>` header: one run of visible ASCII,
+ * nothing else. The scheme is case-insensitive (RFC 7235): `bearer` and `BEARER` too.
+ */
 export function bearerToken(authorization: string | null): string | null {
-  if (authorization === null || authorization.length > MAX_HEADER_LENGTH || !authorization.startsWith(SCHEME)) return null;
+  if (authorization === null || authorization.length > MAX_HEADER_LENGTH) return null;
   const length = authorization.length;
-  if (length === SCHEME.length) return null;
+  if (length <= SCHEME.length) return null;
+  for (let i = 0; i < SCHEME.length; i++) {
+    // OR 0x20 lower-cases the letters and leaves the space as it is.
+    if ((authorization.charCodeAt(i) | 0x20) !== SCHEME.charCodeAt(i)) return null;
+  }
   for (let i = SCHEME.length; i < length; i++) {
     const c = authorization.charCodeAt(i);
     if (c < 0x21 || c > 0x7e) return null;

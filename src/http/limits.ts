@@ -22,29 +22,36 @@ export type LimitOutcome =
 
 type Allowed<T> = Extract<T, { allowed: true }>;
 
-/** Rate limit first, then (IP check only) the monthly quota, which is counted later, on success. */
+/**
+ * Rate limit first, then (IP check only) the monthly quota, which is counted later, on
+ * success; an IP check's 429 carries the quota headers either way.
+ */
 export function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, nowMs: number): LimitOutcome {
   const rate = limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, limits.settings.rate), nowMs);
+  const quota = endpoint === "ip" ? limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs) : null;
   if (rate !== null && !rate.allowed) {
-    const headers = { "content-type": JSON_TYPE, "x-ratelimit-limit": String(rate.limit), "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(rate.retryAfterSeconds) };
+    const headers: Record<string, string> = { "content-type": JSON_TYPE, "x-ratelimit-limit": String(rate.limit), "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(rate.retryAfterSeconds) };
+    // The spec: on a 429 "the IP check also sends" the quota headers.
+    if (quota !== null) setQuotaHeaders(headers, quota);
     return { passed: false, response: errorResponse(API_ERRORS.rateLimited, headers), reason: "rate_limited" };
   }
-  if (endpoint !== "ip") return { passed: true, rate, quota: null };
-
-  const quota = limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs);
   if (quota !== null && !quota.allowed) {
     const headers: Record<string, string> = { "content-type": JSON_TYPE };
     if (rate !== null) {
       headers["x-ratelimit-limit"] = String(rate.limit);
       headers["x-ratelimit-remaining"] = String(rate.remaining);
     }
-    headers["x-quota-limit"] = String(quota.limit);
-    headers["x-quota-reset"] = quota.resetsAt;
-    headers["x-quota-remaining"] = "0";
+    setQuotaHeaders(headers, quota);
     headers["x-ratelimit-reset"] = String(quota.retryAfterSeconds);
     return { passed: false, response: errorResponse(API_ERRORS.quotaExceeded, headers), reason: "quota_exceeded" };
   }
   return { passed: true, rate, quota };
+}
+
+function setQuotaHeaders(headers: Record<string, string>, quota: QuotaDecision): void {
+  headers["x-quota-limit"] = String(quota.limit);
+  headers["x-quota-remaining"] = String(Math.max(0, quota.limit - quota.used));
+  headers["x-quota-reset"] = quota.resetsAt;
 }
 
 /**

@@ -4,7 +4,9 @@ const ABSENT = "absent";
 
 /**
  * One query parameter, percent-decoded per RFC 3986 only: `+` stays `+` (unlike
- * form decoding), and a comma never splits the value.
+ * form decoding), and a comma never splits the value. The name with brackets
+ * (`ip[]=…`, `ip[0]=…`, how frameworks send arrays and objects) makes it malformed.
+ * Linear in the length of the URL.
  */
 export function queryParam(url: string, name: string): QueryValue {
   const q = url.indexOf("?");
@@ -12,18 +14,29 @@ export function queryParam(url: string, name: string): QueryValue {
   const hash = url.indexOf("#", q);
   const end = hash === -1 ? url.length : hash;
   let found: string | null = null;
+  let bracketed = false;
   let start = q + 1;
+  // The next "=" at or after `start`, searched again only once passed: scanning from
+  // every parameter to the end would make `?a&a&a…` quadratic.
+  let eq = -1;
   while (start <= end) {
     let amp = url.indexOf("&", start);
     if (amp === -1 || amp > end) amp = end;
-    const eq = url.indexOf("=", start);
-    const nameEnd = eq === -1 || eq > amp ? amp : eq;
-    if (matchesName(url, start, nameEnd, name)) {
+    if (eq < start) {
+      eq = url.indexOf("=", start);
+      if (eq === -1) eq = Number.POSITIVE_INFINITY;
+    }
+    const nameEnd = eq > amp ? amp : eq;
+    const kind = nameKind(url, start, nameEnd, name);
+    if (kind === "exact") {
       if (found !== null) return "repeated";
       found = nameEnd === amp ? "" : url.slice(nameEnd + 1, amp);
+    } else if (kind === "bracketed") {
+      bracketed = true;
     }
     start = amp + 1;
   }
+  if (bracketed) return "malformed";
   if (found === null) return ABSENT;
   if (found.indexOf("%") === -1) return { value: found };
   try {
@@ -33,13 +46,21 @@ export function queryParam(url: string, name: string): QueryValue {
   }
 }
 
-function matchesName(url: string, start: number, end: number, name: string): boolean {
-  if (end - start === name.length && url.startsWith(name, start)) return true;
-  const raw = url.slice(start, end);
-  if (raw.indexOf("%") === -1) return false;
-  try {
-    return decodeURIComponent(raw) === name;
-  } catch {
-    return false;
+/** Whether `url[start, end)` names the parameter, names it with brackets, or names another. */
+function nameKind(url: string, start: number, end: number, name: string): "exact" | "bracketed" | "other" {
+  if (url.startsWith(name, start)) {
+    if (end - start === name.length) return "exact";
+    if (url.charCodeAt(start + name.length) === BRACKET) return "bracketed";
   }
+  const raw = url.slice(start, end);
+  if (raw.indexOf("%") === -1) return "other";
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    return "other";
+  }
+  return decoded === name ? "exact" : decoded.startsWith(`${name}[`) ? "bracketed" : "other";
 }
+
+const BRACKET = "[".charCodeAt(0);

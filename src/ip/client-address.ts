@@ -1,20 +1,25 @@
 import { type Cidr, cidrContains, parseCidr } from "./cidr.ts";
 import { type ParsedIp, parseIpAddress } from "./parse.ts";
 
+/** The request headers a trusted proxy may name the client in; exactly one of them is believed. */
+export const PROXY_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip", "cf-connecting-ip"] as const;
+export type ProxyHeader = (typeof PROXY_HEADERS)[number];
+
 export interface ProxyTrust {
   readonly proxies: readonly Cidr[];
+  /** The one header whose client address is believed from those proxies; the others are ignored. */
+  readonly header: ProxyHeader;
 }
 
-
 /** Comma-separated addresses or CIDRs, IPv4 or IPv6. Throws naming the bad entry. */
-export function parseTrustedProxies(spec: string): ProxyTrust {
+export function parseTrustedProxies(spec: string, header: ProxyHeader = "x-forwarded-for"): ProxyTrust {
   const proxies: Cidr[] = [];
   for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (!cidr) throw new Error(`"${entry}" is not an IP address or CIDR (expected e.g. 10.0.0.1, 10.0.0.0/8 or 2001:db8::/32)`);
     proxies.push(cidr);
   }
-  return { proxies };
+  return { proxies, header };
 }
 
 export function isTrusted(trust: ProxyTrust, ip: ParsedIp | null): boolean {
@@ -23,33 +28,30 @@ export function isTrusted(trust: ProxyTrust, ip: ParsedIp | null): boolean {
   return false;
 }
 
-export interface ForwardingHeaders {
-  readonly forwarded: string | null;
-  readonly forwardedFor: string | null;
-}
-
 /**
- * The client's address. Forwarding headers count only when the socket peer is a
- * trusted proxy; then the chain is read from the right, skipping trusted hops, and
- * the first untrusted hop is the client (when every hop is trusted, the left-most).
- * A hop that is malformed or obfuscated (`for=unknown`, `for=_hidden`) ends the walk
- * at the last address read. `Forwarded` (RFC 7239) wins over `X-Forwarded-For` when
- * it carries a `for=` parameter. Never throws.
+ * The client's address. The configured header (`trust.header`) counts only when the
+ * socket peer is a trusted proxy; no other header ever does.
+ * `X-Forwarded-For` and `Forwarded` (RFC 7239, its `for=`) are chains read from the
+ * right, skipping trusted hops: the first untrusted hop is the client (when every hop
+ * is trusted, the left-most). A hop that is malformed or obfuscated (`for=unknown`,
+ * `for=_hidden`) ends the walk at the last address read. `X-Real-IP` and
+ * `CF-Connecting-IP` hold one address, set by the proxy. Never throws.
  */
-export function resolveClientAddress(peer: string, headers: ForwardingHeaders, trust: ProxyTrust): string {
+export function resolveClientAddress(peer: string, headers: Headers, trust: ProxyTrust): string {
   const peerIp = parseIpAddress(peer);
   let client = peerIp?.text ?? peer;
-  if (!isTrusted(trust, peerIp)) return client;
-  const useForwarded = headers.forwarded !== null && FOR_PARAMETER.test(headers.forwarded);
-  const header = useForwarded ? headers.forwarded! : headers.forwardedFor;
-  if (header === null) return client;
-
-  let end = header.length;
+  const headerValue = headers.get(trust.header);
+  if (headerValue === null || !isTrusted(trust, peerIp)) return client;
+  if (trust.header === "x-real-ip" || trust.header === "cf-connecting-ip") {
+    return parseIpAddress(withoutPort(headerValue.trim()))?.text ?? client;
+  }
+  const useForwarded = trust.header === "forwarded";
+  let end = headerValue.length;
   while (end >= 0) {
-    const comma = header.lastIndexOf(",", end - 1);
-    const element = header.slice(comma + 1, end);
+    const comma = headerValue.lastIndexOf(",", end - 1);
+    const element = headerValue.slice(comma + 1, end);
     end = comma;
-    const hop = parseIpAddress(withoutPort(useForwarded ? forValue(element) : element.trim()));
+    const hop = parseIpAddress(withoutPort(useForwarded ? parameter(element, "for") : element.trim()));
     if (hop === null) break;
     client = hop.text;
     if (!isTrusted(trust, hop)) break;
@@ -57,13 +59,24 @@ export function resolveClientAddress(peer: string, headers: ForwardingHeaders, t
   return client;
 }
 
-const FOR_PARAMETER = /(?:^|[;,\s])for\s*=/i;
+/**
+ * Whether the proxy next to us says the client's request came over TLS: the right-most
+ * `proto=` of `Forwarded` when that is the believed header, else the right-most value
+ * of `X-Forwarded-Proto`. Only for a request from a trusted proxy.
+ */
+export function forwardedHttps(trust: ProxyTrust, headers: Headers): boolean {
+  const forwarded = trust.header === "forwarded";
+  const value = headers.get(forwarded ? "forwarded" : "x-forwarded-proto");
+  if (value === null) return false;
+  const last = value.slice(value.lastIndexOf(",") + 1);
+  return (forwarded ? parameter(last, "proto") : last.trim()).toLowerCase() === "https";
+}
 
-/** The `for=` value of one Forwarded element, unquoted; '' when it has none. */
-function forValue(element: string): string {
+/** One parameter's value in a Forwarded element, unquoted; '' when it has none. */
+function parameter(element: string, name: string): string {
   for (const pair of element.split(";")) {
     const eq = pair.indexOf("=");
-    if (eq === -1 || pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
+    if (eq === -1 || pair.slice(0, eq).trim().toLowerCase() !== name) continue;
     const value = pair.slice(eq + 1).trim();
     return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
   }

@@ -74,9 +74,14 @@ export class KeyStore {
     return { ...key, revokedAt };
   }
 
+  find(id: string): KeyRecord | null {
+    const row = this.db.query<KeyRow, [string]>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(id);
+    return row && toRecord(row);
+  }
+
   private resolve(idOrName: string): KeyRecord {
-    const byId = this.db.query<KeyRow, [string]>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(idOrName);
-    if (byId) return toRecord(byId);
+    const byId = this.find(idOrName);
+    if (byId) return byId;
     const byName = this.db
       .query<KeyRow, [string]>(`SELECT ${COLUMNS} FROM api_keys WHERE name = ? ORDER BY revoked_at IS NOT NULL, created_at`)
       .all(idOrName);

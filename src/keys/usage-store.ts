@@ -10,11 +10,18 @@ export interface UsageRow {
   count: number;
 }
 
-export interface UsageTotals {
+export interface DailyUsage {
+  day: string;
+  endpoint: Endpoint;
+  count: number;
+}
+
+export interface KeyUsage {
   today: Partial<Record<Endpoint, number>>;
   month: Partial<Record<Endpoint, number>>;
   /** Successful IP checks this month: what the quota counts. */
   ipQuotaUsed: number;
+  daily: DailyUsage[];
 }
 
 /** Daily usage counters in SQLite, written in batches by the usage recorder. */
@@ -49,32 +56,31 @@ export class UsageStore {
     return new Map(rows.map((r) => [r.key_id, r.used]));
   }
 
-  /** Requests per key and endpoint, today and this month (all outcomes). */
-  totals(nowMs: number): Map<string, UsageTotals> {
+  /**
+   * Each of `keyIds`'s requests today and this month (all outcomes) and its requests per
+   * day over the last `days` days, oldest first: one aggregate query however many keys.
+   */
+  usageOf(keyIds: readonly string[], days: number, nowMs: number): Map<string, KeyUsage> {
     const today = utcDay(nowMs);
+    const monthStart = utcMonthStart(nowMs);
+    const chartStart = utcDay(nowMs - (days - 1) * 86_400_000);
     const rows = this.db
-      .query<{ key_id: string; day: string; endpoint: Endpoint; outcome: Outcome; count: number }, [string]>(
-        "SELECT key_id, day, endpoint, outcome, count FROM usage_daily WHERE day >= ?",
+      .query<DailyUsage & { key_id: string; ok: number }, [string, string]>(
+        `SELECT key_id, day, endpoint, SUM(count) AS count, SUM(CASE WHEN outcome = 'ok' THEN count ELSE 0 END) AS ok
+         FROM usage_daily WHERE day >= ?1 AND key_id IN (SELECT value FROM json_each(?2))
+         GROUP BY key_id, day, endpoint ORDER BY key_id, day`,
       )
-      .all(utcMonthStart(nowMs));
-    const totals = new Map<string, UsageTotals>();
-    for (const r of rows) {
-      let t = totals.get(r.key_id);
-      if (!t) totals.set(r.key_id, (t = { today: {}, month: {}, ipQuotaUsed: 0 }));
-      t.month[r.endpoint] = (t.month[r.endpoint] ?? 0) + r.count;
-      if (r.day === today) t.today[r.endpoint] = (t.today[r.endpoint] ?? 0) + r.count;
-      if (r.endpoint === "ip" && r.outcome === "ok") t.ipQuotaUsed += r.count;
+      .all(monthStart < chartStart ? monthStart : chartStart, JSON.stringify(keyIds));
+    const usage = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: {}, month: {}, ipQuotaUsed: 0, daily: [] }]));
+    for (const { key_id, day, endpoint, count, ok } of rows) {
+      const u = usage.get(key_id)!;
+      if (day >= monthStart) {
+        u.month[endpoint] = (u.month[endpoint] ?? 0) + count;
+        if (day === today) u.today[endpoint] = (u.today[endpoint] ?? 0) + count;
+        if (endpoint === "ip") u.ipQuotaUsed += ok;
+      }
+      if (days > 0 && day >= chartStart) u.daily.push({ day, endpoint, count });
     }
-    return totals;
-  }
-
-  /** Requests per day for one key over the last `days` days, oldest first, for charts. */
-  daily(keyId: string, days: number, nowMs: number): { day: string; endpoint: Endpoint; count: number }[] {
-    const since = utcDay(nowMs - (days - 1) * 86_400_000);
-    return this.db
-      .query<{ day: string; endpoint: Endpoint; count: number }, [string, string]>(
-        "SELECT day, endpoint, SUM(count) AS count FROM usage_daily WHERE key_id = ? AND day >= ? GROUP BY day, endpoint ORDER BY day",
-      )
-      .all(keyId, since);
+    return usage;
   }
 }

@@ -15,7 +15,8 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     ["Bearer without a token", { authorization: "Bearer" }],
     ["Bearer and a space only", { authorization: "Bearer " }],
     ["another scheme", { authorization: "Basic dXNlcjpwYXNz" }],
-    ["lower-case scheme", { authorization: "bearer rk_abc" }],
+    ["a tab after the scheme", { authorization: "Bearer\trk_abc" }],
+    ["a scheme that only starts like Bearer", { authorization: "Bearers rk_abc" }],
     ["no space", { authorization: "Bearerrk_abc" }],
     ["two spaces", { authorization: "Bearer  rk_abc" }],
     ["a token with a space", { authorization: "Bearer rk_a rk_b" }],
@@ -26,6 +27,12 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     expect(res.status).toBe(401);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(await res.json()).toEqual(MISSING);
+  });
+
+  test.each(["bearer", "BEARER", "bEaReR"])("the scheme is case-insensitive: %s <key> is accepted", async (scheme) => {
+    const { request, newKey } = await createTestApp();
+    const { secret } = newKey();
+    expect((await request(path, { headers: { authorization: `${scheme} ${secret}` } })).status).toBe(200);
   });
 
   test("a key in the query string is not accepted", async () => {

@@ -12,8 +12,12 @@ describe("client address and TLS behind proxies", () => {
 
   test("a trusted proxy's headers give the client and its TLS", () => {
     expect(behindProxy(request(headers), serverSeeing("10.0.0.1"))).toEqual({ address: "81.2.69.142", https: true });
-    expect(behindProxy(request({ forwarded: "for=81.2.69.142;proto=https" }), serverSeeing("10.0.0.1"))).toEqual({ address: "81.2.69.142", https: true });
+    const forwardedFamily = clientInfoResolver(parseTrustedProxies("10.0.0.1", "forwarded"));
+    expect(forwardedFamily(request({ forwarded: "for=81.2.69.142;proto=https" }), serverSeeing("10.0.0.1"))).toEqual({ address: "81.2.69.142", https: true });
     expect(behindProxy(request({ "x-forwarded-for": "81.2.69.142", "x-forwarded-proto": "http" }), serverSeeing("10.0.0.1")).https).toBe(false);
+  });
+  test("the other family's headers are ignored", () => {
+    expect(behindProxy(request({ forwarded: "for=81.2.69.142;proto=https" }), serverSeeing("10.0.0.1"))).toEqual({ address: "10.0.0.1", https: false });
   });
   test("anyone else's headers are ignored", () => {
     expect(behindProxy(request(headers), serverSeeing("198.51.100.3"))).toEqual({ address: "198.51.100.3", https: false });

@@ -1,9 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { parseTrustedProxies, resolveClientAddress } from "../../src/ip/client-address.ts";
+import { forwardedHttps, parseTrustedProxies, resolveClientAddress } from "../../src/ip/client-address.ts";
 
 const nobody = parseTrustedProxies("");
-const proxies = parseTrustedProxies("10.0.0.0/8, 192.0.2.1, 2001:db8::/32");
-const headers = (forwardedFor: string | null, forwarded: string | null = null) => ({ forwardedFor, forwarded });
+const PROXIES = "10.0.0.0/8, 192.0.2.1, 2001:db8::/32";
+const proxies = parseTrustedProxies(PROXIES);
+const forwardedProxies = parseTrustedProxies(PROXIES, "forwarded");
+const headers = (forwardedFor: string | null, forwarded: string | null = null, more: Record<string, string> = {}) => {
+  const h = new Headers(more);
+  if (forwardedFor !== null) h.set("x-forwarded-for", forwardedFor);
+  if (forwarded !== null) h.set("forwarded", forwarded);
+  return h;
+};
 
 describe("without trust the socket peer is the client, whatever the headers say", () => {
   test.each([
@@ -71,14 +78,57 @@ describe("RFC 7239 Forwarded", () => {
     ["unknown hop stops the walk", "for=8.8.8.8, for=unknown, for=10.4.4.4", "10.4.4.4"],
     ["an element without for= stops the walk", "for=8.8.8.8, proto=https", "10.0.0.5"],
   ])("%s: %s", (_, forwarded, expected) => {
-    expect(resolveClientAddress("10.0.0.5", headers(null, forwarded), proxies)).toBe(expected);
+    expect(resolveClientAddress("10.0.0.5", headers(null, forwarded), forwardedProxies)).toBe(expected);
   });
+});
 
-  test("Forwarded wins over X-Forwarded-For", () => {
-    expect(resolveClientAddress("10.0.0.5", headers("1.1.1.1", "for=8.8.8.8"), proxies)).toBe("8.8.8.8");
+describe("only the configured header is believed", () => {
+  const all = headers("1.1.1.1", "for=2.2.2.2", { "x-real-ip": "3.3.3.3", "cf-connecting-ip": "4.4.4.4" });
+  test.each([
+    ["x-forwarded-for", "1.1.1.1"],
+    ["forwarded", "2.2.2.2"],
+    ["x-real-ip", "3.3.3.3"],
+    ["cf-connecting-ip", "4.4.4.4"],
+  ] as const)("%s", (header, expected) => {
+    expect(resolveClientAddress("10.0.0.5", all, parseTrustedProxies(PROXIES, header))).toBe(expected);
   });
-  test("a Forwarded header without any for= leaves X-Forwarded-For in charge", () => {
-    expect(resolveClientAddress("10.0.0.5", headers("1.1.1.1", "proto=https;host=example.com"), proxies)).toBe("1.1.1.1");
+  test("a client's Forwarded is ignored when X-Forwarded-For is the believed header", () => {
+    expect(resolveClientAddress("10.0.0.5", headers("8.8.8.8", "for=1.1.1.1"), proxies)).toBe("8.8.8.8");
+    expect(resolveClientAddress("10.0.0.5", headers(null, "for=1.1.1.1"), proxies)).toBe("10.0.0.5");
+  });
+  test("X-Forwarded-For is ignored when Forwarded is the believed header", () => {
+    expect(resolveClientAddress("10.0.0.5", headers("1.1.1.1"), forwardedProxies)).toBe("10.0.0.5");
+  });
+  test.each([
+    ["8.8.8.8", "8.8.8.8"],
+    [" 2606:4700:0:0::1 ", "2606:4700::1"],
+    ["[2606:4700::1]:443", "2606:4700::1"],
+    ["1.1.1.1, 8.8.8.8", "10.0.0.5"],
+    ["garbage", "10.0.0.5"],
+  ])("X-Real-IP holds one address: %p gives %s", (value, expected) => {
+    expect(resolveClientAddress("10.0.0.5", new Headers({ "x-real-ip": value }), parseTrustedProxies(PROXIES, "x-real-ip"))).toBe(expected);
+  });
+  test("X-Real-IP from an untrusted peer is ignored", () => {
+    expect(resolveClientAddress("198.51.100.7", new Headers({ "x-real-ip": "8.8.8.8" }), parseTrustedProxies(PROXIES, "x-real-ip"))).toBe("198.51.100.7");
+  });
+});
+
+describe("the scheme comes from the believed header's family, right-most value", () => {
+  test.each([
+    ["x-forwarded-for", { "x-forwarded-proto": "https" }, true],
+    ["x-forwarded-for", { "x-forwarded-proto": "HTTPS" }, true],
+    ["x-forwarded-for", { "x-forwarded-proto": "https, http" }, false],
+    ["x-forwarded-for", { "x-forwarded-proto": "http, https" }, true],
+    ["x-forwarded-for", { forwarded: "for=8.8.8.8;proto=https" }, false],
+    ["x-real-ip", { "x-forwarded-proto": "https" }, true],
+    ["cf-connecting-ip", { "x-forwarded-proto": "https" }, true],
+    ["forwarded", { forwarded: "for=8.8.8.8;proto=https" }, true],
+    ["forwarded", { forwarded: 'for=8.8.8.8;Proto="https"' }, true],
+    ["forwarded", { forwarded: "for=8.8.8.8;proto=https, for=10.0.0.9;proto=http" }, false],
+    ["forwarded", { forwarded: "for=8.8.8.8" }, false],
+    ["forwarded", { "x-forwarded-proto": "https" }, false],
+  ] as const)("%s with %o: %p", (header, h, https) => {
+    expect(forwardedHttps(parseTrustedProxies(PROXIES, header), new Headers(h))).toBe(https);
   });
 });
 
@@ -96,13 +146,17 @@ describe("garbage never throws and stops at the last address read", () => {
     ["port out of form", headers("8.8.8.8:123456"), "10.0.0.5"],
     ["unterminated bracket", headers("[2606:4700::1"), "10.0.0.5"],
     ["junk after bracket", headers("[2606:4700::1]x"), "10.0.0.5"],
-    ["control characters", headers("8.8.8.8\u0000"), "10.0.0.5"],
-    ["non-ASCII digits", headers("８.８.８.８"), "10.0.0.5"],
+    ["control characters", headers("8.8.8.8\u0001"), "10.0.0.5"],
+    ["non-ASCII digits", headers("¹.².³.4"), "10.0.0.5"],
     ["a very long spoofed chain", headers(`${"1.2.3.4, ".repeat(10_000)}8.8.8.8`), "8.8.8.8"],
-    ["an unclosed quote in Forwarded", headers(null, 'for="8.8.8.8'), "10.0.0.5"],
-    ["Forwarded with only a name", headers(null, "for"), "10.0.0.5"],
   ])("%s", (_, h, expected) => {
     expect(resolveClientAddress("10.0.0.5", h, proxies)).toBe(expected);
+  });
+  test.each([
+    ["an unclosed quote", 'for="8.8.8.8'],
+    ["only a name", "for"],
+  ])("Forwarded with %s", (_, forwarded) => {
+    expect(resolveClientAddress("10.0.0.5", headers(null, forwarded), forwardedProxies)).toBe("10.0.0.5");
   });
 });
 

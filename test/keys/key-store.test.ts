@@ -46,12 +46,14 @@ describe("key store", () => {
     expect(() => keys.revoke(key.id)).toThrow(/already revoked/);
   });
 
-  test("refuses names that are empty, too long or carry control characters", () => {
+  test("refuses names that are empty, too long or carry control or format characters", () => {
     const { keys } = memoryStore();
-    for (const name of ["", "   ", "x".repeat(101), "a\nb", "tab\there"]) {
+    const invisible = ["\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "\u2028", "\u0085"];
+    for (const name of ["", "   ", "x".repeat(101), "a\nb", "tab\there", ...invisible.map((c) => `pay${c}ments`)]) {
       expect(() => keys.create({ name })).toThrow(KeyStoreError);
     }
     expect(keys.list()).toHaveLength(0);
+    expect(keys.create({ name: "Zahlungen – Köln 🚀 支付" }).key.name).toBe("Zahlungen – Köln 🚀 支付");
   });
 
   test("revoking an ambiguous name asks for the id", () => {
@@ -81,7 +83,7 @@ describe("key store", () => {
     const db = openDatabase(join(dir, "x.sqlite"));
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
-    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 4 });
   });
 });
 

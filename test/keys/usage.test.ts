@@ -22,9 +22,9 @@ describe("usage accounting", () => {
     recorder.record(key.id, "ip", "ok", day1 + 1);
     recorder.record(key.id, "ip", "bad_request", day1 + 2);
     recorder.record(key.id, "email", "ok", day1 + 3);
-    expect(store.totals(day1).size).toBe(0);
+    expect(store.usageOf([key.id], 0, day1).get(key.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
     recorder.flush();
-    expect(store.totals(day1).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2 });
+    expect(store.usageOf([key.id], 0, day1).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2, daily: [] });
     expect(store.ipQuotaUsedThisMonth(day1).get(key.id)).toBe(2);
     expect(keys.list()[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
   });
@@ -37,10 +37,25 @@ describe("usage accounting", () => {
     recorder.record(key.id, "ip", "ok", day1 + 1);
     recorder.record(key.id, "ip", "ok", Date.UTC(2026, 10, 24, 0, 0, 1));
     recorder.flush();
-    expect(store.daily(key.id, 30, Date.UTC(2026, 10, 24, 1))).toEqual([
+    const other = keys.create({ name: "b" }).key;
+    const usage = store.usageOf([key.id, other.id], 30, Date.UTC(2026, 10, 24, 1));
+    expect(usage.get(key.id)!.daily).toEqual([
       { day: "2026-11-23", endpoint: "ip", count: 2 },
       { day: "2026-11-24", endpoint: "ip", count: 1 },
     ]);
+    expect(usage.get(key.id)!.today).toEqual({ ip: 1 });
+    expect(usage.get(other.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
+  });
+
+  test("the chart reaches into last month while the totals stay in this one", () => {
+    const { keys, store, recorder } = setup();
+    const { key } = keys.create({ name: "a" });
+    recorder.record(key.id, "email", "ok", Date.UTC(2026, 9, 20));
+    recorder.record(key.id, "email", "ok", Date.UTC(2026, 10, 2));
+    recorder.flush();
+    const usage = store.usageOf([key.id], 30, Date.UTC(2026, 10, 3))!.get(key.id)!;
+    expect(usage.month).toEqual({ email: 1 });
+    expect(usage.daily.map((d) => d.day)).toEqual(["2026-10-20", "2026-11-02"]);
   });
 
   test("last month's checks do not count against this month's quota", () => {
@@ -59,6 +74,6 @@ describe("usage accounting", () => {
     expect(() => recorder.flush()).toThrow(/disk full/);
     db.exec("DROP TRIGGER fail");
     recorder.flush();
-    expect(store.totals(day1).get(key.id)?.today.email).toBe(1);
+    expect(store.usageOf([key.id], 0, day1).get(key.id)?.today.email).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeF
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { linkTree } from "../../src/datasets/staged-files.ts";
+import { SERVE_RUNTIME_FLAGS } from "../../src/runtime-flags.ts";
 import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
@@ -47,8 +48,8 @@ export interface ServeProcess {
   stop: (signal?: NodeJS.Signals) => Promise<number>;
 }
 
-/** Starts `riskcheck serve` on a free loopback port and waits until it says where it listens. */
-export async function startServe(args: string[], env: Record<string, string> = {}, command = [process.execPath, CLI]): Promise<ServeProcess> {
+/** Starts `riskcheck serve` on a free loopback port, as `bun run start` does, and waits until it says where it listens. */
+export async function startServe(args: string[], env: Record<string, string> = {}, command = [process.execPath, ...SERVE_RUNTIME_FLAGS, CLI]): Promise<ServeProcess> {
   const proc = Bun.spawn([...command, "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
     env: { ...process.env, ...env },
     stdin: "ignore",

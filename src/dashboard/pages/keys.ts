@@ -1,6 +1,7 @@
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { KEY_NAME_MAX_LENGTH } from "../../keys/key-record.ts";
 import { type SafeHtml, html } from "../html.ts";
+import { KEYS_PER_PAGE, type KeyListing } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 
 export interface KeyRow {
@@ -17,7 +18,25 @@ function date(iso: string | null): string {
   return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "never";
 }
 
-export function keysPage(rows: readonly KeyRow[], csrfToken: string, notice?: { text: string; error?: boolean }): string {
+/** `/dashboard` with the search and page given. */
+function listingHref(search: string, page: number): string {
+  const params = new URLSearchParams();
+  if (search) params.set("q", search);
+  if (page > 1) params.set("page", String(page));
+  return params.size ? `/dashboard?${params}` : "/dashboard";
+}
+
+function pager(listing: KeyListing): SafeHtml {
+  const { matching, page, pages, search } = listing;
+  const first = (page - 1) * KEYS_PER_PAGE + 1;
+  const last = Math.min(matching, page * KEYS_PER_PAGE);
+  return html`<nav class="pager" aria-label="Pages of keys"><span>${matching === 0 ? "" : `Keys ${first}–${last} of ${matching}`}${search ? ` matching “${search}”` : ""}</span>
+${page > 1 ? html`<a href="${listingHref(search, page - 1)}" rel="prev">‹ Previous</a>` : ""}
+${page < pages ? html`<a href="${listingHref(search, page + 1)}" rel="next">Next ›</a>` : ""}</nav>`;
+}
+
+export function keysPage(listing: KeyListing, csrfToken: string, notice?: { text: string; error?: boolean }): string {
+  const { rows, search } = listing;
   const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
 <h2>Create New API Key</h2>
 <form method="post" action="/dashboard/keys">
@@ -28,9 +47,16 @@ export function keysPage(rows: readonly KeyRow[], csrfToken: string, notice?: { 
   </div>
 </form>
 <h2>API Keys</h2>
+<form method="get" action="/dashboard" role="search">
+  <div class="row">
+    <div><label for="q">Find a key</label><input id="q" name="q" type="search" value="${search}" placeholder="name, key prefix or id"></div>
+    <div><button class="secondary" type="submit">Find</button>${search ? html` <a href="/dashboard">Show all</a>` : ""}</div>
+  </div>
+</form>
+${pager(listing)}
 ${
   rows.length === 0
-    ? html`<p>No keys yet.</p>`
+    ? html`<p>${search ? "No key matches." : "No keys yet."}</p>`
     : html`<div class="table-wrap"><table>
 <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Today (email / IP)</th><th>This month (email / IP)</th><th>IP quota left</th><th>Last 30 days</th><th>Status</th></tr></thead>
 <tbody>
@@ -51,7 +77,8 @@ ${rows.map(
   }</td>
 </tr>`,
 )}
-</tbody></table></div>`
+</tbody></table></div>
+${listing.pages > 1 ? pager(listing) : ""}`
 }`;
   return layout("API keys", body, { csrfToken });
 }

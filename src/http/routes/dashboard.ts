@@ -1,6 +1,6 @@
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
-import { keyRows } from "../../dashboard/key-rows.ts";
+import { keyListing } from "../../dashboard/key-rows.ts";
 import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
 import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "../../dashboard/sessions.ts";
@@ -39,13 +39,21 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 } as const;
 
-const ASSETS: Record<string, { body: string; type: string } | undefined> = {
-  "dashboard.css": { body: DASHBOARD_CSS, type: "text/css; charset=utf-8" },
-  "dashboard.js": { body: DASHBOARD_JS, type: "text/javascript; charset=utf-8" },
-  "icon.svg": { body: DASHBOARD_ICON, type: "image/svg+xml" },
-};
+const ASSETS = new Map([
+  ["dashboard.css", { body: DASHBOARD_CSS, type: "text/css; charset=utf-8" }],
+  ["dashboard.js", { body: DASHBOARD_JS, type: "text/javascript; charset=utf-8" }],
+  ["icon.svg", { body: DASHBOARD_ICON, type: "image/svg+xml" }],
+]);
 
-const NOTICES: Record<string, string> = { revoked: "The key was revoked; the API refuses it from the next request.", "signed-in": "Signed in." };
+const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
+
+const NOTICES = new Map([["revoked", "The key was revoked; the API refuses it from the next request."]]);
+
+/**
+ * Password checks (argon2id, 64 MiB and ~100 ms of a core each) running at once; more
+ * sign-ins are asked to retry, so a flood from many addresses cannot exhaust the machine.
+ */
+const MAX_PASSWORD_CHECKS_AT_ONCE = 2;
 
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
   const headers = new Headers({ "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...extra });
@@ -68,10 +76,19 @@ function readCookie(request: Request, name: string): string | undefined {
   return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
 }
 
-function field(body: unknown, name: string): string | undefined {
-  if (body === null || typeof body !== "object") return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === "string" ? value : undefined;
+/** The dashboard's forms are URL-encoded; any other body is refused with 415. */
+async function readForm(request: Request): Promise<URLSearchParams | Response> {
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    return page(messagePage("Unsupported form", "The dashboard accepts only its own forms (application/x-www-form-urlencoded)."), 415);
+  }
+  return new URLSearchParams(await request.text());
+}
+
+/** A field given exactly once, else undefined. */
+function field(form: URLSearchParams, name: string): string | undefined {
+  const values = form.getAll(name);
+  return values.length === 1 ? values[0] : undefined;
 }
 
 /** Browsers label requests from other sites; refuse those outright, on top of the CSRF token. */
@@ -80,6 +97,8 @@ function isCrossSite(request: Request): boolean {
 }
 
 export class Dashboard {
+  private passwordChecks = 0;
+
   constructor(private readonly deps: DashboardDeps) {}
 
   private session(request: Request): { token: string; session: Session } | null {
@@ -88,15 +107,17 @@ export class Dashboard {
     return session && token ? { token, session } : null;
   }
 
-  /** The session of a state-changing request whose CSRF token matches, or the refusal. */
-  private authorisedPost(request: Request, body: unknown): { token: string; session: Session } | Response {
+  /** The form and session of a state-changing request whose CSRF token matches, or the refusal. */
+  private async authorisedPost(request: Request): Promise<{ form: URLSearchParams; token: string; session: Session } | Response> {
     const current = this.session(request);
     if (!current) return page(messagePage("Signed out", "Your session has ended. Sign in again."), 403);
-    const csrf = field(body, "csrf");
+    const form = await readForm(request);
+    if (form instanceof Response) return form;
+    const csrf = field(form, "csrf");
     if (isCrossSite(request) || csrf === undefined || !tokensEqual(csrf, current.session.csrfToken)) {
       return page(messagePage("Request refused", "The form's security token did not match. Reload the page and try again."), 403);
     }
-    return current;
+    return { form, ...current };
   }
 
   private signInForm(client: ClientInfo, error?: string, status = 200): Response {
@@ -104,56 +125,69 @@ export class Dashboard {
     return page(signInPage(token, error), status, {}, [cookie(SIGN_IN_COOKIE, token, client, 3600)]);
   }
 
-  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200): Response {
+  /** The keys page: one page of the keys matching a search, or the 4xx for a page that is not there. */
+  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200, search = "", pageNumber = "1"): Response {
     const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
+    if (!PAGE_NUMBER.test(pageNumber)) return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
     usage.flush();
-    return page(keysPage(keyRows(keys, usageStore, defaultIpQuota, now()), session.csrfToken, notice), status);
+    const listing = keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
+    if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
+    return page(keysPage(listing, session.csrfToken, notice), status);
   }
 
   home(request: Request, client: ClientInfo): Response {
     if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand));
     const current = this.session(request);
     if (!current) return this.signInForm(client);
-    const done = new URL(request.url).searchParams.get("done");
-    return this.keysView(current.session, done && NOTICES[done] ? { text: NOTICES[done] } : undefined);
+    const params = new URL(request.url).searchParams;
+    const notice = NOTICES.get(params.get("done") ?? "");
+    return this.keysView(current.session, notice ? { text: notice } : undefined, 200, params.get("q")?.trim() ?? "", params.get("page") ?? "1");
   }
 
-  async signIn(request: Request, body: unknown, client: ClientInfo): Promise<Response> {
+  async signIn(request: Request, client: ClientInfo): Promise<Response> {
     if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand), 403);
-    const formToken = field(body, "csrf");
+    const form = await readForm(request);
+    if (form instanceof Response) return form;
+    const formToken = field(form, "csrf");
     const cookieToken = readCookie(request, SIGN_IN_COOKIE);
     if (isCrossSite(request) || !formToken || !cookieToken || !tokensEqual(formToken, cookieToken)) {
       return this.signInForm(client, "The sign-in form expired. Please try again.", 403);
     }
+    if (this.passwordChecks >= MAX_PASSWORD_CHECKS_AT_ONCE) {
+      return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
+    }
     const now = this.deps.now();
-    const wait = this.deps.throttle.waitFor(client.address, now);
+    const wait = this.deps.throttle.begin(client.address, now);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60_000);
-      return page(messagePage("Too many attempts", `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`), 429, {
-        "retry-after": String(Math.ceil(wait / 1000)),
-      });
+      const text = `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask the server's operator to lift the lock with "riskcheck admin unlock".`;
+      return page(messagePage("Too many attempts", text), 429, { "retry-after": String(Math.ceil(wait / 1000)) });
     }
-    if (!(await this.deps.password.verify(field(body, "password") ?? ""))) {
-      this.deps.throttle.recordFailure(client.address, now);
-      return this.signInForm(client, "Wrong password.", 401);
+    this.passwordChecks++;
+    let correct: boolean;
+    try {
+      correct = await this.deps.password.verify(field(form, "password") ?? "");
+    } finally {
+      this.passwordChecks--;
     }
-    this.deps.throttle.recordSuccess(client.address);
+    if (!correct) return this.signInForm(client, "Wrong password.", 401);
+    this.deps.throttle.unlock(client.address, now);
     const { token } = this.deps.sessions.create(now);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);
   }
 
-  signOut(request: Request, body: unknown, client: ClientInfo): Response {
-    const current = this.authorisedPost(request, body);
+  async signOut(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     this.deps.sessions.destroy(current.token);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, "", client, 0)]);
   }
 
-  createKey(request: Request, body: unknown): Response {
-    const current = this.authorisedPost(request, body);
+  async createKey(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     try {
-      const { key, secret } = this.deps.keys.create({ name: field(body, "name") ?? "" });
+      const { key, secret } = this.deps.keys.create({ name: field(current.form, "name") ?? "" });
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -164,24 +198,24 @@ export class Dashboard {
   confirmRevoke(request: Request, id: string): Response {
     const current = this.session(request);
     if (!current) return redirect("/dashboard");
-    const key = this.deps.keys.list().find((k) => k.id === id);
+    const key = this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (key.revokedAt) return redirect("/dashboard");
     return page(revokeConfirmPage(key, current.session.csrfToken));
   }
 
-  revoke(request: Request, body: unknown, id: string): Response {
-    const current = this.authorisedPost(request, body);
+  async revoke(request: Request, id: string): Promise<Response> {
+    const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
-    if (field(body, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
-    const key = this.deps.keys.list().find((k) => k.id === id);
+    if (field(current.form, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
+    const key = this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (!key.revokedAt) this.deps.keys.revoke(key.id);
     return redirect("/dashboard?done=revoked");
   }
 
   static asset(name: string): Response {
-    const asset = ASSETS[name];
+    const asset = ASSETS.get(name);
     if (!asset) return new Response("not found", { status: 404, headers: { "content-type": "text/plain" } });
     return new Response(asset.body, { headers: { "content-type": asset.type, "x-content-type-options": "nosniff", "cache-control": "no-cache" } });
   }
