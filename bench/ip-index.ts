@@ -12,6 +12,7 @@ import { parseAddressList } from "../src/datasets/formats/address-list.ts";
 import { AsnIndex, type AsnRange, compileAsnIndex } from "../src/ip/asn-index.ts";
 import { encodeIndexFile, readIndexFile } from "../src/ip/range-index-file.ts";
 import { RangeIndex } from "../src/ip/range-index.ts";
+import type { CounterName } from "../src/ip/report-counting.ts";
 import { ReputationIndexBuilder } from "../src/ip/reputation-index.ts";
 
 const ASN_DIR = resolve(import.meta.dir, "../node_modules/@ip-location-db/asn");
@@ -64,11 +65,12 @@ if (existsSync(FEEDS)) {
   for (const [source, path, what] of FEED_FILES) {
     for (const e of parseAddressList(readFileSync(join(FEEDS, path))).value) {
       entries++;
-      builder.add(e.range.version, e.range.first, e.range.last, typeof what === "string" ? { source, counters: { [what]: e.count } } : { source, flags: what });
+      builder.add(e.range.version, e.range.first, e.range.last, typeof what === "string" ? { source, count: e.count } : { source, flags: what });
     }
   }
+  const reporting = new Map(FEED_FILES.flatMap(([source, , what]) => (typeof what === "string" ? [[source, { category: what as CounterName, weight: 1, includes: [] }] as const] : [])));
   started = Bun.nanoseconds();
-  const built = builder.build();
+  const built = builder.build({}, reporting);
   const bytes = encodeIndexFile(built).byteLength;
   console.log(`reputation build, ${entries} feed entries     ${ms(started)}; ${built.columns.v4Values.length + built.columns.v6Values.length} ranges, ${mb(bytes)}`);
 }

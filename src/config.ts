@@ -58,18 +58,27 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
     adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
     trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
-    thresholds: Object.freeze({
-      badSum: integer(env.RISKCHECK_LEVEL_BAD_SUM, "RISKCHECK_LEVEL_BAD_SUM", DEFAULT_THRESHOLDS.badSum, 1),
-      warningSum: integer(env.RISKCHECK_LEVEL_WARNING_SUM, "RISKCHECK_LEVEL_WARNING_SUM", DEFAULT_THRESHOLDS.warningSum, 1),
-      warningAttack: integer(env.RISKCHECK_LEVEL_WARNING_ATTACK, "RISKCHECK_LEVEL_WARNING_ATTACK", DEFAULT_THRESHOLDS.warningAttack, 1),
-      suspiciousSum: integer(env.RISKCHECK_LEVEL_SUSPICIOUS_SUM, "RISKCHECK_LEVEL_SUSPICIOUS_SUM", DEFAULT_THRESHOLDS.suspiciousSum, 1),
-      informativeSum: integer(env.RISKCHECK_LEVEL_INFORMATIVE_SUM, "RISKCHECK_LEVEL_INFORMATIVE_SUM", DEFAULT_THRESHOLDS.informativeSum, 1),
-    }),
+    thresholds: thresholds(env),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
     drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
   };
   return Object.freeze(config);
+}
+
+/** The levels' thresholds in independent reports; each level must start at or above the one below it. */
+function thresholds(env: Env): Thresholds {
+  const level = (name: keyof Thresholds, variable: string) => integer(env[variable], variable, DEFAULT_THRESHOLDS[name], 1);
+  const t = Object.freeze({
+    bad: level("bad", "RISKCHECK_LEVEL_BAD_SUM"),
+    warning: level("warning", "RISKCHECK_LEVEL_WARNING_SUM"),
+    suspicious: level("suspicious", "RISKCHECK_LEVEL_SUSPICIOUS_SUM"),
+    informative: level("informative", "RISKCHECK_LEVEL_INFORMATIVE_SUM"),
+  });
+  if (!(t.informative <= t.suspicious && t.suspicious <= t.warning && t.warning <= t.bad)) {
+    throw new UsageError(`the level thresholds must rise from informative to bad, got informative ${t.informative}, suspicious ${t.suspicious}, warning ${t.warning}, bad ${t.bad}`);
+  }
+  return t;
 }
 
 function trustedProxies(spec: string, header: string): ProxyTrust {

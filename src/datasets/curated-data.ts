@@ -2,12 +2,15 @@ import { basename } from "node:path";
 import { KIND } from "../ip/network-kinds.ts";
 import type { IndexFile } from "../ip/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
-import { parseAsnList, parseCidrList } from "./curated-lists.ts";
+import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
 import type { dataFiles } from "./data-layout.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
 import type { DatasetInfo } from "./snapshot.ts";
 
-type CuratedFiles = Pick<ReturnType<typeof dataFiles>, "hostingAsns" | "vpnAsns" | "educationAsns" | "ispAsns" | "crawlerRanges" | "anycastPrefixes" | "scannerRanges">;
+type CuratedFiles = Pick<
+  ReturnType<typeof dataFiles>,
+  "hostingAsns" | "vpnAsns" | "educationAsns" | "ispAsns" | "crawlerRanges" | "anycastPrefixes" | "scannerRanges" | "ipAllowlist" | "ipDenylist"
+>;
 
 /** The hand-kept lists under data/curated/ and what a listing means. */
 const ASN_LISTS = [
@@ -17,38 +20,56 @@ const ASN_LISTS = [
   ["ispAsns", KIND.isp],
 ] as const;
 const RANGE_LISTS = [
-  ["crawlerRanges", KIND.crawler | FLAG.verifiedCrawler],
-  ["anycastPrefixes", FLAG.anycast],
-  ["scannerRanges", KIND.scanner],
+  ["crawlerRanges", KIND.crawler | FLAG.verifiedCrawler, "curated/crawler-ranges"],
+  ["anycastPrefixes", FLAG.anycast, "curated/anycast-prefixes"],
+  ["scannerRanges", KIND.scanner, "curated/scanner-ranges"],
+] as const;
+/** The operator's own lists under data/ip/; optional, and their lines may expire. */
+const OPERATOR_LISTS = [
+  ["ipAllowlist", FLAG.allowlisted, "operator/ip-allowlist"],
+  ["ipDenylist", FLAG.denylisted, "operator/ip-denylist"],
 ] as const;
 
-export interface CuratedData {
-  /** Kind bits by AS number. */
-  readonly kindsByAsn: Map<number, number>;
-  /** Ranges with their kind and flag bits; the source of each is "curated/<file name>". */
-  readonly ranges: IndexFile;
-  readonly datasets: DatasetInfo[];
+/** Kind bits an AS number has from one list. */
+export interface AsnKindSource {
+  readonly bits: number;
+  /** The list: "curated/hosting-asns.txt", or the source that fed `update`'s ASN lists. */
+  readonly source: string;
 }
 
-/** Reads and compiles the curated lists; a bad line throws a DatasetError naming file:line. */
-export async function loadCuratedData(files: CuratedFiles): Promise<CuratedData> {
-  const read = async (file: string) => {
-    const { text, modified } = (await readTextDataset(file))!;
-    return { file, text, info: { name: `curated/${basename(file)}`, file, date: modified } };
+export interface CuratedData {
+  readonly asnKindSources: Map<number, AsnKindSource[]>;
+  /** Ranges with their kind and flag bits; each remembers its list's name. */
+  readonly ranges: IndexFile;
+  readonly datasets: DatasetInfo[];
+  /** Operator list entries left out because their `until` date has passed. */
+  readonly expired: number;
+}
+
+/** Reads and compiles the curated and operator lists; a bad line throws a DatasetError naming file:line. */
+export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Promise<CuratedData> {
+  const read = async (file: string, optional = false) => {
+    const dataset = await readTextDataset(file, { optional });
+    return dataset && { file, text: dataset.text, info: { name: `curated/${basename(file)}`, file, date: dataset.modified } };
   };
-  const [asnLists, rangeLists] = await Promise.all([
-    Promise.all(ASN_LISTS.map(async ([key, bits]) => ({ ...(await read(files[key])), bits }))),
-    Promise.all(RANGE_LISTS.map(async ([key, bits]) => ({ ...(await read(files[key])), bits }))),
+  const [asnLists, rangeLists, operatorLists] = await Promise.all([
+    Promise.all(ASN_LISTS.map(async ([key, bits]) => ({ ...(await read(files[key]))!, bits }))),
+    Promise.all(RANGE_LISTS.map(async ([key, bits, source]) => ({ ...(await read(files[key]))!, bits, source }))),
+    Promise.all(OPERATOR_LISTS.map(async ([key, bits, source]) => ({ list: await read(files[key], true), bits, source }))),
   ]);
 
-  const kindsByAsn = new Map<number, number>();
+  const asnKindSources = new Map<number, AsnKindSource[]>();
   for (const list of asnLists) {
-    for (const asn of parseAsnList(list.text, list.file)) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | list.bits);
+    for (const asn of parseAsnList(list.text, list.file)) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: list.bits, source: list.info.name }]);
   }
   const ranges = new ReputationIndexBuilder();
-  for (const list of rangeLists) {
-    const source = `curated/${basename(list.file, ".txt")}`;
-    for (const cidr of parseCidrList(list.text, list.file)) ranges.addCidr(cidr, { source, flags: list.bits });
+  let expired = 0;
+  const present = operatorLists.flatMap(({ list, bits, source }) => (list ? [{ ...list, bits, source, info: { ...list.info, name: source } }] : []));
+  for (const list of [...rangeLists, ...present]) {
+    for (const { cidr, until } of parseExpiringCidrList(list.text, list.file)) {
+      if (until !== null && until <= now) expired++;
+      else ranges.addCidr(cidr, { source: list.source, flags: list.bits });
+    }
   }
-  return { kindsByAsn, ranges: ranges.build(), datasets: [...asnLists, ...rangeLists].map((list) => list.info) };
+  return { asnKindSources, ranges: ranges.build(), datasets: [...asnLists, ...rangeLists, ...present].map((list) => list.info), expired };
 }

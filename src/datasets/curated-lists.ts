@@ -22,9 +22,20 @@ export function parseAsnList(text: string, file: string): number[] {
 
 /** `CIDR # comment` or single-address lines. */
 export function parseCidrList(text: string, file: string): Cidr[] {
+  return parseExpiringCidrList(text, file).map((e) => e.cidr);
+}
+
+/** As `parseCidrList`, where a line may end with `until YYYY-MM-DD` (UTC, the day included). */
+export function parseExpiringCidrList(text: string, file: string): { cidr: Cidr; until: number | null }[] {
   return entries(text).map(({ line, value }) => {
-    const cidr = parseCidr(value);
+    const [address, keyword, day, ...rest] = value.split(/\s+/);
+    const cidr = parseCidr(address);
     if (!cidr) throw new DatasetError(`${file}:${line}`, `"${value}" is not an IP address or CIDR`, "fix or remove the line");
-    return cidr;
+    if (keyword === undefined) return { cidr, until: null };
+    const until = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+    if (keyword !== "until" || !/^\d{4}-\d\d-\d\d$/.test(day ?? "") || Number.isNaN(until) || rest.length) {
+      throw new DatasetError(`${file}:${line}`, `"${value}" is not "CIDR" or "CIDR until YYYY-MM-DD"`, "fix or remove the line");
+    }
+    return { cidr, until };
   });
 }

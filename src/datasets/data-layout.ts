@@ -17,6 +17,8 @@ export function versionFiles(root: string) {
     asnIndex: join(root, "ip", "asn.idx"),
     reputationIndex: join(root, "ip", "reputation.idx"),
     feedAsnKinds: join(root, "ip", "asn-kinds.json"),
+    /** One evidence index per IP list, `<source>.idx`: what it says of each range, and since when. */
+    evidence: join(root, "ip", "evidence"),
   } as const;
 }
 
@@ -47,6 +49,9 @@ export function dataFiles(dataDir: string) {
     crawlerRanges: join(dataDir, "curated", "crawler-ranges.txt"),
     anycastPrefixes: join(dataDir, "curated", "anycast-prefixes.txt"),
     scannerRanges: join(dataDir, "curated", "scanner-ranges.txt"),
+    /** The operator's own IP lists: never risky (allowlist), always bad (denylist). */
+    ipAllowlist: join(dataDir, "ip", "allowlist.txt"),
+    ipDenylist: join(dataDir, "ip", "denylist.txt"),
     /** MaxMind or DB-IP files the operator adds; recognised by their database type. */
     operatorMmdbDir: join(dataDir, "mmdb"),
   } as const;

@@ -6,6 +6,7 @@ import { type OpenedMmdb, openMmdb, recordLookup } from "../ip/mmdb.ts";
 import { connectionTypeOfRecord, ownerOfRecord } from "../ip/network-owner.ts";
 import type { IpDatasets } from "../ip/intelligence.ts";
 import { kindBit, kindsOfNetwork } from "../ip/network-kinds.ts";
+import { EvidenceIndex } from "../ip/evidence-index.ts";
 import { readIndexFile } from "../ip/range-index-file.ts";
 import { ReputationIndex } from "../ip/reputation-index.ts";
 import type { Thresholds } from "../ip/reputation.ts";
@@ -46,14 +47,29 @@ async function openOperatorMmdbs(dir: string): Promise<OperatorMmdbs> {
   return found;
 }
 
-/** AS numbers by kind from feeds (`riskcheck update`); absent before the first update. */
-async function readFeedAsnKinds(file: string): Promise<Record<string, number[]>> {
-  if (!existsSync(file)) return {};
+/**
+ * The AS-number lists `update` compiled from feeds, as `[{source, kind, asns}]` (older
+ * versions wrote `{kind: asns}`); absent before the first update.
+ */
+async function readFeedAsnKinds(file: string): Promise<{ source: string; kind: string; asns: number[] }[]> {
+  if (!existsSync(file)) return [];
   try {
-    return (await Bun.file(file).json()) as Record<string, number[]>;
+    const document = (await Bun.file(file).json()) as unknown;
+    if (Array.isArray(document)) return document as { source: string; kind: string; asns: number[] }[];
+    return Object.entries(document as Record<string, number[]>).map(([kind, asns]) => ({ source: "feeds", kind, asns }));
   } catch (err) {
     throw new DatasetError(file, `not valid JSON (${(err as Error).message})`, 'run "riskcheck update" or "riskcheck update --rollback"');
   }
+}
+
+/** One evidence index per IP list of the version, by source name. */
+async function readEvidence(dir: string): Promise<Map<string, EvidenceIndex>> {
+  const evidence = new Map<string, EvidenceIndex>();
+  if (!existsSync(dir)) return evidence;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".idx"))) {
+    evidence.set(name.slice(0, -4), new EvidenceIndex(await readIndexFile(join(dir, name), "evidence")));
+  }
+  return evidence;
 }
 
 /**
@@ -61,7 +77,7 @@ async function readFeedAsnKinds(file: string): Promise<Record<string, number[]>>
  * broken. `outputs` (the version's manifest) tells which database files `update`
  * already checked record by record.
  */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string, outputs: Readonly<Record<string, OutputRecord>> = {}): Promise<{ ip: IpDatasets; datasets: DatasetInfo[] }> {
+export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string, outputs: Readonly<Record<string, OutputRecord>> = {}): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
   const files = dataFilesAt(dataDir, root);
   const open = (file: string, output: OutputName) => openMmdb(file, outputs[output]?.verifiedHash);
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
@@ -70,12 +86,19 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
     : await Promise.all([open(files.cityV4, "city-ipv4"), open(files.cityV6, "city-ipv6"), operator.country ? Promise.resolve(operator.country) : open(files.country, "country")]);
-  const [asnFile, feedFile, curated] = await Promise.all([readIndexFile(files.asnIndex, "asn"), readIndexFile(files.reputationIndex, "reputation"), loadCuratedData(files)]);
+  const [asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+    readIndexFile(files.asnIndex, "asn"),
+    readIndexFile(files.reputationIndex, "reputation"),
+    loadCuratedData(files),
+    readFeedAsnKinds(files.feedAsnKinds),
+    readEvidence(files.evidence),
+  ]);
 
-  const kindsByAsn = curated.kindsByAsn;
-  for (const [kind, asns] of Object.entries(await readFeedAsnKinds(files.feedAsnKinds))) {
-    for (const asn of asns) kindsByAsn.set(asn, (kindsByAsn.get(asn) ?? 0) | kindBit(kind));
+  const asnKindSources = curated.asnKindSources;
+  for (const { source, kind, asns } of feedAsnKinds) {
+    for (const asn of asns) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: kindBit(kind), source }]);
   }
+  const kindsByAsn = new Map([...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]));
   const asn = new AsnIndex(asnFile);
   const asnKinds = new Uint8Array(asn.entryCount);
   for (let entry = 0; entry < asn.entryCount; entry++) {
@@ -101,12 +124,15 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
       asn,
       asnKinds,
       kindsByAsn,
+      asnKindSources,
       feeds,
+      evidence,
       curated: new ReputationIndex(curated.ranges),
       thresholds,
       ownerLookup: operator.owner && recordLookup(operator.owner, ownerOfRecord),
       connectionTypeLookup: operator.connectionType && recordLookup(operator.connectionType, connectionTypeOfRecord),
     },
     datasets,
+    notes: curated.expired ? [`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`] : [],
   };
 }

@@ -18,7 +18,7 @@ export interface LoadReport {
 export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root?: string, now = new Date()): Promise<LoadReport> {
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
-  const [{ ip, datasets: ipDatasets }, disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+  const [{ ip, datasets: ipDatasets, notes: ipNotes }, disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
     loadIpDatasets(dataDir, thresholds, root, manifest.outputs),
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
@@ -35,7 +35,7 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],
   });
-  const notes: string[] = [];
+  const notes: string[] = [...ipNotes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
   }

@@ -12,6 +12,11 @@ export interface SourceRecord {
   readonly url: string;
   readonly format: string;
   readonly feeds: string;
+  /** For a list that feeds a counter: reports a listing counts as, and the lists it already counts. */
+  readonly weight?: number;
+  readonly includes?: readonly string[];
+  /** How often the publisher renews the data, in ms, when the sources file says. */
+  readonly cadenceMs?: number | null;
   readonly licence: string;
   /** When the data held now was fetched. */
   readonly fetchedAt: string;

@@ -1,9 +1,10 @@
 import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
 import { kindBit } from "../ip/network-kinds.ts";
 import { encodeIndexFile } from "../ip/range-index-file.ts";
-import { COUNTER_NAMES, FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
-import { clipSpecialPurpose } from "./clip-special-purpose.ts";
+import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/report-counting.ts";
+import { FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
 import type { versionFiles } from "./data-layout.ts";
+import type { FeedEntry } from "./formats/feed-entry.ts";
 import type { FormatValues, SourceFormat } from "./formats/index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
@@ -11,18 +12,22 @@ export interface OutputInput {
   readonly name: string;
   readonly format: SourceFormat;
   readonly feeds: string;
+  readonly weight: number;
+  readonly includes: readonly string[];
   /** The file under raw/ with its data. */
   readonly rawFile: string;
   /** Its entries (networks for an MMDB), from the manifest. */
   readonly entries: number;
   parsed<F extends SourceFormat>(format: F): FormatValues[F];
+  /** An IP list's entries cut to public address space, and how many were cut. */
+  ipEntries(): { readonly entries: readonly FeedEntry[]; readonly clipped: number };
 }
 
 export type BuiltOutput =
   | { readonly data: Uint8Array | string; readonly count: number; readonly note?: string }
   | { readonly linkTo: string; readonly count: number };
 
-type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw">;
+type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw" | "evidence">;
 
 interface OutputSpec {
   readonly file: VersionFile;
@@ -35,7 +40,7 @@ interface OutputSpec {
   build(inputs: readonly OutputInput[], built: string): BuiltOutput | null;
 }
 
-const IP_FEEDS = new Set<SourceFormat>(["address-list", "prefix-json"]);
+export const IP_FEEDS = new Set<SourceFormat>(["address-list", "prefix-json"]);
 
 export const OUTPUT_NAMES = [
   "disposable-domains",
@@ -67,17 +72,17 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
     fedBy: (format) => IP_FEEDS.has(format),
     build: (inputs, built) => {
       const builder = new ReputationIndexBuilder();
+      const reporting = new Map<string, ReportingSource>();
       let clipped = 0;
       for (const input of inputs) {
-        const feed = clipSpecialPurpose(input.parsed(input.format as "address-list" | "prefix-json"));
+        const feed = input.ipEntries();
         clipped += feed.clipped;
-        const counter = (COUNTER_NAMES as readonly string[]).includes(input.feeds) ? input.feeds : null;
+        const counter = isCounter(input.feeds) ? input.feeds : null;
+        if (counter) reporting.set(input.name, { category: counter, weight: input.weight, includes: input.includes });
         const flags = counter === null ? flagsOf(input.feeds) : 0;
-        for (const e of feed.entries) {
-          builder.add(e.range.version, e.range.first, e.range.last, counter ? { source: input.name, counters: { [counter]: e.count } } : { source: input.name, flags });
-        }
+        for (const e of feed.entries) builder.add(e.range.version, e.range.first, e.range.last, counter ? { source: input.name, count: e.count } : { source: input.name, flags });
       }
-      const file = builder.build({ built });
+      const file = builder.build({ built }, reporting);
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };
     },
   },
@@ -85,9 +90,8 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
     file: "feedAsnKinds",
     fedBy: (format) => format === "asn-list",
     build: (inputs) => {
-      const kinds: Record<string, number[]> = {};
-      for (const input of inputs) (kinds[input.feeds] ??= []).push(...input.parsed("asn-list"));
-      return { data: JSON.stringify(kinds), count: new Set(Object.values(kinds).flat()).size };
+      const lists = inputs.map((input) => ({ source: input.name, kind: input.feeds, asns: input.parsed("asn-list") }));
+      return { data: JSON.stringify(lists), count: new Set(lists.flatMap((l) => l.asns)).size };
     },
   },
   "asn-index": {
@@ -126,6 +130,10 @@ function databaseOutput(file: VersionFile, targets: readonly string[]): OutputSp
     select: (inputs) => inputs.slice(-1),
     build: ([serving]) => (serving ? { linkTo: serving.rawFile, count: serving.entries } : null),
   };
+}
+
+function isCounter(feeds: string): feeds is CounterName {
+  return (COUNTER_NAMES as readonly string[]).includes(feeds);
 }
 
 /** Kind and flag bits of an IP list that feeds no counter. */

@@ -1,3 +1,5 @@
+import { parseDuration } from "../duration.ts";
+import { COUNTER_NAMES } from "../ip/report-counting.ts";
 import { FORMAT_NAMES, FORMATS, type SourceFormat } from "./formats/index.ts";
 
 export interface Source {
@@ -15,6 +17,12 @@ export interface Source {
   readonly headers: Readonly<Record<string, string>>;
   /** Sources whose data this one replaces (a newer copy of the same dataset) once it has data of its own. */
   readonly supersedes: readonly string[];
+  /** For a list that feeds a counter: reports one listing counts as (times its own count). */
+  readonly weight: number;
+  /** For a list that feeds a counter: the lists whose reports it already counts. */
+  readonly includes: readonly string[];
+  /** How often the publisher renews the data, in ms; older data is reported stale. Null: no expectation. */
+  readonly cadenceMs: number | null;
 }
 
 export class SourcesError extends Error {}
@@ -61,10 +69,23 @@ export function parseSources(text: string, file: string): Source[] {
     if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers as object).some((v) => typeof v !== "string")) {
       problems.push(`${at}.headers: an object of header names to strings`);
     }
-    const supersedes = s.supersedes ?? [];
-    if (!Array.isArray(supersedes) || supersedes.some((r) => typeof r !== "string")) problems.push(`${at}.supersedes: a list of source names`);
+    const nameList = (field: string) => {
+      const list = s[field] ?? [];
+      if (Array.isArray(list) && list.every((r) => typeof r === "string")) return list as string[];
+      problems.push(`${at}.${field}: a list of source names`);
+      return [];
+    };
+    const supersedes = nameList("supersedes");
+    const includes = nameList("includes");
+    const weight = s.weight ?? 1;
+    if (!Number.isInteger(weight) || (weight as number) < 0 || (weight as number) > 100) problems.push(`${at}.weight: a whole number of reports from 0 to 100`);
+    if ((includes.length || s.weight !== undefined) && feeds && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
+      problems.push(`${at}: weight and includes apply to lists that feed a counter (${COUNTER_NAMES.join(", ")})`);
+    }
+    const cadence = s.cadence === undefined ? null : typeof s.cadence === "string" ? parseDuration(s.cadence) : null;
+    if (s.cadence !== undefined && cadence === null) problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
     if (name && url && format && feeds && licence) {
-      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes: supersedes as string[] });
+      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, cadenceMs: cadence });
     }
   });
   for (const source of sources) {
@@ -75,8 +96,28 @@ export function parseSources(text: string, file: string): Source[] {
       else if (target.format !== source.format) problems.push(`${at}: "${other}" is of format ${target.format}, not ${source.format}`);
     }
   }
+  const cycle = includesCycle(sources);
+  if (cycle) problems.push(`${file}: includes form a cycle: ${cycle.join(" → ")}`);
   if (problems.length) throw new SourcesError(problems.join("\n"));
   return sources;
+}
+
+/** A chain of `includes` that comes back to where it started, or null. */
+function includesCycle(sources: readonly Source[]): string[] | null {
+  const byName = new Map(sources.map((s) => [s.name, s]));
+  const walk = (name: string, path: string[]): string[] | null => {
+    if (path.includes(name)) return [...path.slice(path.indexOf(name)), name];
+    for (const next of byName.get(name)?.includes ?? []) {
+      const found = walk(next, [...path, name]);
+      if (found) return found;
+    }
+    return null;
+  };
+  for (const source of sources) {
+    const found = walk(source.name, []);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** `${VAR}` from the environment; null when a variable is missing. */

@@ -8,8 +8,10 @@ import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.t
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { loadSnapshot } from "./load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
+import { clipSpecialPurpose } from "./clip-special-purpose.ts";
+import { composeEvidence } from "./evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
-import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
+import { IP_FEEDS, OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
 import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "./versions.ts";
@@ -108,6 +110,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     if (!anyChange && !options.force) return { outcomes, outputs: [], version: null, refused: [], pruned: [] };
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
+    const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
+    await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, Math.floor(now.getTime() / 1000));
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
     const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, { outcomes, previous: current?.sources ?? {} });
     const changes = outputs.changes;
@@ -150,8 +154,8 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     const keep = (confirmed: boolean) => {
       if (!previous) return;
       linkOrCopy(join(currentRoot!, "raw", previous.raw), join(rawDir, source.name));
-      const record = { ...previous, feeds: source.feeds, licence: source.licence, raw: source.name, ...(confirmed ? { checkedAt } : {}) };
-      held.set(source.name, { source, record, changed: previous.feeds !== source.feeds });
+      const record = { ...previous, ...declared(source), licence: source.licence, raw: source.name, ...(confirmed ? { checkedAt } : {}) };
+      held.set(source.name, { source, record, changed: !sameDeclaration(previous, source) });
     };
     const kept = previous ? `; keeps its data of ${previous.fetchedAt.slice(0, 10)}` : "; it has no data yet";
     if (options.only?.length && !options.only.includes(source.name)) {
@@ -185,7 +189,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
         origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
         url: redactUrl(source.url),
         format: source.format,
-        feeds: source.feeds,
+        ...declared(source),
         licence: source.licence,
         fetchedAt: checkedAt,
         checkedAt,
@@ -216,10 +220,12 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
   const superseded = new Set(sources.filter((s) => held.has(s.name)).flatMap((s) => s.supersedes));
   const records: Record<string, OutputRecord> = {};
   const changes: OutputChange[] = [];
+  const inputsOf = {} as Record<OutputName, OutputInput[]>;
   for (const name of OUTPUT_NAMES) {
     const spec = OUTPUTS[name];
     const feeding = sources.filter((s) => held.has(s.name) && !superseded.has(s.name) && spec.fedBy(s.format, s.feeds)).map((s) => inputOf(held.get(s.name)!, out.raw));
     const inputs = spec.select ? spec.select(feeding) : feeding;
+    inputsOf[name] = [...inputs];
     const names = inputs.map((i) => i.name);
     const before = current?.outputs[name];
     const target = out[spec.file];
@@ -245,15 +251,28 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
     }
     changes.push({ name, before: before?.count ?? null, after: output.count, sources: names, rebuilt: true, note: "note" in output ? output.note : undefined });
   }
-  return { records, changes };
+  return { records, changes, inputsOf };
+}
+
+/** What of a source's declaration the outputs depend on, as recorded in the manifest. */
+function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "cadenceMs"> {
+  return { feeds: source.feeds, weight: source.weight, includes: source.includes, cadenceMs: source.cadenceMs };
+}
+
+/** The same data feeds the outputs the same way. */
+function sameDeclaration(record: SourceRecord, source: Source): boolean {
+  return record.feeds === source.feeds && (record.weight ?? 1) === source.weight && sameNames(record.includes ?? [], source.includes);
 }
 
 function inputOf(h: Held, rawDir: string): OutputInput {
   const rawFile = join(rawDir, h.record.raw);
+  let ipEntries: ReturnType<OutputInput["ipEntries"]> | undefined;
   return {
     name: h.source.name,
     format: h.source.format,
     feeds: h.source.feeds,
+    weight: h.source.weight,
+    includes: h.source.includes,
     rawFile,
     entries: h.record.entries,
     parsed<F extends SourceFormat>(format: F): FormatValues[F] {
@@ -264,6 +283,10 @@ function inputOf(h: Held, rawDir: string): OutputInput {
         throw new Error(`${h.source.name}: its kept data (${rawFile}) no longer reads: ${(err as Error).message}`);
       }
       return h.parsed.value as FormatValues[F];
+    },
+    ipEntries() {
+      ipEntries ??= clipSpecialPurpose(this.parsed(h.source.format as "address-list" | "prefix-json"));
+      return ipEntries;
     },
   };
 }

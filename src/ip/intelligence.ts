@@ -7,7 +7,10 @@ import type { NetworkOwner } from "./network-owner.ts";
 import type { ParsedIp } from "./parse.ts";
 import { NOT_FOUND } from "./range-index.ts";
 import { FLAG, type ReputationIndex } from "./reputation-index.ts";
-import { CLEAN_REPUTATION, type Counters, type Reputation, type Rule, type Thresholds, levelOf, verdict } from "./reputation.ts";
+import type { AsnKindSource } from "../datasets/curated-data.ts";
+import type { EvidenceIndex } from "./evidence-index.ts";
+import type { Explanation } from "./explanation.ts";
+import { CLEAN_REPUTATION, type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "./reputation.ts";
 
 export interface IpDatasets {
   readonly geo: GeoLookup;
@@ -16,8 +19,12 @@ export interface IpDatasets {
   readonly asnKinds: Uint8Array;
   /** Kind bits by AS number, for owners found in an operator's ASN database. */
   readonly kindsByAsn: ReadonlyMap<number, number>;
+  /** The lists that gave each AS number its kinds, for explanations. */
+  readonly asnKindSources: ReadonlyMap<number, readonly AsnKindSource[]>;
   /** Compiled feeds: counters, kinds, confirmed-bad. */
   readonly feeds: ReputationIndex;
+  /** Per IP list: what it says of each range and since when, for explanations. */
+  readonly evidence: ReadonlyMap<string, EvidenceIndex>;
   /** Curated ranges: verified crawlers, anycast. */
   readonly curated: ReputationIndex;
   readonly thresholds: Thresholds;
@@ -47,12 +54,6 @@ export interface IpAnswer {
   organization: string;
   asn: string;
   reputation: Reputation | (Reputation & { reasons: Explanation });
-}
-
-export interface Explanation {
-  rule: Rule;
-  sources: string[];
-  network_kinds_from: string[];
 }
 
 /**
@@ -142,16 +143,13 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
   };
 }
 
-function verdictFlags(flags: number) {
-  return { confirmedBad: (flags & FLAG.confirmedBad) !== 0, verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0, allowlisted: (flags & FLAG.allowlisted) !== 0 };
-}
-
-/** The reasons behind the level, for `?explain=1`. */
-export function explain(d: IpDatasets, f: IpFacts): Explanation {
+export function verdictFlags(flags: number): VerdictFlags {
   return {
-    rule: levelOf(f.counters, f.flags & 0x7f, verdictFlags(f.flags), d.thresholds).rule,
-    sources: [...d.feeds.sources(f.feedEntry), ...d.curated.sources(f.curatedEntry)],
-    network_kinds_from: f.networkKinds ? [`AS${f.owner.asn} ${f.owner.organization}`] : [],
+    confirmedBad: (flags & FLAG.confirmedBad) !== 0,
+    verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0,
+    anycast: (flags & FLAG.anycast) !== 0,
+    allowlisted: (flags & FLAG.allowlisted) !== 0,
+    denylisted: (flags & FLAG.denylisted) !== 0,
   };
 }
 

@@ -1,5 +1,6 @@
 import { KIND, type KindName, kindNames } from "./network-kinds.ts";
 
+/** Independent reports per category (see report-counting.ts). */
 export interface Counters {
   bot: number;
   probe: number;
@@ -9,23 +10,32 @@ export interface Counters {
 }
 
 export interface VerdictFlags {
-  /** On a confirmed-malicious list (Spamhaus DROP, an operator denylist). */
+  /** On a confirmed-malicious feed (Spamhaus DROP). */
   confirmedBad: boolean;
   /** In a search engine's published crawler ranges. */
   verifiedCrawler: boolean;
+  /** Shared anycast infrastructure: public DNS resolvers, CDN edges, root servers. */
+  anycast: boolean;
   /** On the operator's allowlist. */
   allowlisted: boolean;
+  /** On the operator's denylist. */
+  denylisted: boolean;
 }
 
+/** Independent reports from which each level starts. */
 export interface Thresholds {
-  readonly badSum: number;
-  readonly warningSum: number;
-  readonly warningAttack: number;
-  readonly suspiciousSum: number;
-  readonly informativeSum: number;
+  readonly bad: number;
+  readonly warning: number;
+  readonly suspicious: number;
+  readonly informative: number;
 }
 
-export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({ badSum: 25, warningSum: 10, warningAttack: 3, suspiciousSum: 3, informativeSum: 1 });
+/**
+ * Calibrated on the real feeds (CALIBRATION.md): one report is one list, ipsum's count
+ * its number of lists. 3 is ipsum's own recommended level for blocking; 6 lists or more
+ * are 318 of ipsum's 120,430 addresses.
+ */
+export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({ bad: 6, warning: 3, suspicious: 2, informative: 1 });
 
 export type Level = "bad" | "warning" | "suspicious" | "informative" | "ok";
 
@@ -54,68 +64,66 @@ export const CLEAN_REPUTATION: Reputation = Object.freeze({
   kind: kindNames(0),
 });
 
-/** Which rule set the level, for `?explain=1`. */
-export type Rule =
+/** Which rule set the level, first match wins. */
+export type RuleId =
   | "allowlisted"
+  | "denylisted"
   | "confirmed-bad"
-  | "sum>=bad"
-  | "sum>=warning"
-  | "attack>=warning"
-  | "verified-crawler-cap"
-  | "sum>=suspicious"
+  | "reports>=bad"
+  | "reports>=warning"
+  | "benign-cap"
+  | "reports>=suspicious"
   | "kind-scanner"
-  | "sum>=informative"
+  | "reports>=informative"
   | "kind-vpn-or-hosting"
   | "nothing";
 
-const LEVEL_OF_RULE: Readonly<Record<Rule, Level>> = Object.freeze({
-  allowlisted: "ok",
-  "confirmed-bad": "bad",
-  "sum>=bad": "bad",
-  "sum>=warning": "warning",
-  "attack>=warning": "warning",
-  "verified-crawler-cap": "suspicious",
-  "sum>=suspicious": "suspicious",
-  "kind-scanner": "suspicious",
-  "sum>=informative": "informative",
-  "kind-vpn-or-hosting": "informative",
-  nothing: "ok",
-});
+/** What set the level, with the threshold it passed, for `?explain=1`. */
+export interface Rule {
+  readonly id: RuleId;
+  readonly level: Level;
+  /** The independent reports counted (the `sum`). */
+  readonly reports: number;
+  /** The threshold the reports reached, for the rules that compare them. */
+  readonly threshold?: number;
+  /** For a capped level: the level the reports alone would give, and what capped it. */
+  readonly capped?: { readonly from: Level; readonly by: "verified-crawler" | "anycast" };
+}
+
+const sumOf = (c: Counters) => c.bot + c.probe + c.rate + c.attack + c.crawler;
 
 /**
- * The rule that sets the level, first match wins. The allowlist forces ok; a
- * verified crawler is at most suspicious, whatever the lists say.
+ * The rule behind the level, a pure function of the counters, kinds, flags and
+ * thresholds. The operator's lists come first: the allowlist forces ok, the denylist
+ * bad. Then the feeds: a confirmed-malicious list is bad, then the independent reports
+ * decide; without reports a scanner is suspicious and a VPN or hosting network
+ * informative. A verified crawler or anycast infrastructure (resolvers, CDN edges) is
+ * never more than suspicious, whatever the feeds say.
  */
 export function ruleOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): Rule {
-  if (flags.allowlisted) return "allowlisted";
-  const sum = c.bot + c.probe + c.rate + c.attack + c.crawler;
-  const risky = riskyRuleOf(c, sum, flags.confirmedBad, t);
-  if (risky !== null) return flags.verifiedCrawler ? "verified-crawler-cap" : risky;
-  if (sum >= t.suspiciousSum) return "sum>=suspicious";
-  if (kinds & KIND.scanner) return "kind-scanner";
-  if (sum >= t.informativeSum) return "sum>=informative";
-  if (kinds & (KIND.vpn | KIND.hosting)) return "kind-vpn-or-hosting";
-  return "nothing";
+  const reports = sumOf(c);
+  if (flags.allowlisted) return { id: "allowlisted", level: "ok", reports };
+  if (flags.denylisted) return { id: "denylisted", level: "bad", reports };
+  const rule = feedRule(reports, kinds, flags.confirmedBad, t);
+  const by = flags.verifiedCrawler ? "verified-crawler" : flags.anycast ? "anycast" : null;
+  if (by && (rule.level === "bad" || rule.level === "warning")) return { id: "benign-cap", level: "suspicious", reports, capped: { from: rule.level, by } };
+  return rule;
 }
 
-/** The rule for bad or warning, or null. */
-function riskyRuleOf(c: Counters, sum: number, confirmedBad: boolean, t: Thresholds): Rule | null {
-  if (confirmedBad) return "confirmed-bad";
-  if (sum >= t.badSum) return "sum>=bad";
-  if (sum >= t.warningSum) return "sum>=warning";
-  if (c.attack >= t.warningAttack) return "attack>=warning";
-  return null;
-}
-
-/** The level and the rule behind it, for `?explain=1`. */
-export function levelOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): { level: Level; rule: Rule } {
-  const rule = ruleOf(c, kinds, flags, t);
-  return { level: LEVEL_OF_RULE[rule], rule };
+function feedRule(reports: number, kinds: number, confirmedBad: boolean, t: Thresholds): Rule {
+  if (confirmedBad) return { id: "confirmed-bad", level: "bad", reports };
+  if (reports >= t.bad) return { id: "reports>=bad", level: "bad", reports, threshold: t.bad };
+  if (reports >= t.warning) return { id: "reports>=warning", level: "warning", reports, threshold: t.warning };
+  if (reports >= t.suspicious) return { id: "reports>=suspicious", level: "suspicious", reports, threshold: t.suspicious };
+  if (kinds & KIND.scanner) return { id: "kind-scanner", level: "suspicious", reports };
+  if (reports >= t.informative) return { id: "reports>=informative", level: "informative", reports, threshold: t.informative };
+  if (kinds & (KIND.vpn | KIND.hosting)) return { id: "kind-vpn-or-hosting", level: "informative", reports };
+  return { id: "nothing", level: "ok", reports };
 }
 
 /** The spec's reputation object. */
 export function verdict(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds = DEFAULT_THRESHOLDS): Reputation {
-  const level = LEVEL_OF_RULE[ruleOf(c, kinds, flags, t)];
+  const level = ruleOf(c, kinds, flags, t).level;
   return {
     risky: level === "bad" || level === "warning",
     reputation: level,
@@ -124,7 +132,7 @@ export function verdict(c: Counters, kinds: number, flags: VerdictFlags, t: Thre
     rate: c.rate,
     attack: c.attack,
     crawler: c.crawler,
-    sum: c.bot + c.probe + c.rate + c.attack + c.crawler,
+    sum: sumOf(c),
     kind: kindNames(kinds),
   };
 }

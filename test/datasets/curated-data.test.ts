@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadCuratedData } from "../../src/datasets/curated-data.ts";
@@ -66,7 +66,7 @@ describe("what the shipped lists say", () => {
     [7018, KIND.isp, "AT&T"],
     [3356, undefined, "Level 3, a transit carrier"],
   ])("AS%d → kinds %p (%s)", (asn, kinds) => {
-    expect(curated.kindsByAsn.get(asn)).toBe(kinds);
+    expect(curated.asnKindSources.get(asn)?.reduce((bits, s) => bits | s.bits, 0)).toBe(kinds);
   });
 
   test.each([
@@ -86,16 +86,51 @@ describe("what the shipped lists say", () => {
   });
 
   test("every range names the list it came from", () => {
-    expect(ranges.sources(ranges.entryOf(parseIpAddress("162.142.125.9")!))).toEqual(["curated/scanner-ranges"]);
+    expect(ranges.sources(ranges.entryOf(parseIpAddress("162.142.125.9")!))).toEqual([{ name: "curated/scanner-ranges", flags: KIND.scanner }]);
+    expect(curated.asnKindSources.get(16509)).toEqual([{ bits: KIND.hosting, source: "curated/hosting-asns.txt" }]);
   });
 
   test("each list is reported as a dataset with its file", () => {
-    expect(curated.datasets.map((d) => d.name).sort()).toEqual(readdirSync(CURATED).map((n) => `curated/${n}`).sort());
+    expect(curated.datasets.map((d) => d.name).filter((n) => n.startsWith("curated/")).sort()).toEqual(readdirSync(CURATED).map((n) => `curated/${n}`).sort());
   });
 
   test.each(readdirSync(CURATED))("%s opens with a header saying where its facts come from and when", (name) => {
     const header = readFileSync(join(CURATED, name), "utf8").split("\n").filter((line) => line.startsWith("#")).join("\n");
     expect(header).toMatch(/20\d\d-\d\d/);
     expect(header.length).toBeGreaterThan(100);
+  });
+});
+
+describe("the operator's IP allowlist and denylist", () => {
+  const withOperatorLists = (allow: string, deny: string) => {
+    const dir = dataDirWith();
+    mkdirSync(join(dir, "ip"));
+    writeFileSync(join(dir, "ip", "allowlist.txt"), allow);
+    writeFileSync(join(dir, "ip", "denylist.txt"), deny);
+    return dir;
+  };
+  const NOW = Date.parse("2026-11-23T12:00:00Z");
+
+  test("are optional", async () => {
+    const curated = await loadCuratedData(dataFiles(dataDirWith()), NOW);
+    expect(curated.datasets.map((d) => d.name)).not.toContain("operator/ip-allowlist");
+  });
+
+  test("allow and deny ranges, with entries that expire after their day", async () => {
+    const dir = withOperatorLists("# partners\n203.0.113.0/24 # our office\n198.51.100.7 until 2026-11-23\n", "192.0.2.0/28 until 2026-11-22 # ended yesterday\n2001:db8::/48\n");
+    const curated = await loadCuratedData(dataFiles(dir), NOW);
+    const index = new ReputationIndex(curated.ranges);
+    const flags = (address: string) => index.flags(index.entryOf(parseIpAddress(address)!));
+    expect(flags("203.0.113.9")).toBe(FLAG.allowlisted);
+    expect(flags("198.51.100.7")).toBe(FLAG.allowlisted);
+    expect(flags("192.0.2.1")).toBe(0);
+    expect(flags("2001:db8::1")).toBe(FLAG.denylisted);
+    expect(curated.expired).toBe(1);
+    expect(curated.datasets.map((d) => d.name)).toContain("operator/ip-denylist");
+  });
+
+  test("a malformed expiry names file:line", async () => {
+    const dir = withOperatorLists("203.0.113.0/24 until tomorrow\n", "");
+    await expect(loadCuratedData(dataFiles(dir), NOW)).rejects.toThrow(`${join(dir, "ip", "allowlist.txt")}:1: "203.0.113.0/24 until tomorrow" is not "CIDR" or "CIDR until YYYY-MM-DD"`);
   });
 });

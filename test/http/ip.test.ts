@@ -62,8 +62,22 @@ describe("answers on the bundled data", () => {
     const { check } = await setup();
     const body = (await (await check("?ip=66.249.66.1&explain=1")).json()) as Record<string, any>;
     expect(body.reputation.kind).toContain("crawler");
-    expect(body.reputation.reasons).toEqual({ rule: "kind-vpn-or-hosting", sources: ["curated/crawler-ranges"], network_kinds_from: ["AS15169 Google LLC"] });
-    expect(((await (await check("?ip=66.249.66.1")).json()) as Record<string, any>).reputation.reasons).toBeUndefined();
+    expect(body.reputation.reasons).toEqual({
+      rule: { id: "kind-vpn-or-hosting", level: "informative", reports: 0 },
+      contributions: [{ source: "curated/crawler-ranges", category: "verified-crawler", count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null }],
+      kinds: [
+        { kind: "crawler", from: "curated/crawler-ranges" },
+        { kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" },
+      ],
+      // The bundled data has no feed: the answer says so.
+      warnings: [expect.stringContaining("no reputation feed is loaded")],
+    });
+    for (const query of ["", "&explain=0", "&explain=false", "&explain=no"]) {
+      expect(((await (await check(`?ip=66.249.66.1${query}`)).json()) as Record<string, any>).reputation.reasons).toBeUndefined();
+    }
+    for (const query of ["&explain", "&explain=", "&explain=true", "&explain=YES"]) {
+      expect(((await (await check(`?ip=66.249.66.1${query}`)).json()) as Record<string, any>).reputation.reasons.rule.id).toBe("kind-vpn-or-hosting");
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { answerJson, privateAnswerJson } from "../../ip/answer-json.ts";
-import { answerObject, explain, ipFacts } from "../../ip/intelligence.ts";
+import { explain } from "../../ip/explanation.ts";
+import { answerObject, ipFacts } from "../../ip/intelligence.ts";
 import { parseIpAddress } from "../../ip/parse.ts";
 import { isGlobalUnicast } from "../../ip/special-purpose.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
@@ -30,10 +31,11 @@ export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<
   if (!isGlobalUnicast(parsed)) {
     body = privateAnswerJson(parsed.text);
   } else {
-    const datasets = deps.snapshots.current().ip;
-    const facts = ipFacts(datasets, parsed);
-    const explained = url.indexOf("explain=") !== -1 && queryParam(url, "explain") !== "absent";
-    body = explained ? JSON.stringify({ ...answerObject(facts), reputation: { ...facts.reputation, reasons: explain(datasets, facts) } }) : answerJson(facts);
+    const snapshot = deps.snapshots.current();
+    const facts = ipFacts(snapshot.ip, parsed);
+    body = wantsExplanation(url)
+      ? JSON.stringify({ ...answerObject(facts), reputation: { ...facts.reputation, reasons: explain(snapshot.ip, facts, parsed, snapshot.sources) } })
+      : answerJson(facts);
   }
 
   // Counted only now that the check succeeded; synchronous from the quota check on, so
@@ -42,3 +44,12 @@ export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<
   deps.usage.record(key.id, "ip", "ok", nowMs);
   return new Response(body, { headers: answerHeaders(admitted.rate, admitted.quota, 1) });
 }
+
+/** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
+function wantsExplanation(url: string): boolean {
+  if (url.indexOf("explain") === -1) return false;
+  const param = queryParam(url, "explain");
+  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
+}
+
+const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);

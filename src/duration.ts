@@ -1,0 +1,7 @@
+const UNITS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "90s", "30m", "24h", "7d" in milliseconds; null for anything else. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d{1,6})(s|m|h|d)$/.exec(text);
+  return match && Number(match[1]) > 0 ? Number(match[1]) * UNITS[match[2]] : null;
+}
