@@ -43,13 +43,19 @@ export const SNAPSHOT_OF: Record<string, { path: string; format?: string }> = {
   "google-user-triggered-fetchers": { path: "googlebot/user-triggered-fetchers.json" },
 };
 
-/** Serves the snapshots with Last-Modified and ETag, like a static host. */
-export function serveFeeds(): { base: string; stop: () => void } {
+/**
+ * Serves the snapshots with Last-Modified, like a static host; `overrides` (path under
+ * the feeds folder → body) stand in for files, to plant an entry into a real feed.
+ */
+export function serveFeeds(overrides: Map<string, string> = new Map()): { base: string; stop: () => void } {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     fetch(request) {
-      const path = join(FEEDS, decodeURIComponent(new URL(request.url).pathname));
+      const name = decodeURIComponent(new URL(request.url).pathname).slice(1);
+      const override = overrides.get(name);
+      if (override !== undefined) return new Response(override, { headers: { "last-modified": new Date().toUTCString() } });
+      const path = join(FEEDS, name);
       if (!path.startsWith(FEEDS) || !existsSync(path) || statSync(path).isDirectory()) return new Response("not found", { status: 404 });
       const modified = statSync(path).mtime.toUTCString();
       if (request.headers.get("if-modified-since") === modified) return new Response(null, { status: 304 });

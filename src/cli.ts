@@ -159,6 +159,7 @@ async function updateCommand(args: string[]): Promise<number> {
     "keep-versions": { type: "string" },
     rollback: { type: "boolean" },
     list: { type: "boolean" },
+    json: { type: "boolean" },
   });
   const config = loadConfig(values, process.env);
   if (values.rollback) {
@@ -175,7 +176,7 @@ async function updateCommand(args: string[]): Promise<number> {
   const started = performance.now();
   const report = await runUpdate({
     dataDir: config.dataDir,
-    sourcesFile: values.sources,
+    sourcesFile: config.sourcesFile,
     only: values.only?.split(",").map((n) => n.trim()).filter(Boolean),
     force: values.force ?? false,
     maxShrink,
@@ -186,6 +187,11 @@ async function updateCommand(args: string[]): Promise<number> {
     nodeModules: installedPackages(),
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
+  const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");
+  if (values.json) {
+    console.log(JSON.stringify(report));
+    return failed ? 1 : 0;
+  }
   printTable([
     ["SOURCE", "RESULT", "ENTRIES", "DATA DATE", "DETAIL"],
     ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.dataDate?.slice(0, 10) ?? "", o.detail]),
@@ -211,7 +217,7 @@ async function updateCommand(args: string[]): Promise<number> {
   } else {
     console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }
-  return report.outcomes.some((o) => o.outcome === "failed") ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
 function sourceNames(names: readonly string[]): string {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { parseDuration } from "./duration.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/reputation.ts";
 
@@ -23,11 +24,15 @@ export interface Config {
   readonly usageFlushMs: number;
   /** Dataset versions kept on disk: the current one and those it was built on. */
   readonly keepVersions: number;
+  /** The sources `update` and the refresh inside `serve` read. */
+  readonly sourcesFile: string;
+  /** How often `serve` refreshes its datasets; null: never (air-gapped hosts). */
+  readonly updateEveryMs: number | null;
   /** How long a stopping server lets in-flight requests finish before it closes their connections. */
   readonly drainTimeoutMs: number;
 }
 
-export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions", string | undefined>>;
+export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions" | "sources" | "update-every", string | undefined>>;
 type Env = Record<string, string | undefined>;
 
 export const DEFAULTS = Object.freeze({
@@ -39,6 +44,7 @@ export const DEFAULTS = Object.freeze({
   ipQuotaPerMonth: 100_000,
   usageFlushMs: 5_000,
   keepVersions: 3,
+  updateEvery: "24h",
   drainTimeoutMs: 5_000,
 });
 
@@ -61,9 +67,18 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     thresholds: thresholds(env),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
+    sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
+    updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
     drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
   };
   return Object.freeze(config);
+}
+
+function updateEvery(text: string): number | null {
+  if (text === "off") return null;
+  const ms = parseDuration(text);
+  if (ms === null || ms < 1_000) throw new UsageError(`--update-every / RISKCHECK_UPDATE_EVERY: "${text}" is not a period such as 24h, 12h, 30m, or off`);
+  return ms;
 }
 
 /** The levels' thresholds in independent reports; each level must start at or above the one below it. */

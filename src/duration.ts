@@ -5,3 +5,9 @@ export function parseDuration(text: string): number | null {
   const match = /^(\d{1,6})(s|m|h|d)$/.exec(text);
   return match && Number(match[1]) > 0 ? Number(match[1]) * UNITS[match[2]] : null;
 }
+
+/** The duration in the largest unit that divides it: 86_400_000 → "1d", 90_000 → "90s". */
+export function formatDuration(ms: number): string {
+  for (const unit of ["d", "h", "m", "s"]) if (ms % UNITS[unit] === 0) return `${ms / UNITS[unit]}${unit}`;
+  return `${ms}ms`;
+}

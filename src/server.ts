@@ -1,7 +1,11 @@
 import { statSync } from "node:fs";
 import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
+import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
+import { formatDuration } from "./duration.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
+import { UpdateChild } from "./datasets/refresh-child.ts";
+import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
@@ -26,6 +30,11 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Closes every connection now; a shutdown under way then finishes without waiting. */
   closeConnections(): Promise<void>;
+}
+
+/** How this program runs itself: the compiled binary, or Bun with the script. */
+function riskcheckCommand(): string[] {
+  return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main];
 }
 
 export function signalPath(dbPath: string): string {
@@ -58,6 +67,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
 
   const db = openDatabase(config.dbPath);
   const snapshots = new SnapshotHolder(snapshot);
+  let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
   const { deps, keys, usage } = await wireApp({
     db,
     keysChanged: openChangeSignal(signalPath(config.dbPath)),
@@ -68,6 +78,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     clientInfo: clientInfoResolver(config.trustProxy),
     cliCommand,
     logError: log.error,
+    refreshState: () => refresh?.scheduler.state() ?? null,
   });
   const app = createApp(deps);
 
@@ -102,6 +113,29 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     if (currentVersion(config.dataDir) !== loadedVersion) void reload("new dataset version");
   }, VERSION_CHECK_MS);
 
+  if (config.updateEveryMs !== null) {
+    const child = new UpdateChild(
+      riskcheckCommand(),
+      ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
+      process.env,
+      Date.now,
+    );
+    const scheduler = new RefreshScheduler({
+      everyMs: config.updateEveryMs,
+      lastRefreshedAt: lastRefreshedFromNetwork(snapshot.sources),
+      run: async () => {
+        const result = await child.run();
+        if (result.version) await reload("refresh");
+        return result;
+      },
+      now: Date.now,
+      random: Math.random,
+      timers: { set: (run, ms) => setTimeout(run, ms), clear: (handle) => clearTimeout(handle as Timer) },
+      log: log.info,
+    });
+    refresh = { scheduler, child };
+  }
+
   const pacer = new CollectionPacer(deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   let server: Bun.Server<unknown>;
@@ -113,6 +147,13 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   }
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
+  if (refresh) {
+    refresh.scheduler.start();
+    const next = refresh.scheduler.state().nextAt;
+    log.info(`datasets: refreshed from ${config.sourcesFile} every ${formatDuration(config.updateEveryMs!)} (RISKCHECK_UPDATE_EVERY); next at ${next === null ? "-" : new Date(next).toISOString()}`);
+  } else {
+    log.info("datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); run riskcheck update to refresh");
+  }
   if (!keys.list().some((k) => k.revokedAt === null)) {
     log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
   }
@@ -128,6 +169,8 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
         clearInterval(flusher);
         clearInterval(versionWatch);
         clearInterval(pacing);
+        refresh?.scheduler.stop();
+        refresh?.child.stop();
         let deadline: Timer | undefined;
         const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, config.drainTimeoutMs, true)));
         if (await Promise.race([server.stop(false), timedOut])) {

@@ -1,5 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { TrafficCounter } from "./collection-pacer.ts";
+import { datasetWarnings } from "./datasets/freshness.ts";
+import type { RefreshState } from "./datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "./datasets/snapshot.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
 import { SessionStore } from "./dashboard/sessions.ts";
@@ -24,6 +26,8 @@ export interface WiringInput {
   clientInfo: AppDeps["clientInfo"];
   cliCommand: string;
   logError: (line: string) => void;
+  /** The automatic refresh's state; null when it is off. */
+  refreshState: () => RefreshState | null;
 }
 
 /** Builds every service the app needs over one database; the server and the tests share it. */
@@ -33,6 +37,7 @@ export async function wireApp(input: WiringInput) {
   const keys = new KeyStore(db, input.keysChanged);
   const usageStore = new UsageStore(db, keys);
   const usage = new UsageRecorder(usageStore);
+  const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
   const deps: AppDeps = {
     authenticator: new KeyAuthenticator(keys, db, input.keysChanged, now),
     limits: {
@@ -52,12 +57,15 @@ export async function wireApp(input: WiringInput) {
       defaultIpQuota: input.limits.ipQuotaPerMonth,
       cliCommand: input.cliCommand,
       now,
+      warnings,
     },
     clientInfo: input.clientInfo,
     now,
     startedMs,
     logError: input.logError,
     traffic: new TrafficCounter(),
+    warnings,
+    refreshState: input.refreshState,
   };
   return { deps, keys, usage, usageStore };
 }

@@ -17,6 +17,8 @@ button.danger { background: var(--danger); border-color: var(--danger); }
 .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
 .notice { padding: .75rem 1rem; border-radius: 8px; background: var(--panel); border: 1px solid var(--line); margin: 1rem 0; }
 .notice.error { border-color: var(--danger); }
+.notice.warning h2 { margin: 0 0 .5rem; font-size: 1rem; }
+.notice.warning ul { margin: 0; padding-left: 1.25rem; }
 .secret { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .secret code { font-size: 1rem; padding: .5rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; word-break: break-all; }
 .table-wrap { overflow-x: auto; }

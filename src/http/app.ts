@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../collection-pacer.ts";
+import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "../datasets/snapshot.ts";
 import type { AdmissionDeps } from "./admission.ts";
 import { API_ERRORS, errorResponse } from "./errors.ts";
@@ -17,6 +18,9 @@ export interface AppDeps extends AdmissionDeps {
   /** Where failures the routes did not expect are reported; never the request's secrets. */
   readonly logError: (message: string) => void;
   readonly traffic: TrafficCounter;
+  /** What the operator should know about the data being served. */
+  readonly warnings: () => string[];
+  readonly refreshState: () => RefreshState | null;
 }
 
 /** The whole HTTP surface, without listening: tests drive it through `app.handle`. */
@@ -56,7 +60,7 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error, request }) => (code === "NOT_FOUND" ? errorResponse(API_ERRORS.notFound) : failed(request, String(code), error)))
     .get("/v1/check", ({ request }) => api["/v1/check"](request))
     .get("/v1/ip-reputation-check", ({ request }): Response => api["/v1/ip-reputation-check"](request, app.server))
-    .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()))
+    .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState()))
     .get("/v1/about", () => about(deps.snapshots))
     .get("/dashboard", ({ request }): Response => dashboard.home(request, deps.clientInfo(request, app.server)))
     // The dashboard reads its forms itself (`parse: "none"`): other bodies get a 4xx, never Elysia's parse error.

@@ -205,3 +205,14 @@ describe("every dashboard response is hardened", () => {
     expect(body).not.toMatch(/<script>|<style|style="|onclick=/);
   });
 });
+
+describe("the data being served", () => {
+  test("the keys page shows the same warnings as /healthz", async () => {
+    const { browser, request } = await signedIn();
+    const health = (await (await request("/healthz")).json()) as { warnings: string[] };
+    expect(health.warnings.length).toBeGreaterThan(0);
+    const { body } = await browser.get("/dashboard");
+    expect(body).toContain("About the data being served");
+    for (const warning of health.warnings) expect(body).toContain(Bun.escapeHTML(warning));
+  });
+});

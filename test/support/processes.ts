@@ -51,7 +51,8 @@ export interface ServeProcess {
 /** Starts `riskcheck serve` on a free loopback port, as `bun run start` does, and waits until it says where it listens. */
 export async function startServe(args: string[], env: Record<string, string> = {}, command = [process.execPath, ...SERVE_RUNTIME_FLAGS, CLI]): Promise<ServeProcess> {
   const proc = Bun.spawn([...command, "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
-    env: { ...process.env, ...env },
+    // No test reaches the internet: the refresh is on only where a test points it at its own feed server.
+    env: { ...process.env, RISKCHECK_UPDATE_EVERY: "off", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -56,6 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     clientInfo: () => client,
     cliCommand: "riskcheck",
     logError: (line) => void errors.push(line),
+    refreshState: () => null,
   });
   const app = createApp(deps);
   const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {

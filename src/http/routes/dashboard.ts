@@ -19,6 +19,8 @@ export interface DashboardDeps {
   readonly defaultIpQuota: number;
   readonly cliCommand: string;
   readonly now: () => number;
+  /** What the operator should know about the data being served (the same as /healthz's). */
+  readonly warnings: () => string[];
 }
 
 /** What the app knows about the client: its address (proxy-aware) and whether it reached us over TLS. */
@@ -132,7 +134,7 @@ export class Dashboard {
     usage.flush();
     const listing = keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
     if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
-    return page(keysPage(listing, session.csrfToken, notice), status);
+    return page(keysPage(listing, session.csrfToken, notice, this.deps.warnings()), status);
   }
 
   home(request: Request, client: ClientInfo): Response {

@@ -1,15 +1,26 @@
+import type { RefreshState } from "../../datasets/refresh-scheduler.ts";
 import type { Snapshot, SnapshotHolder } from "../../datasets/snapshot.ts";
 import { jsonResponse } from "../errors.ts";
 
-export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: number): Response {
+export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: number, warnings: string[], refresh: RefreshState | null): Response {
   const snapshot = snapshots.current();
   const usedBy = outputsBySource(snapshot);
+  const at = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
   return jsonResponse(
     JSON.stringify({
       status: "ok",
       uptime_seconds: Math.floor((nowMs - startedMs) / 1000),
       dataset_version: snapshot.version,
       snapshot_loaded_at: snapshot.loadedAt,
+      warnings,
+      refresh: refresh && {
+        every_seconds: refresh.everyMs / 1000,
+        running: refresh.running,
+        next_at: at(refresh.nextAt),
+        last_success_at: at(refresh.lastSuccessAt),
+        last_finished_at: at(refresh.last?.finishedAt),
+        last_error: refresh.last?.error ?? null,
+      },
       datasets: snapshot.datasets.map((d) => ({
         name: d.name,
         file: d.file,

@@ -1,0 +1,49 @@
+import type { RefreshResult } from "./refresh-scheduler.ts";
+import type { UpdateReport } from "./update.ts";
+
+/**
+ * Runs `riskcheck update --json` as a child process, so an update's parsing and
+ * compiling (hundreds of MB at peak) never share the server's heap or stall its
+ * requests. `command` runs riskcheck itself (the binary, or bun and the script).
+ */
+export class UpdateChild {
+  private process: ReturnType<typeof Bun.spawn> | null = null;
+
+  constructor(
+    private readonly command: readonly string[],
+    private readonly args: readonly string[],
+    private readonly env: Record<string, string | undefined>,
+    private readonly now: () => number,
+  ) {}
+
+  async run(): Promise<RefreshResult> {
+    const child = Bun.spawn([...this.command, "update", "--json", ...this.args], { env: this.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    this.process = child;
+    try {
+      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      let report: UpdateReport | null = null;
+      try {
+        report = JSON.parse(stdout) as UpdateReport;
+      } catch {
+        // No report: the update could not run at all; its one-line error is on stderr.
+      }
+      if (report === null) {
+        const reason = stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`;
+        return { finishedAt: this.now(), version: null, error: reason, failedSources: [] };
+      }
+      return {
+        finishedAt: this.now(),
+        version: report.version,
+        error: report.refused.length ? `refused: ${report.refused.join("; ")}` : null,
+        failedSources: report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.detail })),
+      };
+    } finally {
+      this.process = null;
+    }
+  }
+
+  /** Stops a running update; its staging folder and lock are cleaned up by the next one. */
+  stop(): void {
+    this.process?.kill("SIGTERM");
+  }
+}

@@ -1,0 +1,71 @@
+import { describe, expect, test } from "bun:test";
+import { datasetWarnings, lastRefreshedFromNetwork } from "../../src/datasets/freshness.ts";
+import type { SourceRecord } from "../../src/datasets/manifest.ts";
+import type { RefreshState } from "../../src/datasets/refresh-scheduler.ts";
+import type { Snapshot } from "../../src/datasets/snapshot.ts";
+
+const NOW = Date.parse("2026-11-23T12:00:00Z");
+const DAY = 86_400_000;
+
+const source = (over: Partial<SourceRecord>): SourceRecord => ({
+  origin: "https://example.org/list",
+  url: "https://example.org/list",
+  format: "address-list",
+  feeds: "attack",
+  licence: "test",
+  fetchedAt: "2026-11-23T06:00:00.000Z",
+  checkedAt: "2026-11-23T06:00:00.000Z",
+  dataDate: "2026-11-23T05:00:00.000Z",
+  dataDateFrom: "content",
+  entries: 10,
+  bytes: 100,
+  raw: "x",
+  cadenceMs: 2 * DAY,
+  ...over,
+});
+
+function snapshot(sources: Record<string, SourceRecord>, reputationSources = Object.keys(sources)): Snapshot {
+  return { sources, outputs: { "reputation-index": { count: reputationSources.length ? 100 : 0, sources: reputationSources } } } as unknown as Snapshot;
+}
+
+const refreshing = (last: RefreshState["last"] = null): RefreshState => ({ everyMs: DAY, running: false, nextAt: null, lastSuccessAt: null, last });
+
+describe("what /healthz and the dashboard warn about", () => {
+  test("fresh data and a working refresh: nothing", () => {
+    expect(datasetWarnings(snapshot({ ipsum: source({}) }), refreshing(), NOW)).toEqual([]);
+  });
+
+  test("no reputation feed loaded", () => {
+    const warnings = datasetWarnings(snapshot({}, []), refreshing(), NOW);
+    expect(warnings).toEqual([expect.stringMatching(/^no reputation feed is loaded: .*"ok" means no data rather than clean; the automatic refresh fetches the feeds$/)]);
+  });
+
+  test("a source in use older than its publisher's cadence, by its data's own date", () => {
+    const stale = source({ dataDate: "2026-11-10T00:00:00.000Z", fetchedAt: "2026-11-23T06:00:00.000Z" });
+    expect(datasetWarnings(snapshot({ ipsum: stale }), refreshing(), NOW)).toEqual(["source ipsum: its data (2026-11-10) is 13 days old, older than the 2-day cadence its publisher keeps"]);
+  });
+
+  test("no warning for a source without a cadence, or one no output uses", () => {
+    const old = source({ dataDate: "2024-01-01T00:00:00.000Z" });
+    expect(datasetWarnings(snapshot({ pinned: { ...old, cadenceMs: null }, superseded: old, ipsum: source({}) }, ["ipsum", "pinned"]), refreshing(), NOW)).toEqual([]);
+  });
+
+  test("a refresh that installed nothing, and sources it could not fetch", () => {
+    const warnings = datasetWarnings(
+      snapshot({ ipsum: source({}) }),
+      refreshing({ finishedAt: NOW - 60_000, version: null, error: "refused: reputation-index would shrink from 184172 to 86062", failedSources: [{ name: "bingbot", detail: "HTTP 404" }] }),
+      NOW,
+    );
+    expect(warnings).toEqual([
+      "the last refresh (2026-11-23T11:59:00.000Z) installed nothing: refused: reputation-index would shrink from 184172 to 86062",
+      "the last refresh could not fetch bingbot, which keeps its data: HTTP 404",
+    ]);
+  });
+
+  test("refresh off, data never refreshed from the network", () => {
+    const bundled = source({ url: "npm:disposable-email-domains/index.json", cadenceMs: null });
+    expect(lastRefreshedFromNetwork({ bundled })).toBeNull();
+    expect(datasetWarnings(snapshot({ bundled }), null, NOW)).toContainEqual(expect.stringContaining("automatic refresh is off (RISKCHECK_UPDATE_EVERY=off)"));
+    expect(lastRefreshedFromNetwork({ bundled, ipsum: source({}) })).toBe(Date.parse("2026-11-23T06:00:00.000Z"));
+  });
+});

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUNDLED_SOURCES, makeDataDir, runCli, startServe } from "./support/processes.ts";
+
+setDefaultTimeout(60_000);
+
+const IPSUM = readFileSync(join(import.meta.dir, "fixtures", "feeds", "ipsum.txt"), "utf8");
+const requests: string[] = [];
+let feeds: ReturnType<typeof Bun.serve>;
+
+beforeAll(() => {
+  feeds = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      requests.push(new URL(request.url).pathname);
+      return new Response(IPSUM);
+    },
+  });
+});
+afterAll(() => feeds?.stop(true));
+
+/** A data directory with the bundled data and one feed on the loopback server, and a key for it. */
+function setUp() {
+  const dir = makeDataDir();
+  const ipsum = { name: "ipsum", url: `http://127.0.0.1:${feeds.port}/ipsum.txt`, format: "address-list", feeds: "attack", cadence: "2d", licence: "Unlicense" };
+  writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ipsum] }));
+  const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite") };
+  const key = runCli(["keys", "create", "--name", "r"], env).stdout.trimEnd().split("\n").at(-1)!;
+  return { env, key };
+}
+
+describe("serve keeps its data fresh by itself", () => {
+  test("data never refreshed: the first refresh comes at once, and /healthz warns before and not after", async () => {
+    const { env, key } = setUp();
+    const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "3s" });
+    try {
+      const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[]; refresh: Record<string, unknown>; sources: { name: string }[] };
+      const attack = async () =>
+        ((await (await fetch(`${server.url}/v1/ip-reputation-check?ip=77.90.185.20`, { headers: { authorization: `Bearer ${key}` } })).json()) as { reputation: { attack: number } }).reputation.attack;
+      const before = await health();
+      expect(before.warnings.some((w) => w.startsWith("no reputation feed is loaded"))).toBe(true);
+      expect(before.refresh).toMatchObject({ every_seconds: 3, last_success_at: null });
+      const deadline = Date.now() + 30_000;
+      while ((await attack()) !== 10 && Date.now() < deadline) await Bun.sleep(200);
+      expect(await attack()).toBe(10);
+      const after = await health();
+      expect(after.warnings.some((w) => w.startsWith("no reputation feed is loaded"))).toBe(false);
+      expect(after.sources.map((s) => s.name)).toContain("ipsum");
+      expect(after.refresh.last_success_at).not.toBeNull();
+      await server.waitForOutput(/refresh: dataset version \S+ installed/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("off: nothing is fetched, and /healthz says the data was never refreshed", async () => {
+    const { env } = setUp();
+    const seen = requests.length;
+    const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "off" });
+    try {
+      await Bun.sleep(3_000);
+      expect(requests.length).toBe(seen);
+      const health = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[]; refresh: unknown };
+      expect(health.refresh).toBeNull();
+      expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off"));
+      expect(server.output()).toContain("automatic refresh is off");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a period that is not one is a usage error", () => {
+    const { code, stderr } = runCli(["serve", "--port", "0"], { RISKCHECK_UPDATE_EVERY: "daily" });
+    expect(code).toBe(2);
+    expect(stderr).toContain('RISKCHECK_UPDATE_EVERY: "daily" is not a period such as 24h');
+  });
+});
