@@ -86,6 +86,8 @@ const { deps, keys: appKeys } = await wireApp({
   clientInfo: () => ({ address: "192.0.2.1", https: false }),
   cliCommand: "riskcheck",
   logError: console.error,
+  metricsToken: null,
+  lastUpdateSuccess: async () => null,
 });
 const routes = (createApp(deps) as unknown as { config: { serve: { routes: Record<string, { GET: (r: Request, s: null) => Response }> } } }).config.serve.routes;
 const authorization = { authorization: `Bearer ${appKeys.create({ name: "bench" }).secret}` };

@@ -21,6 +21,8 @@ export interface Config {
   /** Where the reputation levels start. */
   readonly thresholds: Thresholds;
   readonly usageFlushMs: number;
+  /** When set, GET /metrics needs it as a Bearer token; otherwise /metrics is open. */
+  readonly metricsToken: string | null;
 }
 
 export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db", string | undefined>>;
@@ -60,6 +62,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
       informativeSum: integer(env.RISKCHECK_LEVEL_INFORMATIVE_SUM, "RISKCHECK_LEVEL_INFORMATIVE_SUM", DEFAULT_THRESHOLDS.informativeSum, 1),
     }),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
+    metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
   };
   return Object.freeze(config);
 }

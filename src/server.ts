@@ -6,6 +6,7 @@ import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
 import { clientInfoResolver } from "./http/client-info.ts";
+import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -47,6 +48,8 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     clientInfo: clientInfoResolver(config.trustProxy),
     cliCommand,
     logError: log.error,
+    metricsToken: config.metricsToken,
+    lastUpdateSuccess: () => lastUpdateSuccess(config.dataDir),
   });
   const app = createApp(deps);
 

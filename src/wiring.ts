@@ -13,6 +13,7 @@ import { UsageRecorder } from "./keys/usage-recorder.ts";
 import { UsageStore } from "./keys/usage-store.ts";
 import { MonthlyQuota } from "./limits/monthly-quota.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
+import { RequestMetrics } from "./metrics/request-metrics.ts";
 
 export interface WiringInput {
   db: Database;
@@ -24,6 +25,10 @@ export interface WiringInput {
   clientInfo: AppDeps["clientInfo"];
   cliCommand: string;
   logError: (line: string) => void;
+  /** When set, GET /metrics needs it as a Bearer token. */
+  metricsToken: string | null;
+  /** When a dataset version last became current, as an ISO time. */
+  lastUpdateSuccess: () => Promise<string | null>;
 }
 
 /** Builds every service the app needs over one database; the server and the tests share it. */
@@ -58,6 +63,15 @@ export async function wireApp(input: WiringInput) {
     startedMs,
     logError: input.logError,
     traffic: new TrafficCounter(),
+    metrics: {
+      requests: new RequestMetrics(),
+      snapshots: input.snapshots,
+      keys,
+      lastUpdateSuccess: input.lastUpdateSuccess,
+      token: input.metricsToken,
+      startedMs,
+      now,
+    },
   };
   return { deps, keys, usage, usageStore };
 }

@@ -37,6 +37,8 @@ export interface TestAppOptions {
   snapshot?: Snapshot;
   adminPassword?: string;
   clientAddress?: string;
+  metricsToken?: string;
+  lastUpdateSuccess?: string;
 }
 
 /** The real app over an in-memory database, with a clock the test moves. */
@@ -55,6 +57,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     clientInfo: () => client,
     cliCommand: "riskcheck",
     logError: (line) => void errors.push(line),
+    metricsToken: options.metricsToken ?? null,
+    lastUpdateSuccess: async () => options.lastUpdateSuccess ?? null,
   });
   const app = createApp(deps);
   const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {
