@@ -1,14 +1,15 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../collection-pacer.ts";
 import type { SnapshotHolder } from "../datasets/snapshot.ts";
+import { type Endpoint, RequestMetrics } from "../metrics/request-metrics.ts";
 import type { AdmissionDeps } from "./admission.ts";
-import { API_ERRORS, errorResponse } from "./errors.ts";
+import { API_ERRORS, errorResponse, jsonResponse } from "./errors.ts";
+import { OPENAPI_JSON } from "./openapi-document.ts";
 import { type ClientInfo, Dashboard, type DashboardDeps } from "./routes/dashboard.ts";
 import { checkEmail } from "./routes/email.ts";
-import { type MetricsDeps, metrics } from "./routes/metrics.ts";
-import { type Endpoint, RequestMetrics } from "../metrics/request-metrics.ts";
 import { about, health } from "./routes/health.ts";
 import { checkIp } from "./routes/ip.ts";
+import { type MetricsDeps, metrics } from "./routes/metrics.ts";
 
 export interface AppDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps) {
   const healthz = measured("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now()));
   const aboutData = measured("/v1/about", () => about(deps.snapshots));
   const metricsText = measured("/metrics", (request) => metrics(deps.metrics, request));
+  const openApi = measured("/openapi.json", () => jsonResponse(OPENAPI_JSON));
   const page = (route: Route<FormContext>) => {
     const counted = measured("/dashboard", route);
     return (context: FormContext) => counted(context.request, context);
@@ -94,6 +96,7 @@ export function createApp(deps: AppDeps) {
     .get("/v1/ip-reputation-check", ({ request }) => api["/v1/ip-reputation-check"](request, server()))
     .get("/healthz", ({ request }) => healthz(request, null))
     .get("/v1/about", ({ request }) => aboutData(request, null))
+    .get("/openapi.json", ({ request }) => openApi(request, null))
     .get("/metrics", ({ request }) => metricsText(request, null))
     .get("/dashboard", page((request) => dashboard.home(request, deps.clientInfo(request, server()))))
     .post("/dashboard/sign-in", page((request, { body }) => dashboard.signIn(request, body, deps.clientInfo(request, server()))))
