@@ -61,7 +61,7 @@ function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): number {
   const { db, keys } = openKeyStore(loadConfig(values, process.env));
   let created;
   try {
-    created = keys.create({ name: values.name!, ratePerMinute: rate, ipQuotaPerMonth: quota });
+    created = keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
   } catch (err) {
     if (err instanceof KeyStoreError) throw new UsageError(err.message);
     throw err;
@@ -227,9 +227,12 @@ const COMMANDS: readonly Command[] = [
   command(VERSION, version),
 ];
 
-type Resolved =
-  | { readonly command: Command; readonly args: string[] }
-  | { readonly problem: string; readonly group?: string };
+interface Group {
+  readonly name: string;
+  readonly commands: readonly Command[];
+}
+
+type Resolved = { readonly command: Command; readonly args: string[] } | { readonly problem: string; readonly group?: Group };
 
 /** The command the first words name: "serve", or a group and its subcommand, "keys create". */
 function resolve(words: string[]): Resolved {
@@ -242,11 +245,7 @@ function resolve(words: string[]): Resolved {
   if (sub) return { command: sub, args: words.slice(2) };
   const names = group.map((c) => c.spec.name.slice(first.length + 1)).join(", ");
   const problem = second === undefined || second.startsWith("-") ? `${first} needs a subcommand: ${names}` : `unknown ${first} subcommand "${second}"`;
-  return { problem, group: first };
-}
-
-function groupCommands(group: string): Command[] {
-  return COMMANDS.filter((c) => c.spec.name.startsWith(`${group} `));
+  return { problem, group: { name: first, commands: group } };
 }
 
 /** One line naming the problem, one pointing at the help. */
@@ -263,7 +262,7 @@ function help(words: string[]): number {
   }
   const found = resolve(words);
   if ("command" in found && found.args.length === 0) console.log(commandHelp(found.command.spec));
-  else if ("group" in found && found.group !== undefined && words.length === 1) console.log(commandList(groupCommands(found.group).map((c) => c.spec), found.group));
+  else if ("group" in found && found.group && words.length === 1) console.log(commandList(found.group.commands.map((c) => c.spec), found.group.name));
   else return usageError(`no help for "${words.join(" ")}"`);
   return 0;
 }
@@ -274,8 +273,8 @@ export async function main(argv: string[]): Promise<number> {
   if (first === "--help" || first === "-h") return help([]);
   const found = resolve(first === "--version" ? ["version", ...rest] : argv);
   if ("problem" in found) {
-    if (found.group !== undefined && wantsHelp(argv.slice(1, 2))) return help([found.group]);
-    return usageError(found.problem, found.group);
+    if (found.group && wantsHelp(argv.slice(1, 2))) return help([found.group.name]);
+    return usageError(found.problem, found.group?.name);
   }
   const { spec } = found.command;
   if (wantsHelp(found.args)) {

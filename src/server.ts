@@ -6,8 +6,8 @@ import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
 import { createApp } from "./http/app.ts";
 import { clientInfoResolver } from "./http/client-info.ts";
-import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
+import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import { wireApp } from "./wiring.ts";
 
 export interface Log {

@@ -35,8 +35,12 @@ export interface CommandSpec {
   readonly examples: readonly string[];
 }
 
-export type FlagValues<C extends CommandSpec> = {
-  [F in C["flags"][number] as F["name"]]?: F["type"] extends "boolean" ? boolean : string;
+type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean : string;
+type Flags<C extends CommandSpec> = C["flags"][number];
+
+/** The parsed flags by name; required ones are always there. */
+export type FlagValues<C extends CommandSpec> = { [F in Flags<C> as F extends { required: true } ? F["name"] : never]: FlagValue<F> } & {
+  [F in Flags<C> as F extends { required: true } ? never : F["name"]]?: FlagValue<F>;
 };
 
 export interface ParsedCommandLine<C extends CommandSpec> {
