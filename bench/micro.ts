@@ -87,6 +87,7 @@ const { deps, keys: appKeys } = await wireApp({
   cliCommand: "riskcheck",
   logError: console.error,
   refreshState: () => null,
+  metricsToken: null,
 });
 const routes = (createApp(deps) as unknown as { config: { serve: { routes: Record<string, { GET: (r: Request, s: null) => Response }> } } }).config.serve.routes;
 const authorization = { authorization: `Bearer ${appKeys.create({ name: "bench" }).secret}` };

@@ -1,11 +1,12 @@
 #!/usr/bin/env bun
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { maxHeaderSize } from "node:http";
-import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { resolve as resolvePath } from "node:path";
 import pkg from "../package.json" with { type: "json" };
+import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./cli/command-spec.ts";
+import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
+import { commandHelp, commandList } from "./cli/help.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
-import { DatasetError } from "./datasets/dataset-error.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
 import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
@@ -21,21 +22,6 @@ import { type KeyUsage, UsageStore } from "./keys/usage-store.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, signalPath, startServer } from "./server.ts";
 
-const USAGE = `usage:
-  riskcheck serve   [--host H] [--port P] [--data-dir DIR] [--db FILE]
-  riskcheck update  [--data-dir DIR] [--sources FILE] [--only NAME,...] [--force] [--max-shrink F] [--keep-versions N]
-  riskcheck update  --rollback | --list [--data-dir DIR]
-  riskcheck keys create --name NAME [--rate-per-minute N] [--ip-quota-per-month N] [--json]
-  riskcheck keys list   [--json]
-  riskcheck keys revoke ID_OR_NAME
-  riskcheck admin set-password            (reads the password from stdin)
-  riskcheck version`;
-
-const COMMON_FLAGS = {
-  "data-dir": { type: "string" },
-  db: { type: "string" },
-} as const;
-
 const log: Log = {
   info: (line) => console.log(line),
   error: (line) => console.error(line),
@@ -46,19 +32,10 @@ function selfCommand(): string {
   return Bun.main.startsWith("/$bunfs/") ? process.argv0 : "npx bun src/cli.ts";
 }
 
-function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T, positionals = 0) {
-  try {
-    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
-    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
-    return parsed;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError((err as Error).message.split("\n")[0]);
-  }
-}
+/** `serve`'s exit status: none, the process goes on until a signal stops it. */
+const KEEP_RUNNING = -1;
 
-async function serve(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...COMMON_FLAGS, host: { type: "string" }, port: { type: "string" } });
+async function serve({ values }: ParsedCommandLine<typeof SERVE>): Promise<number> {
   const server = await startServer(loadConfig(values, process.env), log, selfCommand());
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
@@ -82,6 +59,7 @@ async function serve(args: string[]): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGHUP", () => void server.reload("SIGHUP"));
+  return KEEP_RUNNING;
 }
 
 function openKeyStore(config: Config) {
@@ -90,77 +68,53 @@ function openKeyStore(config: Config) {
   return { db, keys, usage: new UsageStore(db, keys) };
 }
 
-function keysCommand(args: string[]): void {
-  const [sub, ...rest] = args;
-  if (sub === "create") {
-    const { values } = parse(rest, {
-      ...COMMON_FLAGS,
-      name: { type: "string" },
-      "rate-per-minute": { type: "string" },
-      "ip-quota-per-month": { type: "string" },
-      json: { type: "boolean" },
-    });
-    if (values.name === undefined) throw new UsageError("keys create needs --name NAME");
-    const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
-    const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
-    const { db, keys } = openKeyStore(loadConfig(values, process.env));
-    let created;
-    try {
-      created = keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
-    } catch (err) {
-      if (err instanceof KeyStoreError) throw new UsageError(err.message);
-      throw err;
-    } finally {
-      db.close();
-    }
-    const { key, secret } = created;
-    if (values.json) {
-      console.log(JSON.stringify({ ...keyJson(key), key: secret }));
-    } else {
-      console.log(`Created ${key.id} "${key.name}". This is the only time the key is shown; store it now:`);
-      console.log(secret);
-    }
-    return;
-  }
-  if (sub === "list") {
-    const { values } = parse(rest, { ...COMMON_FLAGS, json: { type: "boolean" } });
-    const config = loadConfig(values, process.env);
-    const { db, keys, usage } = openKeyStore(config);
-    const list = keys.list();
-    const totals = usage.usageOf(list.map((k) => k.id), 0, Date.now());
+function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): number {
+  const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
+  const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
+  const { db, keys } = openKeyStore(loadConfig(values, process.env));
+  let created;
+  try {
+    created = keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
+  } catch (err) {
+    if (err instanceof KeyStoreError) throw new UsageError(err.message);
+    throw err;
+  } finally {
     db.close();
-    const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
-    if (values.json) console.log(JSON.stringify(rows, null, 2));
-    else printKeyTable(rows);
-    return;
   }
-  if (sub === "revoke") {
-    const { values, positionals } = parse(rest, COMMON_FLAGS, 1);
-    if (positionals.length !== 1) throw new UsageError("keys revoke needs the key's ID or name");
-    const { db, keys } = openKeyStore(loadConfig(values, process.env));
-    try {
-      const key = keys.revoke(positionals[0]);
-      console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
-    } finally {
-      db.close();
-    }
-    return;
+  const { key, secret } = created;
+  if (values.json) {
+    console.log(JSON.stringify({ ...keyJson(key), key: secret }));
+  } else {
+    console.log(`Created ${key.id} "${key.name}". This is the only time the key is shown; store it now:`);
+    console.log(secret);
   }
-  throw new UsageError(sub === undefined ? "keys needs a subcommand: create, list or revoke" : `unknown keys subcommand "${sub}"`);
+  return 0;
 }
 
-async function updateCommand(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    "data-dir": { type: "string" },
-    sources: { type: "string" },
-    only: { type: "string" },
-    force: { type: "boolean" },
-    "max-shrink": { type: "string" },
-    "keep-versions": { type: "string" },
-    rollback: { type: "boolean" },
-    list: { type: "boolean" },
-    json: { type: "boolean" },
-  });
+function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>): number {
+  const config = loadConfig(values, process.env);
+  const { db, keys, usage } = openKeyStore(config);
+  const list = keys.list();
+  const totals = usage.usageOf(list.map((k) => k.id), 0, Date.now());
+  db.close();
+  const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
+  if (values.json) console.log(JSON.stringify(rows, null, 2));
+  else printKeyTable(rows);
+  return 0;
+}
+
+function revokeKey({ values, operand }: ParsedCommandLine<typeof KEYS_REVOKE>): number {
+  const { db, keys } = openKeyStore(loadConfig(values, process.env));
+  try {
+    const key = keys.revoke(operand);
+    console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
+  } finally {
+    db.close();
+  }
+  return 0;
+}
+
+async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
   const config = loadConfig(values, process.env);
   if (values.rollback) {
     const { current, from } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
@@ -171,7 +125,7 @@ async function updateCommand(args: string[]): Promise<number> {
     printVersions(await listVersions(config.dataDir));
     return 0;
   }
-  const maxShrink = values["max-shrink"] === undefined ? 0.5 : Number(values["max-shrink"]);
+  const maxShrink = values["max-shrink"] === undefined ? DEFAULT_MAX_SHRINK : Number(values["max-shrink"]);
   if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
   const started = performance.now();
   const report = await runUpdate({
@@ -227,7 +181,7 @@ function sourceNames(names: readonly string[]): string {
 
 /** npm: sources read the packages installed beside the program, when there are any. */
 function installedPackages(): string | null {
-  const candidates = [resolve("node_modules"), resolve(import.meta.dir, "..", "node_modules")];
+  const candidates = [resolvePath("node_modules"), resolvePath(import.meta.dir, "..", "node_modules")];
   return candidates.find((dir) => existsSync(dir)) ?? null;
 }
 
@@ -253,11 +207,7 @@ function printVersions(versions: VersionListing[]): void {
   ]);
 }
 
-async function adminCommand(args: string[]): Promise<void> {
-  const [sub, ...rest] = args;
-  if (sub === "unlock") return adminUnlock(rest);
-  if (sub !== "set-password") throw new UsageError(sub === undefined ? "admin needs a subcommand: set-password or unlock" : `unknown admin subcommand "${sub}"`);
-  const { values } = parse(rest, COMMON_FLAGS);
+async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWORD>): Promise<number> {
   const config = loadConfig(values, process.env);
   // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
@@ -271,12 +221,12 @@ async function adminCommand(args: string[]): Promise<void> {
   }
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
+  return 0;
 }
 
 /** `admin unlock [ADDRESS]`: lifts dashboard sign-in lock-outs, of one address or of all; a running server sees it at once. */
-function adminUnlock(args: string[]): void {
-  const { values, positionals } = parse(args, COMMON_FLAGS, 1);
-  const address = positionals[0] ?? null;
+function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN_UNLOCK>): number {
+  const address = operand || null;
   if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
   const db = openDatabase(loadConfig(values, process.env).dbPath);
   let unlocked: string[];
@@ -290,6 +240,7 @@ function adminUnlock(args: string[]): void {
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`
       : `Lifted the dashboard sign-in lock-out of ${unlocked.join(", ")}.`,
   );
+  return 0;
 }
 
 function keyJson(k: KeyRecord) {
@@ -343,44 +294,90 @@ function printTable(table: string[][]): void {
   for (const row of table) console.log(row.map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell))).join("  ").trimEnd());
 }
 
+function version(): number {
+  console.log(`riskcheck ${pkg.version}`);
+  return 0;
+}
+
+interface Command {
+  readonly spec: CommandSpec;
+  run(args: string[]): Promise<number>;
+}
+
+function command<C extends CommandSpec>(spec: C, run: (parsed: ParsedCommandLine<C>) => number | Promise<number>): Command {
+  return { spec, run: async (args) => run(parseCommandLine(spec, args)) };
+}
+
+const COMMANDS: readonly Command[] = [
+  command(SERVE, serve),
+  command(UPDATE, update),
+  command(KEYS_CREATE, createKey),
+  command(KEYS_LIST, listKeys),
+  command(KEYS_REVOKE, revokeKey),
+  command(ADMIN_SET_PASSWORD, setPassword),
+  command(ADMIN_UNLOCK, unlock),
+  command(VERSION, version),
+];
+
+interface Group {
+  readonly name: string;
+  readonly commands: readonly Command[];
+}
+
+type Resolved = { readonly command: Command; readonly args: string[] } | { readonly problem: string; readonly group?: Group };
+
+/** The command the first words name: "serve", or a group and its subcommand, "keys create". */
+function resolve(words: string[]): Resolved {
+  const [first, second] = words;
+  const single = COMMANDS.find((c) => c.spec.name === first);
+  if (single) return { command: single, args: words.slice(1) };
+  const group = COMMANDS.filter((c) => c.spec.name.startsWith(`${first} `));
+  if (group.length === 0) return { problem: first === undefined ? "no command given" : `unknown command "${first}"` };
+  const sub = group.find((c) => c.spec.name === `${first} ${second}`);
+  if (sub) return { command: sub, args: words.slice(2) };
+  const names = group.map((c) => c.spec.name.slice(first.length + 1)).join(", ");
+  const problem = second === undefined || second.startsWith("-") ? `${first} needs a subcommand: ${names}` : `unknown ${first} subcommand "${second}"`;
+  return { problem, group: { name: first, commands: group } };
+}
+
+/** One line naming the problem, one pointing at the help. */
+function usageError(problem: string, helpFor?: string): number {
+  console.error(`riskcheck: ${problem}\nRun 'riskcheck ${helpFor ? `${helpFor} ` : ""}--help' for usage.`);
+  return 2;
+}
+
+/** `riskcheck help [COMMAND...]`. */
+function help(words: string[]): number {
+  if (words.length === 0) {
+    console.log(commandList(COMMANDS.map((c) => c.spec)));
+    return 0;
+  }
+  const found = resolve(words);
+  if ("command" in found && found.args.length === 0) console.log(commandHelp(found.command.spec));
+  else if ("group" in found && found.group && words.length === 1) console.log(commandList(found.group.commands.map((c) => c.spec), found.group.name));
+  else return usageError(`no help for "${words.join(" ")}"`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
+  const [first, ...rest] = argv;
+  if (first === "help") return help(rest);
+  if (first === "--help" || first === "-h") return help([]);
+  const found = resolve(first === "--version" ? ["version", ...rest] : argv);
+  if ("problem" in found) {
+    if (found.group && wantsHelp(argv.slice(1, 2))) return help([found.group.name]);
+    return usageError(found.problem, found.group?.name);
+  }
+  const { spec } = found.command;
+  if (wantsHelp(found.args)) {
+    console.log(commandHelp(spec));
+    return 0;
+  }
   try {
-    switch (command) {
-      case "serve":
-        await serve(args);
-        return -1;
-      case "keys":
-        keysCommand(args);
-        return 0;
-      case "admin":
-        await adminCommand(args);
-        return 0;
-      case "update":
-        return await updateCommand(args);
-      case "version":
-      case "--version":
-        parse(args, {});
-        console.log(`riskcheck ${pkg.version}`);
-        return 0;
-      case "help":
-      case "--help":
-      case "-h":
-        console.log(USAGE);
-        return 0;
-      default:
-        throw new UsageError(command === undefined ? "no command given" : `unknown command "${command}"`);
-    }
+    return await found.command.run(found.args);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof SourcesError) {
-      console.error(`riskcheck: ${err.message}\n${USAGE}`);
-      return 2;
-    }
-    if (err instanceof DatasetError || err instanceof KeyStoreError || err instanceof Error) {
-      console.error(`riskcheck: ${err.message}`);
-      return 1;
-    }
-    console.error(`riskcheck: ${String(err)}`);
+    if (err instanceof UsageError || err instanceof SourcesError) return usageError(err.message, spec.name);
+    console.error(`riskcheck: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
 }

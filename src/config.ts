@@ -30,6 +30,8 @@ export interface Config {
   readonly updateEveryMs: number | null;
   /** How long a stopping server lets in-flight requests finish before it closes their connections. */
   readonly drainTimeoutMs: number;
+  /** When set, GET /metrics needs it as a Bearer token; otherwise /metrics is open. */
+  readonly metricsToken: string | null;
 }
 
 export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions" | "sources" | "update-every", string | undefined>>;
@@ -70,6 +72,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
     drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
+    metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
   };
   return Object.freeze(config);
 }

@@ -79,6 +79,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     cliCommand,
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
+    metricsToken: config.metricsToken,
   });
   const app = createApp(deps);
 

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { TrafficCounter } from "./collection-pacer.ts";
 import { datasetWarnings } from "./datasets/freshness.ts";
+import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import type { RefreshState } from "./datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "./datasets/snapshot.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
@@ -15,6 +16,7 @@ import { UsageRecorder } from "./keys/usage-recorder.ts";
 import { UsageStore } from "./keys/usage-store.ts";
 import { MonthlyQuota } from "./limits/monthly-quota.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
+import { RequestMetrics } from "./metrics/request-metrics.ts";
 
 export interface WiringInput {
   db: Database;
@@ -28,6 +30,8 @@ export interface WiringInput {
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
   refreshState: () => RefreshState | null;
+  /** When set, GET /metrics needs it as a Bearer token. */
+  metricsToken: string | null;
 }
 
 /** Builds every service the app needs over one database; the server and the tests share it. */
@@ -66,6 +70,15 @@ export async function wireApp(input: WiringInput) {
     traffic: new TrafficCounter(),
     warnings,
     refreshState: input.refreshState,
+    metrics: {
+      requests: new RequestMetrics(),
+      snapshots: input.snapshots,
+      keys,
+      lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),
+      token: input.metricsToken,
+      startedMs,
+      now,
+    },
   };
   return { deps, keys, usage, usageStore };
 }

@@ -20,6 +20,9 @@ describe("the compiled binary", () => {
     const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env });
 
     expect(run("version").stdout.toString()).toMatch(/^riskcheck \d+\.\d+\.\d+\n$/);
+    const help = run("update", "--help");
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout.toString()).toStartWith("usage: riskcheck update");
     const created = run("keys", "create", "--name", "bin", "--json");
     expect(created.exitCode).toBe(0);
     const { key } = JSON.parse(created.stdout.toString());

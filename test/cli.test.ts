@@ -12,35 +12,91 @@ function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), "riskcheck-cli-")), "riskcheck.sqlite");
 }
 
-describe("usage errors exit 2 with a one-line message and the usage", () => {
+describe("usage errors exit 2 with one line naming the problem and a hint to --help", () => {
   test.each([
-    [[]],
-    [["frobnicate"]],
-    [["keys"]],
-    [["keys", "rotate"]],
-    [["keys", "create"]],
-    [["keys", "create", "--name"]],
-    [["keys", "create", "--name", "x", "--bogus"]],
-    [["keys", "create", "--name", "x", "--rate-per-minute", "ten"]],
-    [["keys", "create", "--name", "x", "--ip-quota-per-month", "-5"]],
-    [["keys", "create", "--name", "   "]],
-    [["keys", "create", "--name", "invoice\u202egnp.exe"]],
-    [["keys", "revoke"]],
-    [["keys", "list", "extra"]],
-    [["serve", "--port", "99999"]],
-    [["serve", "--port", "http"]],
-    [["version", "--verbose"]],
-  ])("%j", (args) => {
-    const { code, stderr } = runCli(args, { RISKCHECK_DB: tempDb() });
+    [[], "riskcheck --help"],
+    [["frobnicate"], "riskcheck --help"],
+    [["keys"], "riskcheck keys --help"],
+    [["keys", "rotate"], "riskcheck keys --help"],
+    [["keys", "create"], "riskcheck keys create --help"],
+    [["keys", "create", "--name"], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--bogus"], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--rate-per-minute", "ten"], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--ip-quota-per-month", "-5"], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "   "], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "invoice\u202egnp.exe"], "riskcheck keys create --help"],
+    [["keys", "revoke"], "riskcheck keys revoke --help"],
+    [["keys", "list", "extra"], "riskcheck keys list --help"],
+    [["serve", "--port", "99999"], "riskcheck serve --help"],
+    [["serve", "--port", "http"], "riskcheck serve --help"],
+    [["update", "--max-shrink", "2"], "riskcheck update --help"],
+    [["version", "--verbose"], "riskcheck version --help"],
+    [["admin", "unlock", "not-an-address"], "riskcheck admin unlock --help"],
+    [["update", "--keep-versions", "0"], "riskcheck update --help"],
+    [["serve", "--update-every", "daily"], "riskcheck serve --help"],
+    [["help", "frobnicate"], "riskcheck --help"],
+  ])("%j", (args, hint) => {
+    const { code, stdout, stderr } = runCli(args, { RISKCHECK_DB: tempDb() });
     expect(code).toBe(2);
-    expect(stderr.split("\n")[0]).toMatch(/^riskcheck: \S/);
-    expect(stderr).toContain("usage:");
+    expect(stdout).toBe("");
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^riskcheck: \S.*\S$/);
+    expect(lines[1]).toBe(`Run '${hint}' for usage.`);
   });
 
   test("a bad environment value names the variable", () => {
     const { code, stderr } = runCli(["serve"], { RISKCHECK_RATE_PER_MINUTE: "lots" });
     expect(code).toBe(2);
     expect(stderr).toContain("RISKCHECK_RATE_PER_MINUTE");
+  });
+});
+
+describe("help", () => {
+  const overview = runCli(["--help"]);
+  const commands = [...overview.stdout.matchAll(/^  ([a-z]+(?: [a-z-]+)?) {2,}\S/gm)].map((m) => m[1]);
+
+  test("riskcheck --help lists every command and exits 0", () => {
+    expect(overview.code).toBe(0);
+    expect(commands).toEqual(["serve", "update", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "version"]);
+    expect(runCli(["help"]).stdout).toBe(overview.stdout);
+    expect(runCli(["-h"]).stdout).toBe(overview.stdout);
+  });
+
+  test("every command answers --help and help COMMAND alike: synopsis, options, example; exit 0", () => {
+    for (const command of commands) {
+      const words = command.split(" ");
+      const viaFlag = runCli([...words, "--help"]);
+      expect(viaFlag.code).toBe(0);
+      expect(viaFlag.stderr).toBe("");
+      expect(runCli(["help", ...words]).stdout).toBe(viaFlag.stdout);
+      expect(viaFlag.stdout).toStartWith(`usage: riskcheck ${command}`);
+      expect(viaFlag.stdout).toContain("  -h, --help");
+      expect(viaFlag.stdout).toMatch(new RegExp(`\nExamples?:\n  (.*\\| )?riskcheck ${command}`));
+    }
+  });
+
+  test("--help wins over the other arguments, even wrong ones", () => {
+    const { code, stdout } = runCli(["keys", "create", "--bogus", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toStartWith("usage: riskcheck keys create --name NAME");
+  });
+
+  test("each flag's line names its environment variable and default", () => {
+    const { stdout } = runCli(["serve", "--help"]);
+    expect(stdout).toMatch(/^  --port PORT +Port to listen on; 0 picks a free one \[env: RISKCHECK_PORT\] \[default: 8080\]$/m);
+    expect(stdout).toMatch(/^  --data-dir DIR +.* \[env: RISKCHECK_DATA_DIR\] \[default: \.\/data\]$/m);
+    expect(stdout).toMatch(/^  RISKCHECK_METRICS_TOKEN +.*\[default: none\]$/m);
+    expect(runCli(["update", "--help"]).stdout).toMatch(/^  --max-shrink F +.* \[default: 0\.5\]$/m);
+    expect(runCli(["keys", "create", "--help"]).stdout).toMatch(/^  --name NAME +.* \[required\]$/m);
+  });
+
+  test("a group lists its subcommands", () => {
+    const { code, stdout } = runCli(["keys", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("keys create");
+    expect(stdout).toContain("keys revoke");
+    expect(stdout).not.toMatch(/^  (serve|update|admin)/m);
   });
 });
 

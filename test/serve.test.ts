@@ -4,18 +4,20 @@ import { join } from "node:path";
 import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import pkg from "../package.json" with { type: "json" };
 import { SERVE_RUNTIME_FLAGS } from "../src/runtime-flags.ts";
+import { parsePrometheusText } from "./support/prometheus-text.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
 
+const METRICS_TOKEN = "metrics-token-for-tests";
 let dataDir: string;
 let env: Record<string, string>;
 let server: ServeProcess;
 
 beforeAll(async () => {
   dataDir = makeDataDir();
-  env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "riskcheck.sqlite"), RISKCHECK_USAGE_FLUSH_MS: "60000" };
+  env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "riskcheck.sqlite"), RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_METRICS_TOKEN: METRICS_TOKEN };
   server = await startServe([], env);
 });
 
@@ -97,6 +99,25 @@ describe("the real serve process", () => {
     const res = await get("/healthz");
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("ok");
+  });
+
+  test("/metrics counts what Bun's router served, behind RISKCHECK_METRICS_TOKEN", async () => {
+    const secret = runCli(["keys", "create", "--name", "metrics"], env).stdout.trimEnd().split("\n").at(-1)!;
+    const scrape = async () => {
+      const res = await get("/metrics", METRICS_TOKEN);
+      expect(res.status).toBe(200);
+      const families = parsePrometheusText(await res.text());
+      return (family: string, labels: Record<string, string>) => families.get(family)?.samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    };
+    const badRequests = (sample: Awaited<ReturnType<typeof scrape>>) => sample("riskcheck_requests_total", { endpoint: "/v1/ip-reputation-check", status: "400" })?.value ?? 0;
+    const before = badRequests(await scrape());
+    expect((await get("/v1/ip-reputation-check?ip=not-an-ip", secret)).status).toBe(400);
+    expect((await get("/metrics")).status).toBe(401);
+    const sample = await scrape();
+    expect(badRequests(sample) - before).toBe(1);
+    // The bundled data was never refreshed from the network: no last success to report.
+    expect(sample("riskcheck_update_last_success_timestamp_seconds", {})).toBeUndefined();
+    expect(sample("riskcheck_dataset_age_seconds", { dataset: "bundled-geolite2-city-ipv4" })?.value).toBeGreaterThan(86_400);
   });
 
   test("SIGTERM exits 0 after flushing usage, and the secret is in no log", async () => {

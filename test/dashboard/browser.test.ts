@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
+import { CHROMIUM_ARGS, chromiumExecutable } from "../support/chromium.ts";
 import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
 
-const CHROMIUM = process.env.RISKCHECK_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const PASSWORD = "a long dashboard password";
 const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the README's picture
 
@@ -15,13 +14,9 @@ let server: ServeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   const dataDir = makeDataDir();
   server = await startServe([], { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "rc.sqlite"), RISKCHECK_ADMIN_PASSWORD: PASSWORD });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await chromium.launch({ executablePath: await chromiumExecutable(), args: CHROMIUM_ARGS });
 });
 
 afterAll(async () => {

@@ -38,6 +38,7 @@ export interface TestAppOptions {
   snapshot?: Snapshot;
   adminPassword?: string;
   clientAddress?: string;
+  metricsToken?: string;
 }
 
 /** The real app over an in-memory database, with a clock the test moves. */
@@ -57,6 +58,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     cliCommand: "riskcheck",
     logError: (line) => void errors.push(line),
     refreshState: () => null,
+    metricsToken: options.metricsToken ?? null,
   });
   const app = createApp(deps);
   const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {

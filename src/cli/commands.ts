@@ -1,0 +1,125 @@
+import { DEFAULTS } from "../config.ts";
+import { DEFAULT_THRESHOLDS } from "../ip/reputation.ts";
+import type { CommandSpec, FlagSpec } from "./command-spec.ts";
+
+/** What the commands take, one table each: the parser and the help text both read them. */
+
+export const DEFAULT_MAX_SHRINK = 0.5;
+
+const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
+const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions" } as const satisfies FlagSpec;
+const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
+const SOURCES = { name: "sources", type: "string", value: "FILE", env: "RISKCHECK_SOURCES", default: "DATA_DIR/sources.json", description: "Where the data comes from (sources.json)" } as const satisfies FlagSpec;
+const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept: the current one and those it was built on" } as const satisfies FlagSpec;
+
+export const SERVE = {
+  name: "serve",
+  summary: "Serve the HTTP API, the dashboard, /openapi.json and /metrics",
+  details: [
+    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters; a second signal stops at once.",
+    "Refreshes the datasets itself every --update-every, through the same pipeline as `riskcheck update`, in a child process; data never refreshed from the network is refreshed within a minute.",
+    "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
+  ],
+  flags: [
+    { name: "host", type: "string", value: "HOST", env: "RISKCHECK_HOST", default: DEFAULTS.host, description: "Address to listen on" },
+    { name: "port", type: "string", value: "PORT", env: "RISKCHECK_PORT", default: String(DEFAULTS.port), description: "Port to listen on; 0 picks a free one" },
+    DATA_DIR,
+    DB,
+    SOURCES,
+    { name: "update-every", type: "string", value: "PERIOD", env: "RISKCHECK_UPDATE_EVERY", default: DEFAULTS.updateEvery, description: "How often the datasets are refreshed (24h, 12h, 30m …), with jitter; off disables it" },
+    KEEP_VERSIONS,
+  ],
+  environment: [
+    { name: "RISKCHECK_RATE_PER_MINUTE", default: String(DEFAULTS.ratePerMinute), description: "Default token-bucket refill per key and minute; 0 disables rate limiting" },
+    { name: "RISKCHECK_RATE_BURST", default: String(DEFAULTS.rateBurst), description: "Default bucket size: requests a key may send at once" },
+    { name: "RISKCHECK_IP_QUOTA_PER_MONTH", default: String(DEFAULTS.ipQuotaPerMonth), description: "Default monthly quota of successful IP checks per key; 0 is unlimited" },
+    { name: "RISKCHECK_ADMIN_PASSWORD", default: "none", description: "Dashboard password; wins over one stored with `admin set-password`" },
+    { name: "RISKCHECK_TRUST_PROXY", default: "none", description: "Comma-separated addresses/CIDRs of reverse proxies whose forwarding header is believed" },
+    { name: "RISKCHECK_TRUST_PROXY_HEADER", default: "x-forwarded-for", description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip" },
+    { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections" },
+    { name: "RISKCHECK_METRICS_TOKEN", default: "none", description: "When set, GET /metrics needs `Authorization: Bearer <token>`" },
+    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to SQLite" },
+    { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
+    { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
+    { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
+    { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`" },
+  ],
+  examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
+} as const satisfies CommandSpec;
+
+export const UPDATE = {
+  name: "update",
+  summary: "Refresh the datasets from their sources and make the result the current version",
+  details: [
+    "Every output is composed from every source that feeds it, the bundled packages included. Downloads are checked by content first (an HTML page is refused).",
+    "A new version that would shrink an output by more than --max-shrink is refused, naming the sources responsible. Exits 1 when a source failed (the others go ahead) or the version was refused.",
+    "A running server picks the new version up within seconds.",
+  ],
+  flags: [
+    DATA_DIR,
+    SOURCES,
+    { name: "only", type: "string", value: "NAME,...", default: "every source", description: "Refresh only these sources; the others keep their data" },
+    { name: "force", type: "boolean", description: "Rebuild every output even when nothing changed, and accept lists or outputs that are empty or shrank more than --max-shrink" },
+    { name: "max-shrink", type: "string", value: "F", default: String(DEFAULT_MAX_SHRINK), description: "Refuse a list, or a new version's output, that lost more than this fraction of its entries" },
+    KEEP_VERSIONS,
+    { name: "rollback", type: "boolean", description: "Step back to the version the current one was built on; again for the one before" },
+    { name: "list", type: "boolean", description: "List the kept versions with their date, sources and counts" },
+    JSON_OUTPUT,
+  ],
+  environment: [
+    { name: "MAXMIND_ACCOUNT_ID", default: "none", description: "With MAXMIND_LICENSE_KEY, enables the maxmind-* sources" },
+    { name: "MAXMIND_LICENSE_KEY", default: "none", description: "MaxMind licence key for the maxmind-* sources" },
+  ],
+  examples: ["riskcheck update --data-dir /var/lib/riskcheck", "riskcheck update --only ipsum,spamhaus-drop-v4", "riskcheck update --list", "riskcheck update --rollback"],
+} as const satisfies CommandSpec;
+
+export const KEYS_CREATE = {
+  name: "keys create",
+  summary: "Create an API key; its secret is printed once, alone on the last line",
+  flags: [
+    { name: "name", type: "string", value: "NAME", required: true, description: "Descriptive name shown in lists and the dashboard" },
+    { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute" },
+    { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited" },
+    JSON_OUTPUT,
+    DATA_DIR,
+    DB,
+  ],
+  examples: ["riskcheck keys create --name checkout-backend", "riskcheck keys create --name batch --rate-per-minute 60 --json"],
+} as const satisfies CommandSpec;
+
+export const KEYS_LIST = {
+  name: "keys list",
+  summary: "List every key with its prefix, status, dates, usage and IP quota left (never the secret)",
+  flags: [JSON_OUTPUT, DATA_DIR, DB],
+  examples: ["riskcheck keys list", "riskcheck keys list --json"],
+} as const satisfies CommandSpec;
+
+export const KEYS_REVOKE = {
+  name: "keys revoke",
+  summary: "Revoke a key; a running server refuses it from its next request",
+  operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
+  flags: [DATA_DIR, DB],
+  examples: ["riskcheck keys revoke key_AbCdEfGhIjKl", "riskcheck keys revoke checkout-backend"],
+} as const satisfies CommandSpec;
+
+export const ADMIN_SET_PASSWORD = {
+  name: "admin set-password",
+  summary: "Set the dashboard password, read from standard input; signs every session out",
+  flags: [DATA_DIR, DB],
+  examples: ["printf '%s' \"$PASSWORD\" | riskcheck admin set-password"],
+} as const satisfies CommandSpec;
+
+export const ADMIN_UNLOCK = {
+  name: "admin unlock",
+  summary: "Lift the dashboard sign-in lock-out of an address, or of every address; a running server sees it at once",
+  operand: { name: "ADDRESS", description: "The IP address locked out; all of them when left out", optional: true },
+  flags: [DATA_DIR, DB],
+  examples: ["riskcheck admin unlock 203.0.113.7", "riskcheck admin unlock"],
+} as const satisfies CommandSpec;
+
+export const VERSION = {
+  name: "version",
+  summary: "Print the version",
+  flags: [],
+  examples: ["riskcheck version"],
+} as const satisfies CommandSpec;

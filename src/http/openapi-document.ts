@@ -1,0 +1,428 @@
+import pkg from "../../package.json" with { type: "json" };
+import { API_ERRORS, type ApiError } from "./errors.ts";
+import { EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+
+/**
+ * The OpenAPI 3.1 description of the HTTP API, served at `GET /openapi.json`. Its
+ * examples are real answers on the bundled data; test/http/openapi.test.ts checks them,
+ * and every documented status, against the running app.
+ */
+
+const ref = (kind: "schemas" | "headers" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const jsonContent = (schema: object, examples?: Record<string, { summary: string; value: unknown }>) => ({ "application/json": { schema, ...(examples ? { examples } : {}) } });
+const errorExample = (e: ApiError, summary: string) => ({
+  summary,
+  value: e.status === 429 ? { error: e.error, message: e.message, retry_after: e.error === "quota_exceeded" ? 86400 : 60 } : { error: e.error, message: e.message },
+});
+const errorSchema = (errors: readonly ApiError[], retryAfter?: boolean) => ({
+  allOf: [ref("schemas", retryAfter ? "RetryableError" : "Error")],
+  properties: { error: { enum: errors.map((e) => e.error) } },
+});
+
+const RATE_HEADERS = { "X-RateLimit-Limit": ref("headers", "X-RateLimit-Limit"), "X-RateLimit-Remaining": ref("headers", "X-RateLimit-Remaining") };
+const QUOTA_HEADERS = { "X-Quota-Limit": ref("headers", "X-Quota-Limit"), "X-Quota-Remaining": ref("headers", "X-Quota-Remaining"), "X-Quota-Reset": ref("headers", "X-Quota-Reset") };
+const UNAUTHORIZED = [API_ERRORS.missingKey, API_ERRORS.unknownKey, API_ERRORS.revokedKey] as const;
+
+const integerHeader = (description: string) => ({ description, schema: { type: "string", pattern: "^[0-9]+$" } });
+
+export const OPENAPI_DOCUMENT = {
+  openapi: "3.1.0",
+  info: {
+    title: "riskcheck",
+    version: pkg.version,
+    summary: "Self-hosted email and IP risk checks",
+    description: [
+      "Every answer comes from the appliance's own datasets: no network call per request.",
+      "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
+      "The order of checks is: authentication, rate limit, quota (IP check only), parameter validation.",
+      'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
+    ].join("\n\n"),
+  },
+  tags: [
+    { name: "checks", description: "The API: email and IP checks, with a key" },
+    { name: "operations", description: "Health, data provenance, this document and metrics: no key" },
+  ],
+  paths: {
+    "/v1/check": {
+      get: {
+        tags: ["checks"],
+        operationId: "checkEmail",
+        summary: "Is an email address's domain disposable, is it a free provider",
+        security: [{ apiKey: [] }],
+        parameters: [
+          {
+            name: "email",
+            in: "query",
+            required: true,
+            description:
+              "The address, percent-decoded only (a literal `+` stays `+`). Absent or empty: `missing_parameter`; given twice or malformed: `invalid_email`.",
+            schema: { type: "string", maxLength: 254 },
+            example: "someone@mailinator.com",
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The verdict on the address's domain.",
+            headers: RATE_HEADERS,
+            content: jsonContent(ref("schemas", "EmailCheck"), EMAIL_EXAMPLES),
+          },
+          "400": {
+            description: "No address, or not a valid one.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.missingEmail, API_ERRORS.invalidEmail]), {
+              missing_parameter: errorExample(API_ERRORS.missingEmail, "GET /v1/check"),
+              invalid_email: errorExample(API_ERRORS.invalidEmail, "GET /v1/check?email=not-an-address"),
+            }),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "429": {
+            description: "The key's rate limit is used up.",
+            headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+          },
+          "500": ref("responses", "InternalError"),
+        },
+      },
+    },
+    "/v1/ip-reputation-check": {
+      get: {
+        tags: ["checks"],
+        operationId: "checkIp",
+        summary: "Geolocation, network owner and reputation of an IP address",
+        security: [{ apiKey: [] }],
+        parameters: [
+          {
+            name: "ip",
+            in: "query",
+            required: false,
+            description:
+              "IPv4 as canonical dotted-quad decimal, or IPv6 in any RFC 4291 form (answered in RFC 5952 form; IPv4-mapped IPv6 is answered as IPv4). Omitted: the caller's own address.",
+            schema: { type: "string", maxLength: 64 },
+            example: "81.2.69.142",
+          },
+          {
+            name: "explain",
+            in: "query",
+            required: false,
+            description:
+              "`explain`, `explain=1`, `=true` or `=yes` add `reputation.reasons`: the rule that set the level with its threshold, every list's word on the address (with the reports it adds and when this appliance first and last saw it there), and where each kind came from. `=0`, `=false`, `=no` or absent: the spec's body only.",
+            schema: { type: "string" },
+            example: "1",
+          },
+        ],
+        responses: {
+          "200": {
+            description:
+              "What the datasets say about the address. Every address that is not global unicast (private, loopback, CGNAT, documentation …) gets empty strings, zero coordinates, a clean `ok` reputation and no `flag`, without any lookup.",
+            headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+            content: jsonContent(ref("schemas", "IpCheck"), IP_EXAMPLES),
+          },
+          "400": {
+            description: "Not an IP address in an accepted form (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1`, surrounding spaces …).",
+            headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+            content: jsonContent(errorSchema([API_ERRORS.invalidIp]), { invalid_ip: errorExample(API_ERRORS.invalidIp, "GET /v1/ip-reputation-check?ip=1.2.3") }),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "429": {
+            description:
+              "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the seconds until the month ends (UTC).",
+            headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"), ...QUOTA_HEADERS },
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+              rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+              quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "Beyond the key's monthly quota of successful IP checks"),
+            }),
+          },
+          "500": ref("responses", "InternalError"),
+        },
+      },
+    },
+    "/healthz": {
+      get: {
+        tags: ["operations"],
+        operationId: "health",
+        summary: "Liveness, and the datasets being served with their dates",
+        security: [],
+        responses: { "200": { description: "The server is up with its datasets loaded.", content: jsonContent(ref("schemas", "Health")) } },
+      },
+    },
+    "/v1/about": {
+      get: {
+        tags: ["operations"],
+        operationId: "about",
+        summary: "The dataset version, and each source's origin, dates and licence",
+        security: [],
+        responses: { "200": { description: "Where the data comes from.", content: jsonContent(ref("schemas", "About")) } },
+      },
+    },
+    "/openapi.json": {
+      get: {
+        tags: ["operations"],
+        operationId: "openApi",
+        summary: "This document",
+        security: [],
+        responses: { "200": { description: "OpenAPI 3.1.", content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"] } } } } },
+      },
+    },
+    "/metrics": {
+      get: {
+        tags: ["operations"],
+        operationId: "metrics",
+        summary: "Prometheus metrics",
+        description: "Open unless `RISKCHECK_METRICS_TOKEN` is set; then the token is needed as `Authorization: Bearer <token>`.",
+        security: [{}, { metricsToken: [] }],
+        responses: {
+          "200": {
+            description:
+              "Prometheus text format 0.0.4: `riskcheck_requests_total{endpoint,status}`, `riskcheck_request_duration_seconds{endpoint}` (histogram), `riskcheck_dataset_age_seconds{dataset}`, `riskcheck_update_last_success_timestamp_seconds`, `riskcheck_keys{status}`, `riskcheck_build_info{version}`, `process_start_time_seconds`, `process_resident_memory_bytes`.",
+            content: { "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } } },
+          },
+          "401": {
+            description: "`RISKCHECK_METRICS_TOKEN` is set and the request did not carry it.",
+            headers: { "WWW-Authenticate": { description: 'Always `Bearer realm="metrics"`.', schema: { type: "string", const: 'Bearer realm="metrics"' } } },
+            content: jsonContent(errorSchema([API_ERRORS.metricsTokenRequired]), { unauthorized: errorExample(API_ERRORS.metricsTokenRequired, "GET /metrics without the token") }),
+          },
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      apiKey: { type: "http", scheme: "bearer", description: "`rk_` followed by 43 base64url characters. Keys in the query string are not accepted." },
+      metricsToken: { type: "http", scheme: "bearer", description: "The value of `RISKCHECK_METRICS_TOKEN`, when the operator set one." },
+    },
+    headers: {
+      "X-RateLimit-Limit": integerHeader("The key's bucket size: requests it may send at once. Absent when rate limiting is off."),
+      "X-RateLimit-Remaining": integerHeader("Requests left in the bucket."),
+      "X-RateLimit-Reset": integerHeader("Seconds until a request will be accepted again."),
+      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks. The quota headers are absent when the quota is off."),
+      "X-Quota-Remaining": integerHeader("Successful IP checks left this calendar month (UTC)."),
+      "X-Quota-Reset": { description: "The first instant of next month, UTC.", schema: { type: "string", format: "date-time" } },
+    },
+    responses: {
+      Unauthorized: {
+        description: "No key, an unknown key or a revoked key. The same three bodies on both endpoints.",
+        content: jsonContent(errorSchema(UNAUTHORIZED), {
+          missing_key: errorExample(API_ERRORS.missingKey, "No `Authorization: Bearer <key>` header"),
+          unknown_key: errorExample(API_ERRORS.unknownKey, "A key this server does not know"),
+          revoked_key: errorExample(API_ERRORS.revokedKey, "A revoked key"),
+        }),
+      },
+      InternalError: {
+        description: "A failure the server did not expect; the details are in its log, never in the answer.",
+        content: jsonContent(errorSchema([API_ERRORS.internal]), { internal_error: errorExample(API_ERRORS.internal, "Any failure") }),
+      },
+    },
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["error", "message"],
+        properties: { error: { type: "string", description: "Machine-readable code." }, message: { type: "string", description: "For people." } },
+      },
+      RetryableError: {
+        allOf: [{ $ref: "#/components/schemas/Error" }],
+        required: ["retry_after"],
+        properties: { retry_after: { type: "integer", description: "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.", enum: [60, 86400] } },
+      },
+      EmailCheck: {
+        type: "object",
+        additionalProperties: false,
+        required: ["email", "is_disposable", "domain", "free_email"],
+        properties: {
+          email: { type: "string", description: "The address as received." },
+          is_disposable: { type: "boolean", description: "The domain, or a parent that is not a public suffix, is on a disposable list (the operator allowlist wins)." },
+          domain: { type: "string", description: "The domain, normalised to lower-case ASCII (punycode)." },
+          free_email: { type: "boolean", description: "An exact match on the free-provider list; never for a disposable domain." },
+        },
+      },
+      IpCheck: {
+        type: "object",
+        additionalProperties: false,
+        required: ["ip", "country", "country_code", "region", "region_name", "city", "subdivisions", "connection_type", "is_anycast", "zip", "latitude", "longitude", "timezone", "isp", "organization", "asn", "reputation"],
+        properties: {
+          ip: { type: "string", description: "The address checked, in canonical form." },
+          country: { type: "string", description: "English country name; empty when unknown." },
+          country_code: { type: "string", description: "ISO 3166-1 alpha-2; empty when unknown.", pattern: "^([A-Z]{2})?$" },
+          flag: { type: "string", description: "The country's flag emoji (empty when unknown); absent for addresses that are not global unicast." },
+          region: { type: "string", description: "ISO 3166-2 subdivision code without the country prefix." },
+          region_name: { type: "string" },
+          city: { type: "string" },
+          subdivisions: { type: "string", description: "Further subdivisions, joined; may be empty." },
+          connection_type: { type: "string", description: "`Corporate`, `Residential`, `Cellular`, `Satellite` or empty." },
+          is_anycast: { type: "boolean" },
+          zip: { type: "string" },
+          latitude: { type: "number", minimum: -90, maximum: 90 },
+          longitude: { type: "number", minimum: -180, maximum: 180 },
+          timezone: { type: "string", description: "IANA time zone; empty when unknown." },
+          isp: { type: "string" },
+          organization: { type: "string" },
+          asn: { type: "string", description: "`AS<number> <organisation>`; empty when unknown.", pattern: "^(AS[0-9]+ .*)?$" },
+          reputation: { $ref: "#/components/schemas/Reputation" },
+        },
+      },
+      Reputation: {
+        type: "object",
+        additionalProperties: false,
+        required: ["risky", "reputation", "bot", "probe", "rate", "attack", "crawler", "sum", "kind"],
+        properties: {
+          risky: { type: "boolean", description: "True for `bad` and `warning`." },
+          reputation: { type: "string", enum: ["bad", "warning", "suspicious", "informative", "ok"] },
+          bot: { type: "integer", minimum: 0 },
+          probe: { type: "integer", minimum: 0 },
+          rate: { type: "integer", minimum: 0 },
+          attack: { type: "integer", minimum: 0 },
+          crawler: { type: "integer", minimum: 0 },
+          sum: { type: "integer", minimum: 0, description: "bot + probe + rate + attack + crawler" },
+          kind: { type: "array", uniqueItems: true, items: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] } },
+          reasons: { $ref: "#/components/schemas/ReputationReasons" },
+        },
+      },
+      ReputationReasons: {
+        description: "Only with `?explain=1`: why the address has its level.",
+        type: "object",
+        additionalProperties: false,
+        required: ["rule", "contributions", "kinds"],
+        properties: {
+          rule: {
+            type: "object",
+            additionalProperties: false,
+            required: ["id", "level", "reports"],
+            description: "The rule that set the level, first match wins.",
+            properties: {
+              id: {
+                type: "string",
+                enum: ["allowlisted", "denylisted", "confirmed-bad", "reports>=bad", "reports>=warning", "benign-cap", "reports>=suspicious", "kind-scanner", "reports>=informative", "kind-vpn-or-hosting", "nothing"],
+              },
+              level: { type: "string", enum: ["bad", "warning", "suspicious", "informative", "ok"] },
+              reports: { type: "integer", minimum: 0, description: "The independent reports counted: the `sum`." },
+              threshold: { type: "integer", minimum: 1, description: "The threshold the reports reached, for the rules that compare them." },
+              capped: {
+                type: "object",
+                required: ["from", "by"],
+                description: "A verified crawler or anycast infrastructure is never more than suspicious: the level the reports alone would give, and what capped it.",
+                properties: { from: { type: "string", enum: ["bad", "warning"] }, by: { type: "string", enum: ["verified-crawler", "anycast"] } },
+              },
+            },
+          },
+          contributions: {
+            type: "array",
+            description: "One entry per list that names the address or its network.",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["source", "category", "count", "weight", "counted", "first_seen", "last_seen"],
+              properties: {
+                source: { type: "string", description: "The source (as in sources.json), or a curated or operator list." },
+                category: { type: "string", description: "The counter its reports go to, or what else it says: a kind, `confirmed-bad`, `verified-crawler`, `anycast`, `allowlisted`, `denylisted`." },
+                count: { type: "integer", minimum: 0, description: "The listing's own count (ipsum: its number of lists); 1 for a plain list." },
+                weight: { type: "integer", minimum: 0, description: "Reports one listing counts as." },
+                counted: { type: "integer", minimum: 0, description: "Reports it adds to `sum`, once the lists it aggregates are counted." },
+                first_seen: { type: ["string", "null"], format: "date-time", description: "When this appliance's updates first saw the listing; null for hand-kept lists." },
+                last_seen: { type: ["string", "null"], format: "date-time", description: "When an update last confirmed the source." },
+              },
+            },
+          },
+          kinds: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["kind", "from"],
+              properties: { kind: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] }, from: { type: "string", description: "A list of ranges, an AS number's list, or the organisation's name." } },
+            },
+          },
+          warnings: { type: "array", items: { type: "string" }, description: "Why the answer may say less than it should, e.g. no reputation feed loaded." },
+        },
+      },
+      Health: {
+        type: "object",
+        required: ["status", "uptime_seconds", "dataset_version", "snapshot_loaded_at", "warnings", "refresh", "datasets", "sources"],
+        properties: {
+          status: { const: "ok" },
+          uptime_seconds: { type: "integer", minimum: 0 },
+          dataset_version: { type: "string", description: "The dataset version folder being served." },
+          snapshot_loaded_at: { type: "string", format: "date-time" },
+          warnings: {
+            type: "array",
+            items: { type: "string" },
+            description: "What needs the operator's attention while the server keeps serving: no reputation feed loaded, a source older than its cadence, the last refresh failed or could not fetch a source, refresh off for data never refreshed.",
+          },
+          refresh: {
+            type: ["object", "null"],
+            description: "The automatic refresh (RISKCHECK_UPDATE_EVERY); null when it is off.",
+            required: ["every_seconds", "running", "next_at", "last_success_at", "last_finished_at", "last_error"],
+            properties: {
+              every_seconds: { type: "number", exclusiveMinimum: 0 },
+              running: { type: "boolean" },
+              next_at: { type: ["string", "null"], format: "date-time" },
+              last_success_at: { type: ["string", "null"], format: "date-time" },
+              last_finished_at: { type: ["string", "null"], format: "date-time" },
+              last_error: { type: ["string", "null"] },
+            },
+          },
+          datasets: {
+            type: "array",
+            description: "Every file loaded: the compiled outputs and the operator's own files.",
+            items: {
+              type: "object",
+              required: ["name", "file", "date", "age_days"],
+              properties: {
+                name: { type: "string" },
+                file: { type: "string" },
+                entries: { type: "integer", minimum: 0 },
+                sources: { type: "array", items: { type: "string" }, description: "For a compiled output: the sources it was composed from." },
+                date: { type: ["string", "null"], format: "date-time", description: "The date of its data: a database's build date, the newest of its sources' data dates, a file's modification." },
+                age_days: { type: ["integer", "null"], minimum: 0 },
+              },
+            },
+          },
+          sources: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["name", "format", "feeds", "entries", "data_date", "data_date_from", "age_days", "fetched_at", "checked_at", "used_by"],
+              properties: {
+                name: { type: "string" },
+                format: { type: "string" },
+                feeds: { type: "string" },
+                entries: { type: "integer", minimum: 0 },
+                data_date: { type: ["string", "null"], format: "date-time", description: "The date of the data itself." },
+                data_date_from: { enum: ["content", "package", "last-modified", null], description: "How it is known: the data says so, the npm package's release, or the server's Last-Modified." },
+                age_days: { type: ["integer", "null"], minimum: 0, description: "From data_date; null when no date is known." },
+                fetched_at: { type: "string", format: "date-time" },
+                checked_at: { type: "string", format: "date-time", description: "When an update last confirmed it, a 304 included." },
+                used_by: { type: "array", items: { type: "string" }, description: "The outputs it feeds; empty when a newer copy supersedes it." },
+              },
+            },
+          },
+        },
+      },
+      About: {
+        type: "object",
+        required: ["dataset_version", "sources"],
+        properties: {
+          dataset_version: { type: "string" },
+          sources: {
+            type: "array",
+            description: "The sources in use.",
+            items: {
+              type: "object",
+              required: ["name", "origin", "licence", "feeds", "entries", "data_date", "fetched_at"],
+              properties: {
+                name: { type: "string" },
+                origin: { type: "string", description: "A URL, or the npm package and version the data was installed from." },
+                licence: { type: "string" },
+                feeds: { type: "string" },
+                entries: { type: "integer", minimum: 0 },
+                data_date: { type: ["string", "null"], format: "date-time", description: "The date of the data itself, when known." },
+                fetched_at: { type: "string", format: "date-time" },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Served as is: built once. */
+export const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);

@@ -1,0 +1,123 @@
+/**
+ * Answers the running app gave on the bundled data, shown as the OpenAPI document's
+ * examples; test/http/openapi.test.ts asks the same questions and compares.
+ */
+
+const CLEAN = { risky: false, reputation: "ok", bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0, sum: 0, kind: [] };
+const GOOGLE_DNS = {
+  ip: "8.8.8.8",
+  country: "United States",
+  country_code: "US",
+  flag: "🇺🇸",
+  region: "",
+  region_name: "",
+  city: "",
+  subdivisions: "",
+  connection_type: "Corporate",
+  is_anycast: true,
+  zip: "",
+  latitude: 37.751,
+  longitude: -97.822,
+  timezone: "America/Chicago",
+  isp: "Google LLC",
+  organization: "Google LLC",
+  asn: "AS15169 Google LLC",
+  reputation: { risky: false, reputation: "informative", bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0, sum: 0, kind: ["hosting"] },
+};
+
+export const EMAIL_EXAMPLES = {
+  disposable: { summary: "GET /v1/check?email=someone@mailinator.com", value: { email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false } },
+  free: { summary: "GET /v1/check?email=someone@gmail.com", value: { email: "someone@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true } },
+  internationalised: {
+    summary: "GET /v1/check?email=x@пример.com (the domain in punycode)",
+    value: { email: "x@пример.com", is_disposable: false, domain: "xn--e1afmkfd.com", free_email: false },
+  },
+};
+
+export const IP_EXAMPLES = {
+  public: {
+    summary: "GET /v1/ip-reputation-check?ip=81.2.69.142",
+    value: {
+      ip: "81.2.69.142",
+      country: "United Kingdom",
+      country_code: "GB",
+      flag: "🇬🇧",
+      region: "ENG",
+      region_name: "England",
+      city: "Bracknell",
+      subdivisions: "Bracknell Forest",
+      connection_type: "",
+      is_anycast: false,
+      zip: "RG12",
+      latitude: 51.4036,
+      longitude: -0.7618,
+      timezone: "Europe/London",
+      isp: "Andrews & Arnold Ltd",
+      organization: "Andrews & Arnold Ltd",
+      asn: "AS20712 Andrews & Arnold Ltd",
+      reputation: CLEAN,
+    },
+  },
+  anycast: { summary: "GET /v1/ip-reputation-check?ip=8.8.8.8", value: GOOGLE_DNS },
+  ipv6: {
+    summary: "GET /v1/ip-reputation-check?ip=2a03:2880:f10c:83:face:b00c:0:25de",
+    value: {
+      ip: "2a03:2880:f10c:83:face:b00c:0:25de",
+      country: "Singapore",
+      country_code: "SG",
+      flag: "🇸🇬",
+      region: "",
+      region_name: "",
+      city: "Singapore",
+      subdivisions: "",
+      connection_type: "",
+      is_anycast: false,
+      zip: "17",
+      latitude: 1.2872,
+      longitude: 103.8507,
+      timezone: "Asia/Singapore",
+      isp: "Facebook, Inc.",
+      organization: "Facebook, Inc.",
+      asn: "AS32934 Facebook, Inc.",
+      reputation: CLEAN,
+    },
+  },
+  private: {
+    summary: "GET /v1/ip-reputation-check?ip=10.1.2.3 (no lookup, no flag)",
+    value: {
+      ip: "10.1.2.3",
+      country: "",
+      country_code: "",
+      region: "",
+      region_name: "",
+      city: "",
+      subdivisions: "",
+      connection_type: "",
+      is_anycast: false,
+      zip: "",
+      latitude: 0,
+      longitude: 0,
+      timezone: "",
+      isp: "",
+      organization: "",
+      asn: "",
+      reputation: CLEAN,
+    },
+  },
+  explained: {
+    summary: "GET /v1/ip-reputation-check?ip=8.8.8.8&explain=1",
+    value: {
+      ...GOOGLE_DNS,
+      reputation: {
+        ...GOOGLE_DNS.reputation,
+        reasons: {
+          rule: { id: "kind-vpn-or-hosting", level: "informative", reports: 0 },
+          contributions: [{ source: "curated/anycast-prefixes", category: "anycast", count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null }],
+          kinds: [{ kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" }],
+          // The bundled data has no reputation feed until the first refresh.
+          warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"],
+        },
+      },
+    },
+  },
+};

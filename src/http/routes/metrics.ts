@@ -1,0 +1,74 @@
+import { timingSafeEqual } from "node:crypto";
+import pkg from "../../../package.json" with { type: "json" };
+import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import type { KeyRecord } from "../../keys/key-record.ts";
+import { datasetDates } from "../../metrics/dataset-dates.ts";
+import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from "../../metrics/prometheus-text.ts";
+import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/request-metrics.ts";
+import { bearerToken } from "../auth.ts";
+import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
+
+export interface MetricsDeps {
+  readonly requests: RequestMetrics;
+  readonly snapshots: SnapshotHolder;
+  readonly keys: { list(): KeyRecord[] };
+  /** When an update last reached the sources, as an ISO time; null for never. */
+  readonly lastUpdateSuccess: () => string | null;
+  /** When set, scrapes must send it as a Bearer token. */
+  readonly token: string | null;
+  readonly startedMs: number;
+  readonly now: () => number;
+}
+
+const BUCKET_BOUNDS = [...DURATION_BUCKETS_SECONDS.map(String), "+Inf"];
+
+/** `GET /metrics`: Prometheus' text format, made only when scraped. */
+export async function metrics(deps: MetricsDeps, request: Request): Promise<Response> {
+  if (deps.token !== null && !sameSecret(bearerToken(request.headers.get("authorization")), deps.token)) {
+    return errorResponse(API_ERRORS.metricsTokenRequired, { "content-type": JSON_TYPE, "www-authenticate": 'Bearer realm="metrics"' });
+  }
+  const nowMs = deps.now();
+  const text = new PrometheusText();
+
+  text.family("riskcheck_requests_total", "counter", "Requests answered, by endpoint and HTTP status.");
+  for (const { endpoint, status, count } of deps.requests.requests()) text.sample("riskcheck_requests_total", { endpoint, status: String(status) }, count);
+
+  text.family("riskcheck_request_duration_seconds", "histogram", "Time spent answering a request inside the server, by endpoint.");
+  for (const { endpoint, cumulative, sumSeconds, count } of deps.requests.durations()) {
+    cumulative.forEach((n, i) => text.sample("riskcheck_request_duration_seconds_bucket", { endpoint, le: BUCKET_BOUNDS[i] }, n));
+    text.sample("riskcheck_request_duration_seconds_sum", { endpoint }, sumSeconds);
+    text.sample("riskcheck_request_duration_seconds_count", { endpoint }, count);
+  }
+
+  text.family("riskcheck_dataset_age_seconds", "gauge", "Age of each source's data being served (and of the operator's files), from the data's own date.");
+  for (const [dataset, date] of datasetDates(deps.snapshots.current())) {
+    const at = Date.parse(date);
+    if (!Number.isNaN(at)) text.sample("riskcheck_dataset_age_seconds", { dataset }, Math.max(0, Math.round((nowMs - at) / 1000)));
+  }
+
+  text.family("riskcheck_update_last_success_timestamp_seconds", "gauge", "When an update last reached the sources successfully (Unix time).");
+  const updated = Date.parse(deps.lastUpdateSuccess() ?? "");
+  if (!Number.isNaN(updated)) text.sample("riskcheck_update_last_success_timestamp_seconds", {}, updated / 1000);
+
+  const keys = deps.keys.list();
+  const revoked = keys.filter((k) => k.revokedAt !== null).length;
+  text.family("riskcheck_keys", "gauge", "API keys, by status.");
+  text.sample("riskcheck_keys", { status: "active" }, keys.length - revoked);
+  text.sample("riskcheck_keys", { status: "revoked" }, revoked);
+
+  text.family("riskcheck_build_info", "gauge", "The running version, as a label; always 1.");
+  text.sample("riskcheck_build_info", { version: pkg.version }, 1);
+  text.family("process_start_time_seconds", "gauge", "When the server started (Unix time).");
+  text.sample("process_start_time_seconds", {}, deps.startedMs / 1000);
+  text.family("process_resident_memory_bytes", "gauge", "Resident memory of the server process.");
+  text.sample("process_resident_memory_bytes", {}, process.memoryUsage.rss());
+
+  return new Response(text.toString(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+}
+
+/** Compares digests, so the time taken says nothing about how much of the token was right. */
+function sameSecret(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}

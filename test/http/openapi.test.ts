@@ -1,0 +1,166 @@
+import { describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import type { Snapshot } from "../../src/datasets/snapshot.ts";
+import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
+
+/** What a resolved OpenAPI document holds, as far as this test reads it. */
+interface MediaType {
+  schema: object;
+  examples?: Record<string, { value: unknown }>;
+}
+interface DocumentedResponse {
+  headers?: Record<string, { schema: object }>;
+  content?: Record<string, MediaType>;
+}
+type ResolvedDocument = { paths: Record<string, { get: { responses: Record<string, DocumentedResponse> } }> };
+
+const validator = new Validator();
+// As a client gets it: JSON, with no object shared between places.
+const validation = await validator.validate(JSON.parse(OPENAPI_JSON));
+const resolved = validator.resolveRefs() as ResolvedDocument;
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+
+/** The real datasets `npm install` wrote, email lists included: the examples are answers on them. */
+const { snapshot: bundled } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);
+const broken = (part: "email" | "ip") => ({ ...bundled, [part]: null }) as unknown as Snapshot;
+
+interface Scenario {
+  readonly path: string;
+  readonly status: number;
+  /** The documented example this answer must equal. */
+  readonly example?: string;
+  answer(): Promise<Response>;
+}
+
+/** A request with a fresh key on an app with rate limit and quota on, so their headers show. */
+function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number } = {}) {
+  return async (): Promise<Response> => {
+    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options });
+    const created = t.newKey();
+    if (options.key === "revoked") t.keys.revoke(created.key.id);
+    const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
+    let res = await t.request(path, { key });
+    for (let i = 1; i < (options.times ?? 1); i++) res = await t.request(path, { key });
+    return res;
+  };
+}
+
+const CHECK = "/v1/check";
+const IP = "/v1/ip-reputation-check";
+const SCENARIOS: Scenario[] = [
+  { path: CHECK, status: 200, example: "disposable", answer: ask(`${CHECK}?email=someone@mailinator.com`) },
+  { path: CHECK, status: 200, example: "free", answer: ask(`${CHECK}?email=someone@gmail.com`) },
+  { path: CHECK, status: 200, example: "internationalised", answer: ask(`${CHECK}?email=${encodeURIComponent("x@пример.com")}`) },
+  { path: CHECK, status: 400, example: "missing_parameter", answer: ask(CHECK) },
+  { path: CHECK, status: 400, example: "invalid_email", answer: ask(`${CHECK}?email=not-an-address`) },
+  { path: CHECK, status: 401, example: "missing_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "none" }) },
+  { path: CHECK, status: 401, example: "unknown_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "unknown" }) },
+  { path: CHECK, status: 401, example: "revoked_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "revoked" }) },
+  { path: CHECK, status: 429, example: "rate_limit_exceeded", answer: ask(`${CHECK}?email=a@gmail.com`, { rateBurst: 1, times: 2 }) },
+  { path: CHECK, status: 500, example: "internal_error", answer: ask(`${CHECK}?email=a@gmail.com`, { snapshot: broken("email") }) },
+  { path: IP, status: 200, example: "public", answer: ask(`${IP}?ip=81.2.69.142`) },
+  { path: IP, status: 200, example: "anycast", answer: ask(`${IP}?ip=8.8.8.8`) },
+  { path: IP, status: 200, example: "ipv6", answer: ask(`${IP}?ip=2a03:2880:f10c:83:face:b00c:0:25de`) },
+  { path: IP, status: 200, example: "private", answer: ask(`${IP}?ip=10.1.2.3`) },
+  { path: IP, status: 200, example: "explained", answer: ask(`${IP}?ip=8.8.8.8&explain=1`) },
+  { path: IP, status: 200, answer: ask(IP, { clientAddress: "1.1.1.1" }) },
+  { path: IP, status: 400, example: "invalid_ip", answer: ask(`${IP}?ip=1.2.3`) },
+  { path: IP, status: 401, example: "missing_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "none" }) },
+  { path: IP, status: 401, example: "unknown_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "unknown" }) },
+  { path: IP, status: 401, example: "revoked_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "revoked" }) },
+  { path: IP, status: 429, example: "rate_limit_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { rateBurst: 1, times: 2 }) },
+  { path: IP, status: 429, example: "quota_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { ipQuotaPerMonth: 1, times: 2 }) },
+  { path: IP, status: 500, example: "internal_error", answer: ask(`${IP}?ip=8.8.8.8`, { snapshot: broken("ip") }) },
+  { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
+  { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },
+  { path: "/openapi.json", status: 200, answer: ask("/openapi.json", { key: "none" }) },
+  { path: "/metrics", status: 200, answer: ask("/metrics", { key: "none" }) },
+  { path: "/metrics", status: 401, example: "unauthorized", answer: ask("/metrics", { key: "none", metricsToken: "a-metrics-token" }) },
+];
+
+describe("the OpenAPI document", () => {
+  test("is valid OpenAPI 3.1 by a maintained validator", () => {
+    expect(validation.errors ?? []).toEqual([]);
+    expect(validation.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  test("is served at GET /openapi.json without a key", async () => {
+    const res = await ask("/openapi.json", { key: "none" })();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual(JSON.parse(OPENAPI_JSON));
+  });
+
+  test("documents every route the app serves outside the dashboard, and nothing else", async () => {
+    const { app } = await createTestApp({ snapshot: bundled });
+    const served = app.routes.filter((r) => !r.path.startsWith("/dashboard")).map((r) => `${r.method} ${r.path}`);
+    expect(served.sort()).toEqual(Object.keys(resolved.paths).map((path) => `GET ${path}`).sort());
+  });
+
+  test("every documented status has a real answer below, and every example a question", () => {
+    const documented = Object.entries(resolved.paths).flatMap(([path, item]) => Object.keys(item.get.responses).map((status) => `${path} ${status}`));
+    expect([...new Set(SCENARIOS.map((s) => `${s.path} ${s.status}`))].sort()).toEqual(documented.sort());
+    const examples = Object.entries(resolved.paths).flatMap(([path, item]) =>
+      Object.entries(item.get.responses).flatMap(([status, response]) =>
+        Object.values(response.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {}).map((name) => `${path} ${status} ${name}`)),
+      ),
+    );
+    expect(SCENARIOS.filter((s) => s.example).map((s) => `${s.path} ${s.status} ${s.example}`).sort()).toEqual(examples.sort());
+  });
+
+  test("every example matches its schema", () => {
+    for (const item of Object.values(resolved.paths)) {
+      for (const response of Object.values(item.get.responses)) {
+        for (const media of Object.values(response.content ?? {})) {
+          const validate = ajv.compile(media.schema);
+          for (const [name, example] of Object.entries(media.examples ?? {})) {
+            expect({ name, valid: validate(example.value), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
+          }
+        }
+      }
+    }
+  });
+
+  test("reputation.reasons with feeds, a cap and warnings validates; the first form of it does not", () => {
+    const reasons = JSON.parse(OPENAPI_JSON).components.schemas.ReputationReasons;
+    const withFeeds = {
+      rule: { id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } },
+      contributions: [{ source: "ipsum", category: "attack", count: 9, weight: 1, counted: 8, first_seen: "2026-11-01T00:00:00.000Z", last_seen: "2026-11-23T00:00:00.000Z" }],
+      kinds: [{ kind: "crawler", from: "googlebot" }],
+    };
+    expect(ajv.validate(reasons, withFeeds)).toBe(true);
+    expect(ajv.validate(reasons, { rule: "sum>=warning", sources: ["ipsum"], network_kinds_from: [] })).toBe(false);
+  });
+});
+
+describe("real answers match the document", () => {
+  test.each(SCENARIOS.map((s) => [`${s.path} ${s.status}${s.example ? ` (${s.example})` : ""}`, s] as const))("%s", async (_, scenario) => {
+    const res = await scenario.answer();
+    expect(res.status).toBe(scenario.status);
+    const documented = resolved.paths[scenario.path].get.responses[String(scenario.status)];
+
+    const [mediaType, media] = Object.entries(documented.content ?? {})[0];
+    expect(res.headers.get("content-type")).toBe(mediaType);
+    const text = await res.text();
+    const body = mediaType === "application/json" ? JSON.parse(text) : text;
+    const validate = ajv.compile(media.schema);
+    expect({ valid: validate(body), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
+    if (scenario.example) expect(body).toEqual(media.examples![scenario.example].value);
+
+    const headers = documented.headers ?? {};
+    const names = new Set(Object.keys(headers).map((h) => h.toLowerCase()));
+    const undocumented = [...res.headers.keys()].filter((h) => (h.startsWith("x-") || h === "www-authenticate") && !names.has(h));
+    expect(undocumented).toEqual([]);
+    for (const [name, header] of Object.entries(headers)) {
+      const value = res.headers.get(name);
+      expect({ name, value: value !== null }).toEqual({ name, value: true });
+      expect({ name, valid: ajv.validate(header.schema, value) }).toEqual({ name, valid: true });
+    }
+  });
+});
