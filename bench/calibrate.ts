@@ -74,7 +74,7 @@ try {
   const all = new Set([...lists.values()].flat());
   const reported = new Set(counterLists.flatMap((n) => lists.get(n)!));
 
-  console.log(`## Levels served after the default update on the real snapshots\n\n${header("addresses")}`);
+  console.log(`## Levels served after the default update on the real snapshots\n\n${header("which addresses")}`);
   console.log(row("every address a list names (a range by its first address)", tally(snapshot, all)));
   console.log(row("every address a list that reports names", tally(snapshot, reported)));
   let seed = 20261123;

@@ -269,7 +269,8 @@ describe("riskcheck update against a loopback feed server", () => {
   });
 
   test("a server under steady load answers every request during an update", async () => {
-    publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t2\n81.2.69.142\t30\n`);
+    // A verified Googlebot address and a public resolver planted on 9 lists.
+    publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t2\n81.2.69.142\t30\n66.249.66.1\t9\n1.1.1.1\t9\n`);
     let stop = false;
     const statuses: number[] = [];
     const load = (async () => {
@@ -289,6 +290,33 @@ describe("riskcheck update against a loopback feed server", () => {
     await load;
     expect(statuses.length).toBeGreaterThan(50);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  });
+
+  test("a verified crawler or a public resolver on 9 lists is never risky", async () => {
+    const crawler = await ask("/v1/ip-reputation-check?ip=66.249.66.1&explain=1");
+    expect(crawler.reputation).toMatchObject({ risky: false, reputation: "suspicious", attack: 9 });
+    expect(crawler.reputation.kind).toContain("crawler");
+    expect(crawler.reputation.reasons.rule).toEqual({ id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } });
+    expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).reputation).toMatchObject({ risky: false, reputation: "suspicious" });
+  });
+
+  test("?explain=1 names each list, the reports it adds, and since when this appliance has seen it", async () => {
+    const explained = async () => (await ask("/v1/ip-reputation-check?ip=81.2.69.142&explain=1")).reputation;
+    const ipsumOf = (reputation: Record<string, any>) => reputation.reasons.contributions.find((c: { source: string }) => c.source === "ipsum");
+    const before = await explained();
+    expect(before.reasons.rule).toEqual({ id: "reports>=bad", level: "bad", reports: 30, threshold: 6 });
+    expect(ipsumOf(before)).toMatchObject({ category: "attack", count: 30, weight: 1, counted: 30 });
+    expect(Date.parse(ipsumOf(before).first_seen)).toBeLessThanOrEqual(Date.parse(ipsumOf(before).last_seen));
+    expect(before.reasons.kinds).toContainEqual({ kind: "vpn", from: "AS64500 in vpn-asns" });
+
+    // A later version with another count: the listing keeps its first sighting, its last one moves on.
+    publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t2\n81.2.69.142\t31\n66.249.66.1\t9\n1.1.1.1\t9\n`);
+    expect((await update("--only", "ipsum")).code).toBe(0);
+    await waitFor(async () => (await ask("/v1/ip-reputation-check?ip=81.2.69.142")).reputation.attack === 31);
+    const after = ipsumOf(await explained());
+    expect(after.count).toBe(31);
+    expect(after.first_seen).toBe(ipsumOf(before).first_seen);
+    expect(Date.parse(after.last_seen)).toBeGreaterThan(Date.parse(ipsumOf(before).last_seen));
   });
 
   test("sources.json errors name the entry and the field", async () => {
