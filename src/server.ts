@@ -100,7 +100,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
       try {
         const next = await loadSnapshot(config.dataDir, config.thresholds);
         snapshots.replace(next.snapshot);
-        loadedVersion = version;
+        loadedVersion = next.snapshot.version || version;
         log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);
       } catch (err) {
         loadedVersion = version; // not retried until the version changes again

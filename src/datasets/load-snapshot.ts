@@ -1,10 +1,12 @@
 import { type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/reputation.ts";
-import { dataFilesAt } from "./data-layout.ts";
+import { join } from "node:path";
+import { dataFiles, dataFilesAt } from "./data-layout.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
+import { currentVersion } from "./versions.ts";
 
 export interface LoadReport {
   snapshot: Snapshot;
@@ -14,8 +16,14 @@ export interface LoadReport {
   freeList: FreeListReport;
 }
 
-/** Builds a complete snapshot from the data directory, or throws a DatasetError naming the file. */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, root?: string, now = new Date()): Promise<LoadReport> {
+/**
+ * Builds a complete snapshot from the data directory, or throws a DatasetError naming the
+ * file. Without `root`, the version `current` points at when the load starts: every file
+ * comes from that one folder, even if an update moves the link meanwhile.
+ */
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date()): Promise<LoadReport> {
+  const version = givenRoot === undefined ? currentVersion(dataDir) : null;
+  const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const [{ ip, datasets: ipDatasets, notes: ipNotes }, disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([

@@ -1,0 +1,18 @@
+import { describe, expect, test } from "bun:test";
+import { readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import { makeDataDir } from "../support/processes.ts";
+
+describe("a snapshot is one version, whatever an update does meanwhile", () => {
+  test("every file of the version is read from the folder `current` named when the load began", async () => {
+    const dir = makeDataDir();
+    const folder = join(dir, readlinkSync(join(dir, "current")));
+    const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+    const versionFiles = snapshot.datasets.filter((d) => !d.name.startsWith("curated/") && !d.name.startsWith("operator"));
+    expect(versionFiles.length).toBeGreaterThan(5);
+    for (const dataset of versionFiles) expect(dataset.file).toStartWith(`${folder}/`);
+    expect(snapshot.version).toBe(readlinkSync(join(dir, "current")).replace("datasets/", ""));
+  });
+});
