@@ -4,7 +4,10 @@
  * rounds per scenario; prints one table and saves the results under bench/results/.
  * Needs `wrk` (Debian: apt-get install wrk). Every run stops by itself.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-random,email,private,unauthorized,limits]
+ * Scenarios: ip-distinct (a new random public address every request), ip-random (a pool
+ * of 10,000), email, private, unauthorized (401), and limits (the price of rate limit and quota).
+ *
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,limits]
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,12 +50,11 @@ interface Server {
   readonly proc: { readonly pid: number };
 }
 
+/** Load from a file of paths (`pool.lua`), or `DISTINCT` for a new random address every request (`distinct.lua`). */
 function wrk(server: Server, pathsFile: string, key = ""): WrkResult {
   const cpuBefore = cpuSeconds(server.proc.pid);
-  const run = Bun.spawnSync(
-    ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", "-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key],
-    { timeout: (DURATION + 30) * 1000 },
-  );
+  const script = pathsFile === DISTINCT ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key] : ["-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key];
+  const run = Bun.spawnSync(["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", ...script], { timeout: (DURATION + 30) * 1000 });
   const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
   const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
   if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
@@ -96,7 +98,9 @@ function writeLines(dir: string, name: string, lines: string[]): string {
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
 const addresses = makeAddressPool(10_000);
+const DISTINCT = "distinct";
 const pools = {
+  "ip-distinct": DISTINCT,
   "ip-random": writeLines(work, "ip.txt", addresses.map((a) => `/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`)),
   email: writeLines(work, "email.txt", makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`)),
   private: writeLines(work, "private.txt", Array.from({ length: 1000 }, (_, i) => `/v1/ip-reputation-check?ip=10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`)),
@@ -126,6 +130,7 @@ wrk(baseline, pools.email);
 wrk(riskcheck, pools["ip-random"], key);
 
 const scenarios: { name: keyof typeof pools; key: string }[] = [
+  { name: "ip-distinct" as const, key },
   { name: "ip-random" as const, key },
   { name: "email" as const, key },
   { name: "private" as const, key },
