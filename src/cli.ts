@@ -14,7 +14,7 @@ import { type VersionListing, listVersions, rollback, withUpdateLock } from "./d
 import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
 import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
 import { openDatabase } from "./db.ts";
-import { parseIpAddress } from "./ip/parse.ts";
+import { parseIpAddress } from "./ip/address/parse.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStore, KeyStoreError } from "./keys/key-store.ts";

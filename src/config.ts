@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { parseDuration } from "./duration.ts";
-import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/client-address.ts";
-import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/reputation.ts";
+import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
+import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
 
 export class UsageError extends Error {}
 

@@ -1,5 +1,5 @@
 import { DEFAULTS } from "../config.ts";
-import { DEFAULT_THRESHOLDS } from "../ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../ip/verdict/reputation.ts";
 import type { CommandSpec, FlagSpec } from "./command-spec.ts";
 
 /** What the commands take, one table each: the parser and the help text both read them. */

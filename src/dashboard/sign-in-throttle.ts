@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { parseIpAddress } from "../ip/parse.ts";
+import { parseIpAddress } from "../ip/address/parse.ts";
 
 export interface ThrottlePolicy {
   /** Failures allowed inside the window before the client is locked out. */

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
-import { KIND } from "../ip/network-kinds.ts";
-import type { IndexFile } from "../ip/range-index-file.ts";
-import { FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import { KIND } from "../ip/verdict/network-kinds.ts";
+import type { IndexFile } from "../ip/indexes/range-index-file.ts";
+import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
 import type { dataFiles } from "./data-layout.ts";
 import { readTextDataset } from "./read-text-dataset.ts";

@@ -1,4 +1,4 @@
-import { type Cidr, parseCidr } from "../ip/cidr.ts";
+import { type Cidr, parseCidr } from "../ip/address/cidr.ts";
 import { DatasetError } from "./dataset-error.ts";
 
 function entries(text: string): { line: number; value: string }[] {

@@ -1,5 +1,5 @@
 import { type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
-import type { Thresholds } from "../ip/reputation.ts";
+import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { join } from "node:path";
 import { dataFiles, dataFilesAt } from "./data-layout.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";

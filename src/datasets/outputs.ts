@@ -1,8 +1,8 @@
-import { type AsnRange, compileAsnIndex } from "../ip/asn-index.ts";
-import { kindBit } from "../ip/network-kinds.ts";
-import { encodeIndexFile } from "../ip/range-index-file.ts";
-import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/report-counting.ts";
-import { FLAG, ReputationIndexBuilder } from "../ip/reputation-index.ts";
+import { type AsnRange, compileAsnIndex } from "../ip/indexes/asn-index.ts";
+import { kindBit } from "../ip/verdict/network-kinds.ts";
+import { encodeIndexFile } from "../ip/indexes/range-index-file.ts";
+import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/verdict/report-counting.ts";
+import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "./data-layout.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
 import type { FormatValues, SourceFormat } from "./formats/index.ts";

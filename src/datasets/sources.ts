@@ -1,5 +1,5 @@
 import { parseDuration } from "../duration.ts";
-import { COUNTER_NAMES } from "../ip/report-counting.ts";
+import { COUNTER_NAMES } from "../ip/verdict/report-counting.ts";
 import { FORMAT_NAMES, FORMATS, type SourceFormat } from "./formats/index.ts";
 
 export interface Source {

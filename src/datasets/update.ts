@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { mmdbContentHash } from "../ip/mmdb.ts";
-import type { Thresholds } from "../ip/reputation.ts";
+import { mmdbContentHash } from "../ip/geo/mmdb.ts";
+import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
 import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
 import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";

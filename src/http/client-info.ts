@@ -1,5 +1,5 @@
-import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from "../ip/client-address.ts";
-import { parseIpAddress } from "../ip/parse.ts";
+import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from "../ip/address/client-address.ts";
+import { parseIpAddress } from "../ip/address/parse.ts";
 import type { ClientInfo } from "./routes/dashboard.ts";
 
 /**

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { loadCuratedData } from "../../src/datasets/curated-data.ts";
 import { parseAsnList, parseCidrList } from "../../src/datasets/curated-lists.ts";
 import { dataFiles } from "../../src/datasets/data-layout.ts";
-import { KIND } from "../../src/ip/network-kinds.ts";
-import { parseIpAddress } from "../../src/ip/parse.ts";
-import { FLAG, ReputationIndex } from "../../src/ip/reputation-index.ts";
+import { KIND } from "../../src/ip/verdict/network-kinds.ts";
+import { parseIpAddress } from "../../src/ip/address/parse.ts";
+import { FLAG, ReputationIndex } from "../../src/ip/indexes/reputation-index.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 const CURATED = join(BUNDLED_DATA_DIR, "curated");

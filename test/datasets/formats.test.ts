@@ -10,7 +10,7 @@ import type { FeedEntry } from "../../src/datasets/formats/feed-entry.ts";
 import { parseMmdbSource } from "../../src/datasets/formats/mmdb.ts";
 import { ContentError } from "../../src/datasets/formats/parsed-source.ts";
 import { parsePrefixJson } from "../../src/datasets/formats/prefix-json.ts";
-import { cidrsOfRange } from "../../src/ip/address-range.ts";
+import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
-import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { makeDataDir } from "../support/processes.ts";
 
 describe("a snapshot is one version, whatever an update does meanwhile", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { isDisposable } from "../../src/email/classify.ts";
-import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, createTestApp } from "../support/test-app.ts";
 import { GOLDEN_TABLE } from "./golden-table.ts";
 

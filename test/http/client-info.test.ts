@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { clientInfoResolver } from "../../src/http/client-info.ts";
-import { parseTrustedProxies } from "../../src/ip/client-address.ts";
+import { parseTrustedProxies } from "../../src/ip/address/client-address.ts";
 
 const serverSeeing = (address: string) => ({ requestIP: () => ({ address, family: "", port: 1 }) }) as unknown as Bun.Server<unknown>;
 const request = (headers: Record<string, string>, url = "http://riskcheck.test/dashboard") => new Request(url, { headers });

@@ -5,7 +5,7 @@ import addFormats from "ajv-formats";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
-import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
 
 /** What a resolved OpenAPI document holds, as far as this test reads it. */

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
-import type { IpDatasets } from "../../src/ip/intelligence.ts";
-import { DEFAULT_THRESHOLDS } from "../../src/ip/reputation.ts";
+import type { IpDatasets } from "../../src/ip/answer/intelligence.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { SnapshotHolder, type Snapshot } from "../../src/datasets/snapshot.ts";
 import { openDatabase } from "../../src/db.ts";
 import { createApp } from "../../src/http/app.ts";

@@ -1,4 +1,4 @@
-import { type MmdbRecord, parseMmdb, verifyRecords } from "../../ip/mmdb.ts";
+import { type MmdbRecord, parseMmdb, verifyRecords } from "../../ip/geo/mmdb.ts";
 import { DatasetError } from "../dataset-error.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
 

@@ -1,5 +1,5 @@
-import { parseCidr } from "../../ip/cidr.ts";
-import { cidrBounds } from "../../ip/range-index-builder.ts";
+import { parseCidr } from "../../ip/address/cidr.ts";
+import { cidrBounds } from "../../ip/indexes/range-index-builder.ts";
 import { checkRejects, isoDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";

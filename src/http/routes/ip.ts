@@ -1,9 +1,9 @@
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import { answerJson, privateAnswerJson } from "../../ip/answer-json.ts";
-import { explain } from "../../ip/explanation.ts";
-import { answerObject, ipFacts } from "../../ip/intelligence.ts";
-import { parseIpAddress } from "../../ip/parse.ts";
-import { isGlobalUnicast } from "../../ip/special-purpose.ts";
+import { answerJson, privateAnswerJson } from "../../ip/answer/answer-json.ts";
+import { explain } from "../../ip/verdict/explanation.ts";
+import { answerObject, ipFacts } from "../../ip/answer/intelligence.ts";
+import { parseIpAddress } from "../../ip/address/parse.ts";
+import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { answerHeaders } from "../limits.ts";

@@ -1,0 +1,182 @@
+import type { Cidr } from "../address/cidr.ts";
+import type { RangeColumns } from "./range-index.ts";
+
+export function cidrBounds(cidr: Cidr): { version: 4 | 6; start: bigint; end: bigint } {
+  if (cidr.version === 4) return { version: 4, start: BigInt(cidr.start), end: BigInt(cidr.end) };
+  let start = 0n;
+  for (const w of cidr.words) start = (start << 32n) | BigInt(w);
+  const hostBits = BigInt(128 - cidr.bits);
+  start = (start >> hostBits) << hostBits;
+  return { version: 6, start, end: start | ((1n << hostBits) - 1n) };
+}
+
+/** The arithmetic the sweep needs; IPv4 bounds are plain numbers (exact far beyond 2^32), IPv6 bounds bigints. */
+interface Arithmetic<K> {
+  compare(a: K, b: K): number;
+  next(a: K): K;
+  previous(a: K): K;
+  sortedDistinct(values: K[]): K[];
+}
+
+const IPV4: Arithmetic<number> = {
+  compare: (a, b) => a - b,
+  next: (a) => a + 1,
+  previous: (a) => a - 1,
+  sortedDistinct: (values) => distinct(Array.from(Float64Array.from(values).sort())),
+};
+
+const IPV6: Arithmetic<bigint> = {
+  compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  next: (a) => a + 1n,
+  previous: (a) => a - 1n,
+  sortedDistinct: (values) => distinct(values.sort(IPV6.compare)),
+};
+
+const MAX_V4 = 0xffffffffn;
+const MAX_V6 = (1n << 128n) - 1n;
+
+/**
+ * Collects possibly overlapping ranges with payloads and produces the sorted,
+ * non-overlapping columns of a RangeIndex: where entries overlap, their payloads
+ * are merged; neighbouring ranges with equal payloads become one.
+ */
+export class RangeIndexBuilder<P> {
+  private readonly v4 = { starts: [] as number[], ends: [] as number[], payloads: [] as P[] };
+  private readonly v6 = { starts: [] as bigint[], ends: [] as bigint[], payloads: [] as P[] };
+
+  add(version: 4 | 6, start: bigint, end: bigint, payload: P): void {
+    const max = version === 4 ? MAX_V4 : MAX_V6;
+    if (start < 0n || end > max || start > end) throw new RangeError(`bad IPv${version} range ${start}–${end}`);
+    if (version === 4) push(this.v4, Number(start), Number(end), payload);
+    else push(this.v6, start, end, payload);
+  }
+
+  addCidr(cidr: Cidr, payload: P): void {
+    const { version, start, end } = cidrBounds(cidr);
+    this.add(version, start, end, payload);
+  }
+
+  /**
+   * `merge` combines the payloads covering a stretch (in the order they were added);
+   * `encode` turns the merged payload into the stored uint32 and must give equal
+   * numbers for equal payloads.
+   */
+  build<M>(merge: (payloads: P[]) => M, encode: (merged: M) => number): RangeColumns {
+    const valueOf = (payloads: P[]) => encode(merge(payloads));
+    const v4 = sweep(this.v4, IPV4, valueOf);
+    const v6 = sweep(this.v6, IPV6, valueOf);
+    return {
+      v4Starts: Uint32Array.from(v4.starts),
+      v4Ends: Uint32Array.from(v4.ends),
+      v4Values: Uint32Array.from(v4.values),
+      v6Starts: toWords(v6.starts),
+      v6Ends: toWords(v6.ends),
+      v6Values: Uint32Array.from(v6.values),
+    };
+  }
+}
+
+interface Entries<K, P> {
+  starts: K[];
+  ends: K[];
+  payloads: P[];
+}
+
+function push<K, P>(entries: Entries<K, P>, start: K, end: K, payload: P): void {
+  entries.starts.push(start);
+  entries.ends.push(end);
+  entries.payloads.push(payload);
+}
+
+/**
+ * Cuts the line at every point where an entry starts or stops, and walks the pieces
+ * keeping the set of entries that cover the current one.
+ */
+function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payloads: P[]) => number) {
+  const out = { starts: [] as K[], ends: [] as K[], values: [] as number[] };
+  const emit = (start: K, end: K, value: number) => {
+    const last = out.values.length - 1;
+    if (last >= 0 && out.values[last] === value && math.next(out.ends[last]) === start) {
+      out.ends[last] = end;
+    } else {
+      out.starts.push(start);
+      out.ends.push(end);
+      out.values.push(value);
+    }
+  };
+  if (isSortedAndDisjoint(entries, math)) {
+    // Such as the ASN tables: nothing to cut.
+    entries.starts.forEach((start, e) => emit(start, entries.ends[e], valueOf([entries.payloads[e]])));
+    return out;
+  }
+  const afterEnds = entries.ends.map(math.next);
+  const points = math.sortedDistinct([...entries.starts, ...afterEnds]);
+  const opening = groupByPoint(entries.starts, points, math);
+  const closing = groupByPoint(afterEnds, points, math);
+
+  // Entry numbers in the order they were added, which is the order `merge` sees.
+  const active: number[] = [];
+  for (let p = 0; p < points.length - 1; p++) {
+    for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++) active.splice(active.indexOf(closing.entries[k]), 1);
+    for (let k = opening.offsets[p]; k < opening.offsets[p + 1]; k++) insertSorted(active, opening.entries[k]);
+    if (active.length === 0) continue;
+    emit(points[p], math.previous(points[p + 1]), valueOf(active.map((e) => entries.payloads[e])));
+  }
+  return out;
+}
+
+function isSortedAndDisjoint<K, P>({ starts, ends }: Entries<K, P>, math: Arithmetic<K>): boolean {
+  for (let e = 1; e < starts.length; e++) if (math.compare(starts[e], ends[e - 1]) <= 0) return false;
+  return true;
+}
+
+/** For each point, the entries whose bound is that point, in the order they were added. */
+function groupByPoint<K>(bounds: K[], points: K[], math: Arithmetic<K>) {
+  const pointOf = new Uint32Array(bounds.length);
+  const offsets = new Uint32Array(points.length + 1);
+  bounds.forEach((bound, e) => {
+    const p = indexOf(points, bound, math);
+    pointOf[e] = p;
+    offsets[p + 1]++;
+  });
+  for (let p = 0; p < points.length; p++) offsets[p + 1] += offsets[p];
+  const filled = offsets.slice(0, points.length);
+  const entries = new Uint32Array(bounds.length);
+  for (let e = 0; e < bounds.length; e++) entries[filled[pointOf[e]]++] = e;
+  return { offsets, entries };
+}
+
+function indexOf<K>(sorted: K[], value: K, math: Arithmetic<K>): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (math.compare(sorted[mid], value) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(list: number[], value: number): void {
+  let at = list.length;
+  while (at > 0 && list[at - 1] > value) at--;
+  list.splice(at, 0, value);
+}
+
+function distinct<K>(sorted: K[]): K[] {
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i];
+  sorted.length = kept;
+  return sorted;
+}
+
+function toWords(values: bigint[]): Uint32Array {
+  const words = new Uint32Array(values.length * 4);
+  values.forEach((v, i) => {
+    for (let w = 3; w >= 0; w--) {
+      words[i * 4 + w] = Number(v & 0xffffffffn);
+      v >>= 32n;
+    }
+  });
+  return words;
+}

@@ -1,0 +1,133 @@
+import { DatasetError } from "../../datasets/dataset-error.ts";
+import { type RangeColumns, compareWords } from "./range-index.ts";
+
+/**
+ * One compiled index: the six range columns, a uint32 payload table, a UTF-8
+ * text blob and a small JSON meta object. Layout: "RCIX", format version, kind,
+ * then nine (offset, byte length) pairs, then the sections, 8-byte aligned. The
+ * columns load as views on the file's bytes, without parsing.
+ */
+export interface IndexFile {
+  readonly kind: IndexKind;
+  readonly columns: RangeColumns;
+  readonly payload: Uint32Array;
+  readonly text: string;
+  readonly meta: Record<string, unknown>;
+}
+
+const MAGIC = 0x58494352; // "RCIX" little-endian
+const FORMAT_VERSION = 1;
+const KINDS = ["asn", "reputation", "evidence"] as const;
+export type IndexKind = (typeof KINDS)[number];
+/** Payload words per entry; a range's value is an entry number. */
+const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence: 2 };
+const SECTIONS = 9;
+const HEADER_BYTES = 12 + SECTIONS * 8;
+
+const align = (n: number) => (n + 7) & ~7;
+
+export function encodeIndexFile(file: IndexFile): Uint8Array {
+  const kind = KINDS.indexOf(file.kind);
+  const c = file.columns;
+  const encoder = new TextEncoder();
+  const sections: Uint8Array[] = [
+    ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)),
+    encoder.encode(file.text),
+    encoder.encode(JSON.stringify(file.meta)),
+  ];
+  let size = HEADER_BYTES;
+  const offsets = sections.map((s) => {
+    size = align(size);
+    const at = size;
+    size += s.byteLength;
+    return at;
+  });
+  const out = new Uint8Array(align(size));
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, FORMAT_VERSION, true);
+  view.setUint32(8, kind, true);
+  sections.forEach((s, i) => {
+    view.setUint32(12 + i * 8, offsets[i], true);
+    view.setUint32(16 + i * 8, s.byteLength, true);
+    out.set(s, offsets[i]);
+  });
+  return out;
+}
+
+export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: IndexKind): IndexFile {
+  const corrupt = (why: string) => new DatasetError(path, `corrupt index (${why})`);
+  if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
+  const view = new DataView(bytes);
+  if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
+  if (view.getUint32(4, true) !== FORMAT_VERSION) throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
+  const kind = KINDS[view.getUint32(8, true)];
+  if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
+  const section = (i: number) => {
+    const offset = view.getUint32(12 + i * 8, true);
+    const length = view.getUint32(16 + i * 8, true);
+    if (offset % 4 !== 0 || offset + length > bytes.byteLength) throw corrupt(`section ${i} out of bounds`);
+    return { offset, length };
+  };
+  const words = (i: number) => {
+    const { offset, length } = section(i);
+    if (length % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
+    return new Uint32Array(bytes, offset, length / 4);
+  };
+  const utf8 = (i: number) => {
+    const { offset, length } = section(i);
+    return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes, offset, length));
+  };
+  const columns: RangeColumns = {
+    v4Starts: words(0),
+    v4Ends: words(1),
+    v4Values: words(2),
+    v6Starts: words(3),
+    v6Ends: words(4),
+    v6Values: words(5),
+  };
+  const n4 = columns.v4Values.length;
+  const n6 = columns.v6Values.length;
+  if (columns.v4Starts.length !== n4 || columns.v4Ends.length !== n4) throw corrupt("IPv4 columns differ in length");
+  if (columns.v6Starts.length !== n6 * 4 || columns.v6Ends.length !== n6 * 4) throw corrupt("IPv6 columns differ in length");
+  const payload = words(6);
+  const stride = ENTRY_WORDS[kind];
+  if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
+  const problem = columnProblem(columns, payload.length / stride);
+  if (problem) throw corrupt(problem);
+  let meta: Record<string, unknown>;
+  let text: string;
+  try {
+    text = utf8(7);
+    meta = JSON.parse(utf8(8));
+  } catch (err) {
+    throw corrupt((err as Error).message);
+  }
+  return { kind, columns, payload, text, meta };
+}
+
+/** What makes the columns unusable for a binary search, or null. */
+function columnProblem(c: RangeColumns, entries: number): string | null {
+  for (let i = 0; i < c.v4Values.length; i++) {
+    if (c.v4Starts[i] > c.v4Ends[i] || (i > 0 && c.v4Starts[i] <= c.v4Ends[i - 1])) return `IPv4 range ${i} is out of order`;
+    if (c.v4Values[i] >= entries) return `IPv4 range ${i} names entry ${c.v4Values[i]} of ${entries}`;
+  }
+  for (let i = 0; i < c.v6Values.length; i++) {
+    const at = i * 4;
+    if (compareWords(c.v6Starts, at, c.v6Ends, at) > 0 || (i > 0 && compareWords(c.v6Starts, at, c.v6Ends, at - 4) <= 0)) return `IPv6 range ${i} is out of order`;
+    if (c.v6Values[i] >= entries) return `IPv6 range ${i} names entry ${c.v6Values[i]} of ${entries}`;
+  }
+  return null;
+}
+
+
+export async function readIndexFile(path: string, expectedKind: IndexKind): Promise<IndexFile> {
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await Bun.file(path).arrayBuffer();
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+    throw new DatasetError(path, missing ? "missing" : `cannot be read (${(err as Error).message})`);
+  }
+  return decodeIndexFile(bytes, path, expectedKind);
+}

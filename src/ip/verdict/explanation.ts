@@ -1,0 +1,104 @@
+import type { IpDatasets, IpFacts } from "../answer/intelligence.ts";
+import { verdictFlags } from "../answer/intelligence.ts";
+import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOfNetwork } from "./network-kinds.ts";
+import type { ParsedIp } from "../address/parse.ts";
+import { countedReports, type Listing } from "./report-counting.ts";
+import { FLAG } from "../indexes/reputation-index.ts";
+import { type Rule, ruleOf } from "./reputation.ts";
+
+/** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
+export interface Contribution {
+  readonly source: string;
+  /** The counter its reports go to, or what else the list says: a kind, confirmed-bad, verified-crawler, anycast, allowlisted. */
+  readonly category: string;
+  /** The listing's own count (ipsum: the number of lists); 1 for a plain list. */
+  readonly count: number;
+  /** Reports one listing counts as. */
+  readonly weight: number;
+  /** Reports it adds to `sum`, once the lists it aggregates are counted. */
+  readonly counted: number;
+  /** When this appliance's updates first and last saw the listing; null for hand-kept lists. */
+  readonly first_seen: string | null;
+  readonly last_seen: string | null;
+}
+
+export interface KindOrigin {
+  readonly kind: KindName;
+  /** A list of ranges, an AS number's list, or the organisation's name. */
+  readonly from: string;
+}
+
+export interface Explanation {
+  readonly rule: Rule;
+  readonly contributions: readonly Contribution[];
+  readonly kinds: readonly KindOrigin[];
+  /** Why the answer may say less than it should (no feed loaded yet). */
+  readonly warnings?: readonly string[];
+}
+
+/** What the sources file says of a source: what it feeds, and when an update last confirmed it. */
+export interface SourceFacts {
+  readonly feeds: string;
+  readonly checkedAt: string;
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** The reasons behind an address's reputation, from the evidence of every list and the network's kinds. */
+export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readonly<Record<string, SourceFacts>>): Explanation {
+  const kinds = f.flags & ALL_KINDS;
+  const listed: { source: string; count: number; firstSeen: number }[] = [];
+  for (const [source, index] of d.evidence) {
+    const evidence = index.lookup(ip);
+    if (evidence) listed.push({ source, ...evidence });
+  }
+  const listings: Listing[] = listed.filter((l) => d.feeds.reporting.has(l.source));
+  const counted = countedReports(listings, d.feeds.reporting);
+  const contributions: Contribution[] = listed.map((l) => {
+    const reporting = d.feeds.reporting.get(l.source);
+    return {
+      source: l.source,
+      category: reporting?.category ?? sources[l.source]?.feeds ?? "",
+      count: l.count,
+      weight: reporting?.weight ?? 1,
+      counted: reporting ? counted[listings.findIndex((x) => x.source === l.source)] : 0,
+      first_seen: iso(l.firstSeen),
+      last_seen: sources[l.source]?.checkedAt ?? null,
+    };
+  });
+  for (const list of d.curated.sources(f.curatedEntry)) {
+    contributions.push({ source: list.name, category: categoryOfFlags(list.flags), count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null });
+  }
+  const origins: KindOrigin[] = [];
+  const add = (bits: number, from: string) => {
+    for (const kind of kindNames(bits & kinds)) origins.push({ kind, from });
+  };
+  for (const c of contributions) add(kindBitsOf(c.category), c.source);
+  const asn = f.owner.asn;
+  const listedKinds = d.asnKindSources.get(asn) ?? [];
+  for (const { bits, source } of listedKinds) add(bits, `AS${asn} in ${source}`);
+  const listedBits = listedKinds.reduce((bits, s) => bits | s.bits, 0);
+  if (asn) add(kindsOfNetwork(listedBits, f.owner.organization) & ~listedBits, `the name of AS${asn}'s organisation, "${f.owner.organization}"`);
+
+  return {
+    rule: ruleOf(f.counters, kinds, verdictFlags(f.flags), d.thresholds),
+    contributions,
+    kinds: origins,
+    ...(d.feeds.rangeCount === 0 ? { warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"] } : {}),
+  };
+}
+
+function categoryOfFlags(flags: number): string {
+  if (flags & FLAG.allowlisted) return "allowlisted";
+  if (flags & FLAG.denylisted) return "denylisted";
+  if (flags & FLAG.confirmedBad) return "confirmed-bad";
+  if (flags & FLAG.verifiedCrawler) return "verified-crawler";
+  if (flags & FLAG.anycast) return "anycast";
+  return kindNames(flags)[0] ?? "";
+}
+
+/** The kind bits a contribution's category stands for. */
+function kindBitsOf(category: string): number {
+  if (category === "verified-crawler") return KIND.crawler;
+  return (KIND_NAMES as readonly string[]).includes(category) ? kindBit(category) : 0;
+}
