@@ -12,11 +12,11 @@ import { clipSpecialPurpose } from "../src/datasets/clip-special-purpose.ts";
 import { FORMATS, type SourceFormat } from "../src/datasets/formats/index.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../src/datasets/snapshot.ts";
-import { cidrsOfRange } from "../src/ip/address-range.ts";
-import { ipFacts } from "../src/ip/intelligence.ts";
-import { formatIPv4, parseIpAddress } from "../src/ip/parse.ts";
-import { DEFAULT_THRESHOLDS, type Level } from "../src/ip/reputation.ts";
-import { isGlobalUnicast } from "../src/ip/special-purpose.ts";
+import { cidrsOfRange } from "../src/ip/address/address-range.ts";
+import { ipFacts } from "../src/ip/answer/intelligence.ts";
+import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
+import { DEFAULT_THRESHOLDS, type Level } from "../src/ip/verdict/reputation.ts";
+import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
 import { FEEDS, ROOT, freshDataDir, serveFeeds, trialSources, writeSources } from "./real-feeds.ts";
 
 const LEVELS: Level[] = ["bad", "warning", "suspicious", "informative", "ok"];

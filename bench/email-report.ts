@@ -8,7 +8,7 @@ import { isDisposable } from "../src/email/classify.ts";
 import { parseEmailAddress } from "../src/email/address.ts";
 import { classifyDomain } from "../src/email/classify.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
-import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { GOLDEN_TABLE } from "../test/email/golden-table.ts";
 
 const dir = process.argv[2] ?? "./data";

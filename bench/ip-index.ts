@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { asnCsvRows } from "../src/datasets/formats/asn-csv.ts";
 import { parseAddressList } from "../src/datasets/formats/address-list.ts";
-import { AsnIndex, type AsnRange, compileAsnIndex } from "../src/ip/asn-index.ts";
-import { encodeIndexFile, readIndexFile } from "../src/ip/range-index-file.ts";
-import { RangeIndex } from "../src/ip/range-index.ts";
-import type { CounterName } from "../src/ip/report-counting.ts";
-import { ReputationIndexBuilder } from "../src/ip/reputation-index.ts";
+import { AsnIndex, type AsnRange, compileAsnIndex } from "../src/ip/indexes/asn-index.ts";
+import { encodeIndexFile, readIndexFile } from "../src/ip/indexes/range-index-file.ts";
+import { RangeIndex } from "../src/ip/indexes/range-index.ts";
+import type { CounterName } from "../src/ip/verdict/report-counting.ts";
+import { ReputationIndexBuilder } from "../src/ip/indexes/reputation-index.ts";
 
 const ASN_DIR = resolve(import.meta.dir, "../node_modules/@ip-location-db/asn");
 const FEEDS = resolve(import.meta.dir, "../../shared/feeds");
@@ -65,7 +65,7 @@ if (existsSync(FEEDS)) {
   for (const [source, path, what] of FEED_FILES) {
     for (const e of parseAddressList(readFileSync(join(FEEDS, path))).value) {
       entries++;
-      builder.add(e.range.version, e.range.first, e.range.last, typeof what === "string" ? { source, count: e.count } : { source, flags: what });
+      builder.add(e.range, typeof what === "string" ? { source, count: e.count } : { source, flags: what });
     }
   }
   const reporting = new Map(FEED_FILES.flatMap(([source, , what]) => (typeof what === "string" ? [[source, { category: what as CounterName, weight: 1, includes: [] }] as const] : [])));

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dataFiles } from "../src/datasets/data-layout.ts";
 import { normaliseDomain } from "../src/email/domain-name.ts";
-import { parseIpAddress } from "../src/ip/parse.ts";
-import { isGlobalUnicast } from "../src/ip/special-purpose.ts";
+import { parseIpAddress } from "../src/ip/address/parse.ts";
+import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
 
 /** Random global-unicast addresses, four IPv4 to one IPv6, so no cache can hide a lookup. */
 export function makeAddressPool(size: number): string[] {

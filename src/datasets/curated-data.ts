@@ -68,7 +68,7 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
   for (const list of [...rangeLists, ...present]) {
     for (const { cidr, until } of parseExpiringCidrList(list.text, list.file)) {
       if (until !== null && until <= now) expired++;
-      else ranges.addCidr(cidr, { source: list.source, flags: list.bits });
+      else ranges.add(cidr, { source: list.source, flags: list.bits });
     }
   }
   return { asnKindSources, ranges: ranges.build(), datasets: [...asnLists, ...rangeLists, ...present].map((list) => list.info), expired };

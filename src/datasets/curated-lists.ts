@@ -1,4 +1,4 @@
-import { type Cidr, parseCidr } from "../ip/address/cidr.ts";
+import { type AddressRange, parseCidr } from "../ip/address/address-range.ts";
 import { DatasetError } from "./dataset-error.ts";
 
 function entries(text: string): { line: number; value: string }[] {
@@ -21,12 +21,12 @@ export function parseAsnList(text: string, file: string): number[] {
 }
 
 /** `CIDR # comment` or single-address lines. */
-export function parseCidrList(text: string, file: string): Cidr[] {
+export function parseCidrList(text: string, file: string): AddressRange[] {
   return parseExpiringCidrList(text, file).map((e) => e.cidr);
 }
 
 /** As `parseCidrList`, where a line may end with `until YYYY-MM-DD` (UTC, the day included). */
-export function parseExpiringCidrList(text: string, file: string): { cidr: Cidr; until: number | null }[] {
+export function parseExpiringCidrList(text: string, file: string): { cidr: AddressRange; until: number | null }[] {
   return entries(text).map(({ line, value }) => {
     const [address, keyword, day, ...rest] = value.split(/\s+/);
     const cidr = parseCidr(address);

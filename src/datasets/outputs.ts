@@ -80,7 +80,7 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
         const counter = isCounter(input.feeds) ? input.feeds : null;
         if (counter) reporting.set(input.name, { category: counter, weight: input.weight, includes: input.includes });
         const flags = counter === null ? flagsOf(input.feeds) : 0;
-        for (const e of feed.entries) builder.add(e.range.version, e.range.first, e.range.last, counter ? { source: input.name, count: e.count } : { source: input.name, flags });
+        for (const e of feed.entries) builder.add(e.range, counter ? { source: input.name, count: e.count } : { source: input.name, flags });
       }
       const file = builder.build({ built }, reporting);
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };

@@ -28,7 +28,8 @@ describe("the list format", () => {
   test("CIDRs and single addresses of both families", () => {
     const cidrs = parseCidrList("# header\n66.249.64.0/27 # Googlebot\n\n8.8.8.8\n2001:4860:4801:10::/60\n", "t.txt");
     expect(cidrs.map((c) => c.version)).toEqual([4, 4, 6]);
-    expect(cidrs[1]).toEqual({ version: 4, start: 0x08080808, end: 0x08080808 });
+    expect(cidrs[1]).toEqual({ version: 4, first: 0x08080808n, last: 0x08080808n });
+    expect(cidrs[2]).toEqual({ version: 6, first: 0x2001486048010010n << 64n, last: (0x2001486048010010n << 64n) + (1n << 68n) - 1n });
   });
 
   test.each([

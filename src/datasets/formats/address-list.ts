@@ -1,5 +1,4 @@
-import { parseCidr } from "../../ip/address/cidr.ts";
-import { cidrBounds } from "../../ip/indexes/range-index-builder.ts";
+import { parseCidr } from "../../ip/address/address-range.ts";
 import { checkRejects, headerDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import type { ParsedSource } from "./parsed-source.ts";
@@ -24,8 +23,7 @@ export function parseAddressList(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       if (rejected++ === 0) firstRejected = line;
       continue;
     }
-    const { version, start, end } = cidrBounds(cidr);
-    entries.push({ range: { version, first: start, last: end }, count });
+    entries.push({ range: cidr, count });
   }
   checkRejects(entries.length, rejected, firstRejected, "IP addresses or CIDRs");
   return { value: entries, entries: entries.length, dataDate: headerDate(text) };

@@ -45,7 +45,7 @@ export function* asnCsvRows(text: string): Generator<AsnRange> {
     const last = BigInt(end);
     if (first > last || last > MAX_V6) throw new ContentError(`line ${line}: ${start}–${end} is not an address range`);
     // Global IPv6 space lies far above 2^32, so a row's family follows from its numbers.
-    yield { version: last > 0xffffffffn ? 6 : 4, start: first, end: last, asn: Number(asn), organization };
+    yield { version: last > 0xffffffffn ? 6 : 4, first, last, asn: Number(asn), organization };
   }
 }
 

@@ -1,5 +1,4 @@
-import { parseCidr } from "../../ip/address/cidr.ts";
-import { cidrBounds } from "../../ip/indexes/range-index-builder.ts";
+import { parseCidr } from "../../ip/address/address-range.ts";
 import { checkRejects, isoDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
@@ -24,8 +23,7 @@ export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       if (rejected++ === 0) firstRejected = record[key] as string;
       return;
     }
-    const { version, start, end } = cidrBounds(cidr);
-    entries.push({ range: { version, first: start, last: end }, count: 1 });
+    entries.push({ range: cidr, count: 1 });
   };
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);

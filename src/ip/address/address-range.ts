@@ -1,9 +1,10 @@
 import ipaddr from "ipaddr.js";
+import { type ParsedIp, parseIpAddress } from "./parse.ts";
 
 /**
- * An inclusive address range as 128-bit-safe integers, for arithmetic on tables at
- * load time (merging, subtracting, splitting into CIDRs). Lookups use the typed
- * forms in ParsedIp instead.
+ * An inclusive address range as 128-bit-safe integers: every list, feed and table of
+ * addresses is read into this one form. Lookups on the request path use the compiled
+ * indexes and the typed forms in ParsedIp instead.
  */
 export interface AddressRange {
   readonly version: 4 | 6;
@@ -13,7 +14,43 @@ export interface AddressRange {
 
 const bitsOf = (version: 4 | 6) => (version === 4 ? 32 : 128);
 
-/** "192.0.2.0/24", "2001:db8::/32". Throws on malformed input: meant for the program's own tables. */
+/**
+ * `1.2.3.0/24`, `2001:db8::/32` or a single address, written as the API accepts
+ * addresses (`parseIpAddress`); host bits below the prefix are ignored. Null when malformed.
+ */
+export function parseCidr(text: string): AddressRange | null {
+  const slash = text.indexOf("/");
+  const ip = parseIpAddress(slash === -1 ? text : text.slice(0, slash));
+  if (!ip) return null;
+  const width = bitsOf(ip.version);
+  let bits = width;
+  if (slash !== -1) {
+    const b = text.slice(slash + 1);
+    if (!/^\d{1,3}$/.test(b) || Number(b) > width || (b.length > 1 && b[0] === "0")) return null;
+    bits = Number(b);
+  }
+  const hostBits = BigInt(width - bits);
+  const first = (addressValue(ip) >> hostBits) << hostBits;
+  return { version: ip.version, first, last: first + (1n << hostBits) - 1n };
+}
+
+/** The address as one integer, as ranges hold it. */
+export function addressValue(ip: ParsedIp): bigint {
+  if (ip.version === 4) return BigInt(ip.v4);
+  const [a, b, c, d] = ip.v6;
+  return (BigInt(a) << 96n) | (BigInt(b) << 64n) | (BigInt(c) << 32n) | BigInt(d);
+}
+
+export function rangeContains(range: AddressRange, ip: ParsedIp): boolean {
+  if (range.version !== ip.version) return false;
+  const value = addressValue(ip);
+  return value >= range.first && value <= range.last;
+}
+
+/**
+ * "192.0.2.0/24", "2001:db8::/32", "::ffff:0:0/96". Throws on malformed input: meant for
+ * the program's own tables, which name IPv4-mapped space that `parseCidr` reads as IPv4.
+ */
 export function rangeOfCidr(cidr: string): AddressRange {
   const [address, bits] = ipaddr.parseCIDR(cidr);
   const version = address.kind() === "ipv4" ? 4 : 6;

@@ -1,4 +1,4 @@
-import { type Cidr, cidrContains, parseCidr } from "./cidr.ts";
+import { type AddressRange, parseCidr, rangeContains } from "./address-range.ts";
 import { type ParsedIp, parseIpAddress } from "./parse.ts";
 
 /** The request headers a trusted proxy may name the client in; exactly one of them is believed. */
@@ -6,14 +6,14 @@ export const PROXY_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip", "cf-c
 export type ProxyHeader = (typeof PROXY_HEADERS)[number];
 
 export interface ProxyTrust {
-  readonly proxies: readonly Cidr[];
+  readonly proxies: readonly AddressRange[];
   /** The one header whose client address is believed from those proxies; the others are ignored. */
   readonly header: ProxyHeader;
 }
 
 /** Comma-separated addresses or CIDRs, IPv4 or IPv6. Throws naming the bad entry. */
 export function parseTrustedProxies(spec: string, header: ProxyHeader = "x-forwarded-for"): ProxyTrust {
-  const proxies: Cidr[] = [];
+  const proxies: AddressRange[] = [];
   for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (!cidr) throw new Error(`"${entry}" is not an IP address or CIDR (expected e.g. 10.0.0.1, 10.0.0.0/8 or 2001:db8::/32)`);
@@ -24,7 +24,7 @@ export function parseTrustedProxies(spec: string, header: ProxyHeader = "x-forwa
 
 export function isTrusted(trust: ProxyTrust, ip: ParsedIp | null): boolean {
   if (ip === null) return false;
-  for (const cidr of trust.proxies) if (cidrContains(cidr, ip)) return true;
+  for (const cidr of trust.proxies) if (rangeContains(cidr, ip)) return true;
   return false;
 }
 

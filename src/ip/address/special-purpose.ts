@@ -72,7 +72,7 @@ export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(SPECIAL_RAN
 
 const SPECIAL = (() => {
   const builder = new RangeIndexBuilder<true>();
-  for (const r of SPECIAL_RANGES) builder.add(r.version, r.first, r.last, true);
+  for (const r of SPECIAL_RANGES) builder.add(r, true);
   return new RangeIndex(builder.build(() => true, () => 0));
 })();
 

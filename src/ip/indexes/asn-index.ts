@@ -1,14 +1,12 @@
+import type { AddressRange } from "../address/address-range.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import { type IndexFile } from "./range-index-file.ts";
 import { NOT_FOUND, RangeIndex } from "./range-index.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
-export interface AsnRange {
-  version: 4 | 6;
-  start: bigint;
-  end: bigint;
-  asn: number;
-  organization: string;
+export interface AsnRange extends AddressRange {
+  readonly asn: number;
+  readonly organization: string;
 }
 
 /** Builds the ASN index file contents: ranges → (ASN, organisation) entries, deduplicated. */
@@ -26,7 +24,7 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
       payload.push(row.asn, text.length, text.length + row.organization.length);
       text += row.organization;
     }
-    builder.add(row.version, row.start, row.end, entry);
+    builder.add(row, entry);
   }
   const columns = builder.build(
     (entriesHere) => entriesHere[entriesHere.length - 1],

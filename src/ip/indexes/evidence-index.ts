@@ -17,7 +17,7 @@ export class EvidenceIndexBuilder {
   private readonly ranges = new RangeIndexBuilder<Evidence>();
 
   add(range: AddressRange, evidence: Evidence): void {
-    this.ranges.add(range.version, range.first, range.last, evidence);
+    this.ranges.add(range, evidence);
   }
 
   build(meta: Record<string, unknown> = {}): IndexFile {

@@ -1,14 +1,5 @@
-import type { Cidr } from "../address/cidr.ts";
+import type { AddressRange } from "../address/address-range.ts";
 import type { RangeColumns } from "./range-index.ts";
-
-export function cidrBounds(cidr: Cidr): { version: 4 | 6; start: bigint; end: bigint } {
-  if (cidr.version === 4) return { version: 4, start: BigInt(cidr.start), end: BigInt(cidr.end) };
-  let start = 0n;
-  for (const w of cidr.words) start = (start << 32n) | BigInt(w);
-  const hostBits = BigInt(128 - cidr.bits);
-  start = (start >> hostBits) << hostBits;
-  return { version: 6, start, end: start | ((1n << hostBits) - 1n) };
-}
 
 /** The arithmetic the sweep needs; IPv4 bounds are plain numbers (exact far beyond 2^32), IPv6 bounds bigints. */
 interface Arithmetic<K> {
@@ -44,16 +35,11 @@ export class RangeIndexBuilder<P> {
   private readonly v4 = { starts: [] as number[], ends: [] as number[], payloads: [] as P[] };
   private readonly v6 = { starts: [] as bigint[], ends: [] as bigint[], payloads: [] as P[] };
 
-  add(version: 4 | 6, start: bigint, end: bigint, payload: P): void {
+  add({ version, first, last }: AddressRange, payload: P): void {
     const max = version === 4 ? MAX_V4 : MAX_V6;
-    if (start < 0n || end > max || start > end) throw new RangeError(`bad IPv${version} range ${start}–${end}`);
-    if (version === 4) push(this.v4, Number(start), Number(end), payload);
-    else push(this.v6, start, end, payload);
-  }
-
-  addCidr(cidr: Cidr, payload: P): void {
-    const { version, start, end } = cidrBounds(cidr);
-    this.add(version, start, end, payload);
+    if (first < 0n || last > max || first > last) throw new RangeError(`bad IPv${version} range ${first}–${last}`);
+    if (version === 4) push(this.v4, Number(first), Number(last), payload);
+    else push(this.v6, first, last, payload);
   }
 
   /**

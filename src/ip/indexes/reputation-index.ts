@@ -1,4 +1,4 @@
-import type { Cidr } from "../address/cidr.ts";
+import type { AddressRange } from "../address/address-range.ts";
 import type { ParsedIp } from "../address/parse.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import type { IndexFile } from "./range-index-file.ts";
@@ -27,12 +27,8 @@ const STRIDE = 7;
 export class ReputationIndexBuilder {
   private readonly ranges = new RangeIndexBuilder<Contribution>();
 
-  add(version: 4 | 6, start: bigint, end: bigint, contribution: Contribution): void {
-    this.ranges.add(version, start, end, contribution);
-  }
-
-  addCidr(cidr: Cidr, contribution: Contribution): void {
-    this.ranges.addCidr(cidr, contribution);
+  add(range: AddressRange, contribution: Contribution): void {
+    this.ranges.add(range, contribution);
   }
 
   build(meta: Record<string, unknown> = {}, reporting: ReadonlyMap<string, ReportingSource> = new Map()): IndexFile {

@@ -36,7 +36,7 @@ describe("the ip-location-db CSV", () => {
 
   test("numbers, 128-bit bounds and a last line without a newline", () => {
     const rows = [...asnCsvRows("16777216,16777471,13335,A\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC")];
-    expect(rows.map((r) => [r.start, r.end, r.asn])).toEqual([
+    expect(rows.map((r) => [r.first, r.last, r.asn])).toEqual([
       [16777216n, 16777471n, 13335],
       [42540528726795050063891204319802818560n, 42540528806023212578155541913346768895n, 15169],
     ]);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseCidr } from "../../../src/ip/address/cidr.ts";
+import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { RangeIndexBuilder } from "../../../src/ip/indexes/range-index-builder.ts";
 import { NOT_FOUND, RangeIndex } from "../../../src/ip/indexes/range-index.ts";
@@ -7,7 +7,7 @@ import { NOT_FOUND, RangeIndex } from "../../../src/ip/indexes/range-index.ts";
 /** Builds a set-valued index: each stretch gets the sorted labels covering it. */
 function labelled(entries: [string, string][]) {
   const builder = new RangeIndexBuilder<string>();
-  for (const [cidr, label] of entries) builder.addCidr(parseCidr(cidr)!, label);
+  for (const [cidr, label] of entries) builder.add(parseCidr(cidr)!, label);
   const labels: string[] = [];
   const index = new RangeIndex(
     builder.build(
@@ -25,7 +25,7 @@ function labelled(entries: [string, string][]) {
 /** Start–end IPv4 ranges with numeric payloads that add up where they overlap. */
 function summed(ranges: [number, number, number][]) {
   const builder = new RangeIndexBuilder<number>();
-  for (const [start, end, payload] of ranges) builder.add(4, BigInt(start), BigInt(end), payload);
+  for (const [start, end, payload] of ranges) builder.add({ version: 4, first: BigInt(start), last: BigInt(end) }, payload);
   const c = builder.build((xs) => xs.reduce((a, b) => a + b, 0), (x) => x);
   return [...c.v4Starts].map((start, i) => [start, c.v4Ends[i], c.v4Values[i]]);
 }
@@ -47,10 +47,10 @@ describe("overlapping entries are cut where they start and stop, payloads merged
 
   test("merge sees the payloads in the order they were added", () => {
     const builder = new RangeIndexBuilder<string>();
-    builder.add(4, 0n, 9n, "b");
-    builder.add(4, 5n, 9n, "a");
-    builder.add(6, 0n, 9n, "y");
-    builder.add(6, 0n, 4n, "x");
+    builder.add({ version: 4, first: 0n, last: 9n }, "b");
+    builder.add({ version: 4, first: 5n, last: 9n }, "a");
+    builder.add({ version: 6, first: 0n, last: 9n }, "y");
+    builder.add({ version: 6, first: 0n, last: 4n }, "x");
     const seen: string[] = [];
     builder.build((ps) => seen.push(ps.join("")), () => 0);
     expect(seen).toEqual(["b", "ba", "yx", "y"]);
@@ -94,8 +94,8 @@ describe("the edges of the address space", () => {
   test("an IPv6 range that ends on the last address of a lower half and one that starts on the next", () => {
     const builder = new RangeIndexBuilder<number>();
     const half = 1n << 64n;
-    builder.add(6, half - 16n, half - 1n, 1);
-    builder.add(6, half, half + 15n, 2);
+    builder.add({ version: 6, first: half - 16n, last: half - 1n }, 1);
+    builder.add({ version: 6, first: half, last: half + 15n }, 2);
     const index = new RangeIndex(builder.build((ps) => ps[0], (p) => p));
     expect([
       index.lookup(parseIpAddress("::ffff:ffff:ffff:fff0")!),
@@ -124,7 +124,7 @@ describe("bad ranges are refused", () => {
     ["negative", 4, -1n, 3n],
     ["beyond IPv6", 6, 0n, 1n << 128n],
   ] as const)("%s", (_, version, start, end) => {
-    expect(() => new RangeIndexBuilder<number>().add(version, start, end, 0)).toThrow(RangeError);
+    expect(() => new RangeIndexBuilder<number>().add({ version, first: start, last: end }, 0)).toThrow(RangeError);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseCidr } from "../../../src/ip/address/cidr.ts";
+import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { RangeIndexBuilder } from "../../../src/ip/indexes/range-index-builder.ts";
 import { NOT_FOUND, RangeIndex } from "../../../src/ip/indexes/range-index.ts";
@@ -8,7 +8,7 @@ const ip = (s: string) => parseIpAddress(s)!;
 
 function indexOf(entries: [string, number][]): RangeIndex {
   const builder = new RangeIndexBuilder<number>();
-  for (const [cidr, value] of entries) builder.addCidr(parseCidr(cidr)!, value);
+  for (const [cidr, value] of entries) builder.add(parseCidr(cidr)!, value);
   return new RangeIndex(builder.build((vs) => vs[vs.length - 1], (v) => v));
 }
 
@@ -66,8 +66,8 @@ describe("large indexes search within the bucket of the address's top 16 bits", 
     start += length + 1n + (random(2) === 0 ? BigInt(random(2 ** 30)) << 80n : 0n);
   }
   const builder = new RangeIndexBuilder<number>();
-  v4.forEach(([s, e], i) => builder.add(4, BigInt(s), BigInt(e), i));
-  v6.forEach(([s, e], i) => builder.add(6, s, e, i));
+  v4.forEach(([s, e], i) => builder.add({ version: 4, first: BigInt(s), last: BigInt(e) }, i));
+  v6.forEach(([s, e], i) => builder.add({ version: 6, first: s, last: e }, i));
   const index = new RangeIndex(builder.build((ps) => ps[0], (p) => p));
 
   const scanV4 = (a: number) => v4.findIndex(([s, e]) => s <= a && a <= e);

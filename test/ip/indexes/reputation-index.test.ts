@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseCidr } from "../../../src/ip/address/cidr.ts";
+import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { KIND } from "../../../src/ip/verdict/network-kinds.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { decodeIndexFile, encodeIndexFile } from "../../../src/ip/indexes/range-index-file.ts";
@@ -21,7 +21,7 @@ const REPORTING = new Map<string, ReportingSource>([
 /** Builds from (CIDR, contribution) pairs and reads back through the file format. */
 function indexOf(entries: [string, Contribution][]): ReputationIndex {
   const builder = new ReputationIndexBuilder();
-  for (const [cidr, contribution] of entries) builder.addCidr(parseCidr(cidr)!, contribution);
+  for (const [cidr, contribution] of entries) builder.add(parseCidr(cidr)!, contribution);
   const bytes = encodeIndexFile(builder.build({ built: "2026-11-23" }, REPORTING));
   return new ReputationIndex(decodeIndexFile(bytes.slice().buffer, "reputation.idx", "reputation"));
 }

@@ -37,7 +37,7 @@ async function datasets() {
   const evidence = new Map<string, EvidenceIndexBuilder>();
   for (const [source, cidr, said, firstSeen] of LISTINGS) {
     const range = rangeOfCidr(cidr);
-    builder.add(range.version, range.first, range.last, { source, ...said });
+    builder.add(range, { source, ...said });
     if (!evidence.has(source)) evidence.set(source, new EvidenceIndexBuilder());
     evidence.get(source)!.add(range, { count: "count" in said ? said.count : 1, firstSeen });
   }
