@@ -13,7 +13,7 @@ import { FORMATS, type SourceFormat } from "../src/datasets/formats/index.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../src/datasets/snapshot.ts";
 import { cidrsOfRange } from "../src/ip/address/address-range.ts";
-import { ipFacts } from "../src/ip/answer/intelligence.ts";
+import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS, type Level } from "../src/ip/verdict/reputation.ts";
 import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";

@@ -6,8 +6,8 @@ import { resolve } from "node:path";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import { classifyDomain } from "../src/email/classify.ts";
 import { parseEmailAddress } from "../src/email/address.ts";
-import { answerJson } from "../src/ip/answer/answer-json.ts";
-import { answerObject, ipFacts } from "../src/ip/answer/intelligence.ts";
+import { answerObject, ipAnswerJson } from "../src/ip/answer/ip-answer.ts";
+import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { parseIpAddress } from "../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS, verdict } from "../src/ip/verdict/reputation.ts";
 import { SnapshotHolder } from "../src/datasets/snapshot.ts";
@@ -57,7 +57,7 @@ bench("city lookup (v6)", (i) => ip.geo.lookup(v6[i % v6.length]));
 bench("ASN index lookup", (i) => ip.asn.entryOf(parsed[i % parsed.length]));
 bench("reputation index lookup", (i) => ip.feeds.entryOf(parsed[i % parsed.length]) + ip.curated.entryOf(parsed[i % parsed.length]));
 bench("IP facts (all lookups)", (i) => ipFacts(ip, parsed[i % parsed.length]));
-bench("IP answer JSON, cached fragments", (i) => answerJson(ipFacts(ip, parsed[i % parsed.length])));
+bench("IP answer JSON, as served", (i) => ipAnswerJson(ip, parsed[i % parsed.length], null));
 bench("IP answer JSON, JSON.stringify", (i) => JSON.stringify(answerObject(ipFacts(ip, parsed[i % parsed.length]))));
 bench("parse email address", (i) => parseEmailAddress(emails[i % emails.length]));
 bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains.length]));
@@ -75,7 +75,7 @@ bench("monthly quota check + count", () => {
 });
 bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
 
-// The whole request path in-process: the handlers Bun's router calls, on prebuilt requests.
+// The whole request path in-process: the handlers Bun's router calls, on prebuilt requests (which name the address, so no server is asked).
 const { deps, keys: appKeys } = await wireApp({
   db: openDatabase(":memory:"),
   keysChanged: inMemoryChangeSignal(),
@@ -83,15 +83,16 @@ const { deps, keys: appKeys } = await wireApp({
   limits: { rate: { perMinute: 1e12, burst: 1e12 }, ipQuotaPerMonth: 1e12 },
   adminPassword: null,
   now: Date.now,
-  clientInfo: () => ({ address: "192.0.2.1", https: false }),
+  client: { address: () => parseIpAddress("192.0.2.1"), info: () => ({ address: "192.0.2.1", https: false }) },
   cliCommand: "riskcheck",
   logError: console.error,
   refreshState: () => null,
   metricsToken: null,
 });
-const routes = (createApp(deps) as unknown as { config: { serve: { routes: Record<string, { GET: (r: Request, s: null) => Response }> } } }).config.serve.routes;
+const { routes } = createApp(deps);
+const NO_SERVER = null as unknown as Bun.Server<unknown>;
 const authorization = { authorization: `Bearer ${appKeys.create({ name: "bench" }).secret}` };
 const ipRequests = addresses.map((a) => new Request(`http://127.0.0.1:8080/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`, { headers: authorization }));
 const emailRequests = emails.map((e) => new Request(`http://127.0.0.1:8080/v1/check?email=${encodeURIComponent(e)}`, { headers: authorization }));
-bench("IP check request, in-process", (i) => routes["/v1/ip-reputation-check"].GET(ipRequests[i % ipRequests.length], null).status === 200);
-bench("email check request, in-process", (i) => routes["/v1/check"].GET(emailRequests[i % emailRequests.length], null).status === 200);
+bench("IP check request, in-process", (i) => (routes["/v1/ip-reputation-check"].GET!(ipRequests[i % ipRequests.length] as Bun.BunRequest, NO_SERVER) as Response).status === 200);
+bench("email check request, in-process", (i) => (routes["/v1/check"].GET!(emailRequests[i % emailRequests.length] as Bun.BunRequest, NO_SERVER) as Response).status === 200);

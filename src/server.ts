@@ -9,8 +9,8 @@ import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { currentVersion } from "./datasets/versions.ts";
 import { openDatabase } from "./db.ts";
-import { createApp } from "./http/app.ts";
-import { clientInfoResolver } from "./http/client-info.ts";
+import { createApp, listen } from "./http/app.ts";
+import { clientResolver } from "./http/client-info.ts";
 import { openChangeSignal } from "./keys/change-signal.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -43,9 +43,6 @@ export function signalPath(dbPath: string): string {
 
 const VERSION_CHECK_MS = 2_000;
 
-/** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
-const MAX_REQUEST_BODY_BYTES = 64 * 1024;
-
 /** Why the socket could not be opened, naming the address and the settings that chose it. */
 function listenError(err: unknown, config: Config): Error {
   const code = (err as { code?: string }).code;
@@ -75,7 +72,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
     adminPassword: config.adminPassword,
     now: Date.now,
-    clientInfo: clientInfoResolver(config.trustProxy),
+    client: clientResolver(config.trustProxy),
     cliCommand,
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
@@ -141,8 +138,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   let server: Bun.Server<unknown>;
   try {
-    // Elysia asks for SO_REUSEPORT, with which a second server on the port would start and take half the traffic.
-    server = app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false }).server!;
+    server = listen(app, config.host, config.port);
   } catch (err) {
     throw listenError(err, config);
   }

@@ -25,7 +25,7 @@ export interface WiringInput {
   limits: LimitSettings;
   adminPassword: string | null;
   now: () => number;
-  clientInfo: AppDeps["clientInfo"];
+  client: AppDeps["client"];
   cliCommand: string;
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
@@ -63,7 +63,7 @@ export async function wireApp(input: WiringInput) {
       now,
       warnings,
     },
-    clientInfo: input.clientInfo,
+    client: input.client,
     now,
     startedMs,
     logError: input.logError,

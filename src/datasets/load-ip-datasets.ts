@@ -4,7 +4,7 @@ import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { MmdbGeolocation } from "../ip/geo/geolocation.ts";
 import { type OpenedMmdb, openMmdb, recordLookup } from "../ip/geo/mmdb.ts";
 import { connectionTypeOfRecord, ownerOfRecord } from "../ip/geo/network-owner.ts";
-import type { IpDatasets } from "../ip/answer/intelligence.ts";
+import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
 import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
 import { readIndexFile } from "../ip/indexes/range-index-file.ts";

@@ -1,5 +1,5 @@
 import type { DomainLists } from "../email/domain-lists.ts";
-import type { IpDatasets } from "../ip/answer/intelligence.ts";
+import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import type { Manifest } from "./manifest.ts";
 
 export interface DatasetInfo {

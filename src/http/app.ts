@@ -1,12 +1,12 @@
-import { Elysia } from "elysia";
 import type { TrafficCounter } from "../collection-pacer.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "../datasets/snapshot.ts";
 import { type Endpoint, RequestMetrics } from "../metrics/request-metrics.ts";
 import type { AdmissionDeps } from "./admission.ts";
+import type { ClientResolver } from "./client-info.ts";
 import { API_ERRORS, errorResponse, jsonResponse } from "./errors.ts";
 import { OPENAPI_JSON } from "./openapi-document.ts";
-import { type ClientInfo, Dashboard, type DashboardDeps } from "./routes/dashboard.ts";
+import { Dashboard, type DashboardDeps } from "./routes/dashboard.ts";
 import { checkEmail } from "./routes/email.ts";
 import { about, health } from "./routes/health.ts";
 import { checkIp } from "./routes/ip.ts";
@@ -15,8 +15,8 @@ import { type MetricsDeps, metrics } from "./routes/metrics.ts";
 export interface AppDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
   readonly dashboard: DashboardDeps;
-  /** The client's address (believing forwarding headers only from trusted proxies) and whether it used TLS. */
-  readonly clientInfo: (request: Request, server: Bun.Server<unknown> | null) => ClientInfo;
+  /** The client's address and TLS, believing forwarding headers only from trusted proxies. */
+  readonly client: ClientResolver;
   readonly startedMs: number;
   /** Where failures the routes did not expect are reported; never the request's secrets. */
   readonly logError: (message: string) => void;
@@ -27,87 +27,94 @@ export interface AppDeps extends AdmissionDeps {
   readonly refreshState: () => RefreshState | null;
 }
 
-/** A route's handler: the request, and what else it needs (the server, or Elysia's context). */
-type Route<Extra> = (request: Request, extra: Extra) => Response | Promise<Response>;
-type Server = Bun.Server<unknown> | null;
+type Server = Bun.Server<unknown>;
+type Handler = (request: Bun.BunRequest, server: Server) => Response | Promise<Response>;
+export type RouteTable = Record<string, Partial<Record<"GET" | "POST", Handler>>>;
 
-/** What the dashboard's routes take from Elysia's context. */
-interface FormContext {
-  readonly request: Request;
-  readonly params: Readonly<Record<string, string>>;
+/** The whole HTTP surface, in the shape `Bun.serve` takes: its router calls the handlers directly. */
+export interface HttpApp {
+  readonly routes: RouteTable;
+  /** Whatever no route takes: 404. */
+  fetch(request: Request): Response;
+  /** A failure outside any route's own handling: logged, 500. */
+  error(error: Error): Response;
 }
 
-/** The whole HTTP surface, without listening: tests drive it through `app.handle`. */
-export function createApp(deps: AppDeps) {
+/** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
+const MAX_REQUEST_BODY_BYTES = 64 * 1024;
+
+/** Listens with the app: the server and the HTTP tests start it alike. */
+export function listen(app: HttpApp, hostname: string, port: number): Server {
+  // reusePort off: with SO_REUSEPORT a second server on the port would start and take half the traffic.
+  return Bun.serve({ hostname, port, routes: app.routes, fetch: app.fetch, error: app.error, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false });
+}
+
+export function createApp(deps: AppDeps): HttpApp {
   const dashboard = new Dashboard(deps.dashboard);
   const { requests } = deps.metrics;
-  const failed = (request: Request, code: string, error: unknown): Response => {
-    deps.logError(`${request.method} ${new URL(request.url).pathname}: ${code} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const failed = (where: string, error: unknown): Response => {
+    deps.logError(`${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return errorResponse(API_ERRORS.internal);
   };
-  /** Counts and times every answer of a route, a failure's 500 included. */
-  const measured = <Extra>(endpoint: Endpoint, route: Route<Extra>): Route<Extra> => {
+  /** Counts and times every answer of a route; what a route throws becomes the logged 500. */
+  const measured = (endpoint: Endpoint, route: Handler): Handler => {
     const index = RequestMetrics.endpointIndex(endpoint);
     const done = (response: Response, started: number): Response => {
       requests.record(index, response.status, performance.now() - started);
       return response;
     };
-    return (request, extra) => {
+    return (request, server) => {
       const started = performance.now();
+      const where = () => `${request.method} ${new URL(request.url).pathname}`;
       try {
-        const response = route(request, extra);
-        return response instanceof Promise ? response.then((r) => done(r, started), (error) => done(failed(request, "UNKNOWN", error), started)) : done(response, started);
+        const response = route(request, server);
+        return response instanceof Promise ? response.then((r) => done(r, started), (error) => done(failed(where(), error), started)) : done(response, started);
       } catch (error) {
-        return done(failed(request, "UNKNOWN", error), started);
+        return done(failed(where(), error), started);
       }
     };
   };
-  /**
-   * The two API endpoints, as plain handlers that Bun's router calls directly when
-   * serving (no Elysia context per request); Elysia routes them too, for `app.handle`.
-   */
-  const { traffic } = deps;
-  const api = {
-    "/v1/check": measured("/v1/check", (request: Request) => {
-      traffic.served++;
-      return checkEmail(deps, request);
-    }),
-    "/v1/ip-reputation-check": measured("/v1/ip-reputation-check", (request: Request, server: Server) => {
-      traffic.served++;
-      return checkIp(deps, request, server);
-    }),
-  };
-  const nativeRoutes = Object.fromEntries(Object.entries(api).map(([path, route]) => [path, { GET: route }]));
-  const healthz = measured("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState()));
-  const aboutData = measured("/v1/about", () => about(deps.snapshots));
-  const metricsText = measured("/metrics", (request) => metrics(deps.metrics, request));
-  const openApi = measured("/openapi.json", () => jsonResponse(OPENAPI_JSON));
-  const page = (route: Route<FormContext>) => {
-    const counted = measured("/dashboard", route);
-    return (context: FormContext) => counted(context.request, context);
-  };
+  const { traffic, client } = deps;
+  const page = (route: Handler) => measured("/dashboard", route);
   const other = RequestMetrics.endpointIndex("other");
-  // Handlers read `app.server` rather than the context's `server`, which Elysia would define per request.
-  const server = (): Server => app.server;
-  const app = new Elysia({ serve: { routes: nativeRoutes } as object })
-    .onError(({ code, error, request }) => {
-      const response = code === "NOT_FOUND" ? errorResponse(API_ERRORS.notFound) : failed(request, String(code), error);
-      requests.count(other, response.status);
-      return response;
-    })
-    .get("/v1/check", ({ request }) => api["/v1/check"](request, null))
-    .get("/v1/ip-reputation-check", ({ request }) => api["/v1/ip-reputation-check"](request, server()))
-    .get("/healthz", ({ request }) => healthz(request, null))
-    .get("/v1/about", ({ request }) => aboutData(request, null))
-    .get("/openapi.json", ({ request }) => openApi(request, null))
-    .get("/metrics", ({ request }) => metricsText(request, null))
-    .get("/dashboard", page((request) => dashboard.home(request, deps.clientInfo(request, server()))))
-    // The dashboard reads its forms itself (`parse: "none"`): other bodies get a 4xx, never Elysia's parse error.
-    .post("/dashboard/sign-in", page((request) => dashboard.signIn(request, deps.clientInfo(request, server()))), { parse: "none" })
-    .post("/dashboard/sign-out", page((request) => dashboard.signOut(request, deps.clientInfo(request, server()))), { parse: "none" })
-    .post("/dashboard/keys", page((request) => dashboard.createKey(request)), { parse: "none" })
-    .get("/dashboard/keys/:id/revoke", page((request, { params }) => dashboard.confirmRevoke(request, params.id)))
-    .post("/dashboard/keys/:id/revoke", page((request, { params }) => dashboard.revoke(request, params.id)), { parse: "none" })
-    .get("/dashboard/assets/:name", page((_, { params }) => Dashboard.asset(params.name)));
-  return app;
+  return {
+    routes: {
+      "/v1/check": {
+        GET: measured("/v1/check", (request) => {
+          traffic.served++;
+          return checkEmail(deps, request);
+        }),
+      },
+      "/v1/ip-reputation-check": {
+        GET: measured("/v1/ip-reputation-check", (request, server) => {
+          traffic.served++;
+          return checkIp(deps, request, server);
+        }),
+      },
+      "/healthz": { GET: measured("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState())) },
+      "/v1/about": { GET: measured("/v1/about", () => about(deps.snapshots)) },
+      "/openapi.json": { GET: measured("/openapi.json", () => jsonResponse(OPENAPI_JSON)) },
+      "/metrics": { GET: measured("/metrics", (request) => metrics(deps.metrics, request)) },
+      "/dashboard": { GET: page((request, server) => dashboard.home(request, client.info(request, server))) },
+      // What a browser's address bar may add; the API's paths stay exact.
+      "/dashboard/": { GET: () => new Response(null, { status: 308, headers: { location: "/dashboard" } }) },
+      // The dashboard reads its forms itself; a body of another type gets a 4xx from it.
+      "/dashboard/sign-in": { POST: page((request, server) => dashboard.signIn(request, client.info(request, server))) },
+      "/dashboard/sign-out": { POST: page((request, server) => dashboard.signOut(request, client.info(request, server))) },
+      "/dashboard/keys": { POST: page((request) => dashboard.createKey(request)) },
+      "/dashboard/keys/:id/revoke": {
+        GET: page((request) => dashboard.confirmRevoke(request, request.params.id)),
+        POST: page((request) => dashboard.revoke(request, request.params.id)),
+      },
+      "/dashboard/assets/:name": { GET: page((request) => Dashboard.asset(request.params.name)) },
+    },
+    fetch() {
+      requests.count(other, 404);
+      return errorResponse(API_ERRORS.notFound);
+    },
+    error(error) {
+      requests.count(other, 500);
+      return failed("request", error);
+    },
+  };
 }

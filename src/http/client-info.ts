@@ -1,19 +1,28 @@
 import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from "../ip/address/client-address.ts";
-import { parseIpAddress } from "../ip/address/parse.ts";
+import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import type { ClientInfo } from "./routes/dashboard.ts";
 
-/**
- * The client as seen through trusted proxies only: its address from the one believed
- * forwarding header, and TLS from the same header family when a trusted proxy
- * terminated it.
- */
-export function clientInfoResolver(trust: ProxyTrust) {
-  return (request: Request, server: Bun.Server<unknown> | null): ClientInfo => {
-    const peer = server?.requestIP(request)?.address ?? "";
-    const direct = request.url.startsWith("https:");
-    if (trust.proxies.length === 0 || !isTrusted(trust, parseIpAddress(peer))) {
-      return { address: parseIpAddress(peer)?.text ?? peer, https: direct };
-    }
-    return { address: resolveClientAddress(peer, request.headers, trust), https: direct || forwardedHttps(trust, request.headers) };
+/** The client as seen through trusted proxies only. */
+export interface ClientResolver {
+  /** Its address: the socket peer's, or the one the believed forwarding header names; null without an IP peer. */
+  address(request: Request, server: Bun.Server<unknown>): ParsedIp | null;
+  /** Its address as text, and whether it used TLS (a trusted proxy's word from the same header family). */
+  info(request: Request, server: Bun.Server<unknown>): ClientInfo;
+}
+
+export function clientResolver(trust: ProxyTrust): ClientResolver {
+  const peerOf = (request: Request, server: Bun.Server<unknown>) => parseIpAddress(server.requestIP(request)?.address ?? "");
+  const address = (request: Request, server: Bun.Server<unknown>): ParsedIp | null => {
+    const peer = peerOf(request, server);
+    return peer === null || trust.proxies.length === 0 ? peer : resolveClientAddress(peer, request.headers, trust);
+  };
+  return {
+    address,
+    info(request, server) {
+      const peer = peerOf(request, server);
+      const direct = request.url.startsWith("https:");
+      if (peer === null || trust.proxies.length === 0 || !isTrusted(trust, peer)) return { address: peer?.text ?? "", https: direct };
+      return { address: resolveClientAddress(peer, request.headers, trust).text, https: direct || forwardedHttps(trust, request.headers) };
+    },
   };
 }

@@ -33,13 +33,12 @@ for (const e of Object.values(API_ERRORS)) {
   bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
 }
 
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_TYPE });
+
 /** `headers`, when given, carry the content type already. */
-export function errorResponse(e: ApiError, headers: Headers | Record<string, string> = JSON_HEADERS): Response {
+export function errorResponse(e: ApiError, headers: Readonly<Record<string, string>> = JSON_HEADERS): Response {
   return new Response(bodies.get(e), { status: e.status, headers });
 }
-
-/** Shared, never changed: a Response copies the Headers it is given, and copying is cheaper than building. */
-export const JSON_HEADERS = new Headers({ "content-type": JSON_TYPE });
 
 export function jsonResponse(body: string): Response {
   return new Response(body, { headers: JSON_HEADERS });

@@ -7,7 +7,7 @@ const PASSWORD = "correct horse battery staple";
 
 async function signedIn(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp({ adminPassword: PASSWORD, ...options });
-  const browser = new DashboardClient((r) => t.app.handle(r));
+  const browser = new DashboardClient((r) => t.handle(r));
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
   const { body } = await browser.get("/dashboard");
   return { ...t, browser, csrf: csrfOf(body) };
@@ -16,7 +16,7 @@ async function signedIn(options: Parameters<typeof createTestApp>[0] = {}) {
 describe("without a password", () => {
   test("the page says how to set one and no sign-in is accepted", async () => {
     const t = await createTestApp();
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     const { res, body } = await browser.get("/dashboard");
     expect(res.status).toBe(200);
     expect(body).toContain("admin set-password");
@@ -29,7 +29,7 @@ describe("without a password", () => {
   test("a password stored by set-password takes effect without a restart", async () => {
     const t = await createTestApp();
     await AdminPassword.store(t.db, PASSWORD);
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     expect((await browser.signIn(PASSWORD)).status).toBe(303);
     expect(browser.cookies.has("rc_session")).toBe(true);
   });
@@ -38,7 +38,7 @@ describe("without a password", () => {
 describe("sign-in", () => {
   test("sets an HttpOnly, SameSite=Strict session cookie scoped to the dashboard", async () => {
     const t = await createTestApp({ adminPassword: PASSWORD });
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     const { body } = await browser.get("/dashboard");
     const { res } = await browser.post("/dashboard/sign-in", { csrf: csrfOf(body), password: PASSWORD });
     const session = res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
@@ -51,7 +51,7 @@ describe("sign-in", () => {
   test("the cookie is Secure when the client came over TLS", async () => {
     const t = await createTestApp({ adminPassword: PASSWORD });
     t.client.https = true;
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     const { body } = await browser.get("/dashboard");
     const { res } = await browser.post("/dashboard/sign-in", { csrf: csrfOf(body), password: PASSWORD });
     expect(res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))).toContain("Secure");
@@ -59,7 +59,7 @@ describe("sign-in", () => {
 
   test("a wrong password is refused, and repeated failures lock the address out", async () => {
     const t = await createTestApp({ adminPassword: PASSWORD });
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     for (let i = 0; i < 5; i++) expect((await browser.signIn("wrong password!")).status).toBe(401);
     const locked = await browser.signIn(PASSWORD);
     expect(locked.status).toBe(429);
@@ -72,7 +72,7 @@ describe("sign-in", () => {
 
   test("the lock-out ends after its time", async () => {
     const t = await createTestApp({ adminPassword: PASSWORD });
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     for (let i = 0; i < 5; i++) await browser.signIn("wrong password!");
     t.clock.now += 61_000;
     expect((await browser.signIn(PASSWORD)).status).toBe(303);
@@ -80,7 +80,7 @@ describe("sign-in", () => {
 
   test("a sign-in without the form's token is refused (login CSRF)", async () => {
     const t = await createTestApp({ adminPassword: PASSWORD });
-    const browser = new DashboardClient((r) => t.app.handle(r));
+    const browser = new DashboardClient((r) => t.handle(r));
     await browser.get("/dashboard");
     expect((await browser.post("/dashboard/sign-in", { csrf: "forged", password: PASSWORD })).res.status).toBe(403);
     expect(browser.cookies.has("rc_session")).toBe(false);

@@ -9,13 +9,13 @@ const PASSWORD = "correct horse battery staple";
 
 async function signedIn() {
   const t = await createTestApp({ adminPassword: PASSWORD });
-  const browser = new DashboardClient((r) => t.app.handle(r));
+  const browser = new DashboardClient((r) => t.handle(r));
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
   return { ...t, browser, csrf: csrfOf((await browser.get("/dashboard")).body) };
 }
 
 const raw = (t: Awaited<ReturnType<typeof signedIn>>, path: string, contentType: string | null, body: string) =>
-  t.app.handle(
+  t.handle(
     new Request(`http://riskcheck.test${path}`, {
       method: "POST",
       headers: { ...(contentType ? { "content-type": contentType } : {}), cookie: [...t.browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ") },

@@ -27,7 +27,7 @@ beforeAll(async () => {
   }
   t.usageStore.flush(rows, new Map());
   t.keys.revoke(ids[KEYS - 1]);
-  browser = new DashboardClient((r) => t.app.handle(r));
+  browser = new DashboardClient((r) => t.handle(r));
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
 });
 

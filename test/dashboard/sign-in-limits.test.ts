@@ -11,7 +11,7 @@ const PASSWORD = "correct horse battery staple";
 async function signInForm() {
   const t = await createTestApp({ adminPassword: PASSWORD });
   const hashChecks = spyOn(t.deps.dashboard.password, "verify");
-  const browser = new DashboardClient((r) => t.app.handle(r));
+  const browser = new DashboardClient((r) => t.handle(r));
   const csrf = csrfOf((await browser.get("/dashboard")).body);
   // Every form carries the same token as the browser's cookie, which a failed sign-in renews; keep the first.
   const cookie = browser.cookies.get("rc_signin")!;

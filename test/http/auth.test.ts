@@ -70,6 +70,9 @@ describe("unknown paths and methods", () => {
     ["GET", "/v1"],
     ["GET", "/v2/check?email=a@b.com"],
     ["GET", "/v1/check/extra"],
+    ["GET", "/v1/check/?email=a@b.com"],
+    ["GET", "/V1/check?email=a@b.com"],
+    ["GET", "/v1/%63heck?email=a@b.com"],
     ["POST", "/v1/check?email=a@b.com"],
     ["DELETE", "/v1/ip-reputation-check"],
     ["PUT", "/healthz"],
@@ -80,6 +83,20 @@ describe("unknown paths and methods", () => {
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(await res.json()).toEqual({ error: "not_found", message: expect.any(String) });
   });
+});
+
+test("a trailing slash on the dashboard's address leads to it", async () => {
+  const { request } = await createTestApp();
+  const res = await request("/dashboard/");
+  expect(res.status).toBe(308);
+  expect(res.headers.get("location")).toBe("/dashboard");
+});
+
+test("HEAD of a GET route is answered as GET is, without a body", async () => {
+  const { request } = await createTestApp();
+  const res = await request("/healthz", { method: "HEAD" });
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe("");
 });
 
 describe("health", () => {

@@ -1,4 +1,4 @@
-/** A minimal browser stand-in for app.handle: keeps cookies, reads hidden CSRF fields. */
+/** A minimal browser stand-in over the test server: keeps cookies, reads hidden CSRF fields. */
 export class DashboardClient {
   readonly cookies = new Map<string, string>();
 

@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
 import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
-import type { IpDatasets } from "../../src/ip/answer/intelligence.ts";
+import type { IpDatasets } from "../../src/ip/answer/ip-facts.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { SnapshotHolder, type Snapshot } from "../../src/datasets/snapshot.ts";
 import { openDatabase } from "../../src/db.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp, listen } from "../../src/http/app.ts";
+import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
 import { wireApp } from "../../src/wiring.ts";
 
@@ -41,7 +42,11 @@ export interface TestAppOptions {
   metricsToken?: string;
 }
 
-/** The real app over an in-memory database, with a clock the test moves. */
+/**
+ * The real app over an in-memory database, with a clock the test moves, served as the
+ * server serves it (`listen`) on a free loopback port: requests take production's road.
+ * The client's address is whatever the test sets in `client`.
+ */
 export async function createTestApp(options: TestAppOptions = {}) {
   const db = openDatabase(":memory:");
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
@@ -54,18 +59,25 @@ export async function createTestApp(options: TestAppOptions = {}) {
     limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
     adminPassword: options.adminPassword ?? null,
     now: () => clock.now,
-    clientInfo: () => client,
+    client: { address: () => parseIpAddress(client.address), info: () => client },
     cliCommand: "riskcheck",
     logError: (line) => void errors.push(line),
     refreshState: () => null,
     metricsToken: options.metricsToken ?? null,
   });
   const app = createApp(deps);
+  const server = listen(app, "127.0.0.1", 0);
+  server.unref();
+  /** Sends a request made for any origin to this server, as it is; redirects are the test's to follow. */
+  const handle = (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    return fetch(new Request(`${server.url.origin}${url.pathname}${url.search}`, request), { redirect: "manual" });
+  };
   const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
-    return app.handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
+    return handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
   };
   const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, deps, db, keys, usage, usageStore, clock, client, errors, request, newKey };
+  return { app, server, deps, db, keys, usage, usageStore, clock, client, errors, request, handle, newKey };
 }

@@ -22,8 +22,7 @@ export function parseTrustedProxies(spec: string, header: ProxyHeader = "x-forwa
   return { proxies, header };
 }
 
-export function isTrusted(trust: ProxyTrust, ip: ParsedIp | null): boolean {
-  if (ip === null) return false;
+export function isTrusted(trust: ProxyTrust, ip: ParsedIp): boolean {
   for (const cidr of trust.proxies) if (rangeContains(cidr, ip)) return true;
   return false;
 }
@@ -37,14 +36,13 @@ export function isTrusted(trust: ProxyTrust, ip: ParsedIp | null): boolean {
  * `for=_hidden`) ends the walk at the last address read. `X-Real-IP` and
  * `CF-Connecting-IP` hold one address, set by the proxy. Never throws.
  */
-export function resolveClientAddress(peer: string, headers: Headers, trust: ProxyTrust): string {
-  const peerIp = parseIpAddress(peer);
-  let client = peerIp?.text ?? peer;
+export function resolveClientAddress(peer: ParsedIp, headers: Headers, trust: ProxyTrust): ParsedIp {
   const headerValue = headers.get(trust.header);
-  if (headerValue === null || !isTrusted(trust, peerIp)) return client;
+  if (headerValue === null || !isTrusted(trust, peer)) return peer;
   if (trust.header === "x-real-ip" || trust.header === "cf-connecting-ip") {
-    return parseIpAddress(withoutPort(headerValue.trim()))?.text ?? client;
+    return parseIpAddress(withoutPort(headerValue.trim())) ?? peer;
   }
+  let client = peer;
   const useForwarded = trust.header === "forwarded";
   let end = headerValue.length;
   while (end >= 0) {
@@ -53,7 +51,7 @@ export function resolveClientAddress(peer: string, headers: Headers, trust: Prox
     end = comma;
     const hop = parseIpAddress(withoutPort(useForwarded ? parameter(element, "for") : element.trim()));
     if (hop === null) break;
-    client = hop.text;
+    client = hop;
     if (!isTrusted(trust, hop)) break;
   }
   return client;

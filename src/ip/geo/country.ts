@@ -13,19 +13,8 @@ const PLAIN_NAMES: Readonly<Record<string, string>> = {
 /** ISO 3166-1 user-assigned codes (AA, QM–QZ, XA–XZ, ZZ); Kosovo's XK is in common use. */
 const USER_ASSIGNED = /^(AA|Q[M-Z]|X[A-JL-Z]|ZZ)$/;
 
-const cache = new Map<string, string>();
-
 /** English short name of an ISO 3166-1 alpha-2 code, '' when unknown. */
 export function countryName(code: string): string {
-  let name = cache.get(code);
-  if (name === undefined) {
-    name = lookUp(code);
-    if (cache.size < 1000) cache.set(code, name);
-  }
-  return name;
-}
-
-function lookUp(code: string): string {
   if (!/^[A-Z]{2}$/.test(code) || USER_ASSIGNED.test(code)) return "";
   if (PLAIN_NAMES[code]) return PLAIN_NAMES[code];
   try {

@@ -1,4 +1,4 @@
-import { countryName } from "./country.ts";
+import { countryFlag, countryName } from "./country.ts";
 import { subdivisionCode } from "./subdivision-codes.ts";
 
 /** What the API answers about where an address is; '' and 0 when unknown. */
@@ -27,6 +27,34 @@ export const UNKNOWN_LOCATION: Geolocation = Object.freeze({
   longitude: 0,
   timezone: "",
 });
+
+/**
+ * A network record's location with its parts of the IP answer's JSON, written once for
+ * the record: the fields before `connection_type`, and those from `zip` to `timezone`.
+ */
+export interface Located {
+  readonly geo: Geolocation;
+  /** `"country":"…",…,"subdivisions":"…",` */
+  readonly headJson: string;
+  /** `"zip":"…",…,"timezone":"…",` */
+  readonly tailJson: string;
+}
+
+export function located(geo: Geolocation): Located {
+  const head = JSON.stringify({
+    country: geo.country,
+    country_code: geo.country_code,
+    flag: countryFlag(geo.country_code),
+    region: geo.region,
+    region_name: geo.region_name,
+    city: geo.city,
+    subdivisions: geo.subdivisions,
+  });
+  const tail = JSON.stringify({ zip: geo.zip, latitude: geo.latitude, longitude: geo.longitude, timezone: geo.timezone });
+  return Object.freeze({ geo, headJson: `${head.slice(1, -1)},`, tailJson: `${tail.slice(1, -1)},` });
+}
+
+export const NOT_LOCATED: Located = located(UNKNOWN_LOCATION);
 
 /** The flat schema of the @ip-location-db packages (city files; country files have country_code only). */
 export interface FlatRecord {

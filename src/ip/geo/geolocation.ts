@@ -1,13 +1,13 @@
-import { type FlatRecord, type Geolocation, type MaxMindRecord, type RecordSchema, UNKNOWN_LOCATION, fromFlatRecord, fromMaxMindRecord, schemaOfRecord } from "./geo-record.ts";
+import { type FlatRecord, type Located, type MaxMindRecord, NOT_LOCATED, type RecordSchema, fromFlatRecord, fromMaxMindRecord, located, schemaOfRecord } from "./geo-record.ts";
 import { type OpenedMmdb, openMmdb, recordLookup } from "./mmdb.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
-export { type Geolocation, UNKNOWN_LOCATION } from "./geo-record.ts";
+export { type Geolocation, type Located, NOT_LOCATED, UNKNOWN_LOCATION } from "./geo-record.ts";
 
 /** Where an address is. Routes and tests depend on this, not on MMDB files. */
 export interface GeoLookup {
-  /** The same frozen object for addresses of the same network record while it is cached; never modify it. */
-  lookup(ip: ParsedIp): Geolocation;
+  /** The same frozen object for every address of a network record; never modify it. */
+  lookup(ip: ParsedIp): Located;
 }
 
 /** Addresses that any real city or country database knows, to see which schema it writes. */
@@ -24,13 +24,13 @@ export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
   return /^(GeoIP|GeoLite|DBIP)/i.test(mmdb.databaseType) ? "maxmind" : "flat";
 }
 
-type Locate = (ip: ParsedIp) => Geolocation;
+type Locate = (ip: ParsedIp) => Located;
 
 function locator(mmdb: OpenedMmdb): Locate {
   const flat = schemaOf(mmdb) === "flat";
   return recordLookup(mmdb, (record) => {
-    if (record === null || typeof record !== "object") return UNKNOWN_LOCATION;
-    return Object.freeze(flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord));
+    if (record === null || typeof record !== "object") return NOT_LOCATED;
+    return located(Object.freeze(flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord)));
   });
 }
 
@@ -49,11 +49,11 @@ export class MmdbGeolocation implements GeoLookup {
     this.country = country && locator(country);
   }
 
-  lookup(ip: ParsedIp): Geolocation {
+  lookup(ip: ParsedIp): Located {
     const found = ip.version === 4 ? this.cityV4(ip) : this.cityV6(ip);
-    if (found.country_code || !this.country) return found;
+    if (found.geo.country_code || !this.country) return found;
     const countryOnly = this.country(ip);
-    return countryOnly.country_code ? countryOnly : found;
+    return countryOnly.geo.country_code ? countryOnly : found;
   }
 }
 

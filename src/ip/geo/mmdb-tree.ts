@@ -16,7 +16,7 @@ export const NO_RECORD = -1;
  * The maxmind reader takes only text, parses it again and reads each of up to 128
  * nodes through a native Buffer call; on the request path that walk cost more than
  * everything else in the lookup, so it is done here on the bytes directly. Decoding
- * the record it finds stays with the reader.
+ * the record it finds stays with mmdb-lib's decoder.
  */
 export class MmdbTree {
   private readonly nodeCount: number;

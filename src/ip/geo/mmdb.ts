@@ -1,33 +1,25 @@
 import { readFile } from "node:fs/promises";
 import { Reader, type Response as MmdbRecord } from "maxmind";
-import Decoder from "mmdb-lib/lib/decoder";
-import { lru } from "tiny-lru";
 import { DatasetError } from "../../datasets/dataset-error.ts";
 import { MmdbTree, NO_RECORD } from "./mmdb-tree.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
 export type { Response as MmdbRecord } from "maxmind";
 
-/**
- * Decoded sub-structures the reader keeps (records share names, so decoding a new
- * record is cheaper with them); records themselves are cached once mapped, below.
- */
-const DECODER_CACHE_ENTRIES = 10_000;
-
-/**
- * Mapped records kept per database. Random public addresses fall into about 25,000
- * distinct city records (of 116,000 in the bundled IPv4 file), so this holds the
- * working set of real traffic in a few MB.
- */
-const MAPPED_RECORDS_KEPT = 32_768;
+// `require`, because Bun's bundler gives a default import of this CommonJS module as the
+// whole module object in the compiled binary, where Bun itself gives the class.
+const { default: Decoder } = require("mmdb-lib/lib/decoder") as typeof import("mmdb-lib/lib/decoder");
 
 export interface OpenedMmdb {
   readonly file: string;
+  /** For the metadata, and for lookups by address text off the request path. */
   readonly reader: Reader<MmdbRecord>;
   readonly tree: MmdbTree;
   readonly databaseType: string;
   readonly buildDate: string;
   readonly bytes: Buffer;
+  /** The record a tree pointer (from `tree.recordPointer`) leads to, decoded afresh. */
+  recordAt(pointer: number): unknown;
 }
 
 const METADATA_MARKER = Buffer.from("\xab\xcd\xefMaxMind.com", "latin1");
@@ -58,9 +50,13 @@ export function mmdbContentHash(bytes: Uint8Array): string {
 /** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` reads the rest. */
 export function parseMmdb(bytes: Buffer, file: string): OpenedMmdb {
   try {
-    const reader = new Reader<MmdbRecord>(bytes, { cache: lru(DECODER_CACHE_ENTRIES) });
+    const reader = new Reader<MmdbRecord>(bytes);
+    const { nodeCount, searchTreeSize } = reader.metadata;
     const tree = new MmdbTree(bytes, reader.metadata);
-    return { file, reader, tree, databaseType: reader.metadata.databaseType, buildDate: reader.metadata.buildEpoch.toISOString(), bytes };
+    // A pointer is nodeCount + 16 + the record's offset in the data section, which starts after the tree and 16 zero bytes.
+    const decoder = new Decoder(bytes, searchTreeSize + 16);
+    const recordAt = (pointer: number) => decoder.decode(pointer - nodeCount + searchTreeSize).value;
+    return { file, reader, tree, databaseType: reader.metadata.databaseType, buildDate: reader.metadata.buildEpoch.toISOString(), bytes, recordAt };
   } catch (err) {
     throw new DatasetError(file, `not a valid MaxMind DB file (${(err as Error).message})`);
   }
@@ -107,24 +103,21 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
 }
 
 /**
- * A lookup that maps each record of the database once: addresses of the same
- * network get the same value back, without decoding or mapping again.
+ * A lookup that maps each record of the database once, on its first use, and keeps it
+ * for the life of the database (a snapshot): an address of an already seen network is a
+ * tree walk and a Map read. Eager mapping of every record at load was measured at
+ * over a second and 100 MB for the bundled city files (BENCHMARKS.md).
  * `map(null)` is the answer for addresses the database has no record for.
  */
 export function recordLookup<T>(mmdb: OpenedMmdb, map: (record: MmdbRecord | null) => T): (ip: ParsedIp) => T {
-  const { tree, reader } = mmdb;
+  const { tree } = mmdb;
   const none = map(null);
   const mapped = new Map<number, T>();
   return (ip) => {
     const pointer = tree.recordPointer(ip);
     if (pointer === NO_RECORD) return none;
     let value = mapped.get(pointer);
-    if (value === undefined) {
-      value = map(reader.get(ip.text));
-      // Oldest first out: cheap, and the hot records come straight back.
-      if (mapped.size >= MAPPED_RECORDS_KEPT) mapped.delete(mapped.keys().next().value!);
-      mapped.set(pointer, value);
-    }
+    if (value === undefined) mapped.set(pointer, (value = map(mmdb.recordAt(pointer) as MmdbRecord)));
     return value;
   };
 }

@@ -70,8 +70,6 @@ function buildIndex(): Map<string, Map<string, string>> {
 
 const INDEX = buildIndex();
 const NONE = new Map<string, string>();
-/** Answers per (country, name) as the databases spell them: a bounded set, each folded once. */
-const answered = new Map<string, Map<string, string>>();
 
 /**
  * The ISO 3166-2 subdivision code without its country prefix ("ENG", "CA") for a
@@ -79,14 +77,7 @@ const answered = new Map<string, Map<string, string>>();
  */
 export function subdivisionCode(country: string, name: string): string {
   if (!name) return "";
-  let names = answered.get(country);
-  if (!names) answered.set(country, (names = new Map()));
-  let code = names.get(name);
-  if (code === undefined) {
-    const keys = INDEX.get(country) ?? NONE;
-    const key = plainKey(country, name);
-    code = keys.get(compact(key)) || keys.get(loose(country, key)) || "";
-    names.set(name, code);
-  }
-  return code;
+  const keys = INDEX.get(country) ?? NONE;
+  const key = plainKey(country, name);
+  return keys.get(compact(key)) || keys.get(loose(country, key)) || "";
 }

@@ -3,6 +3,7 @@ import type { ParsedIp } from "../address/parse.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import type { IndexFile } from "./range-index-file.ts";
 import { NOT_FOUND, RangeIndex } from "./range-index.ts";
+import type { Counters } from "../verdict/reputation.ts";
 import { COUNTER_NAMES, type Listing, type ReportingSource, countersOf } from "../verdict/report-counting.ts";
 
 /** Bits above the kind bits (0–6) in an entry's flags word. */
@@ -103,8 +104,11 @@ export class ReputationIndex {
     return this.ranges.lookup(ip);
   }
 
-  counter(entry: number, which: number): number {
-    return this.payload[entry * STRIDE + which];
+  /** The independent reports per category of an entry (not NOT_FOUND). */
+  counters(entry: number): Counters {
+    const p = this.payload;
+    const at = entry * STRIDE;
+    return { bot: p[at], probe: p[at + 1], rate: p[at + 2], attack: p[at + 3], crawler: p[at + 4] };
   }
 
   flags(entry: number): number {

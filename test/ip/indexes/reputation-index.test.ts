@@ -28,7 +28,7 @@ function indexOf(entries: [string, Contribution][]): ReputationIndex {
 
 const countersAt = (index: ReputationIndex, address: string) => {
   const entry = index.entryOf(ip(address));
-  return entry === NOT_FOUND ? null : Object.fromEntries(COUNTER_NAMES.map((name, i) => [name, index.counter(entry, i)]));
+  return entry === NOT_FOUND ? null : index.counters(entry);
 };
 
 describe("where lists overlap, independent reports add up per category, each counted once", () => {

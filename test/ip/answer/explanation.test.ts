@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { rangeOfCidr } from "../../../src/ip/address/address-range.ts";
 import { EvidenceIndex, EvidenceIndexBuilder } from "../../../src/ip/indexes/evidence-index.ts";
-import { explain } from "../../../src/ip/verdict/explanation.ts";
-import { ipFacts } from "../../../src/ip/answer/intelligence.ts";
+import { explain } from "../../../src/ip/answer/explanation.ts";
+import { ipFacts } from "../../../src/ip/answer/ip-facts.ts";
 import { KIND } from "../../../src/ip/verdict/network-kinds.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { decodeIndexFile, encodeIndexFile } from "../../../src/ip/indexes/range-index-file.ts";

@@ -1,10 +1,10 @@
-import type { IpDatasets, IpFacts } from "../answer/intelligence.ts";
-import { verdictFlags } from "../answer/intelligence.ts";
-import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOfNetwork } from "./network-kinds.ts";
+import type { IpDatasets, IpFacts } from "./ip-facts.ts";
+import { verdictFlags } from "./ip-facts.ts";
+import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOfNetwork } from "../verdict/network-kinds.ts";
 import type { ParsedIp } from "../address/parse.ts";
-import { countedReports, type Listing } from "./report-counting.ts";
+import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
-import { type Rule, ruleOf } from "./reputation.ts";
+import { type Rule, ruleOf } from "../verdict/reputation.ts";
 
 /** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
 export interface Contribution {

@@ -1,0 +1,95 @@
+import type { ParsedIp } from "../address/parse.ts";
+import { isGlobalUnicast } from "../address/special-purpose.ts";
+import { countryFlag } from "../geo/country.ts";
+import { NOT_LOCATED } from "../geo/geolocation.ts";
+import type { NetworkOwner } from "../geo/network-owner.ts";
+import { type Explanation, type SourceFacts, explain } from "./explanation.ts";
+import { ALL_KINDS, kindNames } from "../verdict/network-kinds.ts";
+import { CLEAN_REPUTATION, type Reputation } from "../verdict/reputation.ts";
+import { type IpDatasets, type IpFacts, NO_OWNER, ipFacts } from "./ip-facts.ts";
+
+/** The spec's IP answer, keys in the spec's order. */
+export interface IpAnswer {
+  ip: string;
+  country: string;
+  country_code: string;
+  flag?: string;
+  region: string;
+  region_name: string;
+  city: string;
+  subdivisions: string;
+  connection_type: string;
+  is_anycast: boolean;
+  zip: string;
+  latitude: number;
+  longitude: number;
+  timezone: string;
+  isp: string;
+  organization: string;
+  asn: string;
+  reputation: Reputation | (Reputation & { reasons: Explanation });
+}
+
+/**
+ * The IP check's answer as JSON: byte for byte `JSON.stringify(answerObject(…))`,
+ * written from the record's JSON parts that the snapshot keeps (`Located`), so a
+ * request serialises only its address, owner and verdict. `explainWith`, the
+ * snapshot's sources, adds the reasons.
+ */
+export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null): string {
+  if (!isGlobalUnicast(ip)) return `{"ip":"${ip.text}",${PRIVATE_TAIL}`;
+  const f = ipFacts(d, ip);
+  const reputation = explainWith === null ? reputationJson(f.reputation) : JSON.stringify({ ...f.reputation, reasons: explain(d, f, ip, explainWith) });
+  // Addresses and connection types are plain ASCII without quotes or backslashes.
+  return (
+    `{"ip":"${f.ip}",${f.located.headJson}"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
+    `${f.located.tailJson}${ownerJson(f.owner)},"reputation":${reputation}}`
+  );
+}
+
+function ownerJson({ asn, isp, organization }: NetworkOwner): string {
+  const quoted = JSON.stringify(organization);
+  const ispJson = isp === organization ? quoted : JSON.stringify(isp);
+  return `"isp":${ispJson},"organization":${quoted},"asn":${asn ? `"AS${asn} ${quoted.slice(1)}` : '""'}`;
+}
+
+/** Every `kind` array (`kindNames` shares one per bitmask) as JSON. */
+const KIND_JSON = new Map(Array.from({ length: ALL_KINDS + 1 }, (_, bits) => [kindNames(bits), JSON.stringify(kindNames(bits))]));
+
+/** JSON.stringify(reputation); its strings are fixed names and its numbers integers. */
+function reputationJson(r: Reputation): string {
+  return `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`;
+}
+
+export function answerObject(f: Pick<IpFacts, "ip" | "located" | "owner" | "connectionType" | "anycast" | "reputation">): IpAnswer {
+  const geo = f.located.geo;
+  return {
+    ip: f.ip,
+    country: geo.country,
+    country_code: geo.country_code,
+    flag: countryFlag(geo.country_code),
+    region: geo.region,
+    region_name: geo.region_name,
+    city: geo.city,
+    subdivisions: geo.subdivisions,
+    connection_type: f.connectionType,
+    is_anycast: f.anycast,
+    zip: geo.zip,
+    latitude: geo.latitude,
+    longitude: geo.longitude,
+    timezone: geo.timezone,
+    isp: f.owner.isp,
+    organization: f.owner.organization,
+    asn: f.owner.asn ? `AS${f.owner.asn} ${f.owner.organization}` : "",
+    reputation: f.reputation,
+  };
+}
+
+/** Every address that is not global unicast: empty strings, zeros, clean reputation, no flag. */
+export function privateAnswer(ip: string): IpAnswer {
+  const { flag: _, ...answer } = answerObject({ ip, located: NOT_LOCATED, owner: NO_OWNER, connectionType: "", anycast: false, reputation: CLEAN_REPUTATION });
+  return answer;
+}
+
+/** Everything after the address in the private-address answer, which is the same for all. */
+const PRIVATE_TAIL = JSON.stringify(privateAnswer("")).slice('{"ip":"",'.length);

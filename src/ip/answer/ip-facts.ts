@@ -1,0 +1,93 @@
+import type { AsnKindSource } from "../../datasets/curated-data.ts";
+import type { ParsedIp } from "../address/parse.ts";
+import type { GeoLookup, Located } from "../geo/geolocation.ts";
+import type { NetworkOwner } from "../geo/network-owner.ts";
+import type { AsnIndex } from "../indexes/asn-index.ts";
+import type { EvidenceIndex } from "../indexes/evidence-index.ts";
+import { NOT_FOUND } from "../indexes/range-index.ts";
+import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
+import { ALL_KINDS, connectionTypeOf } from "../verdict/network-kinds.ts";
+import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
+
+/** Every IP dataset of a snapshot, loaded and never changed. */
+export interface IpDatasets {
+  readonly geo: GeoLookup;
+  readonly asn: AsnIndex;
+  /** Kind bits per ASN index entry (curated ASN lists and organisation-name rules). */
+  readonly asnKinds: Uint8Array;
+  /** Kind bits by AS number, for owners found in an operator's ASN database. */
+  readonly kindsByAsn: ReadonlyMap<number, number>;
+  /** The lists that gave each AS number its kinds, for explanations. */
+  readonly asnKindSources: ReadonlyMap<number, readonly AsnKindSource[]>;
+  /** Compiled feeds: counters, kinds, confirmed-bad. */
+  readonly feeds: ReputationIndex;
+  /** Per IP list: what it says of each range and since when, for explanations. */
+  readonly evidence: ReadonlyMap<string, EvidenceIndex>;
+  /** Curated ranges: verified crawlers, anycast. */
+  readonly curated: ReputationIndex;
+  readonly thresholds: Thresholds;
+  /** From an operator's ASN or ISP database, when there is one. */
+  readonly ownerLookup: ((ip: ParsedIp) => NetworkOwner | null) | null;
+  /** From an operator's connection-type database, when there is one; '' where it has no word. */
+  readonly connectionTypeLookup: ((ip: ParsedIp) => string) | null;
+}
+
+/** What the datasets say about a global unicast address. */
+export interface IpFacts {
+  readonly ip: string;
+  readonly located: Located;
+  readonly owner: NetworkOwner;
+  readonly connectionType: string;
+  readonly anycast: boolean;
+  readonly reputation: Reputation;
+  /** For explanations: the list entries that matched, the kinds from the network, all flags. */
+  readonly curatedEntry: number;
+  readonly counters: Counters;
+  readonly flags: number;
+}
+
+export const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
+const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 });
+
+/** Geolocation, owner and reputation of a global unicast address: tree walks, binary searches and array reads. */
+export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
+  const asnEntry = d.asn.entryOf(ip);
+  let owner = NO_OWNER;
+  let networkKinds = 0;
+  const operatorOwner = d.ownerLookup && d.ownerLookup(ip);
+  if (operatorOwner) {
+    owner = operatorOwner;
+    networkKinds = d.kindsByAsn.get(operatorOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
+  } else if (asnEntry !== NOT_FOUND) {
+    const organization = d.asn.organization(asnEntry);
+    owner = { asn: d.asn.asn(asnEntry), isp: organization, organization };
+    networkKinds = d.asnKinds[asnEntry];
+  }
+
+  const feedEntry = d.feeds.entryOf(ip);
+  const curatedEntry = d.curated.entryOf(ip);
+  const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
+  const counters = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
+  const kinds = flags & ALL_KINDS;
+  return {
+    ip: ip.text,
+    located: d.geo.lookup(ip),
+    owner,
+    connectionType: (d.connectionTypeLookup && d.connectionTypeLookup(ip)) || connectionTypeOf(kinds),
+    anycast: (flags & FLAG.anycast) !== 0,
+    reputation: verdict(counters, kinds, verdictFlags(flags), d.thresholds),
+    curatedEntry,
+    counters,
+    flags,
+  };
+}
+
+export function verdictFlags(flags: number): VerdictFlags {
+  return {
+    confirmedBad: (flags & FLAG.confirmedBad) !== 0,
+    verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0,
+    anycast: (flags & FLAG.anycast) !== 0,
+    allowlisted: (flags & FLAG.allowlisted) !== 0,
+    denylisted: (flags & FLAG.denylisted) !== 0,
+  };
+}
