@@ -10,9 +10,9 @@ export const PACER_PERIOD_MS = 100;
  * Asks for a concurrent garbage collection each period while requests keep coming.
  * JavaScriptCore starts a full collection only once the heap has grown by about its
  * live size, and the datasets' buffers count as live: under load, per-request garbage
- * piled up by over 100 MB before each stop-the-world full collection (peak RSS 300–340
- * MB). Collecting as the garbage comes kept peak RSS near 200 MB at the same
- * throughput (BENCHMARKS.md). Idle servers are left alone.
+ * piled up before each stop-the-world full collection. Collecting as the garbage comes
+ * keeps peak RSS down at the same throughput (figures in BENCHMARKS.md). Idle servers
+ * are left alone.
  */
 export class CollectionPacer {
   private servedAtLastCollection: number;

@@ -8,7 +8,7 @@ import { AdminPassword } from "./dashboard/admin-password.ts";
 import { SessionStore } from "./dashboard/sessions.ts";
 import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
 import type { AppDeps } from "./http/app.ts";
-import type { LimitSettings } from "./http/limits.ts";
+import type { LimitSettings } from "./http/admission.ts";
 import type { ChangeSignal } from "./keys/change-signal.ts";
 import { KeyAuthenticator } from "./keys/key-authenticator.ts";
 import { KeyStore } from "./keys/key-store.ts";

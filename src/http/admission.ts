@@ -1,11 +1,23 @@
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { Endpoint, Outcome } from "../keys/usage.ts";
+import type { MonthlyQuota, QuotaDecision } from "../limits/monthly-quota.ts";
+import { type RateDecision, type RateLimiter, type RatePolicy, ratePolicyFor } from "../limits/rate-limiter.ts";
 import { type Authenticator, authenticateRequest } from "./auth.ts";
-import { type ApiError, errorResponse } from "./errors.ts";
-import { type LimitOutcome, type Limits, applyLimits, limitHeaders } from "./limits.ts";
+import { API_ERRORS, type ApiError, JSON_TYPE, errorResponse } from "./errors.ts";
 
 export interface UsageSink {
   record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number): void;
+}
+
+export interface LimitSettings {
+  readonly rate: RatePolicy;
+  readonly ipQuotaPerMonth: number;
+}
+
+export interface Limits {
+  readonly settings: LimitSettings;
+  readonly rateLimiter: RateLimiter;
+  readonly quota: MonthlyQuota;
 }
 
 export interface AdmissionDeps {
@@ -57,4 +69,51 @@ export class Admission {
     this.deps.usage.record(this.key.id, this.endpoint, "bad_request", this.nowMs);
     return errorResponse(error, limitHeaders(this.limits, 0));
   }
+}
+
+export interface Refusal {
+  readonly error: ApiError;
+  readonly outcome: "rate_limited" | "quota_exceeded";
+}
+
+const RATE_LIMITED: Refusal = { error: API_ERRORS.rateLimited, outcome: "rate_limited" };
+const QUOTA_EXCEEDED: Refusal = { error: API_ERRORS.quotaExceeded, outcome: "quota_exceeded" };
+
+/** What the limits said of a request: null where a limit is off; `refusal` when one refused it. */
+export interface LimitOutcome {
+  readonly rate: RateDecision | null;
+  readonly quota: QuotaDecision | null;
+  readonly refusal: Refusal | null;
+}
+
+/**
+ * Rate limit first, then (IP check only) the monthly quota, which is counted later, on
+ * success: a request the rate limit refuses still shows the quota it would have met.
+ */
+function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, nowMs: number): LimitOutcome {
+  const rate = limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, limits.settings.rate), nowMs);
+  const quota = endpoint === "ip" ? limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs) : null;
+  const refusal = rate !== null && !rate.allowed ? RATE_LIMITED : quota !== null && !quota.allowed ? QUOTA_EXCEEDED : null;
+  return { rate, quota, refusal };
+}
+
+/**
+ * The headers of every answer after authentication. `checksUsed` is 1 when the answer
+ * used up a quota check (a 200 of the IP check). On a 429, X-RateLimit-Reset says in
+ * how many seconds the limit that refused will take a request again.
+ */
+export function limitHeaders({ rate, quota }: LimitOutcome, checksUsed: 0 | 1): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE };
+  if (rate !== null) {
+    headers["x-ratelimit-limit"] = String(rate.limit);
+    headers["x-ratelimit-remaining"] = rate.allowed ? String(rate.remaining) : "0";
+    if (!rate.allowed) headers["x-ratelimit-reset"] = String(rate.retryAfterSeconds);
+  }
+  if (quota !== null) {
+    headers["x-quota-limit"] = String(quota.limit);
+    headers["x-quota-remaining"] = String(Math.max(0, quota.limit - quota.used - checksUsed));
+    headers["x-quota-reset"] = quota.resetsAt;
+    if (!quota.allowed && (rate === null || rate.allowed)) headers["x-ratelimit-reset"] = String(quota.retryAfterSeconds);
+  }
+  return headers;
 }

@@ -6,8 +6,8 @@ import { ContentError, type ParsedSource } from "./parsed-source.ts";
  * `start,end,asn,organisation` with numeric bounds (the ip-location-db "-num" CSVs); the
  * organisation may be quoted with doubled quotes inside. A malformed row refuses the
  * file, naming its line: the table is generated, so one bad row means a bad file.
- * The value reads the checked text again row by row: half a million row objects held
- * at once cost over 400 MB.
+ * The value reads the checked text again row by row rather than hold half a million
+ * row objects at once.
  */
 export function parseAsnCsv(bytes: Uint8Array): ParsedSource<() => Iterable<AsnRange>> {
   const text = listText(bytes, "an ASN table");

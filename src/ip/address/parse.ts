@@ -68,7 +68,7 @@ export function parseDottedQuad(s: string, start: number, end: number): number {
 const COLON = 0x3a;
 
 function parseIPv6(raw: string): ParsedIp | null {
-  const groups = scratchGroups;
+  const groups = new Uint16Array(8);
   const length = raw.length;
   let count = 0;
   let gap = -1; // where "::" stands, as a group index
@@ -119,9 +119,6 @@ function hexDigit(c: number): number {
   return -1;
 }
 
-/** Parsing is synchronous, so one buffer serves every call. */
-const scratchGroups = new Uint16Array(8);
-
 /** The address from its groups, with the "::" gap (if any) filled by zero groups. */
 function ipv6Result(p: Uint16Array, count: number, gap: number): ParsedIp | null {
   if (gap === -1 ? count !== 8 : count > 7) return null;
@@ -140,14 +137,14 @@ function ipv6Result(p: Uint16Array, count: number, gap: number): ParsedIp | null
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
-/** Formatting is synchronous too; "ffff:…:ffff" is the longest form. */
-const scratchText = new Uint8Array(39);
+/** "ffff:…:ffff" is the longest form. */
+const LONGEST_IPV6 = 39;
 const ASCII = new TextDecoder("latin1");
 
 /**
  * RFC 5952: lower case, no leading zeros, the longest run of two or more zero groups
- * (the first of equals) as "::". Written as bytes and decoded once: concatenating
- * the groups' strings took twice as long.
+ * (the first of equals) as "::". Written as bytes and decoded once, which is quicker
+ * than concatenating the groups' strings.
  */
 function formatIPv6(p: Uint16Array): string {
   let bestStart = -1;
@@ -164,7 +161,7 @@ function formatIPv6(p: Uint16Array): string {
       bestLength = k - start;
     }
   }
-  const out = scratchText;
+  const out = new Uint8Array(LONGEST_IPV6);
   let n = 0;
   for (let k = 0; k < 8; k++) {
     if (k === bestStart) {

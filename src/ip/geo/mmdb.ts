@@ -105,8 +105,8 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
 /**
  * A lookup that maps each record of the database once, on its first use, and keeps it
  * for the life of the database (a snapshot): an address of an already seen network is a
- * tree walk and a Map read. Eager mapping of every record at load was measured at
- * over a second and 100 MB for the bundled city files (BENCHMARKS.md).
+ * tree walk and a Map read. Mapping every record at load instead would take longer than
+ * the whole load may (BENCHMARKS.md).
  * `map(null)` is the answer for addresses the database has no record for.
  */
 export function recordLookup<T>(mmdb: OpenedMmdb, map: (record: MmdbRecord | null) => T): (ip: ParsedIp) => T {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type LimitOutcome, limitHeaders } from "../../src/http/limits.ts";
+import { type LimitOutcome, limitHeaders } from "../../src/http/admission.ts";
 
 const quota = { allowed: true, limit: 1000, used: 10, resetsAt: "2026-12-01T00:00:00Z" } as const;
 const rate = { allowed: true, limit: 60, remaining: 59 } as const;
