@@ -261,6 +261,7 @@ function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
   return {
     today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },
     month: { email: t?.month.email ?? 0, ip: t?.month.ip ?? 0 },
+    ip_quota_used: t?.ipQuotaUsed ?? 0,
     ip_quota_per_month: quota === 0 ? null : quota,
     ip_quota_left: quota === 0 ? null : Math.max(0, quota - (t?.ipQuotaUsed ?? 0)),
   };

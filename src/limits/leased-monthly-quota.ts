@@ -17,18 +17,19 @@ export interface QuotaLeaseStore {
   lease(request: LeaseRequest): Promise<{ readonly granted: number; readonly charged: number }>;
   /** Takes back leased checks not used (a negative count charges checks served beyond the leases). */
   giveBack(unused: readonly { readonly keyId: string; readonly month: string; readonly count: number }[]): Promise<void>;
+  /** Every key's count for the month. */
+  chargedIn(month: string): Promise<Map<string, number>>;
 }
 
-/** A lease is this share of a key's monthly quota, between 1 and MAX_LEASE checks. */
-const LEASE_SHARE = 1 / 20;
 export const MAX_LEASE = 1_000;
 /** After an answer that the quota is used up, or a failed lease, ask again no sooner than this. */
 const ASK_AGAIN_MS = 1_000;
 /** A lease left unused this long is given back, so that the instances that get the traffic can have it. */
-export const IDLE_LEASE_MS = 30_000;
+export const IDLE_LEASE_MS = 10_000;
 
-export function leaseSize(limit: number): number {
-  return Math.max(1, Math.min(MAX_LEASE, Math.ceil(limit * LEASE_SHARE)));
+/** Half of the key's checks not yet handed out (as last seen), between 1 and MAX_LEASE. */
+export function leaseSize(limit: number, charged: number): number {
+  return Math.max(1, Math.min(MAX_LEASE, Math.ceil((limit - charged) / 2)));
 }
 
 interface Lease {
@@ -36,48 +37,59 @@ interface Lease {
   readonly month: QuotaMonthSpan;
   /** Leased and not yet used. */
   available: number;
-  /** Served beyond the lease while a refill was on its way; charged with the next one. */
+  /** Served on credit before the first answer; charged with the next lease. */
   owed: number;
+  /** The database has answered a lease of this key this month. */
+  answered: boolean;
   /** The month's count for the key at the last answer, every instance's leases included. */
   charged: number;
   refilling: Promise<void> | null;
-  /** The last answer granted less than wanted: the month's quota is handed out. */
-  exhausted: boolean;
   askAfterMs: number;
   lastUsedMs: number;
 }
 
 /**
  * The quota of several instances sharing one count. Each instance leases a slice of a
- * key's quota and serves from it in memory, refilling in the background when half of it
- * is used; requests never wait for the database. While a refill is on its way an
- * instance serves at most one more lease on credit, charged with the refill: that is
- * the most an instance can exceed the quota by. Unused slices go back at shutdown and
- * after IDLE_LEASE_MS without traffic; a crash forfeits the crashed instance's slices
- * for the month.
+ * key's quota (half of what is not yet handed out) and serves from it in memory,
+ * refilling in the background when half of the slice is used; requests never wait for
+ * the database. Until its first lease of a key arrives, an instance serves at most one
+ * slice on credit, charged with that lease: that is the most an instance can exceed the
+ * quota by. Unused slices go back at shutdown and after IDLE_LEASE_MS without traffic;
+ * a crash forfeits the crashed instance's slices for the month.
  */
 export class LeasedMonthlyQuota implements MonthlyQuota {
   private readonly leases = new Map<string, Lease>();
   private readonly months = new QuotaMonth();
+  /** Every key's count at the last look, for keys this instance holds no lease of yet. */
+  private seen: { month: number; charged: ReadonlyMap<string, number> } = { month: -1, charged: new Map() };
 
-  constructor(
+  private constructor(
     private readonly store: QuotaLeaseStore,
     private readonly now: () => number,
     private readonly logError: (line: string) => void,
   ) {}
+
+  /** Starts from every key's count this month, so a first request knows how much is left. */
+  static async open(store: QuotaLeaseStore, now: () => number, logError: (line: string) => void): Promise<LeasedMonthlyQuota> {
+    const quota = new LeasedMonthlyQuota(store, now, logError);
+    await quota.look(now());
+    return quota;
+  }
 
   check(keyId: string, limit: number, nowMs: number): QuotaDecision | null {
     if (limit === 0) return null;
     const month = this.months.at(nowMs);
     let lease = this.leases.get(keyId);
     if (lease === undefined || lease.month.index !== month.index) {
-      lease = { keyId, month, available: 0, owed: 0, charged: 0, refilling: null, exhausted: false, askAfterMs: 0, lastUsedMs: nowMs };
+      const charged = this.seen.month === month.index ? (this.seen.charged.get(keyId) ?? 0) : 0;
+      lease = { keyId, month, available: 0, owed: 0, answered: false, charged, refilling: null, askAfterMs: 0, lastUsedMs: nowMs };
       this.leases.set(keyId, lease);
     }
-    const size = leaseSize(limit);
+    const size = leaseSize(limit, lease.charged);
     if (lease.refilling === null && lease.available <= size / 2 && nowMs >= lease.askAfterMs) this.refill(lease, size - lease.available, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
-    if (lease.available > 0 || (!lease.exhausted && lease.owed < size)) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
+    const onCredit = !lease.answered && lease.charged < limit && lease.owed < size;
+    if (lease.available > 0 || onCredit) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
     return refusal(limit, limit, month, nowMs);
   }
 
@@ -90,9 +102,19 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     lease.lastUsedMs = nowMs;
   }
 
-  /** Gives back the slices of keys that had no traffic here for IDLE_LEASE_MS. */
-  returnIdle(nowMs: number): Promise<void> {
-    return this.giveBack([...this.leases.values()].filter((l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS));
+  /** Periodic upkeep: gives back the slices of keys that had no traffic here for IDLE_LEASE_MS, and looks at every key's count again. */
+  async tick(nowMs: number): Promise<void> {
+    await this.giveBack([...this.leases.values()].filter((l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS));
+    await this.look(nowMs);
+  }
+
+  private async look(nowMs: number): Promise<void> {
+    const month = this.months.at(nowMs);
+    const charged = await this.store.chargedIn(month.name);
+    this.seen = { month: month.index, charged };
+    for (const lease of this.leases.values()) {
+      if (lease.refilling === null && lease.month.index === month.index) lease.charged = charged.get(lease.keyId) ?? lease.charged;
+    }
   }
 
   /** At shutdown: waits for refills on their way, then gives back every unused check and charges what was served on credit. */
@@ -109,10 +131,13 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
       .then(
         ({ granted, charged }) => {
           lease.owed -= owed;
-          lease.available += granted;
+          lease.answered = true;
+          // What was served on credit while this answer was on its way is paid from the grant.
+          const paid = Math.min(lease.owed, granted);
+          lease.owed -= paid;
+          lease.available += granted - paid;
           lease.charged = charged;
-          lease.exhausted = granted < want;
-          lease.askAfterMs = lease.exhausted ? this.now() + ASK_AGAIN_MS : 0;
+          lease.askAfterMs = granted < want ? this.now() + ASK_AGAIN_MS : 0;
         },
         (err: Error) => {
           lease.askAfterMs = this.now() + ASK_AGAIN_MS;

@@ -22,6 +22,11 @@ export class PostgresQuotaLeases implements QuotaLeaseStore {
     });
   }
 
+  async chargedIn(month: string): Promise<Map<string, number>> {
+    const rows = await this.sql<{ key_id: string; charged: number }[]>`SELECT key_id, charged::float8 AS charged FROM quota_leases WHERE month = ${month}`;
+    return new Map(rows.map((r) => [r.key_id, r.charged]));
+  }
+
   async giveBack(unused: readonly { keyId: string; month: string; count: number }[]): Promise<void> {
     if (unused.length === 0) return;
     const rows = JSON.stringify([...unused].sort((a, b) => (a.keyId < b.keyId ? -1 : 1)).map((u) => ({ key_id: u.keyId, month: u.month, count: u.count })));

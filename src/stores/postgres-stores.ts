@@ -29,11 +29,11 @@ export function postgresStores(sql: SQL, description: string): Stores {
     description: `PostgreSQL ${description}`,
     serving: async ({ now, logError }) => {
       const keys = await PostgresKeyIndex.open(sql, logError);
-      const quota = new LeasedMonthlyQuota(new PostgresQuotaLeases(sql), now, logError);
+      const quota = await LeasedMonthlyQuota.open(new PostgresQuotaLeases(sql), now, logError);
       return {
         keys,
         quota,
-        tick: (nowMs) => quota.returnIdle(nowMs),
+        tick: (nowMs) => quota.tick(nowMs),
         release: async () => {
           await quota.close();
           await keys.close();
