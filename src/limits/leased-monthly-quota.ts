@@ -119,7 +119,8 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
 
   /** At shutdown: waits for refills on their way, then gives back every unused check and charges what was served on credit. */
   async close(): Promise<void> {
-    await Promise.all([...this.leases.values()].map((l) => l.refilling));
+    const refilling = () => [...this.leases.values()].filter((l) => l.refilling !== null);
+    while (refilling().length > 0) await Promise.all(refilling().map((l) => l.refilling));
     const month = this.months.at(this.now()).index;
     await this.giveBack([...this.leases.values()].filter((l) => l.month.index === month && (l.available > 0 || l.owed > 0)));
   }
@@ -138,14 +139,19 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
           lease.available += granted - paid;
           lease.charged = charged;
           lease.askAfterMs = granted < want ? this.now() + ASK_AGAIN_MS : 0;
+          return granted === want;
         },
         (err: Error) => {
           lease.askAfterMs = this.now() + ASK_AGAIN_MS;
-          this.logError(`quota: leasing checks of ${lease.keyId} failed, serving it at most one more lease until the database answers: ${err.message}`);
+          this.logError(`quota: leasing checks of ${lease.keyId} failed, refusing it once what this instance holds is used, until the database answers: ${err.message}`);
+          return false;
         },
       )
-      .finally(() => {
+      .then((granted) => {
         lease.refilling = null;
+        // A grant that paid for credit can leave the lease low: the next one is asked for at once.
+        const size = leaseSize(limit, lease.charged);
+        if (granted && lease.available <= size / 2) this.refill(lease, size - lease.available, limit);
       });
   }
 
