@@ -21,15 +21,21 @@ export interface QuotaLeaseStore {
   chargedIn(month: string): Promise<Map<string, number>>;
 }
 
+/** The most a first lease of a key can be, and so the most an instance can serve on credit. */
 export const MAX_LEASE = 1_000;
+/** A busy key's lease covers this much of its traffic on the instance, so refills land before it runs out. */
+const DEMAND_MS = 1_000;
 /** After an answer that the quota is used up, or a failed lease, ask again no sooner than this. */
 const ASK_AGAIN_MS = 1_000;
 /** A lease left unused this long is given back, so that the instances that get the traffic can have it. */
 export const IDLE_LEASE_MS = 10_000;
 
-/** Half of the key's checks not yet handed out (as last seen), between 1 and MAX_LEASE. */
-export function leaseSize(limit: number, charged: number): number {
-  return Math.max(1, Math.min(MAX_LEASE, Math.ceil((limit - charged) / 2)));
+/**
+ * Half of the key's checks not yet handed out (as last seen), but no more than MAX_LEASE
+ * or what the instance served of the key in the last DEMAND_MS, whichever is more; at least 1.
+ */
+export function leaseSize(limit: number, charged: number, servedPerDemandMs = 0): number {
+  return Math.max(1, Math.min(Math.ceil((limit - charged) / 2), Math.max(MAX_LEASE, Math.ceil(servedPerDemandMs))));
 }
 
 interface Lease {
@@ -37,6 +43,11 @@ interface Lease {
   readonly month: QuotaMonthSpan;
   /** Leased and not yet used. */
   available: number;
+  /** What the last ask wanted to hold: leases are refilled when half of it is used. */
+  size: number;
+  /** Successes since the last ask, and when that was: the key's demand here. */
+  served: number;
+  askedAtMs: number;
   /** Served on credit before the first answer; charged with the next lease. */
   owed: number;
   /** The database has answered a lease of this key this month. */
@@ -50,12 +61,12 @@ interface Lease {
 
 /**
  * The quota of several instances sharing one count. Each instance leases a slice of a
- * key's quota (half of what is not yet handed out) and serves from it in memory,
- * refilling in the background when half of the slice is used; requests never wait for
- * the database. Until its first lease of a key arrives, an instance serves at most one
- * slice on credit, charged with that lease: that is the most an instance can exceed the
- * quota by. Unused slices go back at shutdown and after IDLE_LEASE_MS without traffic;
- * a crash forfeits the crashed instance's slices for the month.
+ * key's quota (see leaseSize) and serves from it in memory, refilling in the background
+ * when half of the slice is used; requests never wait for the database. Until its first
+ * slice of a key arrives, an instance serves at most one slice on credit, paid from that
+ * slice: uncovered credit is the only way past the quota. Unused slices go back at
+ * shutdown and after IDLE_LEASE_MS without traffic; a crash forfeits the crashed
+ * instance's slices for the month.
  */
 export class LeasedMonthlyQuota implements MonthlyQuota {
   private readonly leases = new Map<string, Lease>();
@@ -82,13 +93,13 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     let lease = this.leases.get(keyId);
     if (lease === undefined || lease.month.index !== month.index) {
       const charged = this.seen.month === month.index ? (this.seen.charged.get(keyId) ?? 0) : 0;
-      lease = { keyId, month, available: 0, owed: 0, answered: false, charged, refilling: null, askAfterMs: 0, lastUsedMs: nowMs };
+      const size = leaseSize(limit, charged);
+      lease = { keyId, month, available: 0, size, served: 0, askedAtMs: nowMs, owed: 0, answered: false, charged, refilling: null, askAfterMs: 0, lastUsedMs: nowMs };
       this.leases.set(keyId, lease);
     }
-    const size = leaseSize(limit, lease.charged);
-    if (lease.refilling === null && lease.available <= size / 2 && nowMs >= lease.askAfterMs) this.refill(lease, size - lease.available, limit);
+    if (lease.refilling === null && lease.available <= lease.size / 2 && nowMs >= lease.askAfterMs) this.refill(lease, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
-    const onCredit = !lease.answered && lease.charged < limit && lease.owed < size;
+    const onCredit = !lease.answered && lease.charged < limit && lease.owed < lease.size;
     if (lease.available > 0 || onCredit) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
     return refusal(limit, limit, month, nowMs);
   }
@@ -99,6 +110,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     if (lease === undefined || lease.month.index !== this.months.at(nowMs).index) return;
     if (lease.available > 0) lease.available--;
     else lease.owed++;
+    lease.served++;
     lease.lastUsedMs = nowMs;
   }
 
@@ -125,7 +137,15 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     await this.giveBack([...this.leases.values()].filter((l) => l.month.index === month && (l.available > 0 || l.owed > 0)));
   }
 
-  private refill(lease: Lease, want: number, limit: number): void {
+  private refill(lease: Lease, limit: number): void {
+    const nowMs = this.now();
+    // Until the first answer the size is also the credit, which demand must not raise.
+    const demand = lease.answered ? (lease.served * DEMAND_MS) / Math.max(1, nowMs - lease.askedAtMs) : 0;
+    lease.size = leaseSize(limit, lease.charged, demand);
+    lease.served = 0;
+    lease.askedAtMs = nowMs;
+    const want = lease.size - lease.available;
+    if (want <= 0) return;
     const owed = lease.owed;
     lease.refilling = this.store
       .lease({ keyId: lease.keyId, month: lease.month.name, want, owed, limit })
@@ -150,8 +170,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
       .then((granted) => {
         lease.refilling = null;
         // A grant that paid for credit can leave the lease low: the next one is asked for at once.
-        const size = leaseSize(limit, lease.charged);
-        if (granted && lease.available <= size / 2) this.refill(lease, size - lease.available, limit);
+        if (granted && lease.available <= lease.size / 2) this.refill(lease, limit);
       });
   }
 

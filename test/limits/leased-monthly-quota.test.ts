@@ -55,13 +55,14 @@ function served(quota: LeasedMonthlyQuota, key: string, limit: number, requests:
   return n;
 }
 
-async function instance(store: QuotaLeaseStore, errors: string[] = []): Promise<LeasedMonthlyQuota> {
-  return LeasedMonthlyQuota.open(store, () => nov, (line) => void errors.push(line));
+async function instance(store: QuotaLeaseStore, errors: string[] = [], now = () => nov): Promise<LeasedMonthlyQuota> {
+  return LeasedMonthlyQuota.open(store, now, (line) => void errors.push(line));
 }
 
 describe("quota leased from a shared count", () => {
-  test("a lease is half of what is not yet handed out, at least 1 and at most 1000", () => {
+  test("a lease is half of what is not yet handed out, at least 1, and at most 1000 or a second of the key's traffic", () => {
     expect([leaseSize(100, 0), leaseSize(100, 99), leaseSize(100, 100), leaseSize(100_000, 0), leaseSize(1_000, 990)]).toEqual([50, 1, 1, 1000, 5]);
+    expect([leaseSize(100_000, 0, 30_000), leaseSize(100_000, 90_000, 30_000), leaseSize(100_000, 0, 200)]).toEqual([30_000, 5_000, 1000]);
   });
 
   test("before its first lease arrives an instance serves one lease on credit, then refuses until the answer", async () => {
@@ -121,7 +122,27 @@ describe("quota leased from a shared count", () => {
       if (i % 100 === 0) await store.answer();
     }
     expect(refused).toBe(0);
-    expect(store.requests.length - first).toBeGreaterThan(2);
+    expect(store.requests.length - first).toBeGreaterThan(1);
+  });
+
+  test("a busy key's lease grows to a second of its traffic, so a refill lands before it runs out", async () => {
+    const store = new HeldLeases();
+    const clock = { now: nov };
+    const quota = await instance(store, [], () => clock.now);
+    const busy = () => {
+      clock.now += 0.2;
+      return serve(quota, "k", 10_000_000, clock.now);
+    };
+    busy();
+    await store.answer();
+    let refused = 0;
+    for (let i = 0; i < 20_000; i++) {
+      if (!busy()) refused++;
+      if (i % 500 === 0) await store.answer();
+    }
+    expect(refused).toBe(0);
+    // Asked when half is used: half of a second at 5,000 a second, well past the 1,000 of a first lease.
+    expect(store.requests.at(-1)!.want).toBeGreaterThan(2_000);
   });
 
   test("the headers' remaining count never goes below zero on an allowed answer", async () => {
