@@ -14,8 +14,8 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
   const now = Date.now();
   const sqlite = openSqliteStores(file);
-  const kept = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10 });
-  const gone = await sqlite.keys.create({ name: "old" });
+  const kept = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10 }, new Date(now - 2_000));
+  const gone = await sqlite.keys.create({ name: "old" }, new Date(now - 1_000));
   await sqlite.keys.revoke(gone.key.id);
   const usage = new UsageRecorder(sqlite.usage);
   for (let i = 0; i < 3; i++) usage.record(kept.key.id, "ip", "ok", now);
