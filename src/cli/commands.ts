@@ -24,7 +24,7 @@ export const SERVE = {
   name: "serve",
   summary: "Serve the HTTP API, the dashboard, /openapi.json and /metrics",
   details: [
-    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters; a second signal stops at once.",
+    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters and, on PostgreSQL, hands back its unused quota leases; a second signal stops at once.",
     "Refreshes the datasets itself every --update-every, through the same pipeline as `riskcheck update`, in a child process; data never refreshed from the network is refreshed within a minute.",
     "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
   ],

@@ -33,7 +33,7 @@ export async function freshDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
-/** Called once after every test file: stops the embedded server (deleting its files), or drops the databases made on the given one. */
+/** Called once, after the last test file: stops the embedded server (deleting its files), or drops the databases made on the given one. */
 export async function stopTestPostgres(): Promise<void> {
   if (server === null) return;
   const { adminUrl, stop } = await server;

@@ -12,7 +12,7 @@ import { freshDatabaseUrl } from "./postgres.ts";
 /** A database the shared store tests run against: each test starts empty. */
 export interface StoreBackend {
   readonly name: string;
-  /** Empty stores for one test; closed after it. */
+  /** Empty stores for one test. */
   fresh(): Promise<Stores>;
   /** Another connection to the database of the last fresh(), as another instance or the CLI has. */
   another(): Promise<Stores>;
@@ -50,9 +50,9 @@ function postgresBackend(): StoreBackend {
   let pair: Promise<[SQL, SQL]> | null = null;
   const open = () =>
     (pair ??= freshDatabaseUrl().then(async (url) => {
-      const pair: [SQL, SQL] = [await openPostgres(url), await openPostgres(url)];
-      pools.push(...pair);
-      return pair;
+      const both: [SQL, SQL] = [await openPostgres(url), await openPostgres(url)];
+      pools.push(...both);
+      return both;
     }));
   return {
     name: "PostgreSQL",
