@@ -16,6 +16,7 @@ import { parseIpAddress } from "./ip/parse.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStoreError } from "./keys/key-store.ts";
 import type { KeyUsage } from "./keys/usage-store.ts";
+import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
@@ -115,12 +116,12 @@ async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MIGRATE>)
   const source = values["from-sqlite"];
   if (source !== undefined && config.databaseUrl === null) throw new UsageError("--from-sqlite copies into PostgreSQL: give --database-url or RISKCHECK_DATABASE_URL too");
   if (source !== undefined && !existsSync(source)) throw new UsageError(`--from-sqlite ${source}: no such file`);
-  await withStores(config, async (stores) => {
-    console.log(`${stores.description}: the schema is up to date.`);
-    if (source === undefined) return;
-    const copied = await copySqliteToPostgres(source, config.databaseUrl!);
-    console.log(`Copied ${source}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
-  });
+  if (source === undefined) {
+    await withStores(config, async (stores) => console.log(`${stores.description}: the schema is up to date.`));
+    return 0;
+  }
+  const copied = await copySqliteToPostgres(source, config.databaseUrl!);
+  console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
   return 0;
 }
 

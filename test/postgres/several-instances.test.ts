@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { leaseSize } from "../../src/limits/leased-monthly-quota.ts";
+import { redactedDatabaseUrl } from "../../src/postgres/connection-url.ts";
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { freshDatabaseUrl } from "../support/postgres.ts";
 import { type ServeProcess, makeDataDir, runCliAsync, startServe } from "../support/processes.ts";
@@ -24,7 +25,7 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   const dataDirs = [makeDataDir(), makeDataDir()];
   const servers = await Promise.all(dataDirs.map((dir) => startServe(["--data-dir", dir], env)));
   running.push(...servers);
-  for (const server of servers) expect(server.output()).toMatch(/database: PostgreSQL postgres:\/\/riskcheck:\*\*\*@127\.0\.0\.1:\d+\/riskcheck_test_/);
+  for (const server of servers) expect(server.output()).toContain(`database: PostgreSQL ${redactedDatabaseUrl(env.RISKCHECK_DATABASE_URL)}`);
 
   const created = await runCliAsync(["keys", "create", "--name", "shared", "--ip-quota-per-month", String(QUOTA), "--json"], env);
   expect(created.code).toBe(0);
@@ -72,5 +73,7 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   expect(row.usage.today).toEqual({ ip: REQUESTS, email: emailAnswers });
   expect(row.usage.ip_quota_used).toBe(successes);
   for (const dir of dataDirs) expect(readdirSync(dir).filter((name) => /sqlite|signal/.test(name))).toEqual([]);
+  const { password } = new URL(env.RISKCHECK_DATABASE_URL);
+  if (password) for (const server of servers) expect(server.output()).not.toContain(password);
   console.log(`two instances: ${successes} of ${REQUESTS} IP checks succeeded with a quota of ${QUOTA}; revocation refused after ${delays.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; keys list after SIGTERM: ${row.usage.today.ip} IP and ${row.usage.today.email} email requests, ${row.usage.ip_quota_used} successes`);
 }, 60_000);
