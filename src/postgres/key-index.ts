@@ -11,7 +11,7 @@ import { KEYS_CHANGED_CHANNEL } from "./database.ts";
  */
 export class PostgresKeyIndex implements KeyIndexSource {
   private index: KeyIndex = new Map();
-  private loading: Promise<void> | null = null;
+  private loading = false;
   private changedWhileLoading = false;
   private subscription: SQL.ListenSubscription | null = null;
 
@@ -23,7 +23,7 @@ export class PostgresKeyIndex implements KeyIndexSource {
   static async open(sql: SQL, logError: (line: string) => void): Promise<PostgresKeyIndex> {
     const keys = new PostgresKeyIndex(sql, logError);
     // Listening first: a change between the first load and the LISTEN would be missed otherwise.
-    keys.subscription = await sql.listen(KEYS_CHANGED_CHANNEL, () => void keys.changed(), () => void keys.changed());
+    keys.subscription = await sql.listen(KEYS_CHANGED_CHANNEL, () => keys.changed(), () => keys.changed());
     await keys.load();
     return keys;
   }
@@ -37,13 +37,14 @@ export class PostgresKeyIndex implements KeyIndexSource {
     return this.index;
   }
 
-  /** Reloads; changes announced during a load bring one more load. Resolves when the index is current. */
-  changed(): Promise<void> {
+  /** Reloads; changes announced during a load bring one more load. */
+  private changed(): void {
     if (this.loading) {
       this.changedWhileLoading = true;
-      return this.loading;
+      return;
     }
-    this.loading = (async () => {
+    this.loading = true;
+    void (async () => {
       do {
         this.changedWhileLoading = false;
         try {
@@ -52,9 +53,8 @@ export class PostgresKeyIndex implements KeyIndexSource {
           this.logError(`keys: reloading the keys failed, serving the ones loaded before: ${(err as Error).message}`);
         }
       } while (this.changedWhileLoading);
-      this.loading = null;
+      this.loading = false;
     })();
-    return this.loading;
   }
 
   private async load(): Promise<void> {
