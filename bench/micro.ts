@@ -15,11 +15,13 @@ import { openDatabase } from "../src/db.ts";
 import { createApp } from "../src/http/app.ts";
 import { inMemoryChangeSignal } from "../src/keys/change-signal.ts";
 import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
-import { KeyStore } from "../src/keys/key-store.ts";
+import { SqliteKeyIndex } from "../src/keys/sqlite-key-index.ts";
+import { SqliteKeyStore } from "../src/keys/sqlite-key-store.ts";
+import { SqliteUsageStore } from "../src/keys/sqlite-usage-store.ts";
 import { UsageRecorder } from "../src/keys/usage-recorder.ts";
-import { UsageStore } from "../src/keys/usage-store.ts";
-import { MonthlyQuota } from "../src/limits/monthly-quota.ts";
+import { LocalMonthlyQuota } from "../src/limits/local-monthly-quota.ts";
 import { RateLimiter } from "../src/limits/rate-limiter.ts";
+import { sqliteStores } from "../src/stores/sqlite-stores.ts";
 import { wireApp } from "../src/wiring.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
@@ -41,12 +43,12 @@ function bench(name: string, fn: (i: number) => unknown, iterations = 300_000): 
 
 const db = openDatabase(":memory:");
 const signal = inMemoryChangeSignal();
-const keys = new KeyStore(db, signal);
-const { secret, key } = keys.create({ name: "bench" });
-const authenticator = new KeyAuthenticator(keys, db, signal);
+const keys = new SqliteKeyStore(db, signal);
+const { secret, key } = await keys.create({ name: "bench" });
+const authenticator = new KeyAuthenticator(new SqliteKeyIndex(db, signal));
 const limiter = new RateLimiter();
 const policy = { perMinute: 1e12, burst: 1e12 };
-const usage = new UsageRecorder(new UsageStore(db, keys));
+const usage = new UsageRecorder(new SqliteUsageStore(db));
 const ip = snapshot.ip;
 const v4 = parsed.filter((p) => p.version === 4);
 const v6 = parsed.filter((p) => p.version === 6);
@@ -66,7 +68,7 @@ const counterSamples = Array.from({ length: 64 }, (_, i) => ({ bot: i % 3, probe
 const noFlags = { confirmedBad: false, verifiedCrawler: false, anycast: false, allowlisted: false, denylisted: false };
 bench("verdict (uncached)", (i) => verdict(counterSamples[i & 63], i & 0x7f, noFlags));
 bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
-const quota = new MonthlyQuota(new Map(), Date.now());
+const quota = new LocalMonthlyQuota(new Map(), Date.now());
 bench("monthly quota check + count", () => {
   const now = Date.now();
   const decision = quota.check(key.id, 1e12, now);
@@ -77,8 +79,7 @@ bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
 
 // The whole request path in-process: the handlers Bun's router calls, on prebuilt requests (which name the address, so no server is asked).
 const { deps, keys: appKeys } = await wireApp({
-  db: openDatabase(":memory:"),
-  keysChanged: inMemoryChangeSignal(),
+  stores: sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:"),
   snapshots: new SnapshotHolder(snapshot),
   limits: { rate: { perMinute: 1e12, burst: 1e12 }, ipQuotaPerMonth: 1e12 },
   adminPassword: null,
@@ -91,7 +92,7 @@ const { deps, keys: appKeys } = await wireApp({
 });
 const { routes } = createApp(deps);
 const NO_SERVER = null as unknown as Bun.Server<unknown>;
-const authorization = { authorization: `Bearer ${appKeys.create({ name: "bench" }).secret}` };
+const authorization = { authorization: `Bearer ${(await appKeys.create({ name: "bench" })).secret}` };
 const ipRequests = addresses.map((a) => new Request(`http://127.0.0.1:8080/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`, { headers: authorization }));
 const emailRequests = emails.map((e) => new Request(`http://127.0.0.1:8080/v1/check?email=${encodeURIComponent(e)}`, { headers: authorization }));
 bench("IP check request, in-process", (i) => (routes["/v1/ip-reputation-check"].GET!(ipRequests[i % ipRequests.length] as Bun.BunRequest, NO_SERVER) as Response).status === 200);

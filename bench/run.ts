@@ -5,14 +5,20 @@
  * Needs `wrk` (Debian: apt-get install wrk). Every run stops by itself.
  *
  * Scenarios: ip-distinct (a new random public address every request), ip-random (a pool
- * of 10,000), email, private, unauthorized (401), and limits (the price of rate limit and quota).
+ * of 10,000), email, private, unauthorized (401), limits (the price of rate limit and
+ * quota), and postgres.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,limits]
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,limits,postgres]
+ *
+ * `postgres` runs the IP check on a second riskcheck whose keys, usage and quota are in
+ * PostgreSQL (RISKCHECK_TEST_DATABASE_URL's server, or an embedded one started here),
+ * alternating with the SQLite one.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { freshDatabaseUrl, stopTestPostgres } from "../test/support/postgres.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -119,7 +125,9 @@ const serverEnv = {
   RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
 };
 const cli = [process.execPath, "src/cli.ts"];
-const key = Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...serverEnv } }).stdout.toString().trim().split("\n").at(-1)!;
+const createKey = (env: Record<string, string>) =>
+  Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...env } }).stdout.toString().trim().split("\n").at(-1)!;
+const key = createKey(serverEnv);
 const riskcheck = await startProcess([...cli, "serve", "--port", "0"], serverEnv, /listening on (http:\/\/\S+)/);
 // The same server without rate limit and quota, to price them (usage accounting stays on).
 const unlimitedEnv = { ...serverEnv, RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
@@ -152,6 +160,22 @@ if (!values.only || values.only.split(",").includes("limits")) {
     limitsCost.limited.push(wrk(riskcheck, pools["ip-random"], key));
     limitsCost.unlimited.push(wrk(unlimited, pools["ip-random"], key));
   }
+}
+
+// The same IP check with keys, usage and the quota in PostgreSQL, against the SQLite server.
+const onPostgres: { sqlite: WrkResult[]; postgres: WrkResult[] } = { sqlite: [], postgres: [] };
+if (!values.only || values.only.split(",").includes("postgres")) {
+  const postgresEnv = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_RATE_PER_MINUTE: serverEnv.RISKCHECK_RATE_PER_MINUTE, RISKCHECK_RATE_BURST: serverEnv.RISKCHECK_RATE_BURST, RISKCHECK_IP_QUOTA_PER_MONTH: serverEnv.RISKCHECK_IP_QUOTA_PER_MONTH };
+  const postgresKey = createKey(postgresEnv);
+  const postgres = await startProcess([...cli, "serve", "--port", "0"], postgresEnv, /listening on (http:\/\/\S+)/);
+  wrk(postgres, pools["ip-random"], postgresKey);
+  for (let round = 0; round < ROUNDS; round++) {
+    onPostgres.sqlite.push(wrk(riskcheck, pools["ip-random"], key));
+    onPostgres.postgres.push(wrk(postgres, pools["ip-random"], postgresKey));
+  }
+  postgres.proc.kill("SIGTERM");
+  await postgres.proc.exited;
+  await stopTestPostgres();
 }
 
 const rss = peakRssMb(riskcheck.proc.pid);
@@ -208,12 +232,20 @@ if (limitsShare !== null) {
   );
 }
 
+if (onPostgres.postgres.length > 0) {
+  const [sqliteRps, postgresRps] = [median(onPostgres.sqlite.map(rps)), median(onPostgres.postgres.map(rps))];
+  const cpu = (xs: WrkResult[]) => median(xs.map((x) => x.server_cpu_us)).toFixed(1);
+  console.log(
+    `IP check with PostgreSQL: ${Math.round(postgresRps)} req/s against ${Math.round(sqliteRps)} with SQLite (${((postgresRps / sqliteRps) * 100).toFixed(1)} %); CPU µs/req ${cpu(onPostgres.postgres)} against ${cpu(onPostgres.sqlite)}; non-2xx ${onPostgres.postgres.reduce((n, x) => n + x.non2xx, 0)}`,
+  );
+}
+
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-${commit}.json`);
 writeFileSync(
   out,
   JSON.stringify(
-    { commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, limits_share: limitsShare, raw: results, limits: limitsCost },
+    { commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, limits_share: limitsShare, raw: results, limits: limitsCost, postgres: onPostgres },
     null,
     2,
   ),

@@ -5,7 +5,7 @@
  * packages change nothing. Data that `riskcheck update` fetched stays in the composition.
  */
 import { resolve } from "node:path";
-import { DEFAULT_THRESHOLDS } from "../src/ip/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { dataFiles } from "../src/datasets/data-layout.ts";
 import { parseSources } from "../src/datasets/sources.ts";
 import { runUpdate } from "../src/datasets/update.ts";

@@ -4,23 +4,23 @@ import { maxHeaderSize } from "node:http";
 import { resolve as resolvePath } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./cli/command-spec.ts";
-import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
+import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
 import { commandHelp, commandList } from "./cli/help.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
 import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "./datasets/versions.ts";
-import { AdminPassword, checkNewPassword } from "./dashboard/admin-password.ts";
-import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
-import { openDatabase } from "./db.ts";
+import { checkNewPassword, setAdminPassword } from "./dashboard/admin-password.ts";
 import { parseIpAddress } from "./ip/address/parse.ts";
-import { openChangeSignal } from "./keys/change-signal.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
-import { KeyStore, KeyStoreError } from "./keys/key-store.ts";
-import { type KeyUsage, UsageStore } from "./keys/usage-store.ts";
+import { KeyStoreError } from "./keys/key-store.ts";
+import type { KeyUsage } from "./keys/usage-store.ts";
+import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
+import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
-import { type Log, signalPath, startServer } from "./server.ts";
+import { type Log, startServer } from "./server.ts";
+import { type Stores, openStores } from "./stores/stores.ts";
 
 const log: Log = {
   info: (line) => console.log(line),
@@ -62,26 +62,27 @@ async function serve({ values }: ParsedCommandLine<typeof SERVE>): Promise<numbe
   return KEEP_RUNNING;
 }
 
-function openKeyStore(config: Config) {
-  const db = openDatabase(config.dbPath);
-  const keys = new KeyStore(db, openChangeSignal(signalPath(config.dbPath)));
-  return { db, keys, usage: new UsageStore(db, keys) };
+/** Runs `use` on the configured database's stores and closes them, whatever happens. */
+async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>): Promise<T> {
+  const stores = await openStores(config);
+  try {
+    return await use(stores);
+  } finally {
+    await stores.close();
+  }
 }
 
-function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): number {
+async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Promise<number> {
   const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
   const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
-  const { db, keys } = openKeyStore(loadConfig(values, process.env));
-  let created;
-  try {
-    created = keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
-  } catch (err) {
-    if (err instanceof KeyStoreError) throw new UsageError(err.message);
-    throw err;
-  } finally {
-    db.close();
-  }
-  const { key, secret } = created;
+  const { key, secret } = await withStores(loadConfig(values, process.env), async ({ keys }) => {
+    try {
+      return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
+    } catch (err) {
+      if (err instanceof KeyStoreError) throw new UsageError(err.message);
+      throw err;
+    }
+  });
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(key), key: secret }));
   } else {
@@ -91,26 +92,36 @@ function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): number {
   return 0;
 }
 
-function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>): number {
+async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>): Promise<number> {
   const config = loadConfig(values, process.env);
-  const { db, keys, usage } = openKeyStore(config);
-  const list = keys.list();
-  const totals = usage.usageOf(list.map((k) => k.id), 0, Date.now());
-  db.close();
+  const { list, totals } = await withStores(config, async ({ keys, usage }) => {
+    const list = await keys.list();
+    return { list, totals: await usage.usageOf(list.map((k) => k.id), 0, Date.now()) };
+  });
   const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
   if (values.json) console.log(JSON.stringify(rows, null, 2));
   else printKeyTable(rows);
   return 0;
 }
 
-function revokeKey({ values, operand }: ParsedCommandLine<typeof KEYS_REVOKE>): number {
-  const { db, keys } = openKeyStore(loadConfig(values, process.env));
-  try {
-    const key = keys.revoke(operand);
-    console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
-  } finally {
-    db.close();
+async function revokeKey({ values, operand }: ParsedCommandLine<typeof KEYS_REVOKE>): Promise<number> {
+  const key = await withStores(loadConfig(values, process.env), ({ keys }) => keys.revoke(operand));
+  console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
+  return 0;
+}
+
+/** `db migrate [--from-sqlite FILE]`: brings the schema up to date, and copies a SQLite database into an empty PostgreSQL one. */
+async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MIGRATE>): Promise<number> {
+  const config = loadConfig(values, process.env);
+  const source = values["from-sqlite"];
+  if (source !== undefined && config.databaseUrl === null) throw new UsageError("--from-sqlite copies into PostgreSQL: give --database-url or RISKCHECK_DATABASE_URL too");
+  if (source !== undefined && !existsSync(source)) throw new UsageError(`--from-sqlite ${source}: no such file`);
+  if (source === undefined) {
+    await withStores(config, async (stores) => console.log(`${stores.description}: the schema is up to date.`));
+    return 0;
   }
+  const copied = await copySqliteToPostgres(source, config.databaseUrl!);
+  console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
   return 0;
 }
 
@@ -213,28 +224,17 @@ async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWO
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   const problem = checkNewPassword(password);
   if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | riskcheck admin set-password`);
-  const db = openDatabase(config.dbPath);
-  try {
-    await AdminPassword.store(db, password);
-  } finally {
-    db.close();
-  }
+  await withStores(config, ({ adminPassword }) => setAdminPassword(adminPassword, password));
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
   return 0;
 }
 
 /** `admin unlock [ADDRESS]`: lifts dashboard sign-in lock-outs, of one address or of all; a running server sees it at once. */
-function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN_UNLOCK>): number {
+async function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN_UNLOCK>): Promise<number> {
   const address = operand || null;
   if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
-  const db = openDatabase(loadConfig(values, process.env).dbPath);
-  let unlocked: string[];
-  try {
-    unlocked = new SignInThrottle(db).unlock(address, Date.now());
-  } finally {
-    db.close();
-  }
+  const unlocked = await withStores(loadConfig(values, process.env), ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
   console.log(
     unlocked.length === 0
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`
@@ -262,6 +262,7 @@ function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
   return {
     today: { email: t?.today.email ?? 0, ip: t?.today.ip ?? 0 },
     month: { email: t?.month.email ?? 0, ip: t?.month.ip ?? 0 },
+    ip_quota_used: t?.ipQuotaUsed ?? 0,
     ip_quota_per_month: quota === 0 ? null : quota,
     ip_quota_left: quota === 0 ? null : Math.max(0, quota - (t?.ipQuotaUsed ?? 0)),
   };
@@ -316,6 +317,7 @@ const COMMANDS: readonly Command[] = [
   command(KEYS_REVOKE, revokeKey),
   command(ADMIN_SET_PASSWORD, setPassword),
   command(ADMIN_UNLOCK, unlock),
+  command(DB_MIGRATE, migrateDatabase),
   command(VERSION, version),
 ];
 

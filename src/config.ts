@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { parseDuration } from "./duration.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
+import { problemWithDatabaseUrl } from "./postgres/connection-url.ts";
 
 export class UsageError extends Error {}
 
@@ -10,6 +11,8 @@ export interface Config {
   readonly port: number;
   readonly dataDir: string;
   readonly dbPath: string;
+  /** When set, keys, usage, quota counters and the dashboard's state live in this PostgreSQL database instead of dbPath. */
+  readonly databaseUrl: string | null;
   /** Default token-bucket refill per key; 0 disables rate limiting. */
   readonly ratePerMinute: number;
   /** Default token-bucket size per key. */
@@ -34,7 +37,7 @@ export interface Config {
   readonly metricsToken: string | null;
 }
 
-export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "keep-versions" | "sources" | "update-every", string | undefined>>;
+export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "database-url" | "keep-versions" | "sources" | "update-every", string | undefined>>;
 type Env = Record<string, string | undefined>;
 
 export const DEFAULTS = Object.freeze({
@@ -61,6 +64,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     port: integer(pick("port", "RISKCHECK_PORT"), "--port / RISKCHECK_PORT", DEFAULTS.port, 0, 65535),
     dataDir,
     dbPath: pick("db", "RISKCHECK_DB") ?? join(dataDir, "riskcheck.sqlite"),
+    databaseUrl: databaseUrl(pick("database-url", "RISKCHECK_DATABASE_URL"), pick("db", "RISKCHECK_DB")),
     ratePerMinute: integer(env.RISKCHECK_RATE_PER_MINUTE, "RISKCHECK_RATE_PER_MINUTE", DEFAULTS.ratePerMinute, 0),
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),
     ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
@@ -75,6 +79,14 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
   };
   return Object.freeze(config);
+}
+
+function databaseUrl(url: string | undefined, dbPath: string | undefined): string | null {
+  if (url === undefined) return null;
+  const problem = problemWithDatabaseUrl(url);
+  if (problem) throw new UsageError(`--database-url / RISKCHECK_DATABASE_URL ${problem}`);
+  if (dbPath !== undefined) throw new UsageError("--db / RISKCHECK_DB and --database-url / RISKCHECK_DATABASE_URL name two databases; set one of them");
+  return url;
 }
 
 function updateEvery(text: string): number | null {

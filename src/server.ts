@@ -8,10 +8,9 @@ import { UpdateChild } from "./datasets/refresh-child.ts";
 import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { currentVersion } from "./datasets/versions.ts";
-import { openDatabase } from "./db.ts";
 import { createApp, listen } from "./http/app.ts";
 import { clientResolver } from "./http/client-info.ts";
-import { openChangeSignal } from "./keys/change-signal.ts";
+import { openStores } from "./stores/stores.ts";
 import { wireApp } from "./wiring.ts";
 
 export interface Log {
@@ -25,7 +24,8 @@ export interface RunningServer {
   reload(reason: string): Promise<void>;
   /**
    * Stops accepting, lets in-flight requests finish for up to the drain timeout and
-   * then closes their connections, flushes usage, closes the database.
+   * then closes their connections, flushes usage, hands back unused quota leases,
+   * closes the database.
    */
   shutdown(): Promise<void>;
   /** Closes every connection now; a shutdown under way then finishes without waiting. */
@@ -37,11 +37,9 @@ function riskcheckCommand(): string[] {
   return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main];
 }
 
-export function signalPath(dbPath: string): string {
-  return `${dbPath}-signal`;
-}
-
 const VERSION_CHECK_MS = 2_000;
+/** At shutdown the usage flush is tried this often, a second apart, before the counts are given up. */
+const FINAL_FLUSH_ATTEMPTS = 5;
 
 /** Why the socket could not be opened, naming the address and the settings that chose it. */
 function listenError(err: unknown, config: Config): Error {
@@ -55,6 +53,18 @@ function listenError(err: unknown, config: Config): Error {
   return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
 }
 
+async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await usage.flush();
+    } catch (err) {
+      if (attempt === FINAL_FLUSH_ATTEMPTS) return log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+      log.error(`usage flush failed, retrying: ${(err as Error).message}`);
+      await Bun.sleep(1_000);
+    }
+  }
+}
+
 export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
@@ -62,12 +72,11 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds);
   for (const note of notes) log.info(`datasets: ${note}`);
 
-  const db = openDatabase(config.dbPath);
+  const stores = await openStores(config);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
-  const { deps, keys, usage } = await wireApp({
-    db,
-    keysChanged: openChangeSignal(signalPath(config.dbPath)),
+  const { deps, keys, usage, serving } = await wireApp({
+    stores,
     snapshots,
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
     adminPassword: config.adminPassword,
@@ -80,14 +89,17 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   });
   const app = createApp(deps);
 
-  const flush = () => {
+  const flush = async () => {
     try {
-      usage.flush();
+      await usage.flush();
     } catch (err) {
       log.error(`usage flush failed, will retry: ${(err as Error).message}`);
     }
   };
-  const flusher = setInterval(flush, config.usageFlushMs);
+  const upkeep = setInterval(async () => {
+    await flush();
+    await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
+  }, config.usageFlushMs);
 
   let loadedVersion = currentVersion(config.dataDir);
   let reloading: Promise<void> | null = null;
@@ -143,7 +155,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     throw listenError(err, config);
   }
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-  log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${config.dbPath})`);
+  log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);
   if (refresh) {
     refresh.scheduler.start();
     const next = refresh.scheduler.state().nextAt;
@@ -151,7 +163,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   } else {
     log.info("datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); run riskcheck update to refresh");
   }
-  if (!keys.list().some((k) => k.revokedAt === null)) {
+  if (!(await keys.list()).some((k) => k.revokedAt === null)) {
     log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
   }
 
@@ -163,7 +175,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     closeConnections,
     shutdown: () =>
       (stopping ??= (async () => {
-        clearInterval(flusher);
+        clearInterval(upkeep);
         clearInterval(versionWatch);
         clearInterval(pacing);
         refresh?.scheduler.stop();
@@ -176,8 +188,9 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
           await closeConnections();
         }
         clearTimeout(deadline);
-        flush();
-        db.close();
+        await finalFlush(usage, log);
+        await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
+        await stores.close();
       })()),
   };
 }

@@ -1,26 +1,19 @@
-import type { Database } from "bun:sqlite";
 import { TrafficCounter } from "./collection-pacer.ts";
 import { datasetWarnings } from "./datasets/freshness.ts";
 import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import type { RefreshState } from "./datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "./datasets/snapshot.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
-import { SessionStore } from "./dashboard/sessions.ts";
-import { SignInThrottle } from "./dashboard/sign-in-throttle.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { LimitSettings } from "./http/admission.ts";
-import type { ChangeSignal } from "./keys/change-signal.ts";
 import { KeyAuthenticator } from "./keys/key-authenticator.ts";
-import { KeyStore } from "./keys/key-store.ts";
 import { UsageRecorder } from "./keys/usage-recorder.ts";
-import { UsageStore } from "./keys/usage-store.ts";
-import { MonthlyQuota } from "./limits/monthly-quota.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
 import { RequestMetrics } from "./metrics/request-metrics.ts";
+import type { Stores } from "./stores/stores.ts";
 
 export interface WiringInput {
-  db: Database;
-  keysChanged: ChangeSignal;
+  stores: Stores;
   snapshots: SnapshotHolder;
   limits: LimitSettings;
   adminPassword: string | null;
@@ -34,30 +27,30 @@ export interface WiringInput {
   metricsToken: string | null;
 }
 
-/** Builds every service the app needs over one database; the server and the tests share it. */
+/** Builds every service the app needs over one database's stores; the server and the tests share it. */
 export async function wireApp(input: WiringInput) {
-  const { db, now } = input;
+  const { stores, now } = input;
   const startedMs = now();
-  const keys = new KeyStore(db, input.keysChanged);
-  const usageStore = new UsageStore(db, keys);
-  const usage = new UsageRecorder(usageStore);
+  const { keys } = stores;
+  const usage = new UsageRecorder(stores.usage);
+  const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
   const deps: AppDeps = {
-    authenticator: new KeyAuthenticator(keys, db, input.keysChanged, now),
+    authenticator: new KeyAuthenticator(serving.keys),
     limits: {
       settings: input.limits,
       rateLimiter: new RateLimiter(),
-      quota: new MonthlyQuota(usageStore.ipQuotaUsedThisMonth(startedMs), startedMs),
+      quota: serving.quota,
     },
     usage,
     snapshots: input.snapshots,
     dashboard: {
       keys,
       usage,
-      usageStore,
-      password: await AdminPassword.open(db, input.adminPassword),
-      sessions: new SessionStore(db),
-      throttle: new SignInThrottle(db),
+      usageStore: stores.usage,
+      password: await AdminPassword.open(stores.adminPassword, input.adminPassword),
+      sessions: stores.sessions,
+      throttle: stores.signInThrottle,
       defaultIpQuota: input.limits.ipQuotaPerMonth,
       cliCommand: input.cliCommand,
       now,
@@ -80,5 +73,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, usageStore };
+  return { deps, keys, usage, serving };
 }

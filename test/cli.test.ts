@@ -35,6 +35,9 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     [["update", "--keep-versions", "0"], "riskcheck update --help"],
     [["serve", "--update-every", "daily"], "riskcheck serve --help"],
     [["help", "frobnicate"], "riskcheck --help"],
+    [["keys", "list", "--database-url", "mysql://riskcheck:pw@db/riskcheck"], "riskcheck keys list --help"],
+    [["keys", "list", "--database-url", "postgres://riskcheck:hunter2secret@db/riskcheck", "--db", "x.sqlite"], "riskcheck keys list --help"],
+    [["db", "migrate", "--from-sqlite", "x.sqlite"], "riskcheck db migrate --help"],
   ])("%j", (args, hint) => {
     const { code, stdout, stderr } = runCli(args, { RISKCHECK_DB: tempDb() });
     expect(code).toBe(2);
@@ -43,6 +46,15 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^riskcheck: \S.*\S$/);
     expect(lines[1]).toBe(`Run '${hint}' for usage.`);
+    expect(stderr).not.toContain("hunter2secret");
+  });
+
+  test("a database that cannot be reached is a runtime failure naming it without its password", () => {
+    const { code, stderr } = runCli(["keys", "list"], { RISKCHECK_DATABASE_URL: "postgres://riskcheck:hunter2secret@127.0.0.1:1/riskcheck" });
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("postgres://riskcheck:***@127.0.0.1:1/riskcheck: cannot use the PostgreSQL database");
+    expect(stderr).not.toContain("hunter2secret");
   });
 
   test("a bad environment value names the variable", () => {
@@ -58,7 +70,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "version"]);
+    expect(commands).toEqual(["serve", "update", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });

@@ -7,7 +7,15 @@ import type { CommandSpec, FlagSpec } from "./command-spec.ts";
 export const DEFAULT_MAX_SHRINK = 0.5;
 
 const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
-const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions" } as const satisfies FlagSpec;
+const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions (one instance)" } as const satisfies FlagSpec;
+const DATABASE_URL = {
+  name: "database-url",
+  type: "string",
+  value: "URL",
+  env: "RISKCHECK_DATABASE_URL",
+  default: "none: the SQLite file",
+  description: "PostgreSQL database (postgres://USER:PASSWORD@HOST:5432/DB) shared by several instances, instead of --db",
+} as const satisfies FlagSpec;
 const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
 const SOURCES = { name: "sources", type: "string", value: "FILE", env: "RISKCHECK_SOURCES", default: "DATA_DIR/sources.json", description: "Where the data comes from (sources.json)" } as const satisfies FlagSpec;
 const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept: the current one and those it was built on" } as const satisfies FlagSpec;
@@ -16,7 +24,7 @@ export const SERVE = {
   name: "serve",
   summary: "Serve the HTTP API, the dashboard, /openapi.json and /metrics",
   details: [
-    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters; a second signal stops at once.",
+    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters and, on PostgreSQL, hands back its unused quota leases; a second signal stops at once.",
     "Refreshes the datasets itself every --update-every, through the same pipeline as `riskcheck update`, in a child process; data never refreshed from the network is refreshed within a minute.",
     "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
   ],
@@ -25,6 +33,7 @@ export const SERVE = {
     { name: "port", type: "string", value: "PORT", env: "RISKCHECK_PORT", default: String(DEFAULTS.port), description: "Port to listen on; 0 picks a free one" },
     DATA_DIR,
     DB,
+    DATABASE_URL,
     SOURCES,
     { name: "update-every", type: "string", value: "PERIOD", env: "RISKCHECK_UPDATE_EVERY", default: DEFAULTS.updateEvery, description: "How often the datasets are refreshed (24h, 12h, 30m …), with jitter; off disables it" },
     KEEP_VERSIONS,
@@ -38,7 +47,7 @@ export const SERVE = {
     { name: "RISKCHECK_TRUST_PROXY_HEADER", default: "x-forwarded-for", description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip" },
     { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections" },
     { name: "RISKCHECK_METRICS_TOKEN", default: "none", description: "When set, GET /metrics needs `Authorization: Bearer <token>`" },
-    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to SQLite" },
+    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (and idle quota leases given back)" },
     { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
     { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
     { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
@@ -83,6 +92,7 @@ export const KEYS_CREATE = {
     JSON_OUTPUT,
     DATA_DIR,
     DB,
+    DATABASE_URL,
   ],
   examples: ["riskcheck keys create --name checkout-backend", "riskcheck keys create --name batch --rate-per-minute 60 --json"],
 } as const satisfies CommandSpec;
@@ -90,7 +100,7 @@ export const KEYS_CREATE = {
 export const KEYS_LIST = {
   name: "keys list",
   summary: "List every key with its prefix, status, dates, usage and IP quota left (never the secret)",
-  flags: [JSON_OUTPUT, DATA_DIR, DB],
+  flags: [JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
   examples: ["riskcheck keys list", "riskcheck keys list --json"],
 } as const satisfies CommandSpec;
 
@@ -98,14 +108,14 @@ export const KEYS_REVOKE = {
   name: "keys revoke",
   summary: "Revoke a key; a running server refuses it from its next request",
   operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
-  flags: [DATA_DIR, DB],
+  flags: [DATA_DIR, DB, DATABASE_URL],
   examples: ["riskcheck keys revoke key_AbCdEfGhIjKl", "riskcheck keys revoke checkout-backend"],
 } as const satisfies CommandSpec;
 
 export const ADMIN_SET_PASSWORD = {
   name: "admin set-password",
   summary: "Set the dashboard password, read from standard input; signs every session out",
-  flags: [DATA_DIR, DB],
+  flags: [DATA_DIR, DB, DATABASE_URL],
   examples: ["printf '%s' \"$PASSWORD\" | riskcheck admin set-password"],
 } as const satisfies CommandSpec;
 
@@ -113,8 +123,24 @@ export const ADMIN_UNLOCK = {
   name: "admin unlock",
   summary: "Lift the dashboard sign-in lock-out of an address, or of every address; a running server sees it at once",
   operand: { name: "ADDRESS", description: "The IP address locked out; all of them when left out", optional: true },
-  flags: [DATA_DIR, DB],
+  flags: [DATA_DIR, DB, DATABASE_URL],
   examples: ["riskcheck admin unlock 203.0.113.7", "riskcheck admin unlock"],
+} as const satisfies CommandSpec;
+
+export const DB_MIGRATE = {
+  name: "db migrate",
+  summary: "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
+  details: [
+    "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
+    "--from-sqlite copies keys, usage, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
+  ],
+  flags: [
+    { name: "from-sqlite", type: "string", value: "FILE", description: "SQLite database to copy into the PostgreSQL database of --database-url" },
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
+  examples: ["riskcheck db migrate --database-url postgres://riskcheck@db.internal/riskcheck", "RISKCHECK_DATABASE_URL=postgres://riskcheck@db.internal/riskcheck riskcheck db migrate --from-sqlite /var/lib/riskcheck/riskcheck.sqlite"],
 } as const satisfies CommandSpec;
 
 export const VERSION = {

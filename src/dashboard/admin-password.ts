@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
 
@@ -13,41 +11,43 @@ export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, { algorithm: "argon2id" });
 }
 
+/** Where `admin set-password` keeps the argon2id hash. */
+export interface AdminPasswordStore {
+  passwordHash(): Promise<string | null>;
+  /** Stores a new hash and ends every dashboard session: a new password signs everybody out. */
+  replacePasswordHash(hash: string, now: Date): Promise<void>;
+}
+
+export async function setAdminPassword(store: AdminPasswordStore, password: string, now = new Date()): Promise<void> {
+  await store.replacePasswordHash(await hashPassword(password), now);
+}
+
 /**
  * The account holder's password: RISKCHECK_ADMIN_PASSWORD when set (hashed once at
  * start, never kept in clear), else the argon2id hash `admin set-password` stored.
  */
 export class AdminPassword {
   private constructor(
-    private readonly db: Database,
+    private readonly store: AdminPasswordStore,
     private readonly fromEnvironment: string | null,
   ) {}
 
-  static async open(db: Database, environmentPassword: string | null): Promise<AdminPassword> {
-    return new AdminPassword(db, environmentPassword === null ? null : await hashPassword(environmentPassword));
+  static async open(store: AdminPasswordStore, environmentPassword: string | null): Promise<AdminPassword> {
+    return new AdminPassword(store, environmentPassword === null ? null : await hashPassword(environmentPassword));
   }
 
-  private storedHash(): string | null {
-    return this.fromEnvironment ?? this.db.query<{ password_hash: string }, []>("SELECT password_hash FROM admin_password WHERE id = 1").get()?.password_hash ?? null;
+  private async storedHash(): Promise<string | null> {
+    return this.fromEnvironment ?? (await this.store.passwordHash());
   }
 
-  isSet(): boolean {
-    return this.storedHash() !== null;
+  async isSet(): Promise<boolean> {
+    return (await this.storedHash()) !== null;
   }
 
   /** Always runs a full argon2id verification when a password is set, so timing tells nothing. */
   async verify(candidate: string): Promise<boolean> {
-    const hash = this.storedHash();
+    const hash = await this.storedHash();
     if (hash === null || candidate.length > MAX_PASSWORD_LENGTH) return false;
     return Bun.password.verify(candidate, hash);
-  }
-
-  static async store(db: Database, password: string, now = new Date()): Promise<void> {
-    const hash = await hashPassword(password);
-    db.query(
-      "INSERT INTO admin_password (id, password_hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
-    ).run(hash, now.toISOString());
-    // A new password signs everybody out.
-    db.exec("DELETE FROM admin_sessions");
   }
 }

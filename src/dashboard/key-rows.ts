@@ -25,15 +25,14 @@ function matches(key: KeyRecord, search: string): boolean {
  * One page of the keys matching `search`, active before revoked and newest first, with
  * their usage read for that page only. Null when the page is past the last one.
  */
-export function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuota: number, nowMs: number, search: string, page: number): KeyListing | null {
-  const matching = keys
-    .list()
+export async function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuota: number, nowMs: number, search: string, page: number): Promise<KeyListing | null> {
+  const matching = (await keys.list())
     .filter((key) => matches(key, search))
     .sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt));
   const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
   if (page > pages) return null;
   const shown = matching.slice((page - 1) * KEYS_PER_PAGE, page * KEYS_PER_PAGE);
-  const usageByKey = usage.usageOf(shown.map((key) => key.id), CHART_DAYS, nowMs);
+  const usageByKey = await usage.usageOf(shown.map((key) => key.id), CHART_DAYS, nowMs);
   const rows = shown.map((key) => {
     const u = usageByKey.get(key.id)!;
     const quota = key.ipQuotaPerMonth ?? defaultIpQuota;

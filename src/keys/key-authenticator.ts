@@ -1,7 +1,4 @@
-import type { Database } from "bun:sqlite";
-import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "./key-record.ts";
-import type { KeyStore } from "./key-store.ts";
 import { digestOfStoredHash, looksLikeSecret, secretDigest } from "./secret.ts";
 
 export type Authentication =
@@ -9,9 +6,28 @@ export type Authentication =
   | { readonly outcome: "revoked"; readonly key: KeyRecord }
   | { readonly outcome: "unknown" };
 
+/** Every key by the digest of its secret (see secretDigest). */
+export type KeyIndex = ReadonlyMap<string, Authentication>;
+
+/**
+ * Where the authenticator's index comes from, kept fresh the way the database allows:
+ * SQLite rereads when a shared counter moved, PostgreSQL reloads when notified.
+ * Both answer from memory.
+ */
+export interface KeyIndexSource {
+  current(): KeyIndex;
+  /** After a miss: the index again, reread first if a new key may have been missed. */
+  afterMiss(): KeyIndex;
+}
+
 const UNKNOWN: Authentication = Object.freeze({ outcome: "unknown" });
-/** Catches writers that did not bump the signal, such as a hand-run sqlite3 shell. */
-const DATA_VERSION_POLL_MS = 1_000;
+
+/** The index of these keys, given by stored hash. */
+export function keyIndexOf(keys: Iterable<readonly [string, KeyRecord]>): KeyIndex {
+  const index = new Map<string, Authentication>();
+  for (const [hash, key] of keys) index.set(digestOfStoredHash(hash), Object.freeze({ outcome: key.revokedAt ? "revoked" : "active", key }));
+  return index;
+}
 
 /**
  * Answers "which key is this?" from memory. Lookup is by SHA-256 of the presented
@@ -19,47 +35,11 @@ const DATA_VERSION_POLL_MS = 1_000;
  * an attacker guessed: no constant-time comparison of secrets is needed.
  */
 export class KeyAuthenticator {
-  private byDigest = new Map<string, Authentication>();
-  private seenSignal = -1;
-  private seenDataVersion = -1;
-  private lastPoll = 0;
-  private readonly dataVersion;
-
-  constructor(
-    private readonly store: KeyStore,
-    db: Database,
-    private readonly signal: ChangeSignal,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
-    this.reload();
-  }
+  constructor(private readonly keys: KeyIndexSource) {}
 
   authenticate(token: string): Authentication {
     if (!looksLikeSecret(token)) return UNKNOWN;
-    if (this.signal.read() !== this.seenSignal || this.now() - this.lastPoll > DATA_VERSION_POLL_MS) this.refreshIfChanged();
     const digest = secretDigest(token);
-    const found = this.byDigest.get(digest);
-    if (found) return found;
-    // A key created by another process a moment ago: look once more before refusing.
-    this.refreshIfChanged();
-    return this.byDigest.get(digest) ?? UNKNOWN;
-  }
-
-  private refreshIfChanged(): void {
-    this.lastPoll = this.now();
-    const version = this.dataVersion.get()!.data_version;
-    if (version !== this.seenDataVersion || this.signal.read() !== this.seenSignal) this.reload();
-  }
-
-  private reload(): void {
-    this.seenSignal = this.signal.read();
-    this.seenDataVersion = this.dataVersion.get()!.data_version;
-    this.lastPoll = this.now();
-    const next = new Map<string, Authentication>();
-    for (const [hash, key] of this.store.allByHash()) {
-      next.set(digestOfStoredHash(hash), Object.freeze({ outcome: key.revokedAt ? "revoked" : "active", key }));
-    }
-    this.byDigest = next;
+    return this.keys.current().get(digest) ?? this.keys.afterMiss().get(digest) ?? UNKNOWN;
   }
 }

@@ -16,6 +16,7 @@ export class UsageRecorder {
   private lastUsed = new Map<string, number>();
   /** The earliest instant at which some pending entry belongs to a finished day. */
   private dayEnd = Number.POSITIVE_INFINITY;
+  private writing: Promise<void> | null = null;
 
   constructor(private readonly store: UsageStore) {}
 
@@ -31,7 +32,9 @@ export class UsageRecorder {
     this.lastUsed.set(keyId, nowMs);
   }
 
-  flush(): void {
+  /** Writes what was counted; one write at a time, and a failed one's counts wait for the next. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing.catch(() => {});
     const rows = this.finishedDays;
     for (const [keyId, entry] of this.pending) rows.push(...rowsOf(keyId, entry));
     const lastUsed = this.lastUsed;
@@ -39,14 +42,17 @@ export class UsageRecorder {
     this.finishedDays = [];
     this.lastUsed = new Map();
     this.dayEnd = Number.POSITIVE_INFINITY;
+    this.writing = this.store.flush(rows, new Map([...lastUsed].map(([id, ms]) => [id, new Date(ms).toISOString()])));
     try {
-      this.store.flush(rows, new Map([...lastUsed].map(([id, ms]) => [id, new Date(ms).toISOString()])));
+      await this.writing;
     } catch (err) {
-      // Nothing can be recorded during this synchronous call, so the counts go back as they were
-      // and the next flush tries again (the database may be locked or the disk full).
-      this.finishedDays = rows;
-      this.lastUsed = lastUsed;
+      // Requests counted meanwhile stay pending; these rows join the next flush (the database may be
+      // unreachable, locked or full), and the latest use of each key is kept.
+      this.finishedDays.push(...rows);
+      for (const [id, ms] of lastUsed) if (!((this.lastUsed.get(id) ?? 0) > ms)) this.lastUsed.set(id, ms);
       throw err;
+    } finally {
+      this.writing = null;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AdminPassword } from "../../src/dashboard/admin-password.ts";
+import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
 
@@ -28,7 +28,7 @@ describe("without a password", () => {
 
   test("a password stored by set-password takes effect without a restart", async () => {
     const t = await createTestApp();
-    await AdminPassword.store(t.db, PASSWORD);
+    await setAdminPassword(t.stores.adminPassword, PASSWORD);
     const browser = new DashboardClient((r) => t.handle(r));
     expect((await browser.signIn(PASSWORD)).status).toBe(303);
     expect(browser.cookies.has("rc_session")).toBe(true);
@@ -121,7 +121,7 @@ describe("keys in the dashboard", () => {
 
   test("revoke needs the confirmation and takes effect on the next API request", async () => {
     const { browser, csrf, request, newKey } = await signedIn();
-    const { key, secret } = newKey("legacy");
+    const { key, secret } = await newKey("legacy");
     const confirm = await browser.get(`/dashboard/keys/${key.id}/revoke`);
     expect(confirm.body).toContain("Yes, revoke this key");
     expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf })).res.status).toBe(303);
@@ -142,17 +142,17 @@ describe("keys in the dashboard", () => {
     ["a wrong token", { csrf: "x".repeat(43) }],
   ])("state changes with %s are refused (CSRF)", async (_, extra) => {
     const { browser, keys, newKey } = await signedIn();
-    const { key } = newKey("victim");
+    const { key } = await newKey("victim");
     expect((await browser.post("/dashboard/keys", { name: "evil", ...extra })).res.status).toBe(403);
     expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { confirm: "yes", ...extra })).res.status).toBe(403);
     expect((await browser.post("/dashboard/sign-out", { ...extra })).res.status).toBe(403);
-    expect(keys.list().map((k) => [k.name, k.revokedAt])).toEqual([["victim", null]]);
+    expect((await keys.list()).map((k) => [k.name, k.revokedAt])).toEqual([["victim", null]]);
   });
 
   test("a cross-site request is refused even with the right token", async () => {
     const { browser, csrf, keys } = await signedIn();
     expect((await browser.post("/dashboard/keys", { csrf, name: "evil" }, { "sec-fetch-site": "cross-site" })).res.status).toBe(403);
-    expect(keys.list()).toHaveLength(0);
+    expect((await keys.list())).toHaveLength(0);
   });
 
   test("a key name is escaped everywhere", async () => {
@@ -174,12 +174,12 @@ describe("keys in the dashboard", () => {
     expect((await browser.post("/dashboard/keys", { csrf, name: "   " })).res.status).toBe(400);
     expect((await browser.post("/dashboard/keys", { csrf, name: "x".repeat(101) })).res.status).toBe(400);
     expect((await browser.post("/dashboard/keys", { csrf, name: "  billing  " })).res.status).toBe(200);
-    expect(keys.list().map((k) => k.name)).toEqual(["billing"]);
+    expect((await keys.list()).map((k) => k.name)).toEqual(["billing"]);
   });
 
   test("usage per key appears with its 30-day chart", async () => {
     const { browser, request, newKey } = await signedIn();
-    const { secret } = newKey("busy");
+    const { secret } = await newKey("busy");
     for (let i = 0; i < 3; i++) await request("/v1/check?email=a@gmail.com", { key: secret });
     const { body } = await browser.get("/dashboard");
     expect(body).toContain('<td data-label="Today" class="num">3 / 0</td>');

@@ -18,15 +18,15 @@ beforeAll(async () => {
   t = await createTestApp({ adminPassword: PASSWORD });
   const rows: UsageRow[] = [];
   for (let i = 0; i < KEYS; i++) {
-    const { key } = t.keys.create({ name: `service ${i}` }, new Date(t.clock.now - (KEYS - i) * 60_000));
+    const { key } = await t.keys.create({ name: `service ${i}` }, new Date(t.clock.now - (KEYS - i) * 60_000));
     ids.push(key.id);
     for (let d = 0; d < 30; d++) {
       const day = new Date(t.clock.now - d * 86_400_000).toISOString().slice(0, 10);
       rows.push({ keyId: key.id, day, endpoint: "email", outcome: "ok", count: 1 }, { keyId: key.id, day, endpoint: "ip", outcome: "ok", count: 2 });
     }
   }
-  t.usageStore.flush(rows, new Map());
-  t.keys.revoke(ids[KEYS - 1]);
+  await t.usageStore.flush(rows, new Map());
+  await t.keys.revoke(ids[KEYS - 1]);
   browser = new DashboardClient((r) => t.handle(r));
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
 });
@@ -60,7 +60,7 @@ describe(`the dashboard with ${KEYS} keys`, () => {
     const byName = await browser.get("/dashboard?q=SERVICE+123");
     expect(rowIds(byName.body)).toEqual([ids[1239], ids[1238], ids[1237], ids[1236], ids[1235], ids[1234], ids[1233], ids[1232], ids[1231], ids[1230], ids[123]]);
     expect(byName.body).toContain("matching “SERVICE 123”");
-    const key = t.keys.find(ids[7])!;
+    const key = (await t.keys.find(ids[7]))!;
     expect(rowIds((await browser.get(`/dashboard?q=${key.prefix}`)).body)).toEqual([ids[7]]);
     expect(rowIds((await browser.get(`/dashboard?q=${key.id}`)).body)).toEqual([ids[7]]);
     expect((await browser.get("/dashboard?q=nothing+like+it")).body).toContain("No key matches.");

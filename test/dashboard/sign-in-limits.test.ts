@@ -114,8 +114,8 @@ describe("lifting lock-outs", () => {
     }
     client.address = "198.51.100.3";
     await attempt("wrong password!");
-    expect(deps.dashboard.throttle.unlock(null, clock.now)).toEqual(["198.51.100.1", "2001:db8::/64"]);
-    expect(deps.dashboard.throttle.unlock(null, clock.now)).toEqual([]);
+    expect(await deps.dashboard.throttle.unlock(null, clock.now)).toEqual(["198.51.100.1", "2001:db8::/64"]);
+    expect(await deps.dashboard.throttle.unlock(null, clock.now)).toEqual([]);
     client.address = "2001:db8::1";
     expect((await attempt(PASSWORD)).status).toBe(303);
   });

@@ -9,7 +9,7 @@ import { GOLDEN_TABLE } from "./golden-table.ts";
 // with the shipped allowlist and free-provider supplement.
 const { snapshot } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);
 const { request, newKey } = await createTestApp({ snapshot });
-const { secret } = newKey();
+const { secret } = await newKey();
 
 describe("the golden table on the bundled data", () => {
   test("has at least 150 hand-checked addresses", () => {

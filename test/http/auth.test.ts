@@ -31,13 +31,13 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
 
   test.each(["bearer", "BEARER", "bEaReR"])("the scheme is case-insensitive: %s <key> is accepted", async (scheme) => {
     const { request, newKey } = await createTestApp();
-    const { secret } = newKey();
+    const { secret } = await newKey();
     expect((await request(path, { headers: { authorization: `${scheme} ${secret}` } })).status).toBe(200);
   });
 
   test("a key in the query string is not accepted", async () => {
     const { request, newKey } = await createTestApp();
-    const { secret } = newKey();
+    const { secret } = await newKey();
     const res = await request(`${path}&access_token=${secret}`);
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(MISSING);
@@ -55,9 +55,9 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
 
   test("a revoked key → API key revoked, from the very next request", async () => {
     const { request, newKey, keys } = await createTestApp();
-    const { key, secret } = newKey();
+    const { key, secret } = await newKey();
     expect((await request(path, { key: secret })).status).not.toBe(401);
-    keys.revoke(key.id);
+    await keys.revoke(key.id);
     const res = await request(path, { key: secret });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(REVOKED);
@@ -78,7 +78,7 @@ describe("unknown paths and methods", () => {
     ["PUT", "/healthz"],
   ])("%s %s → JSON 404", async (method, path) => {
     const { request, newKey } = await createTestApp();
-    const res = await request(path, { method, key: newKey().secret });
+    const res = await request(path, { method, key: (await newKey()).secret });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(await res.json()).toEqual({ error: "not_found", message: expect.any(String) });

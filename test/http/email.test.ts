@@ -3,7 +3,7 @@ import { createTestApp } from "../support/test-app.ts";
 
 async function setup() {
   const t = await createTestApp();
-  const { secret } = t.newKey();
+  const { secret } = await t.newKey();
   return { ...t, check: (query: string) => t.request(`/v1/check${query}`, { key: secret }) };
 }
 

@@ -3,7 +3,7 @@ import { createTestApp } from "../support/test-app.ts";
 
 async function setup(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await createTestApp(options);
-  const { secret } = t.newKey();
+  const { secret } = await t.newKey();
   return { ...t, secret, check: (query: string, headers: Record<string, string> = {}) => t.request(`/v1/ip-reputation-check${query}`, { key: secret, headers }) };
 }
 
@@ -151,7 +151,7 @@ describe("quota over HTTP", () => {
   });
   test("a per-key quota overrides the default", async () => {
     const t = await createTestApp({ ipQuotaPerMonth: 100 });
-    const { secret } = t.newKey("tiny", { ipQuotaPerMonth: 1 });
+    const { secret } = await t.newKey("tiny", { ipQuotaPerMonth: 1 });
     expect((await t.request("/v1/ip-reputation-check?ip=8.8.8.8", { key: secret })).headers.get("x-quota-limit")).toBe("1");
   });
   test("concurrent requests never overshoot", async () => {

@@ -36,7 +36,7 @@ describe("GET /metrics", () => {
 
   test("counts requests by endpoint and status, and times them per endpoint", async () => {
     const t = await createTestApp({ ratePerMinute: 60, rateBurst: 3 });
-    const { secret } = t.newKey();
+    const { secret } = await t.newKey();
     const statuses: number[] = [];
     for (const query of ["?email=a@gmail.com", "?email=a@gmail.com", "?email=not-an-address", "?email=a@gmail.com"]) {
       statuses.push((await t.request(`/v1/check${query}`, { key: secret })).status);
@@ -69,7 +69,7 @@ describe("GET /metrics", () => {
   test("a route that throws is counted as its 500", async () => {
     const snapshot = { ...(await testSnapshot()), email: null } as unknown as Snapshot;
     const t = await createTestApp({ snapshot });
-    const res = await t.request("/v1/check?email=a@gmail.com", { key: t.newKey().secret });
+    const res = await t.request("/v1/check?email=a@gmail.com", { key: (await t.newKey()).secret });
     expect(res.status).toBe(500);
     expect(value(await scrape(t), "riskcheck_requests_total", { endpoint: "/v1/check", status: "500" })).toBe(1);
   });
@@ -89,9 +89,9 @@ describe("GET /metrics", () => {
 
   test("keys by status, and no key's name, id or secret anywhere", async () => {
     const t = await createTestApp();
-    const kept = t.newKey("checkout-backend-xyz");
-    const dropped = t.newKey("nightly-batch-xyz");
-    t.keys.revoke(dropped.key.id);
+    const kept = await t.newKey("checkout-backend-xyz");
+    const dropped = await t.newKey("nightly-batch-xyz");
+    await t.keys.revoke(dropped.key.id);
     await t.request("/v1/check?email=a@gmail.com", { key: kept.secret });
     await t.request("/v1/check?email=a@gmail.com", { key: dropped.secret });
     const text = await (await t.request("/metrics")).text();

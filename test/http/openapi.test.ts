@@ -41,8 +41,8 @@ interface Scenario {
 function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number } = {}) {
   return async (): Promise<Response> => {
     const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options });
-    const created = t.newKey();
-    if (options.key === "revoked") t.keys.revoke(created.key.id);
+    const created = await t.newKey();
+    if (options.key === "revoked") await t.keys.revoke(created.key.id);
     const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
     let res = await t.request(path, { key });
     for (let i = 1; i < (options.times ?? 1); i++) res = await t.request(path, { key });

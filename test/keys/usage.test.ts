@@ -1,79 +1,66 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/db.ts";
 import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
-import { KeyStore } from "../../src/keys/key-store.ts";
+import { SqliteKeyStore } from "../../src/keys/sqlite-key-store.ts";
+import { SqliteUsageStore } from "../../src/keys/sqlite-usage-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
-import { UsageStore } from "../../src/keys/usage-store.ts";
+import type { UsageRow, UsageStore } from "../../src/keys/usage-store.ts";
 
 function setup() {
   const db = openDatabase(":memory:");
-  const keys = new KeyStore(db, inMemoryChangeSignal());
-  const store = new UsageStore(db, keys);
+  const keys = new SqliteKeyStore(db, inMemoryChangeSignal());
+  const store = new SqliteUsageStore(db);
   return { db, keys, store, recorder: new UsageRecorder(store) };
 }
 
 const day1 = Date.UTC(2026, 10, 23, 10);
 
-describe("usage accounting", () => {
-  test("counts by key, day, endpoint and outcome, written on flush", () => {
+describe("usage accounting in SQLite", () => {
+  test("last month's checks do not count against this month's quota", async () => {
     const { keys, store, recorder } = setup();
-    const { key } = keys.create({ name: "a" });
-    recorder.record(key.id, "ip", "ok", day1);
-    recorder.record(key.id, "ip", "ok", day1 + 1);
-    recorder.record(key.id, "ip", "bad_request", day1 + 2);
-    recorder.record(key.id, "email", "ok", day1 + 3);
-    expect(store.usageOf([key.id], 0, day1).get(key.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
-    recorder.flush();
-    expect(store.usageOf([key.id], 0, day1).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2, daily: [] });
-    expect(store.ipQuotaUsedThisMonth(day1).get(key.id)).toBe(2);
-    expect(keys.list()[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
-  });
-
-  test("adds to earlier flushes and splits at UTC midnight", () => {
-    const { keys, store, recorder } = setup();
-    const { key } = keys.create({ name: "a" });
-    recorder.record(key.id, "ip", "ok", day1);
-    recorder.flush();
-    recorder.record(key.id, "ip", "ok", day1 + 1);
-    recorder.record(key.id, "ip", "ok", Date.UTC(2026, 10, 24, 0, 0, 1));
-    recorder.flush();
-    const other = keys.create({ name: "b" }).key;
-    const usage = store.usageOf([key.id, other.id], 30, Date.UTC(2026, 10, 24, 1));
-    expect(usage.get(key.id)!.daily).toEqual([
-      { day: "2026-11-23", endpoint: "ip", count: 2 },
-      { day: "2026-11-24", endpoint: "ip", count: 1 },
-    ]);
-    expect(usage.get(key.id)!.today).toEqual({ ip: 1 });
-    expect(usage.get(other.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
-  });
-
-  test("the chart reaches into last month while the totals stay in this one", () => {
-    const { keys, store, recorder } = setup();
-    const { key } = keys.create({ name: "a" });
-    recorder.record(key.id, "email", "ok", Date.UTC(2026, 9, 20));
-    recorder.record(key.id, "email", "ok", Date.UTC(2026, 10, 2));
-    recorder.flush();
-    const usage = store.usageOf([key.id], 30, Date.UTC(2026, 10, 3))!.get(key.id)!;
-    expect(usage.month).toEqual({ email: 1 });
-    expect(usage.daily.map((d) => d.day)).toEqual(["2026-10-20", "2026-11-02"]);
-  });
-
-  test("last month's checks do not count against this month's quota", () => {
-    const { keys, store, recorder } = setup();
-    const { key } = keys.create({ name: "a" });
+    const { key } = await keys.create({ name: "a" });
     recorder.record(key.id, "ip", "ok", Date.UTC(2026, 9, 31, 23));
-    recorder.flush();
+    await recorder.flush();
     expect(store.ipQuotaUsedThisMonth(day1).get(key.id)).toBeUndefined();
   });
 
-  test("a failed flush keeps the counts for the next one", () => {
+  test("a failed flush keeps the counts for the next one", async () => {
     const { db, keys, store, recorder } = setup();
-    const { key } = keys.create({ name: "a" });
+    const { key } = await keys.create({ name: "a" });
     recorder.record(key.id, "email", "ok", day1);
     db.exec("CREATE TRIGGER fail BEFORE INSERT ON usage_daily BEGIN SELECT RAISE(ABORT, 'disk full'); END");
-    expect(() => recorder.flush()).toThrow(/disk full/);
+    await expect(recorder.flush()).rejects.toThrow(/disk full/);
     db.exec("DROP TRIGGER fail");
-    recorder.flush();
-    expect(store.usageOf([key.id], 0, day1).get(key.id)?.today.email).toBe(1);
+    await recorder.flush();
+    expect((await store.usageOf([key.id], 0, day1)).get(key.id)?.today.email).toBe(1);
+  });
+});
+
+describe("usage recorder", () => {
+  test("while a write is on its way requests go on being counted, and a failed write's counts join the next one", async () => {
+    const writes: { rows: UsageRow[]; lastUsed: ReadonlyMap<string, string>; settle: (ok: boolean) => void }[] = [];
+    const store: UsageStore = {
+      flush: (rows, lastUsed) => new Promise((resolve, reject) => writes.push({ rows: [...rows], lastUsed, settle: (ok) => (ok ? resolve() : reject(new Error("connection lost"))) })),
+      usageOf: async () => new Map(),
+    };
+    const recorder = new UsageRecorder(store);
+    recorder.record("k1", "ip", "ok", day1);
+    const failing = recorder.flush();
+    recorder.record("k1", "ip", "ok", day1 + 5);
+    recorder.record("k2", "email", "ok", day1 + 6);
+    const queued = recorder.flush();
+    expect(writes).toHaveLength(1);
+    writes[0].settle(false);
+    await expect(failing).rejects.toThrow(/connection lost/);
+    await Bun.sleep(0);
+    expect(writes).toHaveLength(2);
+    const total = (key: string) => writes[1].rows.filter((r) => r.keyId === key).reduce((n, r) => n + r.count, 0);
+    expect([total("k1"), total("k2")]).toEqual([2, 1]);
+    expect([...writes[1].lastUsed]).toEqual([
+      ["k1", new Date(day1 + 5).toISOString()],
+      ["k2", new Date(day1 + 6).toISOString()],
+    ]);
+    writes[1].settle(true);
+    await queued;
   });
 });

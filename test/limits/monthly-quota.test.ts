@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { MonthlyQuota } from "../../src/limits/monthly-quota.ts";
+import { LocalMonthlyQuota } from "../../src/limits/local-monthly-quota.ts";
 
 const nov = Date.UTC(2026, 10, 23, 12);
 
-describe("monthly quota", () => {
+describe("monthly quota of one instance", () => {
   test("allows up to the limit, counting only what is reported as success", () => {
-    const quota = new MonthlyQuota(new Map(), nov);
+    const quota = new LocalMonthlyQuota(new Map(), nov);
     for (let i = 0; i < 3; i++) {
       expect(quota.check("k", 3, nov)?.allowed).toBe(true);
       quota.countSuccess("k", nov);
@@ -15,17 +15,17 @@ describe("monthly quota", () => {
   });
 
   test("starts from the counts loaded at start-up", () => {
-    const quota = new MonthlyQuota(new Map([["k", 2]]), nov);
+    const quota = new LocalMonthlyQuota(new Map([["k", 2]]), nov);
     expect(quota.check("k", 3, nov)).toMatchObject({ allowed: true, used: 2 });
   });
 
   test("resets at the first instant of the next UTC month", () => {
-    const quota = new MonthlyQuota(new Map([["k", 3]]), nov);
+    const quota = new LocalMonthlyQuota(new Map([["k", 3]]), nov);
     expect(quota.check("k", 3, Date.UTC(2026, 11, 1) - 1)?.allowed).toBe(false);
     expect(quota.check("k", 3, Date.UTC(2026, 11, 1))).toEqual({ allowed: true, limit: 3, used: 0, resetsAt: "2027-01-01T00:00:00Z" });
   });
 
   test("a limit of 0 means unlimited", () => {
-    expect(new MonthlyQuota(new Map(), nov).check("k", 0, nov)).toBeNull();
+    expect(new LocalMonthlyQuota(new Map(), nov).check("k", 0, nov)).toBeNull();
   });
 });

@@ -8,6 +8,8 @@ import { openDatabase } from "../../src/db.ts";
 import { createApp, listen } from "../../src/http/app.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
+import { sqliteStores } from "../../src/stores/sqlite-stores.ts";
+import type { Stores } from "../../src/stores/stores.ts";
 import { wireApp } from "../../src/wiring.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
@@ -40,21 +42,22 @@ export interface TestAppOptions {
   adminPassword?: string;
   clientAddress?: string;
   metricsToken?: string;
+  /** The database behind the app: a fresh in-memory SQLite one unless given. */
+  stores?: Stores;
 }
 
 /**
- * The real app over an in-memory database, with a clock the test moves, served as the
- * server serves it (`listen`) on a free loopback port: requests take production's road.
- * The client's address is whatever the test sets in `client`.
+ * The real app over an in-memory database (or the stores given), with a clock the test
+ * moves, served as the server serves it (`listen`) on a free loopback port: requests
+ * take production's road. The client's address is whatever the test sets in `client`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const db = openDatabase(":memory:");
+  const stores = options.stores ?? sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
-  const { deps, keys, usage, usageStore } = await wireApp({
-    db,
-    keysChanged: inMemoryChangeSignal(),
+  const { deps, keys, usage, serving } = await wireApp({
+    stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
     adminPassword: options.adminPassword ?? null,
@@ -79,5 +82,5 @@ export async function createTestApp(options: TestAppOptions = {}) {
     return handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
   };
   const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, server, deps, db, keys, usage, usageStore, clock, client, errors, request, handle, newKey };
+  return { app, server, deps, stores, keys, usage, usageStore: stores.usage, serving, clock, client, errors, request, handle, newKey };
 }

@@ -98,20 +98,25 @@ function isCrossSite(request: Request): boolean {
   return request.headers.get("sec-fetch-site") === "cross-site";
 }
 
+/** A revocation that another tab, instance or the CLI made first: the outcome the user asked for. */
+function ignoreAlreadyRevoked(err: unknown): void {
+  if (!(err instanceof KeyStoreError)) throw err;
+}
+
 export class Dashboard {
   private passwordChecks = 0;
 
   constructor(private readonly deps: DashboardDeps) {}
 
-  private session(request: Request): { token: string; session: Session } | null {
+  private async session(request: Request): Promise<{ token: string; session: Session } | null> {
     const token = readCookie(request, SESSION_COOKIE);
-    const session = this.deps.sessions.find(token, this.deps.now());
+    const session = await this.deps.sessions.find(token, this.deps.now());
     return session && token ? { token, session } : null;
   }
 
   /** The form and session of a state-changing request whose CSRF token matches, or the refusal. */
   private async authorisedPost(request: Request): Promise<{ form: URLSearchParams; token: string; session: Session } | Response> {
-    const current = this.session(request);
+    const current = await this.session(request);
     if (!current) return page(messagePage("Signed out", "Your session has ended. Sign in again."), 403);
     const form = await readForm(request);
     if (form instanceof Response) return form;
@@ -128,18 +133,18 @@ export class Dashboard {
   }
 
   /** The keys page: one page of the keys matching a search, or the 4xx for a page that is not there. */
-  private keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200, search = "", pageNumber = "1"): Response {
+  private async keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200, search = "", pageNumber = "1"): Promise<Response> {
     const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
     if (!PAGE_NUMBER.test(pageNumber)) return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
-    usage.flush();
-    const listing = keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
+    await usage.flush();
+    const listing = await keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
     if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
     return page(keysPage(listing, session.csrfToken, notice, this.deps.warnings()), status);
   }
 
-  home(request: Request, client: ClientInfo): Response {
-    if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand));
-    const current = this.session(request);
+  async home(request: Request, client: ClientInfo): Promise<Response> {
+    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage(this.deps.cliCommand));
+    const current = await this.session(request);
     if (!current) return this.signInForm(client);
     const params = new URL(request.url).searchParams;
     const notice = NOTICES.get(params.get("done") ?? "");
@@ -147,7 +152,7 @@ export class Dashboard {
   }
 
   async signIn(request: Request, client: ClientInfo): Promise<Response> {
-    if (!this.deps.password.isSet()) return page(passwordNotSetPage(this.deps.cliCommand), 403);
+    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage(this.deps.cliCommand), 403);
     const form = await readForm(request);
     if (form instanceof Response) return form;
     const formToken = field(form, "csrf");
@@ -159,29 +164,30 @@ export class Dashboard {
       return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
     }
     const now = this.deps.now();
-    const wait = this.deps.throttle.begin(client.address, now);
-    if (wait > 0) {
-      const minutes = Math.ceil(wait / 60_000);
-      const text = `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask the server's operator to lift the lock with "riskcheck admin unlock".`;
-      return page(messagePage("Too many attempts", text), 429, { "retry-after": String(Math.ceil(wait / 1000)) });
-    }
+    // The slot is taken before anything is awaited, so sign-ins at once cannot all pass the bound.
     this.passwordChecks++;
     let correct: boolean;
     try {
+      const wait = await this.deps.throttle.begin(client.address, now);
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        const text = `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask the server's operator to lift the lock with "riskcheck admin unlock".`;
+        return page(messagePage("Too many attempts", text), 429, { "retry-after": String(Math.ceil(wait / 1000)) });
+      }
       correct = await this.deps.password.verify(field(form, "password") ?? "");
     } finally {
       this.passwordChecks--;
     }
     if (!correct) return this.signInForm(client, "Wrong password.", 401);
-    this.deps.throttle.unlock(client.address, now);
-    const { token } = this.deps.sessions.create(now);
+    await this.deps.throttle.unlock(client.address, now);
+    const { token } = await this.deps.sessions.create(now);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);
   }
 
   async signOut(request: Request, client: ClientInfo): Promise<Response> {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
-    this.deps.sessions.destroy(current.token);
+    await this.deps.sessions.destroy(current.token);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, "", client, 0)]);
   }
 
@@ -189,7 +195,7 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     try {
-      const { key, secret } = this.deps.keys.create({ name: field(current.form, "name") ?? "" });
+      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "" });
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -197,10 +203,10 @@ export class Dashboard {
     }
   }
 
-  confirmRevoke(request: Request, id: string): Response {
-    const current = this.session(request);
+  async confirmRevoke(request: Request, id: string): Promise<Response> {
+    const current = await this.session(request);
     if (!current) return redirect("/dashboard");
-    const key = this.deps.keys.find(id);
+    const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (key.revokedAt) return redirect("/dashboard");
     return page(revokeConfirmPage(key, current.session.csrfToken));
@@ -210,9 +216,9 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     if (field(current.form, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
-    const key = this.deps.keys.find(id);
+    const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
-    if (!key.revokedAt) this.deps.keys.revoke(key.id);
+    if (!key.revokedAt) await this.deps.keys.revoke(key.id).catch(ignoreAlreadyRevoked);
     return redirect("/dashboard?done=revoked");
   }
 

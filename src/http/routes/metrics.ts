@@ -11,7 +11,7 @@ import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
   readonly snapshots: SnapshotHolder;
-  readonly keys: { list(): KeyRecord[] };
+  readonly keys: { list(): Promise<KeyRecord[]> };
   /** When an update last reached the sources, as an ISO time; null for never. */
   readonly lastUpdateSuccess: () => string | null;
   /** When set, scrapes must send it as a Bearer token. */
@@ -50,7 +50,7 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   const updated = Date.parse(deps.lastUpdateSuccess() ?? "");
   if (!Number.isNaN(updated)) text.sample("riskcheck_update_last_success_timestamp_seconds", {}, updated / 1000);
 
-  const keys = deps.keys.list();
+  const keys = await deps.keys.list();
   const revoked = keys.filter((k) => k.revokedAt !== null).length;
   text.family("riskcheck_keys", "gauge", "API keys, by status.");
   text.sample("riskcheck_keys", { status: "active" }, keys.length - revoked);

@@ -1,0 +1,44 @@
+import type { Database } from "bun:sqlite";
+import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "./usage-store.ts";
+import { utcMonthStart } from "./usage.ts";
+
+/** Daily usage counters in SQLite. */
+export class SqliteUsageStore implements UsageStore {
+  constructor(private readonly db: Database) {}
+
+  async flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, string>): Promise<void> {
+    if (rows.length === 0 && lastUsed.size === 0) return;
+    const add = this.db.query(
+      `INSERT INTO usage_daily (key_id, day, endpoint, outcome, count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = count + excluded.count`,
+    );
+    const touch = this.db.query("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)");
+    this.db
+      .transaction(() => {
+        for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
+        for (const [id, at] of lastUsed) touch.run(at, id);
+      })
+      .immediate();
+  }
+
+  /** Successful IP checks per key since the first day of the month containing `nowMs`: the quota's starting point. */
+  ipQuotaUsedThisMonth(nowMs: number): Map<string, number> {
+    const rows = this.db
+      .query<{ key_id: string; used: number }, [string]>(
+        "SELECT key_id, SUM(count) AS used FROM usage_daily WHERE endpoint = 'ip' AND outcome = 'ok' AND day >= ? GROUP BY key_id",
+      )
+      .all(utcMonthStart(nowMs));
+    return new Map(rows.map((r) => [r.key_id, r.used]));
+  }
+
+  async usageOf(keyIds: readonly string[], days: number, nowMs: number): Promise<Map<string, KeyUsage>> {
+    const rows = this.db
+      .query<DailyTotals, [string, string]>(
+        `SELECT key_id, day, endpoint, SUM(count) AS count, SUM(CASE WHEN outcome = 'ok' THEN count ELSE 0 END) AS ok
+         FROM usage_daily WHERE day >= ?1 AND key_id IN (SELECT value FROM json_each(?2))
+         GROUP BY key_id, day, endpoint ORDER BY key_id, day`,
+      )
+      .all(usageWindow(days, nowMs).from, JSON.stringify(keyIds));
+    return usageByKey(keyIds, rows, days, nowMs);
+  }
+}

@@ -1,0 +1,57 @@
+import { openDatabase } from "../db.ts";
+import { openPostgres } from "./database.ts";
+
+export interface CopyReport {
+  keys: number;
+  usageRows: number;
+  sessions: number;
+  signInFailures: number;
+  adminPassword: boolean;
+}
+
+/** The tables copied, in an order that keeps foreign keys satisfied, with their columns. */
+const TABLES = [
+  ["api_keys", ["id", "name", "secret_hash", "prefix", "created_at", "last_used_at", "revoked_at", "rate_per_minute", "ip_quota_per_month"]],
+  ["usage_daily", ["key_id", "day", "endpoint", "outcome", "count"]],
+  ["admin_password", ["id", "password_hash", "updated_at"]],
+  ["admin_sessions", ["token_hash", "csrf_token", "created_at", "expires_at"]],
+  ["sign_in_failures", ["client", "failures", "window_start", "locked_until", "lockouts", "last_failure"]],
+] as const;
+
+const BATCH_ROWS = 5_000;
+
+/**
+ * Copies a SQLite database (migrated to the current schema first) into an empty
+ * PostgreSQL one in a single transaction, and charges each key's successful IP checks
+ * of this month to its quota count. Refuses a PostgreSQL database that already has keys.
+ */
+export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: string, nowMs = Date.now()): Promise<CopyReport> {
+  const source = openDatabase(sqlitePath);
+  const sql = await openPostgres(databaseUrl);
+  try {
+    const counts = new Map<string, number>();
+    await sql.begin(async (tx) => {
+      const [{ keys }] = await tx<{ keys: number }[]>`SELECT count(*)::int AS keys FROM api_keys`;
+      if (keys > 0) throw new Error(`the PostgreSQL database already has ${keys} key(s); copy into an empty one (or add keys with riskcheck keys create)`);
+      for (const [table, columns] of TABLES) {
+        const rows = source.query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`).all();
+        for (let i = 0; i < rows.length; i += BATCH_ROWS) await tx`INSERT INTO ${tx(table)} ${tx(rows.slice(i, i + BATCH_ROWS), ...columns)}`;
+        counts.set(table, rows.length);
+      }
+      const month = new Date(nowMs).toISOString().slice(0, 7);
+      await tx`INSERT INTO quota_leases (key_id, month, charged)
+               SELECT key_id, ${month}, SUM(count) FROM usage_daily
+               WHERE endpoint = 'ip' AND outcome = 'ok' AND day >= ${`${month}-01`} GROUP BY key_id`;
+    });
+    return {
+      keys: counts.get("api_keys")!,
+      usageRows: counts.get("usage_daily")!,
+      sessions: counts.get("admin_sessions")!,
+      signInFailures: counts.get("sign_in_failures")!,
+      adminPassword: counts.get("admin_password")! > 0,
+    };
+  } finally {
+    source.close();
+    await sql.close();
+  }
+}

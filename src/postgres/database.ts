@@ -1,0 +1,110 @@
+import { SQL } from "bun";
+import { redactedDatabaseUrl, withoutPassword } from "./connection-url.ts";
+
+/** The channel every change to api_keys is announced on (by a trigger, so hand-made changes count too). */
+export const KEYS_CHANGED_CHANNEL = "riskcheck_keys_changed";
+
+/**
+ * Each entry moves the schema one version forward; never edit a shipped entry, append.
+ * Times are ISO 8601 text as in SQLite, so both stores order and compare them alike.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE api_keys (
+     id                 TEXT PRIMARY KEY,
+     name               TEXT NOT NULL,
+     secret_hash        TEXT NOT NULL UNIQUE,
+     prefix             TEXT NOT NULL,
+     created_at         TEXT NOT NULL,
+     last_used_at       TEXT,
+     revoked_at         TEXT,
+     rate_per_minute    INTEGER,
+     ip_quota_per_month INTEGER
+   );
+   CREATE INDEX api_keys_name ON api_keys (name);
+   CREATE TABLE usage_daily (
+     key_id   TEXT NOT NULL REFERENCES api_keys(id),
+     day      TEXT NOT NULL,
+     endpoint TEXT NOT NULL,
+     outcome  TEXT NOT NULL,
+     count    BIGINT NOT NULL,
+     PRIMARY KEY (key_id, day, endpoint, outcome)
+   );
+   CREATE TABLE admin_password (
+     id            INTEGER PRIMARY KEY CHECK (id = 1),
+     password_hash TEXT NOT NULL,
+     updated_at    TEXT NOT NULL
+   );
+   CREATE TABLE admin_sessions (
+     token_hash TEXT PRIMARY KEY,
+     csrf_token TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE TABLE sign_in_failures (
+     client       TEXT PRIMARY KEY,
+     failures     INTEGER NOT NULL,
+     window_start BIGINT NOT NULL,
+     locked_until BIGINT NOT NULL,
+     lockouts     INTEGER NOT NULL,
+     last_failure BIGINT NOT NULL
+   );
+   CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);
+   -- Successful IP checks handed out to instances per key and month: used, or leased and not yet used.
+   CREATE TABLE quota_leases (
+     key_id  TEXT NOT NULL REFERENCES api_keys(id),
+     month   TEXT NOT NULL,
+     charged BIGINT NOT NULL,
+     PRIMARY KEY (key_id, month)
+   );
+   CREATE FUNCTION riskcheck_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${KEYS_CHANGED_CHANNEL}', '');
+     RETURN NULL;
+   END $$;
+   -- last_used_at is left out: the usage flush writes it every few seconds and no instance needs it.
+   CREATE TRIGGER api_keys_changed
+     AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
+];
+
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Any number: instances that start together take turns at migrating. */
+const MIGRATION_LOCK = 0x7269736b;
+
+/** Connects to the database shared by the instances and the CLI, and brings its schema up to date. */
+export async function openPostgres(url: string): Promise<SQL> {
+  const sql = new SQL({ url, adapter: "postgres", max: 5, connectionTimeout: 10 });
+  try {
+    await migrate(sql, url);
+  } catch (err) {
+    await sql.close();
+    throw err;
+  }
+  return sql;
+}
+
+async function migrate(sql: SQL, url: string): Promise<void> {
+  const where = redactedDatabaseUrl(url);
+  let newer: number | null = null;
+  try {
+    await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await tx`CREATE TABLE IF NOT EXISTS riskcheck_schema (version INTEGER NOT NULL)`;
+      const [row] = await tx<{ version: number }[]>`SELECT version FROM riskcheck_schema`;
+      const current = row?.version ?? 0;
+      if (current > POSTGRES_SCHEMA_VERSION) {
+        newer = current;
+        return;
+      }
+      for (let v = current; v < POSTGRES_SCHEMA_VERSION; v++) await tx.unsafe(MIGRATIONS[v]);
+      if (row === undefined) await tx`INSERT INTO riskcheck_schema (version) VALUES (${POSTGRES_SCHEMA_VERSION})`;
+      else if (current < POSTGRES_SCHEMA_VERSION) await tx`UPDATE riskcheck_schema SET version = ${POSTGRES_SCHEMA_VERSION}`;
+    });
+  } catch (err) {
+    throw new Error(
+      `${where}: cannot use the PostgreSQL database (${withoutPassword((err as Error).message, url)}); check --database-url / RISKCHECK_DATABASE_URL, that the server runs and that its user may create tables`,
+    );
+  }
+  if (newer !== null) throw new Error(`${where}: database schema version ${newer} is newer than this riskcheck (${POSTGRES_SCHEMA_VERSION}); upgrade riskcheck`);
+}

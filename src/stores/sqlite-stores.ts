@@ -1,0 +1,43 @@
+import type { Database } from "bun:sqlite";
+import { SqliteAdminPasswordStore } from "../dashboard/sqlite-admin-password.ts";
+import { SqliteSessionStore } from "../dashboard/sqlite-sessions.ts";
+import { SqliteSignInThrottle } from "../dashboard/sqlite-sign-in-throttle.ts";
+import { openDatabase } from "../db.ts";
+import { type ChangeSignal, openChangeSignal } from "../keys/change-signal.ts";
+import { SqliteKeyIndex } from "../keys/sqlite-key-index.ts";
+import { SqliteKeyStore } from "../keys/sqlite-key-store.ts";
+import { SqliteUsageStore } from "../keys/sqlite-usage-store.ts";
+import { LocalMonthlyQuota } from "../limits/local-monthly-quota.ts";
+import type { Stores } from "./stores.ts";
+
+/** The file beside the database through which processes announce changes to keys. */
+export function signalPath(dbPath: string): string {
+  return `${dbPath}-signal`;
+}
+
+export function openSqliteStores(path: string): Stores {
+  return sqliteStores(openDatabase(path), openChangeSignal(signalPath(path)), path);
+}
+
+/** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */
+export function sqliteStores(db: Database, keysChanged: ChangeSignal, description: string): Stores {
+  const usage = new SqliteUsageStore(db);
+  return {
+    keys: new SqliteKeyStore(db, keysChanged),
+    usage,
+    sessions: new SqliteSessionStore(db),
+    adminPassword: new SqliteAdminPasswordStore(db),
+    signInThrottle: new SqliteSignInThrottle(db),
+    description: `SQLite ${description}`,
+    serving: async ({ now }) => {
+      const startedMs = now();
+      return {
+        keys: new SqliteKeyIndex(db, keysChanged, now),
+        quota: new LocalMonthlyQuota(usage.ipQuotaUsedThisMonth(startedMs), startedMs),
+        tick: async () => {},
+        release: async () => {},
+      };
+    },
+    close: async () => db.close(),
+  };
+}

@@ -1,0 +1,38 @@
+import type { Config } from "../config.ts";
+import type { AdminPasswordStore } from "../dashboard/admin-password.ts";
+import type { SessionStore } from "../dashboard/sessions.ts";
+import type { SignInThrottle } from "../dashboard/sign-in-throttle.ts";
+import type { KeyIndexSource } from "../keys/key-authenticator.ts";
+import type { KeyStore } from "../keys/key-store.ts";
+import type { UsageStore } from "../keys/usage-store.ts";
+import type { MonthlyQuota } from "../limits/monthly-quota.ts";
+import { openPostgresStores } from "./postgres-stores.ts";
+import { openSqliteStores } from "./sqlite-stores.ts";
+
+/** Everything riskcheck keeps in its database, SQLite or PostgreSQL: what the CLI and the dashboard use. */
+export interface Stores {
+  readonly keys: KeyStore;
+  readonly usage: UsageStore;
+  readonly sessions: SessionStore;
+  readonly adminPassword: AdminPasswordStore;
+  readonly signInThrottle: SignInThrottle;
+  /** Which database, for messages: its path, or its URL without the password. */
+  readonly description: string;
+  /** The request path's keys and quota, answered from memory and kept current the database's way. */
+  serving(options: { now: () => number; logError: (line: string) => void }): Promise<ServingState>;
+  close(): Promise<void>;
+}
+
+export interface ServingState {
+  readonly keys: KeyIndexSource;
+  readonly quota: MonthlyQuota;
+  /** Periodic upkeep, with the usage flush. */
+  tick(nowMs: number): Promise<void>;
+  /** At shutdown, after the last request: hands back what this instance holds of the shared quota. */
+  release(): Promise<void>;
+}
+
+/** PostgreSQL when a database URL is configured, else the SQLite file. */
+export function openStores(config: Config): Promise<Stores> {
+  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath)) : openPostgresStores(config.databaseUrl);
+}

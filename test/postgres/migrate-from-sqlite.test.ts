@@ -1,0 +1,68 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
+import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
+import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
+import { openPostgresStores } from "../../src/stores/postgres-stores.ts";
+import { openSqliteStores } from "../../src/stores/sqlite-stores.ts";
+import { freshDatabaseUrl } from "../support/postgres.ts";
+import { runCliAsync } from "../support/processes.ts";
+
+test("db migrate --from-sqlite copies keys, usage and the dashboard's state into an empty PostgreSQL database, once", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
+  const now = Date.now();
+  const sqlite = openSqliteStores(file);
+  const kept = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10 }, new Date(now - 2_000));
+  const gone = await sqlite.keys.create({ name: "old" }, new Date(now - 1_000));
+  await sqlite.keys.revoke(gone.key.id);
+  const usage = new UsageRecorder(sqlite.usage);
+  for (let i = 0; i < 3; i++) usage.record(kept.key.id, "ip", "ok", now);
+  usage.record(kept.key.id, "ip", "quota_exceeded", now);
+  usage.record(kept.key.id, "email", "ok", now);
+  await usage.flush();
+  await setAdminPassword(sqlite.adminPassword, "correct horse battery");
+  const { token } = await sqlite.sessions.create(now);
+  for (let i = 0; i < 5; i++) await sqlite.signInThrottle.begin("203.0.113.9", now);
+  await sqlite.close();
+
+  const url = await freshDatabaseUrl();
+  const migrated = await runCliAsync(["db", "migrate", "--from-sqlite", file], { RISKCHECK_DATABASE_URL: url });
+  expect(migrated.stderr).toBe("");
+  expect(migrated.code).toBe(0);
+  expect(migrated.stdout).toContain("Copied");
+  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, the dashboard password");
+
+  const listed = JSON.parse((await runCliAsync(["keys", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
+  expect(listed.map((k: { name: string; status: string }) => [k.name, k.status])).toEqual([
+    ["checkout", "active"],
+    ["old", "revoked"],
+  ]);
+  expect(listed[0].usage).toMatchObject({ today: { ip: 4, email: 1 }, ip_quota_used: 3, ip_quota_left: 7 });
+
+  const pg = await openPostgresStores(url);
+  try {
+    const serving = await pg.serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
+    expect(new KeyAuthenticator(serving.keys).authenticate(kept.secret).outcome).toBe("active");
+    expect(new KeyAuthenticator(serving.keys).authenticate(gone.secret).outcome).toBe("revoked");
+    // This month's successes are charged to the shared quota count: 7 of 10 are left to lease.
+    const leased = [];
+    for (let i = 0; i < 20; i++) {
+      const decision = serving.quota.check(kept.key.id, 10, now);
+      if (decision?.allowed) serving.quota.countSuccess(kept.key.id, now);
+      leased.push(decision?.allowed);
+      await Bun.sleep(2);
+    }
+    expect(leased.filter(Boolean)).toHaveLength(7);
+    await serving.release();
+    expect(await pg.sessions.find(token, now + 1)).not.toBeNull();
+    expect(await pg.signInThrottle.begin("203.0.113.9", now + 1)).toBeGreaterThan(0);
+  } finally {
+    await pg.close();
+  }
+
+  const again = await runCliAsync(["db", "migrate", "--from-sqlite", file], { RISKCHECK_DATABASE_URL: url });
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain("already has 2 key(s)");
+}, 30_000);

@@ -1,0 +1,179 @@
+import { describe, expect, test } from "bun:test";
+import { AdminPassword, setAdminPassword } from "../../src/dashboard/admin-password.ts";
+import { SESSION_LIFETIME_MS } from "../../src/dashboard/sessions.ts";
+import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
+import { KeyStoreError } from "../../src/keys/key-store.ts";
+import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
+import { STORE_BACKENDS } from "../support/store-backends.ts";
+
+// The same rules, whichever database keeps the state.
+const day1 = Date.UTC(2026, 10, 23, 10);
+
+/** Resolves once `read()` returns `expected`, or fails after `ms`. */
+async function eventually<T>(read: () => T, expected: T, ms = 1_000): Promise<number> {
+  const started = performance.now();
+  while (read() !== expected) {
+    if (performance.now() - started > ms) throw new Error(`still ${String(read())} after ${ms} ms, expected ${String(expected)}`);
+    await Bun.sleep(5);
+  }
+  return performance.now() - started;
+}
+
+describe.each(STORE_BACKENDS)("$name", (backend) => {
+  describe("key store", () => {
+    test("creates, lists and revokes by id or name", async () => {
+      const { keys } = await backend.fresh();
+      const { key, secret } = await keys.create({ name: "  web sign-up  " });
+      expect(key.name).toBe("web sign-up");
+      expect(key.prefix).toBe(secret.slice(0, 9));
+      expect((await keys.list()).map((k) => k.id)).toEqual([key.id]);
+      expect(await keys.find(key.id)).toEqual(key);
+      const revoked = await keys.revoke("web sign-up");
+      expect(revoked.revokedAt).not.toBeNull();
+      expect((await keys.find(key.id))?.revokedAt).toBe(revoked.revokedAt);
+      await expect(keys.revoke(key.id)).rejects.toThrow(/already revoked/);
+    });
+
+    test("refuses names that are empty, too long or carry control or format characters", async () => {
+      const { keys } = await backend.fresh();
+      const invisible = ["\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "\u2028", "\u0085"];
+      for (const name of ["", "   ", "x".repeat(101), "a\nb", "tab\there", ...invisible.map((c) => `pay${c}ments`)]) {
+        await expect(keys.create({ name })).rejects.toThrow(KeyStoreError);
+      }
+      expect(await keys.list()).toHaveLength(0);
+      expect((await keys.create({ name: "Zahlungen – Köln 🚀 支付" })).key.name).toBe("Zahlungen – Köln 🚀 支付");
+    });
+
+    test("revoking an ambiguous name asks for the id", async () => {
+      const { keys } = await backend.fresh();
+      await keys.create({ name: "prod" });
+      await keys.create({ name: "prod" });
+      await expect(keys.revoke("prod")).rejects.toThrow(/revoke by id/);
+      await expect(keys.revoke("nope")).rejects.toThrow(/no key has the id or name/);
+    });
+
+    test("of two revocations at once through two connections, one succeeds and one says it was already done", async () => {
+      const { keys } = await backend.fresh();
+      const other = await backend.another();
+      const { key } = await keys.create({ name: "twice" });
+      const results = await Promise.allSettled([keys.revoke(key.id), other.keys.revoke(key.id)]);
+      expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect(String((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason)).toMatch(/already revoked/);
+    });
+  });
+
+  test("the request path's keys follow creations and revocations made through another connection within a second", async () => {
+    const stores = await backend.fresh();
+    const serving = await stores.serving({ now: Date.now, logError: (line) => expect(line).toBeUndefined() });
+    const auth = new KeyAuthenticator(serving.keys);
+    const cli = await backend.another();
+    const { key, secret } = await cli.keys.create({ name: "elsewhere" });
+    await eventually(() => auth.authenticate(secret).outcome, "active");
+    await cli.keys.revoke(key.id);
+    await eventually(() => auth.authenticate(secret).outcome, "revoked");
+    await serving.release();
+  });
+
+  describe("usage store", () => {
+    test("counts by key, day, endpoint and outcome, written on flush", async () => {
+      const { keys, usage: store } = await backend.fresh();
+      const recorder = new UsageRecorder(store);
+      const { key } = await keys.create({ name: "a" });
+      recorder.record(key.id, "ip", "ok", day1);
+      recorder.record(key.id, "ip", "ok", day1 + 1);
+      recorder.record(key.id, "ip", "bad_request", day1 + 2);
+      recorder.record(key.id, "email", "ok", day1 + 3);
+      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
+      await recorder.flush();
+      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2, daily: [] });
+      expect((await keys.list())[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
+    });
+
+    test("adds to earlier flushes and splits at UTC midnight", async () => {
+      const { keys, usage: store } = await backend.fresh();
+      const recorder = new UsageRecorder(store);
+      const { key } = await keys.create({ name: "a" });
+      recorder.record(key.id, "ip", "ok", day1);
+      await recorder.flush();
+      recorder.record(key.id, "ip", "ok", day1 + 1);
+      recorder.record(key.id, "ip", "ok", Date.UTC(2026, 10, 24, 0, 0, 1));
+      await recorder.flush();
+      const other = (await keys.create({ name: "b" })).key;
+      const usage = await store.usageOf([key.id, other.id], 30, Date.UTC(2026, 10, 24, 1));
+      expect(usage.get(key.id)!.daily).toEqual([
+        { day: "2026-11-23", endpoint: "ip", count: 2 },
+        { day: "2026-11-24", endpoint: "ip", count: 1 },
+      ]);
+      expect(usage.get(key.id)!.today).toEqual({ ip: 1 });
+      expect(usage.get(other.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
+    });
+
+    test("the chart reaches into last month while the totals stay in this one", async () => {
+      const { keys, usage: store } = await backend.fresh();
+      const recorder = new UsageRecorder(store);
+      const { key } = await keys.create({ name: "a" });
+      recorder.record(key.id, "email", "ok", Date.UTC(2026, 9, 20));
+      recorder.record(key.id, "email", "ok", Date.UTC(2026, 10, 2));
+      await recorder.flush();
+      const usage = (await store.usageOf([key.id], 30, Date.UTC(2026, 10, 3))).get(key.id)!;
+      expect(usage.month).toEqual({ email: 1 });
+      expect(usage.daily.map((d) => d.day)).toEqual(["2026-10-20", "2026-11-02"]);
+    });
+
+    test("two instances flushing the same keys at once add up, and the later use wins", async () => {
+      const { keys, usage } = await backend.fresh();
+      const other = await backend.another();
+      const ids = await Promise.all(["a", "b", "c"].map(async (name) => (await keys.create({ name })).key.id));
+      const first = new UsageRecorder(usage);
+      const second = new UsageRecorder(other.usage);
+      for (let round = 0; round < 5; round++) {
+        for (const id of ids) {
+          first.record(id, "ip", "ok", day1 + round);
+          second.record(id, "ip", "ok", day1 + 100 + round);
+          second.record([...ids].reverse()[0], "email", "ok", day1 + 100 + round);
+        }
+        await Promise.all([first.flush(), second.flush()]);
+      }
+      const totals = await usage.usageOf(ids, 0, day1);
+      expect(ids.map((id) => totals.get(id)!.today.ip)).toEqual([10, 10, 10]);
+      expect(totals.get(ids[2])!.today.email).toBe(15);
+      expect((await keys.list()).map((k) => k.lastUsedAt)).toEqual(ids.map(() => new Date(day1 + 104).toISOString()));
+    });
+  });
+
+  describe("dashboard state", () => {
+    test("sessions are found by their token until they expire or are destroyed", async () => {
+      const { sessions } = await backend.fresh();
+      const { token, session } = await sessions.create(day1);
+      expect(await sessions.find(token, day1 + 1)).toEqual(session);
+      expect(await sessions.find(token, day1 + SESSION_LIFETIME_MS)).toBeNull();
+      expect(await sessions.find("x".repeat(101), day1)).toBeNull();
+      expect(await sessions.find(undefined, day1)).toBeNull();
+      await sessions.destroy(token);
+      expect(await sessions.find(token, day1 + 1)).toBeNull();
+    });
+
+    test("a new admin password is checked by every instance and signs everybody out", async () => {
+      const stores = await backend.fresh();
+      const other = await backend.another();
+      const password = await AdminPassword.open(other.adminPassword, null);
+      expect(await password.isSet()).toBe(false);
+      const { token } = await other.sessions.create(day1);
+      await setAdminPassword(stores.adminPassword, "correct horse battery");
+      expect(await password.isSet()).toBe(true);
+      expect(await password.verify("correct horse battery")).toBe(true);
+      expect(await password.verify("wrong horse battery")).toBe(false);
+      expect(await other.sessions.find(token, day1 + 1)).toBeNull();
+    });
+
+    test("five failed sign-ins lock a client out on every instance until unlocked", async () => {
+      const { signInThrottle } = await backend.fresh();
+      const other = await backend.another();
+      for (let i = 0; i < 5; i++) expect(await signInThrottle.begin("2001:db8::1", day1 + i)).toBe(0);
+      expect(await other.signInThrottle.begin("2001:db8::ffff", day1 + 10)).toBe(60_000 + 4 - 10);
+      expect(await signInThrottle.begin("198.51.100.1", day1 + 10)).toBe(0);
+      expect(await other.signInThrottle.unlock(null, day1 + 20)).toEqual(["2001:db8::/64"]);
+      expect(await signInThrottle.begin("2001:db8::1", day1 + 30)).toBe(0);
+    });
+  });
+});

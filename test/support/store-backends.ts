@@ -1,0 +1,68 @@
+import { afterAll, afterEach } from "bun:test";
+import type { SQL } from "bun";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPostgres } from "../../src/postgres/database.ts";
+import { postgresStores } from "../../src/stores/postgres-stores.ts";
+import { openSqliteStores } from "../../src/stores/sqlite-stores.ts";
+import type { Stores } from "../../src/stores/stores.ts";
+import { freshDatabaseUrl } from "./postgres.ts";
+
+/** A database the shared store tests run against: each test starts empty. */
+export interface StoreBackend {
+  readonly name: string;
+  /** Empty stores for one test. */
+  fresh(): Promise<Stores>;
+  /** Another connection to the database of the last fresh(), as another instance or the CLI has. */
+  another(): Promise<Stores>;
+}
+
+const opened: Stores[] = [];
+afterEach(async () => {
+  for (const stores of opened.splice(0)) await stores.close();
+});
+
+const pools: SQL[] = [];
+afterAll(async () => {
+  for (const sql of pools.splice(0)) await sql.close();
+});
+
+function track(stores: Stores): Stores {
+  opened.push(stores);
+  return stores;
+}
+
+function sqliteBackend(): StoreBackend {
+  let path = "";
+  return {
+    name: "SQLite",
+    fresh: async () => {
+      path = join(mkdtempSync(join(tmpdir(), "rk-stores-")), "riskcheck.sqlite");
+      return track(openSqliteStores(path));
+    },
+    another: async () => track(openSqliteStores(path)),
+  };
+}
+
+/** One database per test file, emptied before each test, reached through two connection pools. */
+function postgresBackend(): StoreBackend {
+  let pair: Promise<[SQL, SQL]> | null = null;
+  const open = () =>
+    (pair ??= freshDatabaseUrl().then(async (url) => {
+      const both: [SQL, SQL] = [await openPostgres(url), await openPostgres(url)];
+      pools.push(...both);
+      return both;
+    }));
+  return {
+    name: "PostgreSQL",
+    fresh: async () => {
+      const [sql] = await open();
+      await sql`TRUNCATE api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures`;
+      return postgresStores(sql, "test");
+    },
+    another: async () => postgresStores((await open())[1], "test"),
+  };
+}
+
+export const STORE_BACKENDS: readonly StoreBackend[] = [sqliteBackend(), postgresBackend()];
