@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { isIP } from "node:net";
 import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
@@ -42,13 +43,15 @@ const VERSION_CHECK_MS = 2_000;
 const FINAL_FLUSH_ATTEMPTS = 5;
 
 /** Why the socket could not be opened, naming the address and the settings that chose it. */
-function listenError(err: unknown, config: Config): Error {
+async function listenError(err: unknown, config: Config): Promise<Error> {
   const code = (err as { code?: string }).code;
+  // Bun's errno for a host name that does not resolve is not reliable (EINVAL or a stale ENOENT), so ask the resolver.
+  const resolves = isIP(config.host) !== 0 || (await Bun.dns.lookup(config.host).then(() => true, () => false));
   const reason =
     code === "EADDRINUSE" ? "address in use: another process, perhaps another riskcheck, listens there"
     : code === "EADDRNOTAVAIL" ? "no interface of this machine has that address"
     : code === "EACCES" ? "permission denied"
-    : code === "EINVAL" || code === "ENOTFOUND" ? "not an address this machine can listen on"
+    : !resolves || code === "EINVAL" || code === "ENOTFOUND" ? "not an address this machine can listen on"
     : (err as Error).message;
   return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
 }
@@ -152,7 +155,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   try {
     server = listen(app, config.host, config.port);
   } catch (err) {
-    throw listenError(err, config);
+    throw await listenError(err, config);
   }
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);

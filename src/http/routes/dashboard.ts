@@ -195,7 +195,7 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     try {
-      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "" });
+      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "" }, new Date(this.deps.now()));
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -218,7 +218,7 @@ export class Dashboard {
     if (field(current.form, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
     const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
-    if (!key.revokedAt) await this.deps.keys.revoke(key.id).catch(ignoreAlreadyRevoked);
+    if (!key.revokedAt) await this.deps.keys.revoke(key.id, new Date(this.deps.now())).catch(ignoreAlreadyRevoked);
     return redirect("/dashboard?done=revoked");
   }
 
