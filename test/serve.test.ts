@@ -189,6 +189,8 @@ describe("graceful shutdown", () => {
     expect(ms).toBeGreaterThanOrEqual(250);
     expect(ms).toBeLessThan(5_000);
     expect(server.output()).toContain("1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections");
+    // The request cut off is the client's loss, not a failure of the route with a stack trace.
+    expect(server.output()).not.toContain("POST /dashboard/sign-in:");
     const [row] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
     expect(row.usage.today.email).toBe(1);
   });
@@ -255,6 +257,27 @@ describe("the dashboard in the real process", () => {
       expect(res.status).toBe(path === "/dashboard/sign-in" || status === 413 ? status : 403);
     }
     expect(server.output()).not.toContain("POST /dashboard");
+  });
+
+  test("a form body that never arrives whole (client gone, malformed chunks, chunked past 64 KiB) is no server error", async () => {
+    const { hostname, port } = new URL(server.url);
+    const head = "POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\n";
+    const chunk = (bytes: string) => `${bytes.length.toString(16)}\r\n${bytes}\r\n`;
+    for (const request of [
+      `${head}Content-Length: 500\r\n\r\ncsrf=x&pass`,
+      `${head}Transfer-Encoding: chunked\r\n\r\nzz\r\ncsrf=x\r\n0\r\n\r\n`,
+      `${head}Transfer-Encoding: chunked\r\n\r\n${chunk("x".repeat(4096)).repeat(20)}0\r\n\r\n`,
+    ]) {
+      const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
+      socket.write(request);
+      await Bun.sleep(200);
+      socket.end();
+    }
+    await Bun.sleep(200);
+    expect(server.output()).not.toContain("POST /dashboard");
+    const metrics = parsePrometheusText(await (await fetch(`${server.url}/metrics`)).text());
+    const serverErrors = metrics.get("riskcheck_requests_total")!.samples.filter((s) => s.labels.status.startsWith("5") && s.labels.status !== "503");
+    expect(serverErrors).toEqual([]);
   });
 
   test("a lock-out survives a restart, and admin unlock lifts it in the running server", async () => {
