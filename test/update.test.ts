@@ -350,3 +350,16 @@ describe("staging never writes through to the current version", () => {
     expect(readdirSync(join(dir, "datasets"))).toEqual([before.replace("datasets/", "")]);
   });
 });
+
+describe("update's start-up failures name the path and the setting to change", () => {
+  test("a data directory that is not there, or a sources path that is a directory", async () => {
+    const missing = join(makeDataDir(), "nowhere");
+    const run = await runCliAsync(["update", "--data-dir", missing]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`riskcheck: ${join(missing, "sources.json")}: cannot read the sources file (no such file); point --data-dir / RISKCHECK_DATA_DIR at the data directory, or --sources / RISKCHECK_SOURCES at a sources file`);
+    const dir = makeDataDir();
+    const directory = await runCliAsync(["update", "--data-dir", dir, "--sources", dir]);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr.trim()).toBe(`riskcheck: ${dir}: cannot read the sources file (a directory, not a file); point --sources / RISKCHECK_SOURCES at a sources file`);
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { mmdbContentHash } from "../ip/geo/mmdb.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
@@ -84,10 +84,24 @@ interface Held {
 export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
   const files = dataFiles(options.dataDir);
   const sourcesFile = options.sourcesFile ?? files.sources;
-  const sources = parseSources(await Bun.file(sourcesFile).text(), sourcesFile);
+  const sources = parseSources(await readSourcesFile(sourcesFile, resolve(sourcesFile) === resolve(files.sources)), sourcesFile);
   const unknown = (options.only ?? []).filter((name) => !sources.some((s) => s.name === name));
   if (unknown.length) throw new Error(`${sourcesFile}: no source named ${unknown.join(", ")}`);
   return withUpdateLock(options.dataDir, () => build(sources, options));
+}
+
+/** The sources file's text; a file that cannot be read is named with the settings that chose it, not a bare errno. */
+async function readSourcesFile(file: string, inDataDir: boolean): Promise<string> {
+  try {
+    return await Bun.file(file).text();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const reason = code === "ENOENT" ? "no such file" : code === "ENOTDIR" ? "a part of the path is not a directory" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message;
+    const fix = inDataDir
+      ? "point --data-dir / RISKCHECK_DATA_DIR at the data directory, or --sources / RISKCHECK_SOURCES at a sources file"
+      : "point --sources / RISKCHECK_SOURCES at a sources file";
+    throw new Error(`${file}: cannot read the sources file (${reason}); ${fix}`);
+  }
 }
 
 async function build(sources: readonly Source[], options: UpdateOptions): Promise<UpdateReport> {
