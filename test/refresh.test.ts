@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLED_SOURCES, makeDataDir, runCli, startServe } from "./support/processes.ts";
+import { UpdateChild } from "../src/datasets/refresh-child.ts";
+import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
 
 setDefaultTimeout(60_000);
 
@@ -75,5 +76,35 @@ describe("serve keeps its data fresh by itself", () => {
     const { code, stderr } = runCli(["serve", "--port", "0"], { RISKCHECK_UPDATE_EVERY: "daily" });
     expect(code).toBe(2);
     expect(stderr).toContain('RISKCHECK_UPDATE_EVERY: "daily" is not a period such as 24h');
+  });
+});
+
+describe("a refresh that reaches no source is a failure", () => {
+  /** A loopback port nothing listens on, as a feed server that is down. */
+  const closedPort = () => {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = listener.port;
+    listener.stop(true);
+    return port;
+  };
+  const refreshWith = (extra: object[]) => {
+    const dir = makeDataDir();
+    writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ...extra] }));
+    return new UpdateChild([process.execPath, CLI], ["--data-dir", dir], process.env, Date.now).run();
+  };
+  const feed = (name: string, url: string) => ({ name, url, format: "address-list", feeds: "attack", licence: "test" });
+
+  test("every download failing (the network is down) is an error, so it is retried within the hour and /healthz warns", async () => {
+    const result = await refreshWith([feed("ipsum", `http://127.0.0.1:${closedPort()}/ipsum.txt`)]);
+    expect(result.version).toBeNull();
+    expect(result.failedSources.map((s) => s.name)).toEqual(["ipsum"]);
+    expect(result.error).toBe("no source could be reached (1 failed)");
+  });
+
+  test("one source failing while another is reached is a success that names the failure", async () => {
+    const result = await refreshWith([feed("ipsum", `http://127.0.0.1:${feeds.port}/ipsum.txt`), feed("gone", `http://127.0.0.1:${closedPort()}/gone.txt`)]);
+    expect(result.version).not.toBeNull();
+    expect(result.error).toBeNull();
+    expect(result.failedSources.map((s) => s.name)).toEqual(["gone"]);
   });
 });

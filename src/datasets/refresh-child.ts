@@ -31,11 +31,15 @@ export class UpdateChild {
         const reason = stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`;
         return { finishedAt: this.now(), version: null, error: reason, failedSources: [] };
       }
+      const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.detail }));
+      // Every download failed (the network is down, the feed server unreachable): not a
+      // success, so it is retried within the hour and /healthz and /metrics say so.
+      const unreached = report.version === null && report.reached === 0 && failedSources.length > 0;
       return {
         finishedAt: this.now(),
         version: report.version,
-        error: report.refused.length ? `refused: ${report.refused.join("; ")}` : null,
-        failedSources: report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.detail })),
+        error: report.refused.length ? `refused: ${report.refused.join("; ")}` : unreached ? `no source could be reached (${failedSources.length} failed)` : null,
+        failedSources,
       };
     } finally {
       this.process = null;

@@ -63,6 +63,8 @@ export interface UpdateReport {
   readonly refused: readonly string[];
   /** Versions removed because they fell out of the kept history. */
   readonly pruned: readonly string[];
+  /** Sources fetched or confirmed (a 304) over the network, npm: packages not counted: 0 when every download failed. */
+  readonly reached: number;
 }
 
 /** A source's data in the version being built. */
@@ -116,12 +118,14 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
   mkdirSync(out.raw, { recursive: true });
   try {
     const { held, outcomes } = await gatherSources(sources, current, currentRoot, out.raw, options, now);
+    const fromNetwork = new Set(sources.filter((s) => !s.url.startsWith("npm:")).map((s) => s.name));
+    const reached = outcomes.filter((o) => (o.outcome === "updated" || o.outcome === "unchanged") && fromNetwork.has(o.name)).length;
     // Records without data are those of older riskcheck versions' bundled packages.
     for (const [name, record] of Object.entries(current?.sources ?? {})) {
       if (record.raw !== undefined && !sources.some((s) => s.name === name)) outcomes.push({ name, outcome: "removed", detail: "no longer in the sources file; its data leaves every output" });
     }
     const anyChange = !current || outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") || [...held.values()].some((h) => h.changed);
-    if (!anyChange && !options.force) return { outcomes, outputs: [], version: null, refused: [], pruned: [] };
+    if (!anyChange && !options.force) return { outcomes, outputs: [], version: null, refused: [], pruned: [], reached };
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
     const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
@@ -129,7 +133,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
     const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, { outcomes, previous: current?.sources ?? {} });
     const changes = outputs.changes;
-    if (refused.length) return { outcomes, outputs: changes, version: null, refused, pruned: [] };
+    if (refused.length) return { outcomes, outputs: changes, version: null, refused, pruned: [], reached };
 
     const manifest: Manifest = {
       version,
@@ -148,7 +152,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     }
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
-    return { outcomes, outputs: changes, version, refused: [], pruned };
+    return { outcomes, outputs: changes, version, refused: [], pruned, reached };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
