@@ -97,15 +97,17 @@ const sumOf = (c: Counters) => c.bot + c.probe + c.rate + c.attack + c.crawler;
  * thresholds. The operator's lists come first: the allowlist forces ok, the denylist
  * bad. Then the feeds: a confirmed-malicious list is bad, then the independent reports
  * decide; without reports a scanner is suspicious and a VPN or hosting network
- * informative. A verified crawler or anycast infrastructure (resolvers, CDN edges) is
- * never more than suspicious, whatever the feeds say.
+ * informative. A verified crawler is never more than suspicious, whatever the feeds
+ * say; anycast infrastructure (resolvers, CDN edges) is never made more than suspicious
+ * by reports, which there are about whoever shares it, but a network on Spamhaus DROP
+ * stays bad wherever it lies.
  */
 export function ruleOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): Rule {
   const reports = sumOf(c);
   if (flags.allowlisted) return { id: "allowlisted", level: "ok", reports };
   if (flags.denylisted) return { id: "denylisted", level: "bad", reports };
   const rule = feedRule(reports, kinds, flags.confirmedBad, t);
-  const by = flags.verifiedCrawler ? "verified-crawler" : flags.anycast ? "anycast" : null;
+  const by = flags.verifiedCrawler ? "verified-crawler" : flags.anycast && rule.id !== "confirmed-bad" ? "anycast" : null;
   if (by && (rule.level === "bad" || rule.level === "warning")) return { id: "benign-cap", level: "suspicious", reports, capped: { from: rule.level, by } };
   return rule;
 }

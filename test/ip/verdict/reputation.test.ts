@@ -20,6 +20,8 @@ const MODEL: Row[] = [
   ["a verified crawler with 10 reports", { attack: 10 }, KIND.crawler, { verifiedCrawler: true }, { id: "benign-cap", level: "suspicious", capped: { from: "bad", by: "verified-crawler" } }],
   ["a verified crawler on Spamhaus DROP", {}, KIND.crawler, { verifiedCrawler: true, confirmedBad: true }, { id: "benign-cap", level: "suspicious", capped: { from: "bad", by: "verified-crawler" } }],
   ["a public resolver with 4 reports", { attack: 4 }, 0, { anycast: true }, { id: "benign-cap", level: "suspicious", capped: { from: "warning", by: "anycast" } }],
+  ["anycast space with 6 reports", { attack: 6 }, KIND.hosting, { anycast: true }, { id: "benign-cap", level: "suspicious", capped: { from: "bad", by: "anycast" } }],
+  ["anycast space on Spamhaus DROP stays bad (DROP lists two /23s in Cloudflare's 172.64.0.0/13)", { attack: 1 }, KIND.hosting, { anycast: true, confirmedBad: true }, { id: "confirmed-bad", level: "bad" }],
   ["2 reports", { attack: 2 }, 0, {}, { id: "reports>=suspicious", level: "suspicious", reports: 2, threshold: 2 }],
   ["a verified crawler with 2 reports keeps suspicious", { bot: 2 }, KIND.crawler, { verifiedCrawler: true }, { id: "reports>=suspicious", level: "suspicious" }],
   ["a scanner with no reports", {}, KIND.scanner, {}, { id: "kind-scanner", level: "suspicious" }],
