@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import NPM_DATA_DATES from "../../src/datasets/npm-data-dates.json" with { type: "json" };
 import { parseSources } from "../../src/datasets/sources.ts";
+import { COUNTER_NAMES, type CounterName, type ReportingSource, countersOf } from "../../src/ip/verdict/report-counting.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const file = join(ROOT, "data/sources.json");
@@ -37,5 +38,23 @@ describe("the shipped data/sources.json", () => {
     expect(supersedes["disposable-domains"]).toEqual(["bundled-disposable-domains"]);
     // Different lists add to each other: only a newer copy of the same list replaces one.
     for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"]) expect(supersedes[name]).toEqual([]);
+  });
+
+  describe("its reputation lists declare what they aggregate, so one report counts once", () => {
+    const reporting = new Map<string, ReportingSource>(
+      sources.filter((s) => (COUNTER_NAMES as readonly string[]).includes(s.feeds)).map((s) => [s.name, { category: s.feeds as CounterName, weight: s.weight, includes: s.includes }]),
+    );
+    const sumOf = (listings: [string, number][]) => Object.values(countersOf(listings.map(([source, count]) => ({ source, count })), reporting)).reduce((a, b) => a + b, 0);
+
+    test.each([
+      // DShield's top attacking /24s are in all three FireHOL levels (dshield, dshield_1d, dshield_30d): one report.
+      ["a DShield /24 on FireHOL levels 1, 2 and 3", [["firehol-level1", 1], ["firehol-level2", 1], ["firehol-level3", 1]], 1],
+      ["the same with one ipsum list", [["firehol-level1", 1], ["firehol-level2", 1], ["firehol-level3", 1], ["ipsum", 1]], 1],
+      ["blocklist.de ssh, FireHOL level 2 built from it, and 4 ipsum lists", [["blocklist-de-ssh", 1], ["firehol-level2", 1], ["ipsum", 4]], 4],
+      ["FireHOL level 2 and level 3 from different lists, ipsum counting both", [["firehol-level2", 1], ["firehol-level3", 1], ["ipsum", 2]], 2],
+      ["ipsum alone", [["ipsum", 10]], 10],
+    ] as [string, [string, number][], number][])("%s: %p reports", (_, listings, reports) => {
+      expect(sumOf(listings)).toBe(reports);
+    });
   });
 });
