@@ -94,7 +94,7 @@ describe("a refresh that reaches no source is a failure", () => {
   };
   const feed = (name: string, url: string) => ({ name, url, format: "address-list", feeds: "attack", licence: "test" });
 
-  test("every download failing (the network is down) is an error, so it is retried within the hour and /healthz warns", async () => {
+  test("every download failing (the network is down) is an error, so it is retried an hour later and /healthz warns", async () => {
     const result = await refreshWith([feed("ipsum", `http://127.0.0.1:${closedPort()}/ipsum.txt`)]);
     expect(result.version).toBeNull();
     expect(result.failedSources.map((s) => s.name)).toEqual(["ipsum"]);

@@ -33,7 +33,7 @@ export class UpdateChild {
       }
       const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.detail }));
       // Every download failed (the network is down, the feed server unreachable): not a
-      // success, so it is retried within the hour and /healthz and /metrics say so.
+      // success, so it is retried an hour later and /healthz and /metrics say so.
       const unreached = report.version === null && report.reached === 0 && failedSources.length > 0;
       return {
         finishedAt: this.now(),

@@ -39,7 +39,7 @@ const MAX_JITTER_MS = 1_800_000;
 /**
  * Refreshes the datasets every period, as `riskcheck update` would. Data never refreshed
  * from the network, or older than a period, is refreshed within a minute of start; a
- * refresh that installed nothing is retried within the hour. One runs at a time.
+ * refresh that installed nothing is retried an hour later (plus jitter). One runs at a time.
  */
 export class RefreshScheduler {
   private timer: unknown = null;
