@@ -363,3 +363,19 @@ describe("update's start-up failures name the path and the setting to change", (
     expect(directory.stderr.trim()).toBe(`riskcheck: ${dir}: cannot read the sources file (a directory, not a file); point --sources / RISKCHECK_SOURCES at a sources file`);
   });
 });
+
+describe("the free set is guarded as it is served", () => {
+  test("a disposable list that carries the free providers is refused, though every compiled list grows", async () => {
+    const dir = makeDataDir();
+    const before = readlinkSync(join(dir, "current"));
+    // A slip in sources.json: the free-provider list declared as a disposable list. Every
+    // gmail.com, yahoo.com … would turn disposable; no compiled list shrinks.
+    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "wrong", url: "npm:email-providers/all.json", format: "domain-list", feeds: "disposable", licence: "ISC" }]));
+    const run = await runCliAsync(["update", "--data-dir", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/refused: free-domains as served would shrink from \d{4} to \d{1,3} \(.*\); its sources: wrong \(added, \d+ entries\)/);
+    expect(readlinkSync(join(dir, "current"))).toBe(before);
+    expect((await runCliAsync(["update", "--data-dir", dir, "--force"])).code).toBe(0);
+    expect(readlinkSync(join(dir, "current"))).not.toBe(before);
+  });
+});

@@ -1,10 +1,10 @@
-import { type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { join } from "node:path";
 import { dataFiles, dataFilesAt } from "./data-layout.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
-import { readTextDataset } from "./read-text-dataset.ts";
+import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { currentVersion } from "./versions.ts";
 
@@ -26,23 +26,10 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
   const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
-  const [{ ip, datasets: ipDatasets, notes: ipNotes }, disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+  const [{ ip, datasets: ipDatasets, notes: ipNotes }, { lists, dropped, free: freeReport, allow, feedAllow, supplement }] = await Promise.all([
     loadIpDatasets(dataDir, thresholds, root, manifest.outputs),
-    readTextDataset(files.disposableDomains),
-    readTextDataset(files.disposableWildcards),
-    readTextDataset(files.freeDomains),
-    readTextDataset(files.allowedDomains, { optional: true }),
-    readTextDataset(files.feedAllowedDomains, { optional: true }),
-    readTextDataset(files.freeSupplement, { optional: true }),
+    loadEmailLists(dataDir, root),
   ]);
-  const lines = (dataset: typeof allow) => (dataset ? parseDomainListText(dataset.text) : []);
-  const { lists, dropped, free: freeReport } = buildDomainLists({
-    disposable: lines(disposable),
-    disposableWildcard: lines(wildcard),
-    free: lines(free),
-    freeSupplement: lines(supplement),
-    allow: [...lines(allow), ...lines(feedAllow)],
-  });
   const notes: string[] = [...ipNotes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
@@ -64,6 +51,41 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
     notes,
     freeList: freeReport,
   };
+}
+
+export interface EmailLists {
+  readonly lists: DomainLists;
+  readonly dropped: DroppedCounts;
+  readonly free: FreeListReport;
+  /** The operator's allowlist, the version's feed allowlist and the operator's free supplement, where present. */
+  readonly allow: TextDataset | null;
+  readonly feedAllow: TextDataset | null;
+  readonly supplement: TextDataset | null;
+}
+
+/**
+ * The email lists as a version serves them: its compiled lists with the operator's
+ * allowlist and free supplement, without the IP datasets. Without `root`, the current version.
+ */
+export async function loadEmailLists(dataDir: string, root?: string): Promise<EmailLists> {
+  const files = dataFilesAt(dataDir, root);
+  const [disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+    readTextDataset(files.disposableDomains),
+    readTextDataset(files.disposableWildcards),
+    readTextDataset(files.freeDomains),
+    readTextDataset(files.allowedDomains, { optional: true }),
+    readTextDataset(files.feedAllowedDomains, { optional: true }),
+    readTextDataset(files.freeSupplement, { optional: true }),
+  ]);
+  const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
+  const built = buildDomainLists({
+    disposable: lines(disposable),
+    disposableWildcard: lines(wildcard),
+    free: lines(free),
+    freeSupplement: lines(supplement),
+    allow: [...lines(allow), ...lines(feedAllow)],
+  });
+  return { ...built, allow, feedAllow, supplement };
 }
 
 /** A compiled output is as recent as the newest data of the sources it was composed from. */

@@ -6,7 +6,7 @@ import { dataFiles, versionFiles } from "./data-layout.ts";
 import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
 import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
-import { loadSnapshot } from "./load-snapshot.ts";
+import { type LoadReport, loadEmailLists, loadSnapshot } from "./load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { composeEvidence } from "./evidence.ts";
@@ -66,6 +66,9 @@ export interface UpdateReport {
   /** Sources fetched or confirmed (a 304) over the network, npm: packages not counted: 0 when every download failed. */
   readonly reached: number;
 }
+
+/** The outputs that decide which of the free lists' names are served as free. */
+const SERVED_FREE_INPUTS: readonly OutputName[] = ["free-domains", "disposable-domains", "disposable-wildcards", "allowed-domains"];
 
 /** A source's data in the version being built. */
 interface Held {
@@ -131,9 +134,14 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
     await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, Math.floor(now.getTime() / 1000));
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
-    const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, { outcomes, previous: current?.sources ?? {} });
+    const guard = { outcomes, previous: current?.sources ?? {} };
+    const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, guard);
     const changes = outputs.changes;
     if (refused.length) return { outcomes, outputs: changes, version: null, refused, pruned: [], reached };
+    // The free set served is what the disposable lists and the allowlist leave of the free
+    // lists: a disposable list that carries gmail.com empties it while every list grows.
+    const freeInputsChanged = changes.some((c) => c.rebuilt && SERVED_FREE_INPUTS.includes(c.name));
+    const servedFreeBefore = !options.force && currentRoot && freeInputsChanged ? (await loadEmailLists(options.dataDir, currentRoot)).free.kept : null;
 
     const manifest: Manifest = {
       version,
@@ -143,12 +151,19 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       outputs: outputs.records,
     };
     writeManifest(out.manifest, manifest);
+    let staged: LoadReport;
     try {
       // The whole version must load before anyone is pointed at it.
       Bun.gc(true);
-      await loadSnapshot(options.dataDir, options.thresholds, staging);
+      staged = await loadSnapshot(options.dataDir, options.thresholds, staging);
     } catch (err) {
       throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
+    }
+    if (servedFreeBefore !== null) {
+      const served = (records: Readonly<Record<string, OutputRecord>>, count: number): OutputRecord => ({ count, sources: [...new Set(SERVED_FREE_INPUTS.flatMap((o) => records[o]?.sources ?? []))] });
+      const check = { name: "free-domains as served", before: served(current?.outputs ?? {}, servedFreeBefore), after: served(outputs.records, staged.freeList.kept) };
+      const servedRefused = shrinkRefusals([check], options.maxShrink, guard);
+      if (servedRefused.length) return { outcomes, outputs: changes, version: null, refused: servedRefused, pruned: [], reached };
     }
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
