@@ -24,7 +24,7 @@ export const GOLDEN_TABLE: readonly GoldenRow[] = [
   ...FREE("yahoo.co.jp", "Japan"),
   ...FREE("rediffmail.com yahoo.co.in", "India"),
   ...FREE("uol.com.br bol.com.br terra.com.br yahoo.com.br hotmail.com.br ig.com.br yahoo.com.mx hotmail.es", "Latin America and Spain"),
-  ...FREE("consultant.com myself.com", "mail.com's free address domains, wrongly on a disposable list"),
+  ...FREE("consultant.com myself.com dr.com techie.com uymail.com writeme.com alumni.com contractor.net optician.com photographer.net priest.com salesperson.net", "mail.com's free address domains (Thunderbird's ISPDB lists them), wrongly on a disposable list"),
 
   ...DISPOSABLE("mailinator.com guerrillamail.com guerrillamail.net sharklasers.com grr.la 10minutemail.com temp-mail.org yopmail.com yopmail.fr maildrop.cc trashmail.com trashmail.de getnada.com dispostable.com mailnesia.com mintemail.com fakeinbox.com mytemp.email emailondeck.com mohmal.com dropmail.me mailcatch.com jetable.org spam4.me discard.email burnermail.io emailfake.com harakirimail.com tempinbox.com incognitomail.org", "a well-known throwaway-mail service"),
   ...DISPOSABLE("abc.mailinator.com x.y.yopmail.com inbox.trashmail.com", "a subdomain of a throwaway service"),
