@@ -13,6 +13,7 @@ const NEITHER = (domains: string, why: string): GoldenRow[] => domains.split(/\s
 export const GOLDEN_TABLE: readonly GoldenRow[] = [
   ...FREE("gmail.com googlemail.com yahoo.com ymail.com rocketmail.com outlook.com hotmail.com live.com msn.com aol.com icloud.com me.com mac.com mail.com gmx.com zoho.com yandex.com protonmail.com proton.me pm.me", "North America and global"),
   ...FREE("gmx.de gmx.net web.de freenet.de yahoo.de hotmail.de gmx.at gmx.ch bluewin.ch", "German-speaking Europe"),
+  ...FREE("hotmail.se live.se hotmail.no hotmail.fi live.at hotmail.cz live.ru hotmail.co.za gmx.co.uk gmx.es gmx.it", "Microsoft's and GMX's country domains: curated supplement"),
   ...FREE("laposte.net orange.fr free.fr sfr.fr wanadoo.fr hotmail.fr yahoo.fr", "France"),
   ...FREE("libero.it virgilio.it tiscali.it hotmail.it", "Italy"),
   ...FREE("yahoo.co.uk hotmail.co.uk btinternet.com", "United Kingdom"),
