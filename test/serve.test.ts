@@ -398,6 +398,17 @@ describe("start-up failures", () => {
     refused(dir, file, "damaged MaxMind DB file");
   });
 
+  test("an MMDB with a field's type damaged, every record still decodable, stops start-up naming the file", () => {
+    const dir = makeDataDir();
+    const file = "current/geo/city-ipv6.mmdb";
+    const damaged = readFileSync(join(dir, file));
+    // The type byte of the one "California" string that state1 values point at: string → bytes.
+    const at = damaged.indexOf(Buffer.from("\x4aCalifornia", "latin1"));
+    damaged[at] = 0x8a;
+    replace(dir, file, damaged);
+    refused(dir, file, "has state1 of type bytes, not string");
+  });
+
   test("a missing data directory is named as such, with the fix", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);

@@ -150,6 +150,17 @@ describe("MaxMind databases", () => {
     }
     expect(() => parseMmdbSource(damaged, "city-ipv4")).toThrow(/damaged MaxMind DB file/);
   });
+  test("a byte that turns a string into another type, still decodable, is found", () => {
+    // The one copy of "California" that state1 values point at, its type byte turned from
+    // string into bytes: every record still decodes, but a lookup would fail.
+    const damaged = Buffer.from(city);
+    const string = Buffer.from("\x4aCalifornia", "latin1");
+    const at = damaged.indexOf(string);
+    expect(at).toBeGreaterThan(0);
+    expect(damaged.lastIndexOf(string)).toBe(at);
+    damaged[at] = 0x8a;
+    expect(() => parseMmdbSource(damaged, "city-ipv4")).toThrow(/damaged MaxMind DB file \(the record at data offset \d+ has state1 of type bytes, not string\)/);
+  });
   test("not a database at all", () => {
     expect(() => parseMmdbSource(bytes("<html>nope</html>"), "city")).toThrow("not a valid MaxMind DB file");
   });

@@ -86,8 +86,9 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
   } catch (err) {
     throw damaged((err as Error).message);
   }
-  // Parts that records share (a country, a time zone) are decoded once.
+  // Parts that records share (a country, a time zone) are decoded and checked once.
   const decoder = new Decoder(bytes, dataStart, new Map());
+  const checked = new WeakSet<object>();
   for (const pointer of walk.pointers) {
     let record: unknown;
     try {
@@ -98,8 +99,38 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
     if (record === null || typeof record !== "object" || Array.isArray(record)) {
       throw damaged(`the record at data offset ${pointer - nodeCount - 16} is not a map`);
     }
+    const mistyped = mistypedField(record, checked);
+    if (mistyped) throw damaged(`the record at data offset ${pointer - nodeCount - 16} has ${mistyped}`);
   }
   return { records: walk.pointers.length, networks: walk.networks };
+}
+
+/**
+ * The type of each record field the answers read (MaxMind and DB-IP layouts, and
+ * ip-location-db's flat one). A damaged byte can turn a string into a number or bytes and
+ * still decode; the answer for that network would then fail.
+ */
+const FIELD_TYPES: Readonly<Record<string, "string" | "number" | "object">> = {
+  country_code: "string", state1: "string", state2: "string", postcode: "string", timezone: "string", latitude: "number", longitude: "number",
+  country: "object", registered_country: "object", subdivisions: "object", postal: "object", location: "object", names: "object",
+  iso_code: "string", en: "string", code: "string", time_zone: "string",
+  autonomous_system_number: "number", autonomous_system_organization: "string", isp: "string", organization: "string", connection_type: "string",
+};
+
+/** The first field, at any depth, whose value is not of its type ("state1 of type number"), or null. */
+function mistypedField(value: object, seen: WeakSet<object>): string | null {
+  if (seen.has(value)) return null;
+  for (const [key, field] of Object.entries(value)) {
+    const expected = FIELD_TYPES[key];
+    const actual = field === null ? "null" : Buffer.isBuffer(field) ? "bytes" : typeof field;
+    if (expected && actual !== expected) return `${key} of type ${actual}, not ${expected}`;
+    if (actual === "object") {
+      const inner = mistypedField(field, seen);
+      if (inner) return inner;
+    }
+  }
+  seen.add(value);
+  return null;
 }
 
 /**
