@@ -193,6 +193,25 @@ describe("riskcheck update against a loopback feed server", () => {
     publish("/disposable.conf", fixture("mailchecker-list.txt"));
   });
 
+  test("an MMDB download damaged inside its data section, metadata intact, is refused and the served one stays", async () => {
+    const before = current();
+    const damaged = Buffer.from(Bun.gunzipSync(GOOD_COUNTRY));
+    const metadata = damaged.lastIndexOf(Buffer.from("\xab\xcd\xefMaxMind.com", "latin1"));
+    // Random bytes over the last 1,400 bytes before the metadata: the records' part of the data section.
+    let state = 11;
+    for (let i = 0; i < 200; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      damaged[metadata - 1 - (state % 1400)] = state >>> 24;
+    }
+    publish("/country.mmdb.gz", Bun.gzipSync(damaged));
+    const run = await update("--only", "country");
+    publish("/country.mmdb.gz", GOOD_COUNTRY);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/country\s+failed\s+refused: damaged MaxMind DB file .*keeps its data of/);
+    expect(current()).toBe(before);
+    expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).country_code).toBe("AU");
+  });
+
   test("a source that shrank too much against its last download is refused unless forced", async () => {
     publish("/ipsum.txt", "# ipsum\n77.90.185.20\t10\n");
     const refused = await update("--only", "ipsum");
