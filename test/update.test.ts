@@ -398,3 +398,18 @@ describe("the free set is guarded as it is served", () => {
     expect(readlinkSync(join(dir, "current"))).not.toBe(before);
   });
 });
+
+describe("the allowlists are guarded against un-flagging the disposable lists", () => {
+  test("a block list declared as an allowlist is refused, though no output shrinks", async () => {
+    const dir = makeDataDir();
+    const before = readlinkSync(join(dir, "current"));
+    // The maintained block list at the allowlist's place: 8,883 names would stop being disposable.
+    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "wrong-allow", url: "npm:disposable-email-domains-js/dist/dict/disposable_email_blocklist.json", format: "domain-list", feeds: "allow", licence: "CC0" }]));
+    const run = await runCliAsync(["update", "--data-dir", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/refused: the allowlists would un-flag \d{4} of the \d{6} disposable names \(\d+ %, more than 1 %\); its sources: wrong-allow, the operator's allowlist/);
+    expect(readlinkSync(join(dir, "current"))).toBe(before);
+    expect((await runCliAsync(["update", "--data-dir", dir, "--force"])).code).toBe(0);
+    expect(readlinkSync(join(dir, "current"))).not.toBe(before);
+  });
+});

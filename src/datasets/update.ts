@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { DomainLists } from "../email/domain-lists.ts";
 import { mmdbContentHash } from "../ip/geo/mmdb.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
@@ -69,6 +70,22 @@ export interface UpdateReport {
 
 /** The outputs that decide which of the free lists' names are served as free. */
 const SERVED_FREE_INPUTS: readonly OutputName[] = ["free-domains", "disposable-domains", "disposable-wildcards", "allowed-domains"];
+
+/**
+ * An allowlist names a few wrongly flagged domains; one that un-flags more than this share
+ * of the disposable names is a list of another kind (a block list at the allowlist's URL).
+ */
+const MAX_ALLOWLISTED_SHARE = 0.01;
+
+/** The refusal of an allowlist that would un-flag more than MAX_ALLOWLISTED_SHARE of the disposable names, or null. */
+function allowlistRefusal(lists: DomainLists, sources: readonly string[]): string | null {
+  let unflagged = 0;
+  for (const name of lists.allow) if (lists.disposable.has(name) || lists.disposableWildcard.has(name)) unflagged++;
+  const listed = lists.disposable.size + lists.disposableWildcard.size;
+  if (unflagged <= listed * MAX_ALLOWLISTED_SHARE) return null;
+  const share = Math.round((unflagged / listed) * 100);
+  return `the allowlists would un-flag ${unflagged} of the ${listed} disposable names (${share} %, more than ${MAX_ALLOWLISTED_SHARE * 100} %); its sources: ${[...sources, "the operator's allowlist"].join(", ")}. An allowlist names a few wrongly listed domains: check that each serves one, or accept with --force`;
+}
 
 /** A source's data in the version being built. */
 interface Held {
@@ -165,6 +182,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       const servedRefused = shrinkRefusals([check], options.maxShrink, guard);
       if (servedRefused.length) return { outcomes, outputs: changes, version: null, refused: servedRefused, pruned: [], reached };
     }
+    const allowRefused = options.force ? null : allowlistRefusal(staged.snapshot.email, outputs.records["allowed-domains"]?.sources ?? []);
+    if (allowRefused) return { outcomes, outputs: changes, version: null, refused: [allowRefused], pruned: [], reached };
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
     return { outcomes, outputs: changes, version, refused: [], pruned, reached };
