@@ -60,6 +60,19 @@ interface Lease {
 }
 
 /**
+ * A lease is refilled when half of it is used, or when it is down to its last check while
+ * the count says checks are left: slices shrink to 1 as the quota runs out, and asking only
+ * once the last one is gone would refuse a request while checks remain.
+ */
+function wantsRefill(lease: Lease, limit: number): boolean {
+  return lease.available <= lease.size / 2 || lastHeld(lease, limit);
+}
+
+function lastHeld(lease: Lease, limit: number): boolean {
+  return lease.answered && lease.available <= 1 && lease.charged < limit;
+}
+
+/**
  * The quota of several instances sharing one count. Each instance leases a slice of a
  * key's quota (see leaseSize) and serves from it in memory, refilling in the background
  * when half of the slice is used; requests never wait for the database. Until its first
@@ -97,7 +110,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
       lease = { keyId, month, available: 0, size, served: 0, askedAtMs: nowMs, owed: 0, answered: false, charged, refilling: null, askAfterMs: 0, lastUsedMs: nowMs };
       this.leases.set(keyId, lease);
     }
-    if (lease.refilling === null && lease.available <= lease.size / 2 && nowMs >= lease.askAfterMs) this.refill(lease, limit);
+    if (lease.refilling === null && wantsRefill(lease, limit) && nowMs >= lease.askAfterMs) this.refill(lease, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
     const onCredit = !lease.answered && lease.charged < limit && lease.owed < lease.size;
     if (lease.available > 0 || onCredit) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
@@ -144,7 +157,8 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     lease.size = leaseSize(limit, lease.charged, demand);
     lease.served = 0;
     lease.askedAtMs = nowMs;
-    const want = lease.size - lease.available;
+    // Near the end of the quota a slice is 1: ask for it while the last check held is still there to serve.
+    const want = Math.max(lease.size - lease.available, lastHeld(lease, limit) ? 1 : 0);
     if (want <= 0) return;
     const owed = lease.owed;
     lease.refilling = this.store
@@ -170,7 +184,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
       .then((granted) => {
         lease.refilling = null;
         // A grant that paid for credit can leave the lease low: the next one is asked for at once.
-        if (granted && lease.available <= lease.size / 2) this.refill(lease, limit);
+        if (granted && wantsRefill(lease, limit)) this.refill(lease, limit);
       });
   }
 

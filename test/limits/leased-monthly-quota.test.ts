@@ -145,6 +145,20 @@ describe("quota leased from a shared count", () => {
     expect(store.requests.at(-1)!.want).toBeGreaterThan(2_000);
   });
 
+  test("near the end of the quota, requests one at a time are never refused while checks are left", async () => {
+    const store = new HeldLeases();
+    store.charged.set("k 2026-11", 30);
+    const quota = await instance(store);
+    const outcomes: boolean[] = [];
+    for (let i = 0; i < 25; i++) {
+      outcomes.push(serve(quota, "k", 50));
+      await store.answer(); // the database answers between one request and the next
+    }
+    // The 20 checks left, then refusals: no "quota exceeded" while a slice of the last checks is on its way.
+    expect(outcomes).toEqual([...Array(20).fill(true), ...Array(5).fill(false)]);
+    expect(store.charged.get("k 2026-11")).toBe(50);
+  });
+
   test("the headers' remaining count never goes below zero on an allowed answer", async () => {
     const store = new HeldLeases();
     const quota = await instance(store);
