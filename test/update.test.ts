@@ -150,6 +150,11 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(about.sources.map((s) => s.name)).not.toContain("bundled-whois-country");
     expect(about.sources.find((s) => s.name === "bundled-ivolo-disposable")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", licence: expect.stringContaining("MIT") });
     expect(about.sources.find((s) => s.name === "asn")).toMatchObject({ licence: "CC BY 4.0 test" });
+    // /metrics reports the age of the data served: not of a copy superseded by a newer one.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('riskcheck_dataset_age_seconds{dataset="bundled-ivolo-disposable"}');
+    expect(metrics).toContain('riskcheck_dataset_age_seconds{dataset="country"}');
+    expect(metrics).not.toContain('riskcheck_dataset_age_seconds{dataset="bundled-whois-country"}');
   });
 
   test("unchanged sources cost a 304, and nothing is rebuilt", async () => {

@@ -78,6 +78,7 @@ describe("GET /metrics", () => {
     const snapshot: Snapshot = {
       ...(await testSnapshot()),
       datasets: [{ name: "curated/vpn-asns.txt", file: "curated/vpn-asns.txt", date: "2026-11-13T12:00:00.000Z" }],
+      outputs: { "reputation-index": { count: 1, sources: ["spamhaus-drop-v4"] } },
       sources: { "spamhaus-drop-v4": source({ dataDate: "2026-11-22T12:00:00.000Z", checkedAt: "2026-11-23T11:00:00.000Z" }) },
     };
     const t = await createTestApp({ snapshot }); // the clock reads 2026-11-23T12:00Z
@@ -128,7 +129,9 @@ describe("where the dates come from", () => {
         { name: "curated/vpn-asns.txt", file: "curated/vpn-asns.txt", date: "2026-11-03T00:00:00.000Z" },
       ],
       outputs: { "free-domains": { count: 1, sources: ["a"] } },
-      sources: { a: source({ dataDate: "2026-11-02T00:00:00.000Z" }), b: source({ dataDate: null }) },
+      // "bundled-a" is superseded by "a" (held in the version, feeding nothing): its age would
+      // grow forever and keep a data-too-old alert firing however well updates work.
+      sources: { a: source({ dataDate: "2026-11-02T00:00:00.000Z" }), b: source({ dataDate: null }), "bundled-a": source({ url: "npm:a/list.json", dataDate: "2024-12-07T08:23:11.000Z" }) },
     };
     expect([...datasetDates(snapshot)]).toEqual([
       ["a", "2026-11-02T00:00:00.000Z"],
