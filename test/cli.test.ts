@@ -57,6 +57,12 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     expect(stderr).not.toContain("hunter2secret");
   });
 
+  test("a value that starts with a dash names the option and how to give it", () => {
+    const { code, stderr } = runCli(["serve", "--port", "-1"], { RISKCHECK_DB: tempDb() });
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe('riskcheck: --port needs a value; give one that starts with "-" as --port=VALUE');
+  });
+
   test("a bad environment value names the variable", () => {
     const { code, stderr } = runCli(["serve"], { RISKCHECK_RATE_PER_MINUTE: "lots" });
     expect(code).toBe(2);

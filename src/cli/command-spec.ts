@@ -61,8 +61,12 @@ export function parseCommandLine<C extends CommandSpec>(command: C, args: string
     const options = Object.fromEntries(command.flags.map((f) => [f.name, { type: f.type }]));
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (err) {
-    // Node's messages go on with advice about "--" that does not apply here.
-    throw new UsageError((err as Error).message.split(/\.\s/)[0]);
+    const message = (err as Error).message;
+    // "--port -1": Node will not take a value that looks like an option; its advice (--port=-1) is on the lines dropped below.
+    const ambiguous = /^Option '(--[a-z-]+)' argument is ambiguous/.exec(message);
+    if (ambiguous) throw new UsageError(`${ambiguous[1]} needs a value; give one that starts with "-" as ${ambiguous[1]}=VALUE`);
+    // Node's other messages go on with advice about "--" that does not apply here.
+    throw new UsageError(message.split(/\.\s/)[0]);
   }
   const { values, positionals } = parsed;
   const wanted = command.operand ? 1 : 0;
