@@ -116,6 +116,37 @@ describe("the OpenAPI document", () => {
     expect(SCENARIOS.filter((s) => s.example).map((s) => `${s.path} ${s.status} ${s.example}`).sort()).toEqual(examples.sort());
   });
 
+  test("every schema, parameters' and headers' included, is JSON Schema 2020-12 with no unknown keyword", () => {
+    // The OpenAPI 3.1 meta-schema the validator uses stops at Schema Objects (any object passes),
+    // so a typo such as {"type": "strnig"} or "minLenght" is caught here.
+    const strict = addFormats(new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, strictTuples: false }));
+    strict.addVocabulary(["example", "discriminator", "xml", "externalDocs"]);
+    const schemas: [string, object][] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "schema" && typeof value === "object") schemas.push([`${at}/schema`, value as object]);
+        else if (key !== "examples" && key !== "example") walk(value, `${at}/${key}`);
+      }
+    };
+    const document = JSON.parse(OPENAPI_JSON);
+    walk(resolved.paths, "#/paths");
+    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) schemas.push([`#/components/schemas/${name}`, schema]);
+    expect(schemas.length).toBeGreaterThan(30);
+    // The components' schemas as one schema's $defs, so that a $ref between them resolves.
+    const rebased = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"openapi.json#/$defs/'));
+    strict.addSchema(rebased({ $id: "openapi.json", $defs: document.components.schemas }));
+    const problems = schemas.flatMap(([at, schema]) => {
+      try {
+        strict.compile(rebased(schema));
+        return [];
+      } catch (err) {
+        return [`${at}: ${(err as Error).message}`];
+      }
+    });
+    expect(problems).toEqual([]);
+  });
+
   test("every example matches its schema", () => {
     for (const item of Object.values(resolved.paths)) {
       for (const response of Object.values(item.get.responses)) {
