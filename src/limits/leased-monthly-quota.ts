@@ -76,10 +76,11 @@ function lastHeld(lease: Lease, limit: number): boolean {
  * The quota of several instances sharing one count. Each instance leases a slice of a
  * key's quota (see leaseSize) and serves from it in memory, refilling in the background
  * when half of the slice is used; requests never wait for the database. Until its first
- * slice of a key arrives, an instance serves at most one slice on credit, paid from that
- * slice: uncovered credit is the only way past the quota. Unused slices go back at
- * shutdown and after IDLE_LEASE_MS without traffic; a crash forfeits the crashed
- * instance's slices for the month.
+ * slice of a key arrives (and again after an idle key's slice went back), an instance
+ * serves at most one slice on credit, paid from that slice: uncovered credit is the only
+ * way past the quota, and an instance whose credit went uncovered is charged it, sees the
+ * count at the limit and gives the key no credit again that month. Unused slices go back at shutdown and after
+ * IDLE_LEASE_MS without traffic; a crash forfeits the crashed instance's slices for the month.
  */
 export class LeasedMonthlyQuota implements MonthlyQuota {
   private readonly leases = new Map<string, Lease>();
@@ -129,7 +130,10 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
 
   /** Periodic upkeep: gives back the slices of keys that had no traffic here for IDLE_LEASE_MS, and looks at every key's count again. */
   async tick(nowMs: number): Promise<void> {
-    await this.giveBack([...this.leases.values()].filter((l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS));
+    await this.giveBack(
+      [...this.leases.values()].filter((l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS),
+      { startAfresh: true },
+    );
     await this.look(nowMs);
   }
 
@@ -188,17 +192,35 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
       });
   }
 
-  private async giveBack(leases: Lease[]): Promise<void> {
+  /**
+   * Gives every unused check of these leases back. With `startAfresh` (an idle key's slice),
+   * the key's next request here is served as a first one: on credit of at most a first
+   * slice while its new slice is on its way. Without it, a key used less often than
+   * every IDLE_LEASE_MS found no check and no credit, and every such request was refused.
+   */
+  private async giveBack(leases: Lease[], { startAfresh = false } = {}): Promise<void> {
     if (leases.length === 0) return;
     const unused = leases.map((l) => ({ keyId: l.keyId, month: l.month.name, count: l.available - l.owed }));
-    const taken = leases.map((l) => [l.available, l.owed] as const);
-    for (const l of leases) l.available = l.owed = 0;
+    const taken = leases.map((l) => ({ available: l.available, owed: l.owed, answered: l.answered, size: l.size }));
+    for (const l of leases) {
+      l.available = l.owed = 0;
+      if (startAfresh) {
+        l.answered = false;
+        l.size = Math.min(l.size, MAX_LEASE);
+        l.askAfterMs = 0;
+      }
+    }
     try {
       await this.store.giveBack(unused);
     } catch (err) {
       leases.forEach((l, i) => {
-        l.available += taken[i][0];
-        l.owed += taken[i][1];
+        l.available += taken[i].available;
+        l.owed += taken[i].owed;
+        // Still held: no credit beyond it, as before (unless a slice was asked for meanwhile).
+        if (startAfresh && l.refilling === null) {
+          l.answered = taken[i].answered;
+          l.size = taken[i].size;
+        }
       });
       throw err;
     }

@@ -202,6 +202,21 @@ describe("quota leased from a shared count", () => {
     expect(store.charged.get("k 2026-11")).toBe(1);
   });
 
+  test("a key used once every 10 s or more is served each time, not refused once its slice went back", async () => {
+    const store = new HeldLeases();
+    const quota = await instance(store);
+    const outcomes: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      const at = nov + i * (IDLE_LEASE_MS + 5_000);
+      outcomes.push(serve(quota, "k", 100_000, at));
+      await store.answer();
+      await quota.tick(at + IDLE_LEASE_MS);
+    }
+    expect(outcomes).toEqual([true, true, true, true]);
+    // Every slice went back but the checks served.
+    expect(store.charged.get("k 2026-11")).toBe(4);
+  });
+
   test("while the database does not answer, an instance serves what it holds and then refuses", async () => {
     const store = new HeldLeases();
     const errors: string[] = [];
