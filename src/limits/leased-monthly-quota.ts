@@ -68,6 +68,18 @@ function wantsRefill(lease: Lease, limit: number): boolean {
   return lease.available <= lease.size / 2 || lastHeld(lease, limit);
 }
 
+/**
+ * Credit after the first answer: a refill is on its way, and two more slices beyond what is
+ * owed would still leave half the quota (as the count stood at the last answer). The refill
+ * pays for what is served meanwhile, so a key busier than a slice per round trip to the
+ * database is not refused while it waits. Near the end of the quota there is no such credit:
+ * should other instances have taken the room meanwhile, the credit is charged uncovered,
+ * like a first slice's, and the count at the limit ends credit for the month.
+ */
+function creditWhileRefilling(lease: Lease, limit: number): boolean {
+  return lease.refilling !== null && lease.charged + lease.owed + 2 * lease.size <= limit / 2;
+}
+
 function lastHeld(lease: Lease, limit: number): boolean {
   return lease.answered && lease.available <= 1 && lease.charged < limit;
 }
@@ -76,8 +88,9 @@ function lastHeld(lease: Lease, limit: number): boolean {
  * The quota of several instances sharing one count. Each instance leases a slice of a
  * key's quota (see leaseSize) and serves from it in memory, refilling in the background
  * when half of the slice is used; requests never wait for the database. Until its first
- * slice of a key arrives (and again after an idle key's slice went back), an instance
- * serves at most one slice on credit, paid from that slice: uncovered credit is the only
+ * slice of a key arrives (and again after an idle key's slice went back), and while a refill
+ * is on its way with room left for it, an instance serves at most one slice on credit, paid
+ * from the slice that answers: uncovered credit is the only
  * way past the quota, and an instance whose credit went uncovered is charged it, sees the
  * count at the limit and gives the key no credit again that month. Unused slices go back at shutdown and after
  * IDLE_LEASE_MS without traffic; a crash forfeits the crashed instance's slices for the month.
@@ -113,7 +126,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     }
     if (lease.refilling === null && wantsRefill(lease, limit) && nowMs >= lease.askAfterMs) this.refill(lease, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
-    const onCredit = !lease.answered && lease.charged < limit && lease.owed < lease.size;
+    const onCredit = lease.owed < lease.size && lease.charged < limit && (!lease.answered || creditWhileRefilling(lease, limit));
     if (lease.available > 0 || onCredit) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
     return refusal(limit, limit, month, nowMs);
   }

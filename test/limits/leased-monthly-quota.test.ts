@@ -145,6 +145,33 @@ describe("quota leased from a shared count", () => {
     expect(store.requests.at(-1)!.want).toBeGreaterThan(2_000);
   });
 
+  test("a key busier than a lease per round trip is not refused while the refill is on its way", async () => {
+    const store = new HeldLeases();
+    const quota = await instance(store);
+    // 600 requests per round trip to the database: the first lease (1,000) pays the 600 served
+    // on credit and leaves 400 for the next round trip, which brings 600 more.
+    expect(served(quota, "k", 10_000_000, 600)).toBe(600);
+    await store.answer();
+    expect(served(quota, "k", 10_000_000, 600)).toBe(600);
+    await store.answer();
+    expect(served(quota, "k", 10_000_000, 600)).toBe(600);
+    await store.answer();
+    await quota.close();
+    expect(store.charged.get("k 2026-11")).toBe(1_800);
+  });
+
+  test("a busy key on one instance is served its quota exactly, credit while refilling included", async () => {
+    const store = new HeldLeases();
+    const quota = await instance(store);
+    let total = 0;
+    for (let round = 0; round < 1_000; round++) {
+      total += served(quota, "k", 30_000, 700);
+      await store.answer();
+    }
+    expect(total).toBe(30_000);
+    expect(store.charged.get("k 2026-11")).toBe(30_000);
+  });
+
   test("near the end of the quota, requests one at a time are never refused while checks are left", async () => {
     const store = new HeldLeases();
     store.charged.set("k 2026-11", 30);
