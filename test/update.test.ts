@@ -412,7 +412,7 @@ describe("the allowlists are guarded against un-flagging the disposable lists", 
     writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "wrong-allow", url: "npm:disposable-email-domains-js/dist/dict/disposable_email_blocklist.json", format: "domain-list", feeds: "allow", licence: "CC0" }]));
     const run = await runCliAsync(["update", "--data-dir", dir]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/refused: the allowlists would un-flag \d{4} of the \d{6} disposable names \(\d+ %, more than 1 %\); its sources: wrong-allow, the operator's allowlist/);
+    expect(run.stderr).toMatch(/refused: the allowlists would un-flag \d{4} of the \d{6} disposable names \(\d+ %, more than 1 %\); their sources: wrong-allow, the operator's allowlist/);
     expect(readlinkSync(join(dir, "current"))).toBe(before);
     expect((await runCliAsync(["update", "--data-dir", dir, "--force"])).code).toBe(0);
     expect(readlinkSync(join(dir, "current"))).not.toBe(before);

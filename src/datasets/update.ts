@@ -84,7 +84,7 @@ function allowlistRefusal(lists: DomainLists, sources: readonly string[]): strin
   const listed = lists.disposable.size + lists.disposableWildcard.size;
   if (unflagged <= listed * MAX_ALLOWLISTED_SHARE) return null;
   const share = Math.round((unflagged / listed) * 100);
-  return `the allowlists would un-flag ${unflagged} of the ${listed} disposable names (${share} %, more than ${MAX_ALLOWLISTED_SHARE * 100} %); its sources: ${[...sources, "the operator's allowlist"].join(", ")}. An allowlist names a few wrongly listed domains: check that each serves one, or accept with --force`;
+  return `the allowlists would un-flag ${unflagged} of the ${listed} disposable names (${share} %, more than ${MAX_ALLOWLISTED_SHARE * 100} %); their sources: ${[...sources, "the operator's allowlist"].join(", ")}. An allowlist names a few wrongly listed domains: check that each serves one, or accept with --force`;
 }
 
 /** A source's data in the version being built. */
