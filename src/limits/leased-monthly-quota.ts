@@ -90,9 +90,9 @@ function lastHeld(lease: Lease, limit: number): boolean {
  * when half of the slice is used; requests never wait for the database. Until its first
  * slice of a key arrives (and again after an idle key's slice went back), and while a refill
  * is on its way with room left for it, an instance serves at most one slice on credit, paid
- * from the slice that answers: uncovered credit is the only
- * way past the quota, and an instance whose credit went uncovered is charged it, sees the
- * count at the limit and gives the key no credit again that month. Unused slices go back at shutdown and after
+ * from the slice that answers. Uncovered credit is the only way past the quota, and an
+ * instance whose credit went uncovered is charged it, sees the count at the limit and gives
+ * the key no credit again that month. Unused slices go back at shutdown and after
  * IDLE_LEASE_MS without traffic; a crash forfeits the crashed instance's slices for the month.
  */
 export class LeasedMonthlyQuota implements MonthlyQuota {
