@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { MmdbGeolocation } from "../ip/geo/geolocation.ts";
-import { type OpenedMmdb, openMmdb, recordLookup } from "../ip/geo/mmdb.ts";
+import { type OpenedMmdb, mappedRecords, openMmdb } from "../ip/geo/mmdb.ts";
 import { connectionTypeOfRecord, ownerOfRecord } from "../ip/geo/network-owner.ts";
 import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
@@ -13,8 +13,6 @@ import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { loadCuratedData } from "./curated-data.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
-import type { OutputRecord } from "./manifest.ts";
-import type { OutputName } from "./outputs.ts";
 import type { DatasetInfo } from "./snapshot.ts";
 
 interface OperatorMmdbs {
@@ -74,19 +72,20 @@ async function readEvidence(dir: string): Promise<Map<string, EvidenceIndex>> {
 
 /**
  * Opens every IP dataset; throws a DatasetError naming the file when one is missing or
- * broken. `outputs` (the version's manifest) tells which database files `update`
- * already checked record by record.
+ * broken. Every record of every MaxMind DB file is decoded, checked and mapped here, once.
  */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string, outputs: Readonly<Record<string, OutputRecord>> = {}): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
+export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
   const files = dataFilesAt(dataDir, root);
-  const open = (file: string, output: OutputName) => openMmdb(file, outputs[output]?.verifiedHash);
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
   // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
-  if (!operator.owner && existsSync(files.asnIsp)) operator.owner = await open(files.asnIsp, "asn-isp");
+  if (!operator.owner && existsSync(files.asnIsp)) operator.owner = await openMmdb(files.asnIsp);
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
-    : await Promise.all([open(files.cityV4, "city-ipv4"), open(files.cityV6, "city-ipv6"), operator.country ? Promise.resolve(operator.country) : open(files.country, "country")]);
-  const [asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+    : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);
+  const [geo, ownerLookup, connectionTypeLookup, asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+    MmdbGeolocation.build(cityV4, cityV6, country),
+    operator.owner && mappedRecords(operator.owner, ownerOfRecord),
+    operator.connectionType && mappedRecords(operator.connectionType, connectionTypeOfRecord),
     readIndexFile(files.asnIndex, "asn"),
     readIndexFile(files.reputationIndex, "reputation"),
     loadCuratedData(files),
@@ -120,7 +119,7 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
   ];
   return {
     ip: {
-      geo: new MmdbGeolocation(cityV4, cityV6, country),
+      geo,
       asn,
       asnKinds,
       kindsByAsn,
@@ -129,8 +128,8 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
       evidence,
       curated: new ReputationIndex(curated.ranges),
       thresholds,
-      ownerLookup: operator.owner && recordLookup(operator.owner, ownerOfRecord),
-      connectionTypeLookup: operator.connectionType && recordLookup(operator.connectionType, connectionTypeOfRecord),
+      ownerLookup,
+      connectionTypeLookup,
     },
     datasets,
     notes: curated.expired ? [`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`] : [],

@@ -27,7 +27,7 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const [{ ip, datasets: ipDatasets, notes: ipNotes }, { lists, dropped, free: freeReport, allow, feedAllow, supplement }] = await Promise.all([
-    loadIpDatasets(dataDir, thresholds, root, manifest.outputs),
+    loadIpDatasets(dataDir, thresholds, root),
     loadEmailLists(dataDir, root),
   ]);
   const notes: string[] = [...ipNotes];

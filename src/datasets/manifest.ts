@@ -41,8 +41,6 @@ export interface OutputRecord {
   readonly count: number;
   /** The sources it was composed from. */
   readonly sources: readonly string[];
-  /** Bun.hash of a database file checked record by record when it was composed. */
-  readonly verifiedHash?: string;
 }
 
 export interface Manifest {

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DomainLists } from "../email/domain-lists.ts";
-import { mmdbContentHash } from "../ip/geo/mmdb.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
 import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
@@ -296,7 +295,7 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
     }
     if ("linkTo" in output) {
       linkOrCopy(output.linkTo, target);
-      records[name] = { count: output.count, sources: names, verifiedHash: mmdbContentHash(readFileSync(target)) };
+      records[name] = { count: output.count, sources: names };
     } else {
       writeFileAtomically(target, output.data);
       records[name] = { count: output.count, sources: names };

@@ -29,29 +29,39 @@ export const UNKNOWN_LOCATION: Geolocation = Object.freeze({
 });
 
 /**
- * A network record's location with its parts of the IP answer's JSON, written once for
- * the record: the fields before `connection_type`, and those from `zip` to `timezone`.
+ * A network record's location with its parts of the IP answer's JSON: the fields before
+ * `connection_type`, and those from `zip` to `timezone`.
  */
 export interface Located {
   readonly geo: Geolocation;
-  /** `"country":"…",…,"subdivisions":"…",` */
+  /** `"country":"…",…,"subdivisions":"…",`: `countryJson` then `placeJson` */
   readonly headJson: string;
   /** `"zip":"…",…,"timezone":"…",` */
   readonly tailJson: string;
 }
 
 export function located(geo: Geolocation): Located {
-  const head = JSON.stringify({
-    country: geo.country,
-    country_code: geo.country_code,
-    flag: countryFlag(geo.country_code),
-    region: geo.region,
-    region_name: geo.region_name,
-    city: geo.city,
-    subdivisions: geo.subdivisions,
-  });
-  const tail = JSON.stringify({ zip: geo.zip, latitude: geo.latitude, longitude: geo.longitude, timezone: geo.timezone });
-  return Object.freeze({ geo, headJson: `${head.slice(1, -1)},`, tailJson: `${tail.slice(1, -1)},` });
+  return Object.freeze({ geo, headJson: countryJson(geo) + placeJson(geo), tailJson: tailJson(geo) });
+}
+
+/** `"country":"…","country_code":"…","flag":"…",` */
+export function countryJson(geo: Geolocation): string {
+  return jsonMembers({ country: geo.country, country_code: geo.country_code, flag: countryFlag(geo.country_code) });
+}
+
+/** `"region":"…","region_name":"…","city":"…","subdivisions":"…",` */
+export function placeJson(geo: Geolocation): string {
+  return jsonMembers({ region: geo.region, region_name: geo.region_name, city: geo.city, subdivisions: geo.subdivisions });
+}
+
+/** `"zip":"…","latitude":…,"longitude":…,"timezone":"…",` */
+export function tailJson(geo: Geolocation): string {
+  return jsonMembers({ zip: geo.zip, latitude: geo.latitude, longitude: geo.longitude, timezone: geo.timezone });
+}
+
+/** An object's JSON without its braces, and a comma for the next member. */
+function jsonMembers(members: object): string {
+  return `${JSON.stringify(members).slice(1, -1)},`;
 }
 
 export const NOT_LOCATED: Located = located(UNKNOWN_LOCATION);

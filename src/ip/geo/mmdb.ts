@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { DatasetError } from "../../datasets/dataset-error.ts";
-import { MmdbTree, NO_RECORD } from "./mmdb-tree.ts";
+import { MmdbTree } from "./mmdb-tree.ts";
+import { NO_ORDINAL, RecordIndex } from "./record-index.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
 export type { Response as MmdbRecord } from "maxmind";
@@ -25,11 +26,10 @@ export interface OpenedMmdb {
 const METADATA_MARKER = Buffer.from("\xab\xcd\xefMaxMind.com", "latin1");
 
 /**
- * Reads an MMDB into memory once, without watching the file, and checks that every
- * record decodes, unless its content is the very file `update` already checked
- * (`verifiedHash`, from `mmdbContentHash`). Errors name the file and the fix.
+ * Reads an MMDB into memory once, without watching the file. Its records are decoded and
+ * checked when a snapshot indexes them (`indexRecords`). Errors name the file and the fix.
  */
-export async function openMmdb(file: string, verifiedHash?: string): Promise<OpenedMmdb> {
+export async function openMmdb(file: string): Promise<OpenedMmdb> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -37,14 +37,7 @@ export async function openMmdb(file: string, verifiedHash?: string): Promise<Ope
     const code = (err as NodeJS.ErrnoException).code;
     throw new DatasetError(file, code === "ENOENT" ? "missing" : `cannot be read (${code ?? (err as Error).message})`);
   }
-  const mmdb = parseMmdb(bytes, file);
-  if (verifiedHash === undefined || mmdbContentHash(bytes) !== verifiedHash) verifyRecords(mmdb);
-  return mmdb;
-}
-
-/** A fingerprint of a database file's bytes, to know a file already checked record by record. */
-export function mmdbContentHash(bytes: Uint8Array): string {
-  return Bun.hash(bytes).toString(16);
+  return parseMmdb(bytes, file);
 }
 
 /** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` reads the rest. */
@@ -70,10 +63,56 @@ export interface RecordCounts {
 }
 
 /**
- * Walks the whole search tree once and decodes every record it leads to, so a damaged
- * file fails here, naming itself, rather than as errors on some lookups later.
+ * Walks the whole search tree once and decodes and checks every record it leads to, so a
+ * damaged file fails here, naming itself, rather than as errors on some lookups later.
  */
 export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
+  const records = checkedRecords(mmdb);
+  for (let i = 0; i < records.pointers.length; i++) records.decode(i);
+  return { records: records.pointers.length, networks: records.networks };
+}
+
+/**
+ * Records mapped between two turns of the event loop while a snapshot loads. After each
+ * batch, a full collection: mapping makes garbage faster than JavaScriptCore collects it
+ * while the databases' buffers count as live heap, and loading would peak over 100 MB
+ * higher (BENCHMARKS.md).
+ */
+const RECORDS_PER_BATCH = 16384;
+
+/**
+ * Numbers every record of the database and hands each to `visit`, decoded and checked,
+ * with its number: what a snapshot keeps per record is computed here, once, and read by
+ * `RecordIndex.ordinalOf` afterwards. Gives the event loop a turn between batches, so a
+ * server loading a new version keeps answering.
+ */
+export async function indexRecords(mmdb: OpenedMmdb, visit: (record: Record<string, unknown>, ordinal: number) => void): Promise<RecordIndex> {
+  const records = checkedRecords(mmdb);
+  for (let ordinal = 0; ordinal < records.pointers.length; ordinal++) {
+    if (ordinal > 0 && ordinal % RECORDS_PER_BATCH === 0) {
+      Bun.gc(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    visit(records.decode(ordinal), ordinal);
+  }
+  return new RecordIndex(mmdb.tree, records.pointers);
+}
+
+/** A lookup answering `map(record)` for an address's record, `map(null)` where there is none; each record mapped once, on load. */
+export async function mappedRecords<T>(mmdb: OpenedMmdb, map: (record: MmdbRecord | null) => T): Promise<(ip: ParsedIp) => T> {
+  const values: T[] = [];
+  const index = await indexRecords(mmdb, (record, ordinal) => {
+    values[ordinal] = map(record as MmdbRecord);
+  });
+  const none = map(null);
+  return (ip) => {
+    const ordinal = index.ordinalOf(ip);
+    return ordinal === NO_ORDINAL ? none : values[ordinal];
+  };
+}
+
+/** The tree's data pointers, and a decoder of the record behind each that throws a DatasetError on a damaged one. */
+function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; networks: number; decode(ordinal: number): Record<string, unknown> } {
   const { bytes, reader, file } = mmdb;
   const { searchTreeSize, nodeCount } = reader.metadata;
   const metadataStart = bytes.lastIndexOf(METADATA_MARKER);
@@ -86,23 +125,25 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
   } catch (err) {
     throw damaged((err as Error).message);
   }
+  const pointers = Uint32Array.from(walk.pointers);
   // Parts that records share (a country, a time zone) are decoded and checked once.
   const decoder = new Decoder(bytes, dataStart, new Map());
   const checked = new WeakSet<object>();
-  for (const pointer of walk.pointers) {
+  const decode = (ordinal: number): Record<string, unknown> => {
+    const pointer = pointers[ordinal];
+    const at = `the record at data offset ${pointer - nodeCount - 16}`;
     let record: unknown;
     try {
       record = decoder.decode(pointer - nodeCount + searchTreeSize).value;
     } catch (err) {
-      throw damaged(`the record at data offset ${pointer - nodeCount - 16} cannot be decoded: ${(err as Error).message}`);
+      throw damaged(`${at} cannot be decoded: ${(err as Error).message}`);
     }
-    if (record === null || typeof record !== "object" || Array.isArray(record)) {
-      throw damaged(`the record at data offset ${pointer - nodeCount - 16} is not a map`);
-    }
-    const mistyped = mistypedField(record, checked);
-    if (mistyped) throw damaged(`the record at data offset ${pointer - nodeCount - 16} has ${mistyped}`);
-  }
-  return { records: walk.pointers.length, networks: walk.networks };
+    if (record === null || typeof record !== "object" || Array.isArray(record)) throw damaged(`${at} is not a map`);
+    const mistyped = mistypedField(record as Record<string, unknown>, checked);
+    if (mistyped) throw damaged(`${at} has ${mistyped}`);
+    return record as Record<string, unknown>;
+  };
+  return { pointers, networks: walk.networks, decode };
 }
 
 /**
@@ -118,37 +159,18 @@ const FIELD_TYPES: Readonly<Record<string, "string" | "number" | "object">> = {
 };
 
 /** The first field, at any depth, whose value is not of its type ("state1 of type number"), or null. */
-function mistypedField(value: object, seen: WeakSet<object>): string | null {
+function mistypedField(value: Record<string, unknown>, seen: WeakSet<object>): string | null {
   if (seen.has(value)) return null;
-  for (const [key, field] of Object.entries(value)) {
-    const expected = FIELD_TYPES[key];
+  for (const key in value) {
+    const field = value[key];
+    const expected = Object.hasOwn(FIELD_TYPES, key) ? FIELD_TYPES[key] : undefined;
     const actual = field === null ? "null" : Buffer.isBuffer(field) ? "bytes" : typeof field;
     if (expected && actual !== expected) return `${key} of type ${actual}, not ${expected}`;
     if (actual === "object") {
-      const inner = mistypedField(field, seen);
+      const inner = mistypedField(field as Record<string, unknown>, seen);
       if (inner) return inner;
     }
   }
   seen.add(value);
   return null;
-}
-
-/**
- * A lookup that maps each record of the database once, on its first use, and keeps it
- * for the life of the database (a snapshot): an address of an already seen network is a
- * tree walk and a Map read. Mapping every record at load instead would take longer than
- * the whole load may (BENCHMARKS.md).
- * `map(null)` is the answer for addresses the database has no record for.
- */
-export function recordLookup<T>(mmdb: OpenedMmdb, map: (record: MmdbRecord | null) => T): (ip: ParsedIp) => T {
-  const { tree } = mmdb;
-  const none = map(null);
-  const mapped = new Map<number, T>();
-  return (ip) => {
-    const pointer = tree.recordPointer(ip);
-    if (pointer === NO_RECORD) return none;
-    let value = mapped.get(pointer);
-    if (value === undefined) mapped.set(pointer, (value = map(mmdb.recordAt(pointer) as MmdbRecord)));
-    return value;
-  };
 }

@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { MmdbTree, NO_RECORD } from "../../../src/ip/geo/mmdb-tree.ts";
+import { indexRecords, openMmdb } from "../../../src/ip/geo/mmdb.ts";
+import { NO_ORDINAL } from "../../../src/ip/geo/record-index.ts";
 import { formatIPv4, parseIpAddress, type ParsedIp } from "../../../src/ip/address/parse.ts";
 
 const PACKAGES = resolve(import.meta.dir, "../../../node_modules/@ip-location-db");
@@ -84,6 +86,24 @@ describe("the tree walk finds the record the maxmind reader finds", () => {
     expect(tree.recordPointer(parseIpAddress("2001:4860:4860::8888")!)).toBe(NO_RECORD);
     expect(tree.recordPointer(parseIpAddress("8.8.8.8")!)).not.toBe(NO_RECORD);
   });
+});
+
+describe("the record index numbers every record once and finds each address's", () => {
+  for (const [name, file] of Object.entries(FILES)) {
+    test(name, async () => {
+      const mmdb = await openMmdb(file);
+      const visited: number[] = [];
+      const index = await indexRecords(mmdb, (_, ordinal) => visited.push(ordinal));
+      expect(visited).toEqual(Array.from({ length: index.count }, (_, i) => i));
+      expect(new Set(index.pointers).size).toBe(index.count);
+      for (const ip of SAMPLE) {
+        const pointer = mmdb.tree.recordPointer(ip);
+        const ordinal = index.ordinalOf(ip);
+        if (pointer === NO_RECORD) expect(ordinal).toBe(NO_ORDINAL);
+        else expect(index.pointers[ordinal]).toBe(pointer);
+      }
+    });
+  }
 });
 
 describe("every record size the format allows", () => {
