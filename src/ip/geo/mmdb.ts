@@ -89,8 +89,8 @@ const RECORDS_PER_BATCH = 16384;
 export async function indexRecords(mmdb: OpenedMmdb, visit: (record: Record<string, unknown>, ordinal: number) => void): Promise<RecordIndex> {
   const records = checkedRecords(mmdb);
   for (let ordinal = 0; ordinal < records.pointers.length; ordinal++) {
-    if (ordinal > 0 && ordinal % RECORDS_PER_BATCH === 0) {
-      Bun.gc(true);
+    if (ordinal % RECORDS_PER_BATCH === 0) {
+      if (ordinal > 0) Bun.gc(true);
       await new Promise((resolve) => setImmediate(resolve));
     }
     visit(records.decode(ordinal), ordinal);
