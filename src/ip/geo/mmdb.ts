@@ -40,7 +40,7 @@ export async function openMmdb(file: string): Promise<OpenedMmdb> {
   return parseMmdb(bytes, file);
 }
 
-/** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` reads the rest. */
+/** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` or `indexRecords` reads the rest. */
 export function parseMmdb(bytes: Buffer, file: string): OpenedMmdb {
   try {
     const reader = new Reader<MmdbRecord>(bytes);
@@ -131,16 +131,16 @@ function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; networks: nu
   const checked = new WeakSet<object>();
   const decode = (ordinal: number): Record<string, unknown> => {
     const pointer = pointers[ordinal];
-    const at = `the record at data offset ${pointer - nodeCount - 16}`;
+    const at = () => `the record at data offset ${pointer - nodeCount - 16}`;
     let record: unknown;
     try {
       record = decoder.decode(pointer - nodeCount + searchTreeSize).value;
     } catch (err) {
-      throw damaged(`${at} cannot be decoded: ${(err as Error).message}`);
+      throw damaged(`${at()} cannot be decoded: ${(err as Error).message}`);
     }
-    if (record === null || typeof record !== "object" || Array.isArray(record)) throw damaged(`${at} is not a map`);
+    if (record === null || typeof record !== "object" || Array.isArray(record)) throw damaged(`${at()} is not a map`);
     const mistyped = mistypedField(record as Record<string, unknown>, checked);
-    if (mistyped) throw damaged(`${at} has ${mistyped}`);
+    if (mistyped) throw damaged(`${at()} has ${mistyped}`);
     return record as Record<string, unknown>;
   };
   return { pointers, networks: walk.networks, decode };
