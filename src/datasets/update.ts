@@ -293,13 +293,9 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
       changes.push({ name, before: before?.count ?? null, after: null, sources: [], rebuilt: before !== undefined });
       continue;
     }
-    if ("linkTo" in output) {
-      linkOrCopy(output.linkTo, target);
-      records[name] = { count: output.count, sources: names };
-    } else {
-      writeFileAtomically(target, output.data);
-      records[name] = { count: output.count, sources: names };
-    }
+    if ("linkTo" in output) linkOrCopy(output.linkTo, target);
+    else writeFileAtomically(target, output.data);
+    records[name] = { count: output.count, sources: names };
     changes.push({ name, before: before?.count ?? null, after: output.count, sources: names, rebuilt: true, note: "note" in output ? output.note : undefined });
   }
   return { records, changes, inputsOf };
