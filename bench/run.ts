@@ -5,23 +5,24 @@
  * Needs `wrk` (Debian: apt-get install wrk). Every run stops by itself.
  *
  * Scenarios: ip-distinct (a new random public address every request), ip-random (a pool
- * of 10,000), email, private, unauthorized (401), limits (the price of rate limit and
- * quota), and postgres.
+ * of 10,000), email, private, unauthorized (401), floor (the IP check's HTTP work alone:
+ * bench/floor-server.ts, with ip-distinct's requests), limits (the price of rate limit
+ * and quota), and postgres.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,limits,postgres]
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,floor,limits,postgres]
  *
  * `postgres` runs the IP check on a second riskcheck whose keys, usage and quota are in
  * PostgreSQL (RISKCHECK_TEST_DATABASE_URL's server, or an embedded one started here),
  * alternating with the SQLite one.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabaseUrl, stopTestPostgres } from "../test/support/postgres.ts";
+import { DISTINCT, ROOT, type Server, type WrkResult, median, peakRssMb, requireWrk, rps, startProcess, writeLines, wrk as wrkWith } from "./load.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "5" },
@@ -34,79 +35,14 @@ const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 
-if (!Bun.which("wrk")) {
-  console.error("bench: wrk is missing; install it with: apt-get install wrk");
-  process.exit(1);
-}
-
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  non2xx: number;
-  errors: number;
-  p50_us: number;
-  p99_us: number;
-  max_us: number;
-  /** The server's CPU time (all its threads) per request: steadier than requests/s on a shared machine. */
-  server_cpu_us: number;
-}
-
-interface Server {
-  readonly url: string;
-  readonly proc: { readonly pid: number };
-}
-
-/** Load from a file of paths (`pool.lua`), or `DISTINCT` for a new random address every request (`distinct.lua`). */
-function wrk(server: Server, pathsFile: string, key = ""): WrkResult {
-  const cpuBefore = cpuSeconds(server.proc.pid);
-  const script = pathsFile === DISTINCT ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key] : ["-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key];
-  const run = Bun.spawnSync(["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION}s`, "--latency", ...script], { timeout: (DURATION + 30) * 1000 });
-  const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
-  const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
-  if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
-  const result = JSON.parse(line.slice(6));
-  return { ...result, server_cpu_us: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };
-}
-
-/** User + system seconds of a process so far; /proc/PID/stat counts clock ticks of 1/100 s (USER_HZ). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function startProcess(cmd: string[], env: Record<string, string>, ready: RegExp) {
-  const started = performance.now();
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  let output = "";
-  const decoder = new TextDecoder();
-  void (async () => {
-    for await (const chunk of proc.stderr) output += decoder.decode(chunk);
-  })();
-  for await (const chunk of proc.stdout) {
-    output += decoder.decode(chunk);
-    const match = output.match(ready);
-    if (match) return { proc, url: match[1], startupMs: performance.now() - started, output: () => output };
-  }
-  throw new Error(`process did not start: ${cmd.join(" ")}\n${output}`);
-}
-
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
-}
-
-function writeLines(dir: string, name: string, lines: string[]): string {
-  const file = join(dir, name);
-  writeFileSync(file, lines.join("\n") + "\n");
-  return file;
-}
+requireWrk();
+const wrk = (server: Server, pathsFile: string, key = "") => wrkWith(server, pathsFile, key, { durationSeconds: DURATION, connections: CONNECTIONS });
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
 const addresses = makeAddressPool(10_000);
-const DISTINCT = "distinct";
 const pools = {
   "ip-distinct": DISTINCT,
+  floor: DISTINCT,
   "ip-random": writeLines(work, "ip.txt", addresses.map((a) => `/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`)),
   email: writeLines(work, "email.txt", makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`)),
   private: writeLines(work, "private.txt", Array.from({ length: 1000 }, (_, i) => `/v1/ip-reputation-check?ip=10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`)),
@@ -133,29 +69,35 @@ const riskcheck = await startProcess([...cli, "serve", "--port", "0"], serverEnv
 const unlimitedEnv = { ...serverEnv, RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
 const unlimited = await startProcess([...cli, "serve", "--port", "0"], unlimitedEnv, /listening on (http:\/\/\S+)/);
 
-// Warm both (JIT, page cache) before measuring.
+const selected = (name: string) => !values.only || values.only.split(",").includes(name);
+// The floor: the same HTTP setup and admission answering a fixed body (bench/floor-server.ts).
+const floor = selected("floor") ? await startProcess([process.execPath, "bench/floor-server.ts", dbPath, String(sampleBodySize)], serverEnv, /listening on (http:\/\/\S+)/) : null;
+
+// Warm them (JIT, page cache) before measuring.
 wrk(baseline, pools.email);
 wrk(riskcheck, pools["ip-random"], key);
+if (floor) wrk(floor, pools.floor, key);
 
-const scenarios: { name: keyof typeof pools; key: string }[] = [
-  { name: "ip-distinct" as const, key },
-  { name: "ip-random" as const, key },
-  { name: "email" as const, key },
-  { name: "private" as const, key },
-  { name: "unauthorized" as const, key: "" },
-].filter((s) => !values.only || values.only.split(",").includes(s.name));
+const scenarios: { name: keyof typeof pools; key: string; server: Server }[] = [
+  { name: "ip-distinct" as const, key, server: riskcheck },
+  { name: "ip-random" as const, key, server: riskcheck },
+  { name: "email" as const, key, server: riskcheck },
+  { name: "private" as const, key, server: riskcheck },
+  { name: "unauthorized" as const, key: "", server: riskcheck },
+  ...(floor ? [{ name: "floor" as const, key, server: floor }] : []),
+].filter((s) => selected(s.name));
 
 const results: Record<string, { baseline: WrkResult[]; riskcheck: WrkResult[] }> = {};
 for (const s of scenarios) {
   results[s.name] = { baseline: [], riskcheck: [] };
   for (let round = 0; round < ROUNDS; round++) {
     results[s.name].baseline.push(wrk(baseline, pools[s.name]));
-    results[s.name].riskcheck.push(wrk(riskcheck, pools[s.name], s.key));
+    results[s.name].riskcheck.push(wrk(s.server, pools[s.name], s.key));
   }
 }
 
 const limitsCost: { limited: WrkResult[]; unlimited: WrkResult[] } = { limited: [], unlimited: [] };
-if (!values.only || values.only.split(",").includes("limits")) {
+if (selected("limits")) {
   for (let round = 0; round < ROUNDS; round++) {
     limitsCost.limited.push(wrk(riskcheck, pools["ip-random"], key));
     limitsCost.unlimited.push(wrk(unlimited, pools["ip-random"], key));
@@ -164,7 +106,7 @@ if (!values.only || values.only.split(",").includes("limits")) {
 
 // The same IP check with keys, usage and the quota in PostgreSQL, against the SQLite server.
 const onPostgres: { sqlite: WrkResult[]; postgres: WrkResult[] } = { sqlite: [], postgres: [] };
-if (!values.only || values.only.split(",").includes("postgres")) {
+if (selected("postgres")) {
   const postgresEnv = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_RATE_PER_MINUTE: serverEnv.RISKCHECK_RATE_PER_MINUTE, RISKCHECK_RATE_BURST: serverEnv.RISKCHECK_RATE_BURST, RISKCHECK_IP_QUOTA_PER_MONTH: serverEnv.RISKCHECK_IP_QUOTA_PER_MONTH };
   const postgresKey = createKey(postgresEnv);
   const postgres = await startProcess([...cli, "serve", "--port", "0"], postgresEnv, /listening on (http:\/\/\S+)/);
@@ -182,10 +124,9 @@ const rss = peakRssMb(riskcheck.proc.pid);
 riskcheck.proc.kill("SIGTERM");
 unlimited.proc.kill("SIGTERM");
 baseline.proc.kill("SIGTERM");
+floor?.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
 const rows = scenarios.map((s) => {
   const b = results[s.name].baseline;
   const r = results[s.name].riskcheck;
@@ -223,6 +164,7 @@ console.table(
   })),
 );
 console.log("CPU µs/req: the server process's CPU time per request, all threads (the baseline's in brackets)");
+if (floor) console.log("floor: the IP check's HTTP work alone (same app setup, admission and headers, fixed body, no lookup): the best any route can do here");
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
 const limitsShare =
   limitsCost.limited.length > 0 ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps)) : null;

@@ -56,12 +56,17 @@ export class Admission {
     private readonly limits: LimitOutcome,
   ) {}
 
-  /** The 200 with `body`. Counted only now that the check succeeded, synchronously from the quota check on, so concurrent requests cannot overshoot. */
-  answer(body: string): Response {
+  /**
+   * The 200 with `body`, using up `quotaUnits` of the monthly quota (1 for an IP check's
+   * looked-up answer, 0 for anything else). Counted only now that the check succeeded,
+   * synchronously from the quota check on, so concurrent requests cannot overshoot.
+   */
+  answer(quotaUnits: 0 | 1, body: string): Response {
     const { deps, key, endpoint, nowMs } = this;
-    if (endpoint === "ip") deps.limits.quota.countSuccess(key.id, nowMs);
-    deps.usage.record(key.id, endpoint, "ok", nowMs);
-    return new Response(body, { headers: limitHeaders(this.limits, endpoint === "ip" ? 1 : 0) });
+    if (quotaUnits === 1) deps.limits.quota.countSuccess(key.id, nowMs);
+    // An IP check's "ok" is what the quota counts (SQLite reads it back at start); one that used none is told apart.
+    deps.usage.record(key.id, endpoint, endpoint === "ip" && quotaUnits === 0 ? "ok_unmetered" : "ok", nowMs);
+    return new Response(body, { headers: limitHeaders(this.limits, quotaUnits) });
   }
 
   /** The request's own input is wrong: a 400 that uses up no quota. */

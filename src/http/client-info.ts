@@ -2,17 +2,17 @@ import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import type { ClientInfo } from "./routes/dashboard.ts";
 
-/** The client as seen through trusted proxies only. */
+/** The client as seen through trusted proxies only; without a server (a request handed to the app in-process) there is no peer. */
 export interface ClientResolver {
   /** Its address: the socket peer's, or the one the believed forwarding header names; null without an IP peer. */
-  address(request: Request, server: Bun.Server<unknown>): ParsedIp | null;
+  address(request: Request, server: Bun.Server<unknown> | null): ParsedIp | null;
   /** Its address as text, and whether it used TLS (a trusted proxy's word from the same header family). */
-  info(request: Request, server: Bun.Server<unknown>): ClientInfo;
+  info(request: Request, server: Bun.Server<unknown> | null): ClientInfo;
 }
 
 export function clientResolver(trust: ProxyTrust): ClientResolver {
-  const peerOf = (request: Request, server: Bun.Server<unknown>) => parseIpAddress(server.requestIP(request)?.address ?? "");
-  const address = (request: Request, server: Bun.Server<unknown>): ParsedIp | null => {
+  const peerOf = (request: Request, server: Bun.Server<unknown> | null) => parseIpAddress(server?.requestIP(request)?.address ?? "");
+  const address = (request: Request, server: Bun.Server<unknown> | null): ParsedIp | null => {
     const peer = peerOf(request, server);
     return peer === null || trust.proxies.length === 0 ? peer : resolveClientAddress(peer, request.headers, trust);
   };

@@ -1,8 +1,12 @@
 export const ENDPOINTS = ["email", "ip"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-/** What happened to an authenticated request; 401s have no key to count against. */
-export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded"] as const;
+/**
+ * What happened to an authenticated request; 401s have no key to count against. An IP
+ * check's `ok` used a unit of the monthly quota; `ok_unmetered` is an answer that used
+ * none (an address outside global unicast, answered without a lookup).
+ */
+export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded", "ok_unmetered"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const COUNTER_SLOTS = ENDPOINTS.length * OUTCOMES.length;

@@ -92,6 +92,56 @@ test("a trailing slash on the dashboard's address leads to it", async () => {
   expect(res.headers.get("location")).toBe("/dashboard");
 });
 
+describe("the key is read from the Authorization header only", () => {
+  const QUERIES = ["access_token", "api_key", "apikey", "key", "token", "bearer"];
+  test.each(ENDPOINTS)("a valid key in the query string of %s authenticates nothing", async (path) => {
+    const { request, newKey, usageStore, usage } = await createTestApp();
+    const { secret, key } = await newKey();
+    for (const name of QUERIES) {
+      const res = await request(`${path}&${name}=${secret}`);
+      expect([name, res.status]).toEqual([name, 401]);
+      expect(await res.json()).toEqual(MISSING);
+    }
+    const authorization = await request(`${path}&authorization=${encodeURIComponent(`Bearer ${secret}`)}`);
+    expect(authorization.status).toBe(401);
+    // With the header, the same request is answered: the key itself was good.
+    expect((await request(`${path}&access_token=${secret}`, { key: secret })).status).toBe(200);
+    await usage.flush();
+    const month = (await usageStore.usageOf([key.id], 0, Date.UTC(2026, 10, 23, 12))).get(key.id)!.month;
+    expect(Object.values(month).reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  test("over a socket too, where Bun parses the request", async () => {
+    const { listenOnLoopback, newKey } = await createTestApp();
+    const { secret } = await newKey();
+    await using served = listenOnLoopback();
+    const res = await served.request(`/v1/ip-reputation-check?ip=8.8.8.8&access_token=${secret}`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(MISSING);
+    expect((await served.request("/v1/ip-reputation-check?ip=8.8.8.8", { headers: { authorization: `bEaReR ${secret}` } })).status).toBe(200);
+  });
+});
+
+describe("HEAD and other methods on the API are 404 and spend nothing", () => {
+  const API = ["/v1/check?email=a@gmail.com", "/v1/ip-reputation-check?ip=8.8.8.8"];
+  test.each(["HEAD", "OPTIONS", "PATCH", "PUT", "DELETE", "POST"])("%s", async (method) => {
+    const { request, newKey, listenOnLoopback } = await createTestApp({ ratePerMinute: 60, rateBurst: 1, ipQuotaPerMonth: 1 });
+    const { secret } = await newKey();
+    await using served = listenOnLoopback();
+    for (const path of API) {
+      const inProcess = await request(path, { method, key: secret });
+      expect([path, inProcess.status]).toEqual([path, 404]);
+      expect(inProcess.headers.get("x-ratelimit-remaining")).toBeNull();
+      if (method !== "HEAD") expect(await inProcess.json()).toEqual({ error: "not_found", message: expect.any(String) });
+      const overSocket = await served.request(path, { method, key: secret });
+      expect([path, overSocket.status]).toEqual([path, 404]);
+    }
+    // The one token of the burst and the one check of the quota are still there.
+    const res = await request(API[1], { key: secret });
+    expect([res.status, res.headers.get("x-ratelimit-remaining"), res.headers.get("x-quota-remaining")]).toEqual([200, "0", "0"]);
+  });
+});
+
 test("HEAD of a GET route is answered as GET is, without a body", async () => {
   const { request } = await createTestApp();
   const res = await request("/healthz", { method: "HEAD" });

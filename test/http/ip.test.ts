@@ -128,7 +128,7 @@ describe("quota over HTTP", () => {
     expect([first.headers.get("x-quota-limit"), first.headers.get("x-quota-remaining"), first.headers.get("x-quota-reset")]).toEqual(["2", "1", "2026-12-01T00:00:00Z"]);
     const bad = await check("?ip=nope");
     expect([bad.status, bad.headers.get("x-quota-remaining")]).toEqual([400, "1"]);
-    expect((await check("?ip=10.0.0.1")).headers.get("x-quota-remaining")).toBe("0");
+    expect((await check("?ip=1.1.1.1")).headers.get("x-quota-remaining")).toBe("0");
     const refused = await check("?ip=8.8.8.8");
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual(QUOTA);
@@ -159,6 +159,25 @@ describe("quota over HTTP", () => {
     const statuses = await Promise.all(Array.from({ length: 100 }, () => check("?ip=8.8.8.8").then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(25);
     expect(statuses.filter((s) => s === 429)).toHaveLength(75);
+  });
+  test("a private or loopback answer, the caller's own included, spends no quota, after a restart too", async () => {
+    const { check, client, request, secret, stores, usage } = await setup({ ipQuotaPerMonth: 2 });
+    client.address = "127.0.0.1";
+    for (const query of ["", "?ip=10.0.0.1", "?ip=192.168.1.20", "?ip=::1", "?ip=fd00::1", "?ip=100.64.0.1"]) {
+      const res = await check(query);
+      expect([query, res.status, res.headers.get("x-quota-remaining")]).toEqual([query, 200, "2"]);
+    }
+    expect((await check("?ip=8.8.8.8")).headers.get("x-quota-remaining")).toBe("1");
+    const own = await request("/v1/ip-reputation-check", { key: secret });
+    expect([own.status, own.headers.get("x-quota-remaining")]).toEqual([200, "1"]);
+    // SQLite reads this month's used quota back from usage at start: the private answers are not in it.
+    await usage.flush();
+    const restarted = await createTestApp({ stores, ipQuotaPerMonth: 2 });
+    const after = await restarted.request("/v1/ip-reputation-check?ip=8.8.4.4", { key: secret });
+    expect([after.status, after.headers.get("x-quota-remaining")]).toEqual([200, "0"]);
+    expect((await restarted.request("/v1/ip-reputation-check?ip=8.8.4.4", { key: secret })).status).toBe(429);
+    // The quota is checked before the address is read (the contract's order), so a used-up quota refuses these too.
+    expect((await restarted.request("/v1/ip-reputation-check?ip=10.1.1.1", { key: secret })).status).toBe(429);
   });
   test("the order is auth, rate limit, quota, validation", async () => {
     const { check } = await setup({ ipQuotaPerMonth: 1, ratePerMinute: 60, rateBurst: 3 });

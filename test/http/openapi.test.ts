@@ -99,9 +99,10 @@ describe("the OpenAPI document", () => {
 
   test("documents every route the app serves outside the dashboard, and nothing else", async () => {
     const { app } = await createTestApp({ snapshot: bundled });
-    const served = Object.entries(app.routes)
-      .filter(([path]) => !path.startsWith("/dashboard"))
-      .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
+    // HEAD is registered only to be refused (404), as every method no route takes.
+    const served = app.routes
+      .filter(({ path, method }) => !path.startsWith("/dashboard") && method !== "HEAD")
+      .map(({ method, path }) => `${method} ${path}`);
     expect(served.sort()).toEqual(Object.keys(resolved.paths).map((path) => `GET ${path}`).sort());
   });
 

@@ -48,8 +48,9 @@ export interface TestAppOptions {
 
 /**
  * The real app over an in-memory database (or the stores given), with a clock the test
- * moves, served as the server serves it (`listen`) on a free loopback port: requests
- * take production's road. The client's address is whatever the test sets in `client`.
+ * moves; requests go to the app's `handle`, as a server hands them over. `listen()` serves
+ * the same app on a free loopback port for the tests that need a socket (Bun's router).
+ * The client's address is whatever the test sets in `client`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
   const stores = options.stores ?? sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
@@ -69,18 +70,29 @@ export async function createTestApp(options: TestAppOptions = {}) {
     metricsToken: options.metricsToken ?? null,
   });
   const app = createApp(deps);
-  const server = listen(app, "127.0.0.1", 0);
-  server.unref();
-  /** Sends a request made for any origin to this server, as it is; redirects are the test's to follow. */
-  const handle = (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    return fetch(new Request(`${server.url.origin}${url.pathname}${url.search}`, request), { redirect: "manual" });
-  };
-  const request = (path: string, init: { key?: string; headers?: Record<string, string>; method?: string; body?: string } = {}) => {
+  /** Hands a request to the app as it is; redirects are the test's to follow. */
+  const handle = (request: Request): Promise<Response> => app.handle(request);
+  type Init = { key?: string; headers?: Record<string, string>; method?: string; body?: string };
+  const requestTo = (origin: string, path: string, init: Init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
-    return handle(new Request(`http://riskcheck.test${path}`, { method: init.method ?? "GET", headers, body: init.body }));
+    return new Request(`${origin}${path}`, { method: init.method ?? "GET", headers, body: init.body });
+  };
+  const request = (path: string, init: Init = {}) => handle(requestTo("http://riskcheck.test", path, init));
+  /**
+   * Serves the app on a free loopback port as `riskcheck serve` does; the test stops it in
+   * its teardown (`await using`, or `stop()`).
+   */
+  const listenOnLoopback = () => {
+    const server = listen(app, "127.0.0.1", 0);
+    const stop = () => server.stop(true);
+    return {
+      server,
+      request: (path: string, init: Init = {}) => fetch(requestTo(server.url.origin, path, init), { redirect: "manual" }),
+      stop,
+      [Symbol.asyncDispose]: stop,
+    };
   };
   const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, server, deps, stores, keys, usage, usageStore: stores.usage, serving, clock, client, errors, request, handle, newKey };
+  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, clock, client, errors, request, handle, newKey };
 }

@@ -1,3 +1,5 @@
+import { Elysia } from "elysia";
+import type { TrafficCounter } from "../../collection-pacer.ts";
 import { parseEmailAddress } from "../../email/address.ts";
 import { classifyDomain } from "../../email/classify.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
@@ -5,7 +7,20 @@ import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam } from "../query.ts";
 
-export function checkEmail(deps: AdmissionDeps & { snapshots: SnapshotHolder }, request: Request): Response {
+export interface EmailCheckDeps extends AdmissionDeps {
+  readonly snapshots: SnapshotHolder;
+  readonly traffic: TrafficCounter;
+}
+
+/** `GET /v1/check?email=`. */
+export function emailCheck(deps: EmailCheckDeps) {
+  return new Elysia().get("/v1/check", ({ request }) => {
+    deps.traffic.served++;
+    return checkEmail(deps, request);
+  });
+}
+
+export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   const admission = admit(deps, request, "email");
   if (admission instanceof Response) return admission;
   const param = queryParam(request.url, "email");
@@ -17,5 +32,5 @@ export function checkEmail(deps: AdmissionDeps & { snapshots: SnapshotHolder }, 
   const verdict = classifyDomain(deps.snapshots.current().email, parsed.domain);
   // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building
   // the object; a parsed domain is [a-z0-9.-] only, so it needs no escaping.
-  return admission.answer(`{"email":${JSON.stringify(email)},"is_disposable":${verdict.isDisposable},"domain":"${parsed.domain}","free_email":${verdict.isFree}}`);
+  return admission.answer(0, `{"email":${JSON.stringify(email)},"is_disposable":${verdict.isDisposable},"domain":"${parsed.domain}","free_email":${verdict.isFree}}`);
 }

@@ -1,5 +1,8 @@
+import { Elysia } from "elysia";
+import type { TrafficCounter } from "../../collection-pacer.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { parseIpAddress } from "../../ip/address/parse.ts";
+import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import type { ClientResolver } from "../client-info.ts";
@@ -10,9 +13,18 @@ export interface IpCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
   /** Tells the caller's own address, checked when the request names none. */
   readonly client: Pick<ClientResolver, "address">;
+  readonly traffic: TrafficCounter;
 }
 
-export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<unknown>): Response {
+/** `GET /v1/ip-reputation-check[?ip=]`. */
+export function ipCheck(deps: IpCheckDeps) {
+  return new Elysia().get("/v1/ip-reputation-check", ({ request, server }) => {
+    deps.traffic.served++;
+    return checkIp(deps, request, server);
+  });
+}
+
+export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<unknown> | null): Response {
   const admission = admit(deps, request, "ip");
   if (admission instanceof Response) return admission;
   const url = request.url;
@@ -20,7 +32,9 @@ export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<
   const ip = param === "absent" ? deps.client.address(request, server) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (ip === null) return admission.refuse(API_ERRORS.invalidIp);
   const snapshot = deps.snapshots.current();
-  return admission.answer(ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null));
+  // Only a global unicast address is looked up; the private answer (the caller's own loopback
+  // or LAN address included) costs nothing and spends no quota.
+  return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null));
 }
 
 /** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */

@@ -1,0 +1,45 @@
+/**
+ * The floor: what the IP check's HTTP work alone costs. The same Elysia setup, lifecycle
+ * hooks and admission (key, rate limit, quota, usage, limit headers) as `riskcheck serve`,
+ * built from the same modules over the same database, answering a fixed body of the given
+ * size instead of parsing the address and looking it up.
+ *
+ *   bun bench/floor-server.ts DATABASE [BODY_BYTES]
+ */
+import { Elysia } from "elysia";
+import { CollectionPacer, PACER_PERIOD_MS, TrafficCounter } from "../src/collection-pacer.ts";
+import { type AdmissionDeps, admit } from "../src/http/admission.ts";
+import { listen } from "../src/http/app.ts";
+import { lifecycle } from "../src/http/lifecycle.ts";
+import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
+import { UsageRecorder } from "../src/keys/usage-recorder.ts";
+import { RateLimiter } from "../src/limits/rate-limiter.ts";
+import { RequestMetrics } from "../src/metrics/request-metrics.ts";
+import { openSqliteStores } from "../src/stores/sqlite-stores.ts";
+
+const [database, size = "600"] = process.argv.slice(2);
+if (!database) throw new Error("usage: bun bench/floor-server.ts DATABASE [BODY_BYTES]");
+const body = JSON.stringify({ ip: "192.0.2.1", pad: "x".repeat(Math.max(0, Number(size) - 29)) });
+
+const stores = openSqliteStores(database);
+const serving = await stores.serving({ now: Date.now, logError: console.error });
+const usage = new UsageRecorder(stores.usage);
+const deps: AdmissionDeps = {
+  authenticator: new KeyAuthenticator(serving.keys),
+  limits: { settings: { rate: { perMinute: Number(process.env.RISKCHECK_RATE_PER_MINUTE ?? 0), burst: Number(process.env.RISKCHECK_RATE_BURST ?? 0) }, ipQuotaPerMonth: Number(process.env.RISKCHECK_IP_QUOTA_PER_MONTH ?? 0) }, rateLimiter: new RateLimiter(), quota: serving.quota },
+  usage,
+  now: Date.now,
+};
+const traffic = new TrafficCounter();
+const app = new Elysia({ strictPath: true, systemRouter: false })
+  .use(lifecycle(new RequestMetrics(), console.error))
+  .get("/v1/ip-reputation-check", ({ request }) => {
+    traffic.served++;
+    const admission = admit(deps, request, "ip");
+    return admission instanceof Response ? admission : admission.answer(1, body);
+  });
+const pacer = new CollectionPacer(traffic);
+setInterval(() => pacer.tick(), PACER_PERIOD_MS);
+setInterval(() => void usage.flush().catch(console.error), 5_000);
+const server = listen(app, "127.0.0.1", 0);
+console.log(`floor listening on ${server.url.origin} (${body.length} bytes)`);

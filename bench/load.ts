@@ -1,0 +1,87 @@
+/** What the HTTP benchmarks share: wrk runs, the servers' processes, medians. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "..");
+
+export interface WrkResult {
+  requests: number;
+  duration_us: number;
+  non2xx: number;
+  errors: number;
+  p50_us: number;
+  p99_us: number;
+  max_us: number;
+  /** The server's CPU time (all its threads) per request: steadier than requests/s on a shared machine. */
+  server_cpu_us: number;
+}
+
+export interface Server {
+  readonly url: string;
+  readonly proc: { readonly pid: number };
+}
+
+export interface LoadSettings {
+  readonly durationSeconds: number;
+  readonly connections: number;
+}
+
+/** Stands for the load of a new random address every request (`distinct.lua`) where a paths file is expected. */
+export const DISTINCT = "distinct";
+
+export function requireWrk(): void {
+  if (!Bun.which("wrk")) {
+    console.error("bench: wrk is missing; install it with: apt-get install wrk");
+    process.exit(1);
+  }
+}
+
+/** Load from a file of paths (`pool.lua`), or `DISTINCT` for a new random address every request (`distinct.lua`). */
+export function wrk(server: Server, pathsFile: string, key: string, { durationSeconds, connections }: LoadSettings): WrkResult {
+  const cpuBefore = cpuSeconds(server.proc.pid);
+  const script = pathsFile === DISTINCT ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key] : ["-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key];
+  const run = Bun.spawnSync(["wrk", "-t1", `-c${connections}`, `-d${durationSeconds}s`, "--latency", ...script], { timeout: (durationSeconds + 30) * 1000 });
+  const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
+  const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
+  if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
+  const result = JSON.parse(line.slice(6));
+  return { ...result, server_cpu_us: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };
+}
+
+/** User + system seconds of a process so far; /proc/PID/stat counts clock ticks of 1/100 s (USER_HZ). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Starts a server process and waits for the line that says where it listens. */
+export async function startProcess(cmd: string[], env: Record<string, string>, ready: RegExp) {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stderr) output += decoder.decode(chunk);
+  })();
+  for await (const chunk of proc.stdout) {
+    output += decoder.decode(chunk);
+    const match = output.match(ready);
+    if (match) return { proc, url: match[1], startupMs: performance.now() - started, output: () => output };
+  }
+  throw new Error(`process did not start: ${cmd.join(" ")}\n${output}`);
+}
+
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
+}
+
+export function writeLines(dir: string, name: string, lines: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, lines.join("\n") + "\n");
+  return file;
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);

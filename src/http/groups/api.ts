@@ -1,0 +1,28 @@
+import { type AnyElysia, Elysia, NotFoundError } from "elysia";
+import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
+import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
+
+export type ApiDeps = EmailCheckDeps & IpCheckDeps;
+
+/**
+ * The keyed API: each route is a plugin in its own file under routes/, added here. Every
+ * route admits the request itself (`admit`: authentication, rate limit, quota) before it
+ * reads a parameter, so no schema or hook here may look at the query first.
+ */
+export function api(deps: ApiDeps) {
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps)));
+}
+
+/**
+ * Elysia answers HEAD with a GET route's handler (as Bun's router would), which here would
+ * spend a key's rate limit and quota on an answer nobody reads: on the API, HEAD is one
+ * more method no route takes (404). The routes without a key keep HEAD.
+ */
+function withoutHead<App extends AnyElysia>(app: App): App {
+  for (const { path } of app.routes.filter((r) => r.method === "GET")) {
+    app.head(path, () => {
+      throw new NotFoundError();
+    });
+  }
+  return app;
+}

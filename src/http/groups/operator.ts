@@ -1,0 +1,26 @@
+import { Elysia } from "elysia";
+import type { RefreshState } from "../../datasets/refresh-scheduler.ts";
+import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import { jsonResponse } from "../errors.ts";
+import { OPENAPI_JSON } from "../openapi-document.ts";
+import { about, health } from "../routes/health.ts";
+import { type MetricsDeps, metrics } from "../routes/metrics.ts";
+
+export interface OperatorDeps {
+  readonly snapshots: SnapshotHolder;
+  readonly startedMs: number;
+  readonly now: () => number;
+  readonly metrics: MetricsDeps;
+  /** What the operator should know about the data being served. */
+  readonly warnings: () => string[];
+  readonly refreshState: () => RefreshState | null;
+}
+
+/** What needs no API key: health, the data's provenance, the API's description, Prometheus metrics. */
+export function operator(deps: OperatorDeps) {
+  return new Elysia()
+    .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState()))
+    .get("/v1/about", () => about(deps.snapshots))
+    .get("/openapi.json", () => jsonResponse(OPENAPI_JSON))
+    .get("/metrics", ({ request }) => metrics(deps.metrics, request));
+}
