@@ -65,7 +65,7 @@ bench("parse email address", (i) => parseEmailAddress(emails[i % emails.length])
 bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains.length]));
 bench("key verification", () => authenticator.authenticate(secret));
 const counterSamples = Array.from({ length: 64 }, (_, i) => ({ bot: i % 3, probe: i % 5, rate: 0, attack: i % 7, crawler: i % 11 === 0 ? 1 : 0 }));
-const noFlags = { confirmedBad: false, verifiedCrawler: false, anycast: false, allowlisted: false, denylisted: false };
+const noFlags = { confirmedBad: false, verifiedCrawler: false, relay: false, anycast: false, allowlisted: false, denylisted: false };
 bench("verdict (uncached)", (i) => verdict(counterSamples[i & 63], i & 0x7f, noFlags));
 bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
 const quota = new LocalMonthlyQuota(new Map(), Date.now());

@@ -15,7 +15,7 @@ export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: Fe
   for (const entry of entries) {
     const pieces = subtractRanges([entry.range], SPECIAL);
     if (pieces.length !== 1 || pieces[0].first !== entry.range.first || pieces[0].last !== entry.range.last) clipped++;
-    for (const range of pieces) kept.push({ range, count: entry.count });
+    for (const range of pieces) kept.push({ ...entry, range });
   }
   return { entries: kept, clipped };
 }

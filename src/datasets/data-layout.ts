@@ -17,6 +17,10 @@ export function versionFiles(root: string) {
     asnIndex: join(root, "ip", "asn.idx"),
     reputationIndex: join(root, "ip", "reputation.idx"),
     feedAsnKinds: join(root, "ip", "asn-kinds.json"),
+    /** What clouds, CDNs and GitHub say each of their ranges is for. */
+    infrastructureLabels: join(root, "ip", "labels.idx"),
+    /** Privacy relays' egress ranges with their geofeed rows. */
+    relayPlaces: join(root, "ip", "relay-places.idx"),
     /** One evidence index per IP list, `<source>.idx`: what it says of each range, and since when. */
     evidence: join(root, "ip", "evidence"),
   } as const;

@@ -8,6 +8,8 @@ import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
 import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
 import { readIndexFile } from "../ip/indexes/range-index-file.ts";
+import { LabelIndex, NO_LABELS } from "../ip/indexes/label-index.ts";
+import { NO_RELAY_PLACES, RelayPlaces } from "../ip/indexes/relay-place-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { loadCuratedData } from "./curated-data.ts";
@@ -82,7 +84,8 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
   const [cityV4, cityV6, country] = operator.city
     ? [operator.city, operator.city, operator.country]
     : await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), operator.country ? Promise.resolve(operator.country) : openMmdb(files.country)]);
-  const [geo, ownerLookup, connectionTypeLookup, asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+  const optionalIndex = (file: string, kind: "labels" | "places") => (existsSync(file) ? readIndexFile(file, kind) : null);
+  const [geo, ownerLookup, connectionTypeLookup, asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, relayFile] = await Promise.all([
     MmdbGeolocation.build(cityV4, cityV6, country),
     operator.owner && mappedRecords(operator.owner, ownerOfRecord),
     operator.connectionType && mappedRecords(operator.connectionType, connectionTypeOfRecord),
@@ -91,6 +94,8 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
     loadCuratedData(files),
     readFeedAsnKinds(files.feedAsnKinds),
     readEvidence(files.evidence),
+    optionalIndex(files.infrastructureLabels, "labels"),
+    optionalIndex(files.relayPlaces, "places"),
   ]);
 
   const asnKindSources = curated.asnKindSources;
@@ -127,6 +132,8 @@ export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, ro
       feeds,
       evidence,
       curated: new ReputationIndex(curated.ranges),
+      labels: labelFile ? new LabelIndex(labelFile) : NO_LABELS,
+      relayPlaces: relayFile ? new RelayPlaces(relayFile) : NO_RELAY_PLACES,
       thresholds,
       ownerLookup,
       connectionTypeLookup,

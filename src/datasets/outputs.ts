@@ -5,7 +5,9 @@ import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/ver
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "./data-layout.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
-import type { FormatValues, SourceFormat } from "./formats/index.ts";
+import { type FormatValues, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
+import { LabelIndexBuilder } from "../ip/indexes/label-index.ts";
+import { RelayPlaceIndexBuilder } from "../ip/indexes/relay-place-index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
 export interface OutputInput {
@@ -40,7 +42,8 @@ interface OutputSpec {
   build(inputs: readonly OutputInput[], built: string): BuiltOutput | null;
 }
 
-export const IP_FEEDS = new Set<SourceFormat>(["address-list", "prefix-json"]);
+/** Formats whose entries carry their publisher's label (region, service). */
+const LABELLED_FORMATS = new Set<SourceFormat>(["aws-ip-ranges", "google-cloud-ranges", "oracle-cloud-ranges", "github-meta", "fastly-ip-list"]);
 
 export const OUTPUT_NAMES = [
   "disposable-domains",
@@ -48,6 +51,8 @@ export const OUTPUT_NAMES = [
   "free-domains",
   "allowed-domains",
   "reputation-index",
+  "infrastructure-labels",
+  "relay-places",
   "asn-kinds",
   "asn-index",
   "city-ipv4",
@@ -69,7 +74,7 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   "allowed-domains": domainOutput("feedAllowedDomains", "allow"),
   "reputation-index": {
     file: "reputationIndex",
-    fedBy: (format) => IP_FEEDS.has(format),
+    fedBy: (format) => IP_FORMATS.has(format),
     build: (inputs, built) => {
       const builder = new ReputationIndexBuilder();
       const reporting = new Map<string, ReportingSource>();
@@ -84,6 +89,34 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
       }
       const file = builder.build({ built }, reporting);
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };
+    },
+  },
+  "infrastructure-labels": {
+    file: "infrastructureLabels",
+    fedBy: (format) => LABELLED_FORMATS.has(format),
+    optional: true,
+    build: (inputs, built) => {
+      if (inputs.length === 0) return null;
+      const builder = new LabelIndexBuilder();
+      for (const input of inputs) {
+        for (const e of input.ipEntries().entries) if (e.label) builder.add(e.range, { source: input.name, label: e.label });
+      }
+      const file = builder.build({ built });
+      return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
+    },
+  },
+  "relay-places": {
+    file: "relayPlaces",
+    fedBy: (format, feeds) => format === "geofeed-csv" && feeds === "relay",
+    optional: true,
+    build: (inputs, built) => {
+      if (inputs.length === 0) return null;
+      const builder = new RelayPlaceIndexBuilder();
+      for (const input of inputs) {
+        for (const e of input.ipEntries().entries) if (e.place) builder.add(e.range, { source: input.name, ...e.place });
+      }
+      const file = builder.build({ built });
+      return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
     },
   },
   "asn-kinds": {
@@ -140,5 +173,7 @@ function isCounter(feeds: string): feeds is CounterName {
 function flagsOf(feeds: string): number {
   if (feeds === "confirmed-bad") return FLAG.confirmedBad;
   if (feeds === "verified-crawler") return FLAG.verifiedCrawler | kindBit("crawler");
+  if (feeds === "relay") return FLAG.relay;
+  if (feeds === "anycast") return FLAG.anycast;
   return kindBit(feeds);
 }

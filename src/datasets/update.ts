@@ -4,14 +4,14 @@ import type { DomainLists } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
 import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
-import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
+import { FORMATS, type FormatValues, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { type LoadReport, loadEmailLists, loadSnapshot } from "./load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { composeEvidence } from "./evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
-import { IP_FEEDS, OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
+import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
 import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "./versions.ts";
@@ -332,7 +332,7 @@ function inputOf(h: Held, rawDir: string): OutputInput {
       return h.parsed.value as FormatValues[F];
     },
     ipEntries() {
-      ipEntries ??= clipSpecialPurpose(this.parsed(h.source.format as "address-list" | "prefix-json"));
+      ipEntries ??= clipSpecialPurpose(this.parsed(h.source.format as IpFormat));
       return ipEntries;
     },
   };

@@ -33,3 +33,22 @@ export function isoDate(text: string | number): string | null {
   const at = typeof value === "number" ? value : Date.parse(value);
   return Number.isFinite(at) ? new Date(at).toISOString() : null;
 }
+
+/** A JSON document that must be an object (an error page or another format is refused). */
+export function jsonObject(bytes: Uint8Array, what: string): Record<string, unknown> {
+  const text = listText(bytes, what);
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new ContentError(`not JSON; expected ${what}`);
+  }
+  if (document === null || typeof document !== "object" || Array.isArray(document)) throw new ContentError(`not a JSON object; expected ${what}`);
+  return document as Record<string, unknown>;
+}
+
+/** The members of `document[key]` when it is an array, else []. */
+export function arrayAt(document: Record<string, unknown>, key: string): unknown[] {
+  const value = document[key];
+  return Array.isArray(value) ? value : [];
+}

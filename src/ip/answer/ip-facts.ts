@@ -5,6 +5,8 @@ import type { NetworkOwner } from "../geo/network-owner.ts";
 import type { AsnIndex } from "../indexes/asn-index.ts";
 import type { EvidenceIndex } from "../indexes/evidence-index.ts";
 import { NOT_FOUND } from "../indexes/range-index.ts";
+import type { LabelIndex } from "../indexes/label-index.ts";
+import type { RelayPlaces } from "../indexes/relay-place-index.ts";
 import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
 import { ALL_KINDS, connectionTypeOf } from "../verdict/network-kinds.ts";
 import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
@@ -25,6 +27,10 @@ export interface IpDatasets {
   readonly evidence: ReadonlyMap<string, EvidenceIndex>;
   /** Curated ranges: verified crawlers, anycast. */
   readonly curated: ReputationIndex;
+  /** What clouds, CDNs and GitHub say their ranges are for, for explanations. */
+  readonly labels: LabelIndex;
+  /** Privacy relays' egress ranges with their geofeed places, which override geolocation. */
+  readonly relayPlaces: RelayPlaces;
   readonly thresholds: Thresholds;
   /** From an operator's ASN or ISP database, when there is one. */
   readonly ownerLookup: ((ip: ParsedIp) => NetworkOwner | null) | null;
@@ -69,9 +75,10 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
   const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
   const counters = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
   const kinds = flags & ALL_KINDS;
+  const fromDatabase = d.geo.lookup(ip);
   return {
     ip: ip.text,
-    located: d.geo.lookup(ip),
+    located: (flags & FLAG.relay && d.relayPlaces.locate(ip, fromDatabase)) || fromDatabase,
     owner,
     connectionType: (d.connectionTypeLookup && d.connectionTypeLookup(ip)) || connectionTypeOf(kinds),
     anycast: (flags & FLAG.anycast) !== 0,
@@ -87,6 +94,7 @@ export function verdictFlags(flags: number): VerdictFlags {
     confirmedBad: (flags & FLAG.confirmedBad) !== 0,
     verifiedCrawler: (flags & FLAG.verifiedCrawler) !== 0,
     anycast: (flags & FLAG.anycast) !== 0,
+    relay: (flags & FLAG.relay) !== 0,
     allowlisted: (flags & FLAG.allowlisted) !== 0,
     denylisted: (flags & FLAG.denylisted) !== 0,
   };

@@ -17,10 +17,10 @@ export interface IndexFile {
 
 const MAGIC = 0x58494352; // "RCIX" little-endian
 const FORMAT_VERSION = 1;
-const KINDS = ["asn", "reputation", "evidence"] as const;
+const KINDS = ["asn", "reputation", "evidence", "labels", "places"] as const;
 export type IndexKind = (typeof KINDS)[number];
 /** Payload words per entry; a range's value is an entry number. */
-const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence: 2 };
+const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence: 2, labels: 1, places: 1 };
 const SECTIONS = 9;
 const HEADER_BYTES = 12 + SECTIONS * 8;
 

@@ -7,7 +7,7 @@ import type { Counters } from "../verdict/reputation.ts";
 import { COUNTER_NAMES, type Listing, type ReportingSource, countersOf } from "../verdict/report-counting.ts";
 
 /** Bits above the kind bits (0–6) in an entry's flags word. */
-export const FLAG = Object.freeze({ confirmedBad: 1 << 8, verifiedCrawler: 1 << 9, allowlisted: 1 << 10, anycast: 1 << 11, denylisted: 1 << 12 });
+export const FLAG = Object.freeze({ confirmedBad: 1 << 8, verifiedCrawler: 1 << 9, allowlisted: 1 << 10, anycast: 1 << 11, denylisted: 1 << 12, relay: 1 << 13 });
 
 /** What one list says about one range: a listing with its count (lists that feed a counter), or flags. */
 export interface Contribution {

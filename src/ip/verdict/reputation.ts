@@ -16,6 +16,8 @@ export interface VerdictFlags {
   verifiedCrawler: boolean;
   /** Shared anycast infrastructure: public DNS resolvers, CDN edges, root servers. */
   anycast: boolean;
+  /** A privacy relay's egress range (iCloud Private Relay): many users share each address. */
+  relay: boolean;
   /** On the operator's allowlist. */
   allowlisted: boolean;
   /** On the operator's denylist. */
@@ -87,7 +89,7 @@ export interface Rule {
   /** The threshold the reports reached, for the rules that compare them. */
   readonly threshold?: number;
   /** For a capped level: the level the reports alone would give, and what capped it. */
-  readonly capped?: { readonly from: Level; readonly by: "verified-crawler" | "anycast" };
+  readonly capped?: { readonly from: Level; readonly by: "verified-crawler" | "relay" | "anycast" };
 }
 
 const sumOf = (c: Counters) => c.bot + c.probe + c.rate + c.attack + c.crawler;
@@ -98,16 +100,18 @@ const sumOf = (c: Counters) => c.bot + c.probe + c.rate + c.attack + c.crawler;
  * bad. Then the feeds: a confirmed-malicious list is bad, then the independent reports
  * decide; without reports a scanner is suspicious and a VPN or hosting network
  * informative. A verified crawler is never more than suspicious, whatever the feeds
- * say; anycast infrastructure (resolvers, CDN edges) is never made more than suspicious
- * by reports, which there are about whoever shares it, but a network on Spamhaus DROP
- * stays bad wherever it lies.
+ * say; anycast infrastructure (resolvers, CDN edges) and privacy relays' exits are never
+ * made more than suspicious by reports, which there are about whoever shares them, but a
+ * network on Spamhaus DROP stays bad wherever it lies. A hosting label (a cloud's ranges)
+ * never lowers a level: it only makes an address with no reports informative.
  */
 export function ruleOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds): Rule {
   const reports = sumOf(c);
   if (flags.allowlisted) return { id: "allowlisted", level: "ok", reports };
   if (flags.denylisted) return { id: "denylisted", level: "bad", reports };
   const rule = feedRule(reports, kinds, flags.confirmedBad, t);
-  const by = flags.verifiedCrawler ? "verified-crawler" : flags.anycast && rule.id !== "confirmed-bad" ? "anycast" : null;
+  const shared = rule.id !== "confirmed-bad";
+  const by = flags.verifiedCrawler ? "verified-crawler" : flags.relay && shared ? "relay" : flags.anycast && shared ? "anycast" : null;
   if (by && (rule.level === "bad" || rule.level === "warning")) return { id: "benign-cap", level: "suspicious", reports, capped: { from: rule.level, by } };
   return rule;
 }

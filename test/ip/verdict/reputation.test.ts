@@ -3,7 +3,7 @@ import { KIND } from "../../../src/ip/verdict/network-kinds.ts";
 import { CLEAN_REPUTATION, type Counters, DEFAULT_THRESHOLDS, type Rule, type VerdictFlags, ruleOf, verdict } from "../../../src/ip/verdict/reputation.ts";
 
 const ZERO: Counters = { bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 };
-const NONE: VerdictFlags = { confirmedBad: false, verifiedCrawler: false, anycast: false, allowlisted: false, denylisted: false };
+const NONE: VerdictFlags = { confirmedBad: false, verifiedCrawler: false, relay: false, anycast: false, allowlisted: false, denylisted: false };
 
 type Row = [name: string, counters: Partial<Counters>, kinds: number, flags: Partial<VerdictFlags>, expected: Partial<Rule>];
 

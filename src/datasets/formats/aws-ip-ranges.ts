@@ -1,0 +1,45 @@
+import { parseCidr } from "../../ip/address/address-range.ts";
+import { arrayAt, checkRejects, isoDate, jsonObject } from "./content-checks.ts";
+import type { FeedEntry } from "./feed-entry.ts";
+import { checkPlausible } from "./plausible-ranges.ts";
+import { ContentError, type ParsedSource } from "./parsed-source.ts";
+
+const WHAT = "AWS ip-ranges.json";
+
+/**
+ * AWS `ip-ranges.json`: `{syncToken, createDate, prefixes: [{ip_prefix, region, service,
+ * network_border_group}], ipv6_prefixes: [{ipv6_prefix, …}]}`. AWS lists a range once per
+ * service that uses it, AMAZON (all of Amazon) among them; the label names the region
+ * and the specific services: "AWS us-east-1 EC2".
+ */
+export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
+  const document = jsonObject(bytes, WHAT);
+  const services = new Map<string, { region: string; services: Set<string> }>();
+  let rejected = 0;
+  let firstRejected: string | undefined;
+  for (const [list, key] of [["prefixes", "ip_prefix"], ["ipv6_prefixes", "ipv6_prefix"]] as const) {
+    for (const [i, item] of arrayAt(document, list).entries()) {
+      const record = (item ?? {}) as Record<string, unknown>;
+      const prefix = record[key];
+      if (typeof prefix !== "string" || parseCidr(prefix) === null) {
+        if (rejected++ === 0) firstRejected = `${list}[${i}]`;
+        continue;
+      }
+      const region = typeof record.region === "string" ? record.region : "";
+      const service = typeof record.service === "string" ? record.service : "";
+      const known = services.get(prefix) ?? { region, services: new Set<string>() };
+      if (service) known.services.add(service);
+      services.set(prefix, known);
+    }
+  }
+  if (services.size === 0) throw new ContentError(`has no prefixes: expected ${WHAT}, {"prefixes":[{"ip_prefix":…,"region":…,"service":…}]}`);
+  checkRejects(services.size, rejected, firstRejected, "AWS prefix records");
+  const entries = [...services].map(([prefix, { region, services: named }]) => {
+    const specific = [...named].filter((s) => s !== "AMAZON");
+    const label = ["AWS", region === "GLOBAL" ? "global" : region, ...(specific.length ? specific : [...named])].filter(Boolean).join(" ");
+    return { range: parseCidr(prefix)!, count: 1, label };
+  });
+  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 200_000, broadestV4: 8, broadestV6: 16 }, WHAT);
+  const created = typeof document.createDate === "string" ? document.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4") : null;
+  return { value: entries, entries: entries.length, dataDate: created ? isoDate(created) : null };
+}

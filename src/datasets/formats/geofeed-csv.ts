@@ -1,0 +1,41 @@
+import { parseCidr } from "../../ip/address/address-range.ts";
+import { checkRejects, listText } from "./content-checks.ts";
+import type { FeedEntry } from "./feed-entry.ts";
+import { checkPlausible } from "./plausible-ranges.ts";
+import { ContentError, type ParsedSource } from "./parsed-source.ts";
+
+const WHAT = "an RFC 8805 geofeed";
+const COUNTRY = /^[A-Z]{2}$/;
+const REGION = /^([A-Z]{2})-[A-Z0-9]{1,3}$/;
+const MAX_CITY = 100;
+
+/**
+ * An RFC 8805 self-published geofeed, as iCloud Private Relay publishes its egress
+ * ranges (mask-api.icloud.com/egress-ip-ranges.csv): one `prefix,country,region,city,postal`
+ * row per range, `#` comments. The country is ISO 3166-1 alpha-2, the region ISO 3166-2
+ * ("US-CA") of that country; either may be empty. Each range carries its place.
+ */
+export function parseGeofeedCsv(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
+  const text = listText(bytes, WHAT);
+  const entries: FeedEntry[] = [];
+  let rejected = 0;
+  let firstRejected: string | undefined;
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line[0] === "#") continue;
+    const [prefix, country = "", region = "", city = ""] = line.split(",").map((field) => field.trim());
+    const range = parseCidr(prefix);
+    const regionCountry = REGION.exec(region)?.[1];
+    const placeOk = (country === "" || COUNTRY.test(country)) && (region === "" || regionCountry === country) && city.length <= MAX_CITY;
+    if (range === null || !placeOk) {
+      if (rejected++ === 0) firstRejected = `line ${i + 1}`;
+      continue;
+    }
+    entries.push({ range, count: 1, place: { country, region, city } });
+  }
+  if (entries.length === 0) throw new ContentError(`has no rows: expected ${WHAT}, "prefix,country,region,city,postal" a line`);
+  checkRejects(entries.length, rejected, firstRejected, "geofeed rows");
+  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 5_000_000, broadestV4: 12, broadestV6: 24 }, WHAT);
+  return { value: entries, entries: entries.length, dataDate: null };
+}
