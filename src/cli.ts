@@ -150,6 +150,7 @@ async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<num
     env: process.env,
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
     nodeModules: installedPackages(),
+    log: (line) => process.stderr.write(`${line}\n`),
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");

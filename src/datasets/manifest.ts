@@ -17,6 +17,8 @@ export interface SourceRecord {
   readonly includes?: readonly string[];
   /** How often the publisher renews the data, in ms, when the sources file says. */
   readonly cadenceMs?: number | null;
+  /** For a list of benign infrastructure: its class ("seo:googlebot", "cloud:aws"). */
+  readonly class?: string | null;
   readonly licence: string;
   /** When the data held now was fetched. */
   readonly fetchedAt: string;

@@ -1,6 +1,6 @@
 import { parseDuration } from "../duration.ts";
 import { COUNTER_NAMES } from "../ip/verdict/report-counting.ts";
-import { FORMAT_NAMES, FORMATS, type SourceFormat } from "./formats/index.ts";
+import { FORMAT_NAMES, FORMATS, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
 
 export interface Source {
   readonly name: string;
@@ -23,11 +23,14 @@ export interface Source {
   readonly includes: readonly string[];
   /** How often the publisher renews the data, in ms; older data is reported stale. Null: no expectation. */
   readonly cadenceMs: number | null;
+  /** For a list of benign infrastructure, its class in CrowdSec's style: "seo:googlebot", "cloud:aws", "relay:icloud". */
+  readonly class: string | null;
 }
 
 export class SourcesError extends Error {}
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const CLASS = /^[a-z]+:[a-z0-9_.-]{1,40}$/;
 const NPM_URL = /^npm:(@[a-z0-9._-]+\/)?[a-z0-9._-]+\/[^\s]+$/;
 
 /** Validates sources.json; every problem is reported with the source's position and field. */
@@ -82,10 +85,13 @@ export function parseSources(text: string, file: string): Source[] {
     if ((includes.length || s.weight !== undefined) && feeds && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
       problems.push(`${at}: weight and includes apply to lists that feed a counter (${COUNTER_NAMES.join(", ")})`);
     }
+    const infrastructureClass = s.class ?? null;
+    if (infrastructureClass !== null && (typeof infrastructureClass !== "string" || !CLASS.test(infrastructureClass))) problems.push(`${at}.class: a benign class such as "seo:googlebot", "cloud:aws", "relay:icloud"`);
+    else if (infrastructureClass !== null && known && !IP_FORMATS.has(format)) problems.push(`${at}.class: only IP lists name a class of infrastructure`);
     const cadence = s.cadence === undefined ? null : typeof s.cadence === "string" ? parseDuration(s.cadence) : null;
     if (s.cadence !== undefined && cadence === null) problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
     if (name && url && format && feeds && licence) {
-      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, cadenceMs: cadence });
+      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, cadenceMs: cadence, class: infrastructureClass as string | null });
     }
   });
   for (const source of sources) {

@@ -33,7 +33,12 @@ export interface UpdateOptions {
   readonly nodeModules: string | null;
   /** A name for the kind of version made ("update", "bundled", "refresh"). */
   readonly tag?: string;
+  /** Where the first bytes of a refused download go, escaped, so a moved file shows what it became; never into the report. */
+  readonly log?: (line: string) => void;
 }
+
+/** How much of a refused download the log shows. */
+const REFUSED_HEAD_BYTES = 200;
 
 export type Outcome = "updated" | "unchanged" | "skipped" | "failed" | "removed";
 
@@ -221,6 +226,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       outcomes.push({ name: source.name, outcome: missing.length ? "skipped" : "failed", detail: why + kept });
       continue;
     }
+    let downloaded: Uint8Array | null = null;
     try {
       const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
       const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.nodeModules);
@@ -229,6 +235,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
         outcomes.push({ name: source.name, outcome: "unchanged", entries: comparable!.entries, dataDate: comparable!.dataDate, detail: "not modified since the last download" });
         continue;
       }
+      downloaded = fetched.bytes;
       const parsed = FORMATS[source.format].parse(fetched.bytes, source.feeds);
       if (parsed.entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
       if (comparable && parsed.entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
@@ -259,6 +266,10 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       keep(false);
       const outcome = err instanceof SourceUnavailable ? "skipped" : "failed";
       const reason = err instanceof ContentError ? `refused: ${err.message}` : (err as Error).message.split("\n")[0];
+      if (err instanceof ContentError && downloaded) {
+        const head = new TextDecoder().decode(downloaded.subarray(0, REFUSED_HEAD_BYTES));
+        options.log?.(`update: ${source.name}: refused download (${downloaded.byteLength} bytes) begins ${JSON.stringify(head)}`);
+      }
       outcomes.push({ name: source.name, outcome, detail: reason + kept });
     }
   }
@@ -302,13 +313,13 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
 }
 
 /** What of a source's declaration the outputs depend on, as recorded in the manifest. */
-function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "cadenceMs"> {
-  return { feeds: source.feeds, weight: source.weight, includes: source.includes, cadenceMs: source.cadenceMs };
+function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "cadenceMs" | "class"> {
+  return { feeds: source.feeds, weight: source.weight, includes: source.includes, cadenceMs: source.cadenceMs, class: source.class };
 }
 
 /** The same data feeds the outputs the same way. */
 function sameDeclaration(record: SourceRecord, source: Source): boolean {
-  return record.feeds === source.feeds && (record.weight ?? 1) === source.weight && sameNames(record.includes ?? [], source.includes);
+  return record.feeds === source.feeds && (record.weight ?? 1) === source.weight && sameNames(record.includes ?? [], source.includes) && (record.class ?? null) === source.class;
 }
 
 function inputOf(h: Held, rawDir: string): OutputInput {

@@ -4,6 +4,7 @@ import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOf
 import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
+import type { Place } from "../indexes/relay-place-index.ts";
 import { type Rule, ruleOf } from "../verdict/reputation.ts";
 
 /** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
@@ -20,6 +21,21 @@ export interface Contribution {
   /** When this appliance's updates first and last saw the listing; null for hand-kept lists. */
   readonly first_seen: string | null;
   readonly last_seen: string | null;
+  /** For a list of benign infrastructure: its class ("seo:googlebot", "cloud:aws", "relay:icloud"). */
+  readonly class?: string;
+  /** What the publisher says the range is for ("AWS us-east-1 EC2"). */
+  readonly label?: string;
+}
+
+/** A benign class the address belongs to, and what it does to the level. */
+export interface InfrastructureClass {
+  readonly class: string;
+  readonly source: string;
+  /** "cap": reports make it no more than suspicious (crawlers; relays and anycast edges unless on DROP); "label": it names the network and changes no level. */
+  readonly effect: "cap" | "label";
+  readonly label?: string;
+  /** A relay exit's place from its geofeed row, which the answer's location follows. */
+  readonly place?: Place;
 }
 
 export interface KindOrigin {
@@ -32,6 +48,8 @@ export interface Explanation {
   readonly rule: Rule;
   readonly contributions: readonly Contribution[];
   readonly kinds: readonly KindOrigin[];
+  /** The benign infrastructure the address is part of, by class; absent when none. */
+  readonly infrastructure?: readonly InfrastructureClass[];
   /** Why the answer may say less than it should (no feed loaded yet). */
   readonly warnings?: readonly string[];
 }
@@ -40,7 +58,11 @@ export interface Explanation {
 export interface SourceFacts {
   readonly feeds: string;
   readonly checkedAt: string;
+  readonly class?: string | null;
 }
+
+/** What a list of each target does to the level. */
+const CAPPING_FEEDS = new Set(["verified-crawler", "relay", "anycast"]);
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -54,8 +76,11 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   }
   const listings: Listing[] = listed.filter((l) => d.feeds.reporting.has(l.source));
   const counted = countedReports(listings, d.feeds.reporting);
+  const labels = d.labels.lookup(ip);
   const contributions: Contribution[] = listed.map((l) => {
     const reporting = d.feeds.reporting.get(l.source);
+    const infrastructureClass = sources[l.source]?.class;
+    const label = labels.filter((x) => x.source === l.source).map((x) => x.label).join("; ");
     return {
       source: l.source,
       category: reporting?.category ?? sources[l.source]?.feeds ?? "",
@@ -64,7 +89,15 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
       counted: reporting ? counted[listings.findIndex((x) => x.source === l.source)] : 0,
       first_seen: iso(l.firstSeen),
       last_seen: sources[l.source]?.checkedAt ?? null,
+      ...(infrastructureClass ? { class: infrastructureClass } : {}),
+      ...(label ? { label } : {}),
     };
+  });
+  const infrastructure = contributions.flatMap((c): InfrastructureClass[] => {
+    if (!c.class) return [];
+    const place = c.category === "relay" ? d.relayPlaces.placeOf(ip) : null;
+    const where = place && place.source === c.source ? { place: { country: place.country, region: place.region, city: place.city } } : {};
+    return [{ class: c.class, source: c.source, effect: CAPPING_FEEDS.has(c.category) ? "cap" : "label", ...(c.label ? { label: c.label } : {}), ...where }];
   });
   for (const list of d.curated.sources(f.curatedEntry)) {
     contributions.push({ source: list.name, category: categoryOfFlags(list.flags), count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null });
@@ -84,6 +117,7 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
     rule: ruleOf(f.counters, kinds, verdictFlags(f.flags), d.thresholds),
     contributions,
     kinds: origins,
+    ...(infrastructure.length ? { infrastructure } : {}),
     ...(d.feeds.rangeCount === 0 ? { warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"] } : {}),
   };
 }
