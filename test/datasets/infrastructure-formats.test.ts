@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { clipSpecialPurpose } from "../../src/datasets/clip-special-purpose.ts";
+import { parseAwsIpRanges } from "../../src/datasets/formats/aws-ip-ranges.ts";
+import { parseFastlyIpList } from "../../src/datasets/formats/fastly-ip-list.ts";
+import type { FeedEntry } from "../../src/datasets/formats/feed-entry.ts";
+import { parseGeofeedCsv } from "../../src/datasets/formats/geofeed-csv.ts";
+import { parseGithubMeta } from "../../src/datasets/formats/github-meta.ts";
+import { parseGoogleCloudRanges } from "../../src/datasets/formats/google-cloud-ranges.ts";
+import { FORMATS } from "../../src/datasets/formats/index.ts";
+import { parseOracleCloudRanges } from "../../src/datasets/formats/oracle-cloud-ranges.ts";
+import { ContentError, type ParsedSource } from "../../src/datasets/formats/parsed-source.ts";
+import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
+import { AWS_IP_RANGES, FASTLY_IP_LIST, GITHUB_META, GOOGLE_ACTION_NEEDED, GOOGLE_CLOUD, ICLOUD_EGRESS, OPENAI_GPTBOT, ORACLE_CLOUD } from "../fixtures/infrastructure/publishers.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const labelled = (entries: readonly FeedEntry[]) => entries.map((e) => `${cidrsOfRange(e.range).join(" ")} ${e.label ?? ""}`.trim());
+
+const PARSERS: [string, (b: Uint8Array) => ParsedSource<FeedEntry[]>, string][] = [
+  ["aws-ip-ranges", parseAwsIpRanges, AWS_IP_RANGES],
+  ["google-cloud-ranges", parseGoogleCloudRanges, GOOGLE_CLOUD],
+  ["oracle-cloud-ranges", parseOracleCloudRanges, ORACLE_CLOUD],
+  ["github-meta", parseGithubMeta, GITHUB_META],
+  ["fastly-ip-list", parseFastlyIpList, FASTLY_IP_LIST],
+  ["geofeed-csv", parseGeofeedCsv, ICLOUD_EGRESS],
+];
+
+describe("each publisher's format, read as it documents it", () => {
+  test("AWS: one entry per prefix, labelled with its region and the specific services (AMAZON only when alone)", () => {
+    const parsed = parseAwsIpRanges(bytes(AWS_IP_RANGES));
+    expect(labelled(parsed.value)).toEqual(["3.5.140.0/22 AWS ap-northeast-2 S3", "35.180.0.0/16 AWS eu-west-3 EC2", "23.228.249.0/24 AWS global CLOUDFRONT", "2406:daba:f000::/40 AWS ap-southeast-4 AMAZON"]);
+    expect(parsed.dataDate).toBe("2026-08-22T21:17:05.000Z");
+  });
+  test("Google Cloud: service and scope", () => {
+    const parsed = parseGoogleCloudRanges(bytes(GOOGLE_CLOUD));
+    expect(labelled(parsed.value)).toEqual(["34.1.208.0/20 Google Cloud africa-south1", "34.35.0.0/16 Google Cloud africa-south1", "2600:1900:8000::/44 Google Cloud africa-south1"]);
+    expect(parsed.dataDate).toBe("2026-08-21T01:05:42.583Z");
+  });
+  test("Oracle Cloud: region and tags", () => {
+    const parsed = parseOracleCloudRanges(bytes(ORACLE_CLOUD));
+    expect(labelled(parsed.value)).toEqual(["40.233.0.0/19 Oracle Cloud mx-monterrey-1 OCI", "139.177.96.0/21 Oracle Cloud mx-monterrey-1 OCI"]);
+    expect(parsed.dataDate).toBe("2026-07-27T06:55:33.696Z");
+  });
+  test("GitHub meta: every list of CIDRs, a range labelled with each list naming it; keys and domains are not ranges", () => {
+    const parsed = parseGithubMeta(bytes(GITHUB_META));
+    expect(labelled(parsed.value)).toEqual(["192.30.252.0/22 GitHub hooks, web", "185.199.108.0/22 GitHub hooks, web", "140.82.121.33/32 GitHub packages", "4.148.0.0/16 GitHub actions", "4.149.0.0/18 GitHub actions"]);
+  });
+  test("Fastly: its IPv4 and IPv6 lists", () => {
+    expect(labelled(parseFastlyIpList(bytes(FASTLY_IP_LIST)).value)).toEqual(["151.101.0.0/16 Fastly edge", "199.232.0.0/16 Fastly edge", "2a04:4e42::/32 Fastly edge"]);
+  });
+  test("an RFC 8805 geofeed: each range with its country, ISO 3166-2 region and city; comments skipped", () => {
+    const parsed = parseGeofeedCsv(bytes(`# self-published geofeed\n${ICLOUD_EGRESS}`));
+    expect(parsed.value.map((e) => [cidrsOfRange(e.range)[0], e.place])).toEqual([
+      ["104.28.28.0/26", { country: "GB", region: "GB-ENG", city: "London" }],
+      ["104.28.28.64/29", { country: "US", region: "US-CA", city: "Los Angeles" }],
+      ["104.28.28.72/30", { country: "DE", region: "", city: "" }],
+      ["2a02:26f7:b3c0:4000::/64", { country: "FR", region: "FR-IDF", city: "Paris" }],
+    ]);
+  });
+  test("a geofeed row whose region is another country's, or whose country is not a code, is not read", () => {
+    const good = Array.from({ length: 150 }, (_, i) => `104.28.${i}.0/27,US,US-NY,New York,`);
+    expect(parseGeofeedCsv(bytes([...good, "104.29.0.0/27,US,GB-ENG,London,"].join("\n"))).entries).toBe(150);
+    expect(() => parseGeofeedCsv(bytes([...good.slice(0, 5), "104.29.0.0/27,United States,,,", "104.29.1.0/27,US,GB-ENG,,"].join("\n")))).toThrow("2 of 7 entries are not geofeed rows");
+  });
+  test("the verified-crawler files keep the shape Google's parser reads", () => {
+    const parsed = FORMATS["prefix-json"].parse(bytes(OPENAI_GPTBOT), "verified-crawler");
+    expect(parsed.value.map((e) => cidrsOfRange(e.range)[0])).toEqual(["132.196.86.0/24", "172.182.202.0/25", "172.182.204.0/24", "74.7.244.0/25"]);
+    expect(parsed.dataDate).toBe("2025-10-30T11:00:00.000Z");
+  });
+});
+
+describe("a file that is not what its publisher puts out is refused with a clear message", () => {
+  const HTML = "<!DOCTYPE html>\n<html><head><title>Just a moment...</title></head><body>please enable JavaScript</body></html>";
+  test.each(PARSERS)("%s: an HTML page, an empty body, a moved file", (_, parse) => {
+    expect(() => parse(bytes(HTML))).toThrow("looks like an HTML page");
+    expect(() => parse(bytes(""))).toThrow(ContentError);
+    expect(() => parse(bytes(GOOGLE_ACTION_NEEDED))).toThrow(/has no (prefixes|lists of CIDRs|rows)/);
+  });
+  test("Google's 'Action needed' answer in place of a crawler file: it parses, has no prefixes, and says what that usually means", () => {
+    expect(() => FORMATS["prefix-json"].parse(bytes(GOOGLE_ACTION_NEEDED), "verified-crawler")).toThrow("has no prefixes, though it parses: a file its publisher moved or retired");
+  });
+  test("no message repeats what the download said", () => {
+    for (const [, parse] of PARSERS) {
+      try {
+        parse(bytes(GOOGLE_ACTION_NEEDED));
+      } catch (err) {
+        expect((err as Error).message).not.toContain("update the location");
+      }
+    }
+  });
+});
+
+describe("lists that cap a verdict must be plausible for their publisher", () => {
+  const crawler = (prefix: string) => bytes(JSON.stringify({ creationTime: "2026-01-01T00:00:00", prefixes: [{ ipv4Prefix: "66.249.66.0/27" }, { ipv4Prefix: prefix }] }));
+  test("a crawler file carrying a /8 would cap a sixteenth of the Internet: refused", () => {
+    expect(() => FORMATS["prefix-json"].parse(crawler("20.0.0.0/8"), "verified-crawler")).toThrow("lists a range broader than /16 (IPv4)");
+    expect(FORMATS["prefix-json"].parse(crawler("20.0.0.0/16"), "verified-crawler").entries).toBe(2);
+    // The same file feeding a counter is a block list: no such bound.
+    expect(FORMATS["prefix-json"].parse(crawler("20.0.0.0/8"), "attack").entries).toBe(2);
+  });
+  test("anycast edges and relay exits have their bounds too; a cloud's own lists theirs", () => {
+    expect(() => FORMATS["address-list"].parse(bytes("104.16.0.0/13\n0.0.0.0/1\n"), "anycast")).toThrow("broader than /12");
+    expect(FORMATS["address-list"].parse(bytes("104.16.0.0/13\n172.64.0.0/13\n"), "anycast").entries).toBe(2);
+    expect(() => FORMATS["geofeed-csv"].parse(bytes("104.0.0.0/8,US,,,\n"), "relay")).toThrow("broader than /12");
+    expect(() => parseAwsIpRanges(bytes('{"prefixes":[{"ip_prefix":"0.0.0.0/0","region":"x","service":"EC2"}]}'))).toThrow("broader than /8");
+  });
+  test("too many prefixes for the publisher: refused", () => {
+    const many = { creationTime: "2026-01-01T00:00:00", prefixes: Array.from({ length: 20_001 }, (_, i) => ({ ipv4Prefix: `20.${i >> 8}.${i & 255}.0/28` })) };
+    expect(() => FORMATS["prefix-json"].parse(bytes(JSON.stringify(many)), "verified-crawler")).toThrow("has 20001 prefixes; a list of verified-crawler ranges holds 1 to 20000");
+  });
+});
+
+describe("no list speaks for private or reserved space", () => {
+  test.each(PARSERS)("%s: entries in special-purpose space are cut at ingest", (format, parse) => {
+    const withPrivate: Record<string, string> = {
+      "aws-ip-ranges": '{"prefixes":[{"ip_prefix":"10.0.0.0/8","region":"x","service":"EC2"},{"ip_prefix":"35.180.0.0/16","region":"eu-west-3","service":"EC2"}]}',
+      "google-cloud-ranges": '{"prefixes":[{"ipv4Prefix":"192.168.0.0/16"},{"ipv4Prefix":"34.35.0.0/16"}]}',
+      "oracle-cloud-ranges": '{"regions":[{"region":"x","cidrs":[{"cidr":"172.16.0.0/12","tags":["OCI"]},{"cidr":"40.233.0.0/19","tags":["OCI"]}]}]}',
+      "github-meta": '{"hooks":["100.64.0.0/10","192.30.252.0/22"]}',
+      "fastly-ip-list": '{"addresses":["127.0.0.0/8","151.101.0.0/16"],"ipv6_addresses":["fd00::/64"]}',
+      "geofeed-csv": "10.0.0.0/16,US,,,\n104.28.28.0/26,GB,GB-ENG,London,\nfd00::/64,US,,,\n",
+    };
+    const { entries, clipped } = clipSpecialPurpose(parse(bytes(withPrivate[format])).value);
+    expect(clipped).toBeGreaterThan(0);
+    expect(entries.map((e) => cidrsOfRange(e.range)).flat()).toEqual(expect.not.arrayContaining(["10.0.0.0/8", "192.168.0.0/16", "172.16.0.0/12", "100.64.0.0/10", "127.0.0.0/8", "10.0.0.0/16"]));
+    expect(entries.length).toBe(1);
+    expect(entries[0].label ?? entries[0].place).toBeDefined();
+  });
+});
