@@ -40,6 +40,26 @@ describe("the shipped data/sources.json", () => {
     for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"]) expect(supersedes[name]).toEqual([]);
   });
 
+  test("names every list of benign infrastructure by class, and reads Google's crawler files at their current address", () => {
+    const benign = sources.filter((s) => ["verified-crawler", "relay", "anycast"].includes(s.feeds) || s.class !== null);
+    expect(benign.length).toBeGreaterThanOrEqual(20);
+    for (const source of benign) expect(source.class).toMatch(/^(seo|cloud|cdn|relay):[a-z0-9-]+$/);
+    const google = sources.filter((s) => s.url.includes("developers.google.com"));
+    expect(google.map((s) => s.url.split("/").at(-1)).sort()).toEqual(["common-crawlers.json", "special-crawlers.json", "user-triggered-fetchers-google.json", "user-triggered-fetchers.json"]);
+    for (const source of google) expect(source.url).toStartWith("https://developers.google.com/static/crawling/ipranges/");
+    // App Engine apps of anyone fetch from user-triggered-fetchers.json's ranges: a label, never a cap.
+    expect(sources.find((s) => s.url.endsWith("/user-triggered-fetchers.json"))?.feeds).toBe("hosting");
+    expect(sources.find((s) => s.name === "icloud-private-relay")).toMatchObject({ format: "geofeed-csv", feeds: "relay", class: "relay:icloud" });
+  });
+
+  test("a class belongs to an IP list, in category:name form", () => {
+    const one = (extra: object) => JSON.stringify({ sources: [{ name: "x", url: "https://example.org/x", licence: "t", ...extra }] });
+    expect(() => parseSources(one({ format: "domain-list", feeds: "disposable", class: "seo:x" }), "s.json")).toThrow("sources[0].class: only IP lists name a class of infrastructure");
+    expect(() => parseSources(one({ format: "prefix-json", feeds: "verified-crawler", class: "Googlebot" }), "s.json")).toThrow('sources[0].class: a benign class such as "seo:googlebot"');
+    expect(parseSources(one({ format: "aws-ip-ranges", feeds: "hosting", class: "cloud:aws" }), "s.json")[0].class).toBe("cloud:aws");
+    expect(() => parseSources(one({ format: "geofeed-csv", feeds: "hosting" }), "s.json")).toThrow("sources[0].feeds: for format geofeed-csv, one of relay");
+  });
+
   describe("its reputation lists declare what they aggregate, so one report counts once", () => {
     const reporting = new Map<string, ReportingSource>(
       sources.filter((s) => (COUNTER_NAMES as readonly string[]).includes(s.feeds)).map((s) => [s.name, { category: s.feeds as CounterName, weight: s.weight, includes: s.includes }]),
