@@ -10,6 +10,10 @@ export function versionFiles(root: string) {
     disposableWildcards: join(root, "email", "disposable-wildcard.txt"),
     freeDomains: join(root, "email", "free.txt"),
     feedAllowedDomains: join(root, "email", "allowlist.txt"),
+    /** One file per disposable list, `<source>.txt`: each name it lists and since when. */
+    emailEvidence: join(root, "email", "evidence"),
+    /** Disputed names `update` held back from the disposable lists. */
+    disputedDomains: join(root, "email", "disputed.txt"),
     cityV4: join(root, "geo", "city-ipv4.mmdb"),
     cityV6: join(root, "geo", "city-ipv6.mmdb"),
     country: join(root, "geo", "country.mmdb"),

@@ -1,4 +1,8 @@
 import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import type { SourceInput } from "../email/disposable-evidence.ts";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
+import { existsSync } from "node:fs";
+import { parseEvidenceFile } from "./email-evidence.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { join } from "node:path";
 import { dataFiles, dataFilesAt } from "./data-layout.ts";
@@ -21,18 +25,21 @@ export interface LoadReport {
  * file. Without `root`, the version `current` points at when the load starts: every file
  * comes from that one folder, even if an update moves the link meanwhile.
  */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date()): Promise<LoadReport> {
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date(), emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE): Promise<LoadReport> {
   const version = givenRoot === undefined ? currentVersion(dataDir) : null;
   const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
   const files = dataFilesAt(dataDir, root);
   const manifest = (await readManifest(files.manifest)) ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const [{ ip, datasets: ipDatasets, notes: ipNotes }, { lists, dropped, free: freeReport, allow, feedAllow, supplement }] = await Promise.all([
     loadIpDatasets(dataDir, thresholds, root),
-    loadEmailLists(dataDir, root),
+    loadEmailLists(dataDir, root, emailRule, manifest),
   ]);
   const notes: string[] = [...ipNotes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
+  }
+  if (lists.belowEvidence > 0 || lists.heldBack.size > 0) {
+    notes.push(`disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ${lists.heldBack.size} disputed names held back by update`);
   }
   notes.push(
     `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
@@ -67,15 +74,18 @@ export interface EmailLists {
  * The email lists as a version serves them: its compiled lists with the operator's
  * allowlist and free supplement, without the IP datasets. Without `root`, the current version.
  */
-export async function loadEmailLists(dataDir: string, root?: string): Promise<EmailLists> {
+export async function loadEmailLists(dataDir: string, root?: string, rule: EvidenceRule = DEFAULT_EVIDENCE_RULE, givenManifest?: Manifest): Promise<EmailLists> {
   const files = dataFilesAt(dataDir, root);
-  const [disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+  const manifest = givenManifest ?? (await readManifest(files.manifest));
+  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, sources] = await Promise.all([
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
     readTextDataset(files.feedAllowedDomains, { optional: true }),
     readTextDataset(files.freeSupplement, { optional: true }),
+    readTextDataset(files.disputedDomains, { optional: true }),
+    listedSources(files.emailEvidence, manifest),
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
@@ -84,8 +94,45 @@ export async function loadEmailLists(dataDir: string, root?: string): Promise<Em
     free: lines(free),
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],
+    ...(sources ? { sources } : {}),
+    rule,
+    heldBack: lines(disputed),
+    allowReasons: allow ? lineComments(allow.text) : new Map(),
   });
   return { ...built, allow, feedAllow, supplement };
+}
+
+/**
+ * Each disposable list apart, from the version's evidence files and its manifest's
+ * declarations; null for a version made before lists were kept apart (its union then
+ * counts as one list).
+ */
+async function listedSources(dir: string, manifest: Manifest | null): Promise<SourceInput[] | null> {
+  if (manifest === null || !existsSync(dir)) return null;
+  const kinds = [
+    ["disposable-domains", false],
+    ["disposable-wildcards", true],
+  ] as const;
+  const sources: SourceInput[] = [];
+  for (const [output, wildcard] of kinds) {
+    for (const name of manifest.outputs[output]?.sources ?? []) {
+      const dataset = await readTextDataset(`${dir}/${name}.txt`);
+      const record = manifest.sources[name];
+      sources.push({ name, verifies: record?.verifies ?? false, includes: record?.includes ?? [], wildcard, entries: parseEvidenceFile(dataset!.text), checkedAt: record?.checkedAt ?? null });
+    }
+  }
+  return sources;
+}
+
+/** `domain # why` lines: the why, by domain. */
+function lineComments(text: string): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const hash = line.indexOf("#");
+    const domain = (hash === -1 ? line : line.slice(0, hash)).trim().toLowerCase();
+    if (domain !== "" && hash !== -1) reasons.set(domain, line.slice(hash + 1).trim());
+  }
+  return reasons;
 }
 
 /** A compiled output is as recent as the newest data of the sources it was composed from. */

@@ -15,6 +15,8 @@ export interface SourceRecord {
   /** For a list that feeds a counter: reports a listing counts as, and the lists it already counts. */
   readonly weight?: number;
   readonly includes?: readonly string[];
+  /** For a disposable-domain list: whether it asks for evidence per entry. */
+  readonly verifies?: boolean;
   /** How often the publisher renews the data, in ms, when the sources file says. */
   readonly cadenceMs?: number | null;
   /** For a list of benign infrastructure: its class ("seo:googlebot", "cloud:aws"). */

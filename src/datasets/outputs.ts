@@ -29,7 +29,7 @@ export type BuiltOutput =
   | { readonly data: Uint8Array | string; readonly count: number; readonly note?: string }
   | { readonly linkTo: string; readonly count: number };
 
-type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw" | "evidence">;
+type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "disputedDomains">;
 
 interface OutputSpec {
   readonly file: VersionFile;

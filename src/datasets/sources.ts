@@ -19,8 +19,10 @@ export interface Source {
   readonly supersedes: readonly string[];
   /** For a list that feeds a counter: reports one listing counts as (times its own count). */
   readonly weight: number;
-  /** For a list that feeds a counter: the lists whose reports it already counts. */
+  /** For a list that feeds a counter, or a disposable-domain list: the lists whose entries it copies, so its listing of what they list is no second witness. */
   readonly includes: readonly string[];
+  /** For a disposable-domain list: whether it asks for evidence before listing a domain. */
+  readonly verifies: boolean;
   /** How often the publisher renews the data, in ms; older data is reported stale. Null: no expectation. */
   readonly cadenceMs: number | null;
   /** For a list of benign infrastructure, its class in CrowdSec's style: "seo:googlebot", "cloud:aws", "relay:icloud". */
@@ -82,16 +84,23 @@ export function parseSources(text: string, file: string): Source[] {
     const includes = nameList("includes");
     const weight = s.weight ?? 1;
     if (!Number.isInteger(weight) || (weight as number) < 0 || (weight as number) > 100) problems.push(`${at}.weight: a whole number of reports from 0 to 100`);
-    if ((includes.length || s.weight !== undefined) && feeds && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
-      problems.push(`${at}: weight and includes apply to lists that feed a counter (${COUNTER_NAMES.join(", ")})`);
+    const disposableList = feeds === "disposable" || feeds === "disposable-wildcard";
+    if (s.weight !== undefined && feeds && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
+      problems.push(`${at}: weight applies to lists that feed a counter (${COUNTER_NAMES.join(", ")})`);
     }
+    if (includes.length && feeds && !disposableList && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
+      problems.push(`${at}: includes applies to lists that feed a counter (${COUNTER_NAMES.join(", ")}) or disposable domains`);
+    }
+    const verifies = s.verifies ?? false;
+    if (typeof verifies !== "boolean") problems.push(`${at}.verifies: true or false`);
+    else if (verifies && !disposableList) problems.push(`${at}.verifies: applies to disposable-domain lists`);
     const infrastructureClass = s.class ?? null;
     if (infrastructureClass !== null && (typeof infrastructureClass !== "string" || !CLASS.test(infrastructureClass))) problems.push(`${at}.class: a benign class such as "seo:googlebot", "cloud:aws", "relay:icloud"`);
     else if (infrastructureClass !== null && known && !IP_FORMATS.has(format)) problems.push(`${at}.class: only IP lists name a class of infrastructure`);
     const cadence = s.cadence === undefined ? null : typeof s.cadence === "string" ? parseDuration(s.cadence) : null;
     if (s.cadence !== undefined && cadence === null) problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
     if (name && url && format && feeds && licence) {
-      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, cadenceMs: cadence, class: infrastructureClass as string | null });
+      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, verifies: verifies === true, cadenceMs: cadence, class: infrastructureClass as string | null });
     }
   });
   for (const source of sources) {

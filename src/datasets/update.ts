@@ -10,6 +10,7 @@ import { type LoadReport, loadEmailLists, loadSnapshot } from "./load-snapshot.t
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { composeEvidence } from "./evidence.ts";
+import { type DisputedNames, checkDisputedNames } from "./disputed-names.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
 import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
@@ -70,6 +71,8 @@ export interface UpdateReport {
   readonly pruned: readonly string[];
   /** Sources fetched or confirmed (a 304) over the network, npm: packages not counted: 0 when every download failed. */
   readonly reached: number;
+  /** New disposable names that contradict what else is known, and those the allowlist overrules; null when no version was built. */
+  readonly disputed?: DisputedNames;
 }
 
 /** The outputs that decide which of the free lists' names are served as free. */
@@ -154,6 +157,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
     const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
     await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, Math.floor(now.getTime() / 1000));
+    const disputed = await checkDisputedNames({ inputsOf: outputs.inputsOf, held, force: options.force, currentRoot, out, dataDir: options.dataDir, nowSeconds: Math.floor(now.getTime() / 1000) });
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
     const guard = { outcomes, previous: current?.sources ?? {} };
     const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, guard);
@@ -190,7 +194,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     if (allowRefused) return { outcomes, outputs: changes, version: null, refused: [allowRefused], pruned: [], reached };
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
-    return { outcomes, outputs: changes, version, refused: [], pruned, reached };
+    return { outcomes, outputs: changes, version, refused: [], pruned, reached, disputed };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -313,13 +317,19 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
 }
 
 /** What of a source's declaration the outputs depend on, as recorded in the manifest. */
-function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "cadenceMs" | "class"> {
-  return { feeds: source.feeds, weight: source.weight, includes: source.includes, cadenceMs: source.cadenceMs, class: source.class };
+function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "verifies" | "cadenceMs" | "class"> {
+  return { feeds: source.feeds, weight: source.weight, includes: source.includes, ...(source.verifies ? { verifies: true } : {}), cadenceMs: source.cadenceMs, class: source.class };
 }
 
 /** The same data feeds the outputs the same way. */
 function sameDeclaration(record: SourceRecord, source: Source): boolean {
-  return record.feeds === source.feeds && (record.weight ?? 1) === source.weight && sameNames(record.includes ?? [], source.includes) && (record.class ?? null) === source.class;
+  return (
+    record.feeds === source.feeds &&
+    (record.weight ?? 1) === source.weight &&
+    sameNames(record.includes ?? [], source.includes) &&
+    (record.verifies ?? false) === source.verifies &&
+    (record.class ?? null) === source.class
+  );
 }
 
 function inputOf(h: Held, rawDir: string): OutputInput {

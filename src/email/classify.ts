@@ -1,4 +1,5 @@
 import type { DomainLists } from "./domain-lists.ts";
+import { overrideFor } from "./overrides.ts";
 import { isReserved } from "./reserved-names.ts";
 
 export interface DomainVerdict {
@@ -16,15 +17,20 @@ export function classifyDomain(lists: DomainLists, domain: string): DomainVerdic
   return lists.free.has(domain) ? FREE : NEITHER;
 }
 
-type DisposableLists = Pick<DomainLists, "disposable" | "disposableSuffixes" | "disposableWildcard" | "allow">;
+type DisposableLists = Pick<DomainLists, "disposable" | "disposableSuffixes" | "disposableWildcard" | "allow" | "overrides">;
 
 /**
  * Listed exactly; or it or an ancestor in the wildcard list; or an ancestor listed
  * exactly that is not a public suffix; or a reserved name, where an address is a
  * placeholder that can never receive mail. Ancestors stop before the bare TLD. The
- * allowlist beats all of them, and covers subdomains of what it lists.
+ * allowlist beats all of them, and covers subdomains of what it lists; an operator's
+ * override line for the domain or its nearest parent beats everything.
  */
 export function isDisposable(lists: DisposableLists, domain: string): boolean {
+  if (lists.overrides.size !== 0) {
+    const line = overrideFor(lists.overrides, domain);
+    if (line !== undefined) return line.action === "deny";
+  }
   let listed = lists.disposable.has(domain) || lists.disposableWildcard.has(domain) || isReserved(domain);
   if (lists.allow.has(domain)) return false;
   for (let dot = domain.indexOf("."); dot !== -1; ) {

@@ -4,6 +4,10 @@ import { normaliseDomain } from "./domain-name.ts";
 import { isReserved } from "./reserved-names.ts";
 import { looksThrowaway } from "./throwaway-name.ts";
 import { type DomainSet, PackedDomainSet } from "./packed-domain-set.ts";
+import { DisposableEvidence, type SourceInput } from "./disposable-evidence.ts";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "./evidence-rule.ts";
+import type { OverrideLine } from "./overrides.ts";
+import { RELAY_DOMAINS } from "./relay-services.ts";
 
 export interface DomainListInput {
   disposable: readonly string[];
@@ -12,6 +16,13 @@ export interface DomainListInput {
   /** Curated consumer providers the free list lacks: kept even where their name alone would be refused. */
   freeSupplement: readonly string[];
   allow: readonly string[];
+  /** Each disposable list apart, with its lineage; when given, `disposable` and `disposableWildcard` are not read. */
+  sources?: readonly SourceInput[];
+  rule?: EvidenceRule;
+  /** Disputed names `update` held back: listed, but not served until an operator settles them. */
+  heldBack?: readonly string[];
+  /** The operator allowlist's reasons (a line's comment), by domain. */
+  allowReasons?: ReadonlyMap<string, string>;
 }
 
 /** The two large lists, probed on every check, are packed; the three small ones are plain sets. */
@@ -23,9 +34,19 @@ export interface DomainLists {
   /** Consumer mailbox providers: never disposable, a public suffix, a reserved name or a throwaway-looking name. */
   readonly free: DomainSet;
   readonly allow: DomainSet;
+  /** The operator's override lines in force, by domain; most specific wins, over every list. */
+  readonly overrides: ReadonlyMap<string, OverrideLine>;
+  /** Each list's entries, for counting witnesses and for `explain`. */
+  readonly evidence: DisposableEvidence;
+  readonly rule: EvidenceRule;
+  /** Listed names whose evidence falls short of the rule. */
+  readonly belowEvidence: number;
+  readonly heldBack: DomainSet;
+  readonly freeSupplement: DomainSet;
+  readonly allowReasons: ReadonlyMap<string, string>;
 }
 
-export type DroppedCounts = Record<keyof DomainListInput, number>;
+export type DroppedCounts = Record<"disposable" | "disposableWildcard" | "free" | "freeSupplement" | "allow", number>;
 
 /** What became of the free list's names. */
 export interface FreeListReport {
@@ -51,7 +72,7 @@ const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
  */
 export function buildDomainLists(input: DomainListInput): { lists: DomainLists; dropped: DroppedCounts; free: FreeListReport } {
   const dropped: DroppedCounts = { disposable: 0, disposableWildcard: 0, free: 0, freeSupplement: 0, allow: 0 };
-  const normalised = (name: keyof DomainListInput) => {
+  const normalised = (name: keyof DroppedCounts) => {
     const set = new Set<string>();
     for (const entry of input[name]) {
       const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
@@ -60,12 +81,18 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
     }
     return set;
   };
-  const disposable = normalised("disposable");
+  const rule = input.rule ?? DEFAULT_EVIDENCE_RULE;
+  const evidence = DisposableEvidence.build(input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")));
+  const heldBack = new Set(input.heldBack ?? []);
+  const exact = evidence.served(rule, false);
+  const wildcard = evidence.served(rule, true);
+  const disposable = without(exact.names, heldBack);
   const disposableLists = {
     disposable: new PackedDomainSet(disposable),
     disposableSuffixes: new Set([...disposable].filter(isPublicSuffix)),
-    disposableWildcard: normalised("disposableWildcard"),
-    allow: normalised("allow"),
+    disposableWildcard: without(wildcard.names, heldBack),
+    allow: new Set([...normalised("allow"), ...RELAY_DOMAINS]),
+    overrides: new Map<string, OverrideLine>(),
   };
   const supplement = normalised("freeSupplement");
   const candidates = new Set([...normalised("free"), ...supplement]);
@@ -80,7 +107,36 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
     else free.add(domain);
   }
   report.kept = free.size;
-  return { lists: { ...disposableLists, free: new PackedDomainSet(free) }, dropped, free: report };
+  const lists = {
+    ...disposableLists,
+    free: new PackedDomainSet(free),
+    evidence,
+    rule,
+    belowEvidence: exact.belowEvidence + wildcard.belowEvidence,
+    heldBack,
+    freeSupplement: supplement,
+    allowReasons: input.allowReasons ?? new Map(),
+  };
+  return { lists, dropped, free: report };
+}
+
+function without(names: Set<string>, removed: ReadonlySet<string>): Set<string> {
+  if (removed.size === 0) return names;
+  for (const name of removed) names.delete(name);
+  return names;
+}
+
+/** Lists given without their sources (tests, a version made before lists were kept apart): one list of each kind. */
+function anonymousSources(disposable: ReadonlySet<string>, wildcard: ReadonlySet<string>): SourceInput[] {
+  const source = (name: string, names: ReadonlySet<string>, isWildcard: boolean): SourceInput => ({
+    name,
+    verifies: false,
+    includes: [],
+    wildcard: isWildcard,
+    entries: new Map([...names].map((n) => [n, 0])),
+    checkedAt: null,
+  });
+  return [source("disposable-domains", disposable, false), source("disposable-wildcards", wildcard, true)];
 }
 
 /** The domain or one of its parents is on the allowlist. */

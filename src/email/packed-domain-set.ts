@@ -46,12 +46,17 @@ export class PackedDomainSet implements DomainSet {
   }
 
   has(domain: string): boolean {
+    return this.indexOf(domain) !== -1;
+  }
+
+  /** The name's position in the order given, or -1: what a table kept beside the set is indexed by. */
+  indexOf(domain: string): number {
     const hash = hashOf(domain);
     const slots = this.slots;
     for (let s = hash & this.mask; ; s = (s + 1) & this.mask) {
       const entry = slots[2 * s + 1];
-      if (entry === 0) return false;
-      if (slots[2 * s] === hash && this.entryEquals(entry - 1, domain)) return true;
+      if (entry === 0) return -1;
+      if (slots[2 * s] === hash && this.entryEquals(entry - 1, domain)) return entry - 1;
     }
   }
 

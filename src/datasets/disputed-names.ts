@@ -1,0 +1,103 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { isPublicSuffix, parseDomainListText } from "../email/domain-lists.ts";
+import { normaliseDomain } from "../email/domain-name.ts";
+import type { Witness } from "../email/evidence-rule.ts";
+import { relayServiceOf } from "../email/relay-services.ts";
+import { dataFiles, versionFiles } from "./data-layout.ts";
+import { type DisputedNames, composeEmailEvidence, disputedNames, parseEvidenceFile } from "./email-evidence.ts";
+import type { OutputInput, OutputName } from "./outputs.ts";
+import type { Source } from "./sources.ts";
+import { writeFileAtomically } from "./staged-files.ts";
+
+export type { DisputedNames };
+
+const DISPUTED_HEADER = '# disputed names held back by riskcheck update; "riskcheck email allow|deny" settles each\n';
+
+interface DisputeInputs {
+  readonly inputsOf: Readonly<Record<OutputName, readonly OutputInput[]>>;
+  readonly held: ReadonlyMap<string, { readonly source: Source; readonly changed: boolean }>;
+  readonly force: boolean;
+  readonly currentRoot: string | null;
+  readonly out: ReturnType<typeof versionFiles>;
+  readonly dataDir: string;
+  readonly nowSeconds: number;
+}
+
+/**
+ * Writes the version's per-list evidence, then holds back the new disposable names that
+ * contradict the free-provider list, a public suffix or a privacy relay (unless a verifying
+ * list or two independent lists name them): they go to `email/disputed.txt`, which the
+ * served lists leave out until an operator's override settles each.
+ */
+export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedNames> {
+  const emailLists = [
+    ...d.inputsOf["disposable-domains"].map((input) => ({ input, wildcard: false })),
+    ...d.inputsOf["disposable-wildcards"].map((input) => ({ input, wildcard: true })),
+  ].map((l) => {
+    const held = d.held.get(l.input.name)!;
+    return { ...l, changed: d.force || held.changed, verifies: held.source.verifies };
+  });
+  const current = d.currentRoot === null ? null : versionFiles(d.currentRoot);
+  const listed = composeEmailEvidence(emailLists, current && current.emailEvidence, d.out.emailEvidence, d.nowSeconds);
+  // The first version has nothing to contradict: what it lists is what riskcheck starts from.
+  if (current === null) {
+    writeFileAtomically(d.out.disputedDomains, DISPUTED_HEADER);
+    return { heldBack: [], servedAnyway: [], allowOverruled: 0 };
+  }
+  const witnesses = new Map<string, Witness>(
+    emailLists.map(({ input, verifies }) => [input.name, { name: input.name, verifies, copies: new Set(d.held.get(input.name)!.source.includes) }]),
+  );
+  const previouslyHeld = current && existsSync(current.disputedDomains) ? new Set(parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) : new Set<string>();
+  const free = namesOf(d.inputsOf["free-domains"], operatorList(dataFiles(d.dataDir).freeSupplement));
+  const allow = namesOf(d.inputsOf["allowed-domains"], operatorList(dataFiles(d.dataDir).allowedDomains));
+  const disputed = disputedNames(listed, witnesses, knownNames(current), previouslyHeld, {
+    isFree: (domain) => free.has(domain),
+    isPublicSuffix,
+    isRelay: (domain) => relayServiceOf(domain) !== null,
+    isAllowlisted: (domain) => withParents(domain).some((name) => allow.has(name)),
+  });
+  const lines = disputed.heldBack.map((n) => `${n.domain} # ${n.why}; listed by ${n.sources.join(", ")}`);
+  writeFileAtomically(d.out.disputedDomains, `${DISPUTED_HEADER}${lines.join("\n")}\n`);
+  return disputed;
+}
+
+/** The names the current version already lists, less those it held back; a version made before lists were kept apart gives its union. */
+function knownNames(current: ReturnType<typeof versionFiles> | null): Set<string> {
+  const known = new Set<string>();
+  if (current === null) return known;
+  if (existsSync(current.emailEvidence)) {
+    for (const file of readdirSync(current.emailEvidence)) {
+      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).keys()) known.add(name);
+    }
+  } else {
+    for (const file of [current.disposableDomains, current.disposableWildcards]) {
+      if (!existsSync(file)) continue;
+      for (const entry of parseDomainListText(readFileSync(file, "utf8"))) {
+        const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
+        if (domain !== null) known.add(domain);
+      }
+    }
+  }
+  if (existsSync(current.disputedDomains)) for (const name of parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) known.delete(name);
+  return known;
+}
+
+function operatorList(file: string): string[] {
+  return existsSync(file) ? parseDomainListText(readFileSync(file, "utf8")) : [];
+}
+
+function namesOf(inputs: readonly OutputInput[], extra: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const entry of [...inputs.flatMap((i) => i.parsed("domain-list")), ...extra]) {
+    const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
+    if (domain !== null) names.add(domain);
+  }
+  return names;
+}
+
+function withParents(domain: string): string[] {
+  const names = [domain];
+  for (let dot = domain.indexOf("."); dot !== -1; dot = domain.indexOf(".", dot + 1)) names.push(domain.slice(dot + 1));
+  return names;
+}

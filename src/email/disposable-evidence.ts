@@ -1,0 +1,101 @@
+import { type EvidenceRule, type EvidenceStrength, type Witness, evidenceStrength, meetsRule } from "./evidence-rule.ts";
+import { PackedDomainSet } from "./packed-domain-set.ts";
+
+/** One disposable-domain list as a version holds it: its entries and when this appliance's updates first saw each. */
+export interface ListedSource extends Witness {
+  /** Lists `*.name`-style entries: a listing covers the name and every name under it. */
+  readonly wildcard: boolean;
+  readonly entries: PackedDomainSet;
+  /** Seconds since the epoch, by entry position; 0 where unknown. */
+  readonly firstSeen: Uint32Array;
+  /** When an update last confirmed the list, or null. */
+  readonly checkedAt: string | null;
+}
+
+export interface SourceInput {
+  readonly name: string;
+  readonly verifies: boolean;
+  readonly includes: readonly string[];
+  readonly wildcard: boolean;
+  /** Normalised domains with the second they were first seen (0: unknown). */
+  readonly entries: ReadonlyMap<string, number>;
+  readonly checkedAt: string | null;
+}
+
+/** One list's listing of a name. */
+export interface Listing {
+  readonly source: ListedSource;
+  readonly firstSeen: number;
+}
+
+/**
+ * Every disposable list's entries, kept apart so that a verdict can count independent
+ * witnesses and an explanation can name them.
+ */
+export class DisposableEvidence {
+  constructor(readonly sources: readonly ListedSource[]) {}
+
+  static build(inputs: readonly SourceInput[]): DisposableEvidence {
+    const byName = new Map(inputs.map((s) => [s.name, s]));
+    return new DisposableEvidence(
+      inputs.map((input) => {
+        const entries = new PackedDomainSet(new Set(input.entries.keys()));
+        return {
+          name: input.name,
+          verifies: input.verifies,
+          copies: copiedBy(input.name, byName),
+          wildcard: input.wildcard,
+          entries,
+          firstSeen: Uint32Array.from(input.entries.values()),
+          checkedAt: input.checkedAt,
+        };
+      }),
+    );
+  }
+
+  /** The lists that name `domain` exactly, of one kind (exact or wildcard lists). */
+  listings(domain: string, wildcard: boolean): Listing[] {
+    const found: Listing[] = [];
+    for (const source of this.sources) {
+      if (source.wildcard !== wildcard) continue;
+      const at = source.entries.indexOf(domain);
+      if (at !== -1) found.push({ source, firstSeen: source.firstSeen[at] });
+    }
+    return found;
+  }
+
+  strength(domain: string, wildcard: boolean): EvidenceStrength {
+    return evidenceStrength(this.listings(domain, wildcard).map((l) => l.source));
+  }
+
+  /** The names of one kind whose evidence meets `rule`, and how many listed names fall short. */
+  served(rule: EvidenceRule, wildcard: boolean): { names: Set<string>; belowEvidence: number } {
+    const names = new Set<string>();
+    let belowEvidence = 0;
+    const seen = new Set<string>();
+    for (const source of this.sources) {
+      if (source.wildcard !== wildcard) continue;
+      for (const name of source.entries) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        if (meetsRule(rule, this.strength(name, wildcard))) names.add(name);
+        else belowEvidence++;
+      }
+    }
+    return { names, belowEvidence };
+  }
+}
+
+/** The lists `name` copies, following `includes` through (a cycle is refused when sources.json is read). */
+function copiedBy(name: string, byName: ReadonlyMap<string, { includes: readonly string[] }>): Set<string> {
+  const copies = new Set<string>();
+  const walk = (from: string) => {
+    for (const next of byName.get(from)?.includes ?? []) {
+      if (copies.has(next) || next === name) continue;
+      copies.add(next);
+      walk(next);
+    }
+  };
+  walk(name);
+  return copies;
+}

@@ -1,0 +1,66 @@
+import { normaliseDomain } from "./domain-name.ts";
+
+/** An operator's word on one domain and its subdomains: never disposable (allow) or always (deny). */
+export interface OverrideLine {
+  readonly domain: string;
+  readonly action: "allow" | "deny";
+  readonly reason: string;
+  /** Who added it: the operating-system user of the CLI, or "dashboard". */
+  readonly author: string;
+  readonly created: string;
+  /** From this instant on the line no longer applies; null: until removed. */
+  readonly until: string | null;
+}
+
+/** Where override lines are kept: SQLite or PostgreSQL, read by every running instance. */
+export interface OverrideStore {
+  list(): Promise<OverrideLine[]>;
+  /** Adds the line, replacing any line for the same domain. */
+  put(line: OverrideLine): Promise<void>;
+  /** Whether a line was there to remove. */
+  remove(domain: string): Promise<boolean>;
+}
+
+export class OverrideError extends Error {}
+
+const MAX_REASON_LENGTH = 500;
+
+/**
+ * Checks an operator's input and makes the line: the domain normalised like an address's,
+ * a reason that says something, an expiry in the future (`YYYY-MM-DD` means the end of that
+ * day, UTC; or a full ISO timestamp).
+ */
+export function overrideLine(input: { domain: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null }, now: Date): OverrideLine {
+  const domain = normaliseDomain(input.domain.trim());
+  if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`);
+  const reason = input.reason.trim();
+  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks");
+  if (reason.length > MAX_REASON_LENGTH) throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`);
+  const until = input.until ? expiryOf(input.until) : null;
+  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`);
+  return { domain, action: input.action, reason, author: input.author, created: now.toISOString(), until };
+}
+
+function expiryOf(text: string): string {
+  const day = /^\d{4}-\d\d-\d\d$/.test(text) ? Date.parse(`${text}T00:00:00Z`) + 86_400_000 : /^\d{4}-\d\d-\d\dT/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(day)) throw new OverrideError(`--until "${text}" is not a date (YYYY-MM-DD, the day included, or an ISO timestamp)`);
+  return new Date(day).toISOString();
+}
+
+/** The lines that apply at `nowMs`, by domain. */
+export function activeOverrides(lines: readonly OverrideLine[], nowMs: number): Map<string, OverrideLine> {
+  const active = new Map<string, OverrideLine>();
+  for (const line of lines) if (line.until === null || Date.parse(line.until) > nowMs) active.set(line.domain, line);
+  return active;
+}
+
+/** The line for `domain` or its nearest parent, or undefined. */
+export function overrideFor(overrides: ReadonlyMap<string, OverrideLine>, domain: string): OverrideLine | undefined {
+  for (let name = domain; ; ) {
+    const line = overrides.get(name);
+    if (line !== undefined) return line;
+    const dot = name.indexOf(".");
+    if (dot === -1) return undefined;
+    name = name.slice(dot + 1);
+  }
+}
