@@ -21,6 +21,7 @@ import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
 import { type Stores, openStores } from "./stores/stores.ts";
+import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, emailCommands } from "./cli/email.ts";
 
 const log: Log = {
   info: (line) => console.log(line),
@@ -301,6 +302,8 @@ function version(): number {
   return 0;
 }
 
+const email = emailCommands(withStores);
+
 interface Command {
   readonly spec: CommandSpec;
   run(args: string[]): Promise<number>;
@@ -319,6 +322,10 @@ const COMMANDS: readonly Command[] = [
   command(ADMIN_SET_PASSWORD, setPassword),
   command(ADMIN_UNLOCK, unlock),
   command(DB_MIGRATE, migrateDatabase),
+  command(EMAIL_ALLOW, email.allow),
+  command(EMAIL_DENY, email.deny),
+  command(EMAIL_LIST, email.list),
+  command(EMAIL_REMOVE, email.remove),
   command(VERSION, version),
 ];
 

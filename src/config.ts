@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { parseDuration } from "./duration.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
+import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "./email/evidence-rule.ts";
 import { problemWithDatabaseUrl } from "./postgres/connection-url.ts";
 
 export class UsageError extends Error {}
@@ -24,6 +25,8 @@ export interface Config {
   readonly trustProxy: ProxyTrust;
   /** Where the reputation levels start. */
   readonly thresholds: Thresholds;
+  /** How much evidence makes a listed domain disposable. */
+  readonly emailEvidence: EvidenceRule;
   readonly usageFlushMs: number;
   /** Dataset versions kept on disk: the current one and those it was built on. */
   readonly keepVersions: number;
@@ -71,6 +74,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
     trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
     thresholds: thresholds(env),
+    emailEvidence: evidenceRule(env.RISKCHECK_EMAIL_EVIDENCE || DEFAULT_EVIDENCE_RULE),
     usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
@@ -87,6 +91,11 @@ function databaseUrl(url: string | undefined, dbPath: string | undefined): strin
   if (problem) throw new UsageError(`--database-url / RISKCHECK_DATABASE_URL ${problem}`);
   if (dbPath !== undefined) throw new UsageError("--db / RISKCHECK_DB and --database-url / RISKCHECK_DATABASE_URL name two databases; set one of them");
   return url;
+}
+
+function evidenceRule(text: string): EvidenceRule {
+  if ((EVIDENCE_RULES as readonly string[]).includes(text)) return text as EvidenceRule;
+  throw new UsageError(`RISKCHECK_EMAIL_EVIDENCE: "${text}" is not one of ${EVIDENCE_RULES.join(", ")}`);
 }
 
 function updateEvery(text: string): number | null {

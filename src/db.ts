@@ -43,6 +43,14 @@ const MIGRATIONS: readonly string[] = [
      last_failure INTEGER NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX sign_in_failures_last_failure ON sign_in_failures (last_failure);`,
+  `CREATE TABLE email_overrides (
+     domain     TEXT PRIMARY KEY,
+     action     TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+     reason     TEXT NOT NULL,
+     author     TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     until      TEXT
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -39,6 +39,8 @@ function riskcheckCommand(): string[] {
 }
 
 const VERSION_CHECK_MS = 2_000;
+/** Override lines are read again this often: within 10 s, with the interval's jitter, on every instance. */
+const OVERRIDE_CHECK_MS = 3_000;
 /** At shutdown the usage flush is tried this often, a second apart, before the counts are given up. */
 const FINAL_FLUSH_ATTEMPTS = 5;
 
@@ -72,13 +74,13 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
   }
-  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds);
+  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const stores = await openStores(config);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
-  const { deps, keys, usage, serving } = await wireApp({
+  const { deps, keys, usage, serving, emailOverrides } = await wireApp({
     stores,
     snapshots,
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
@@ -104,14 +106,19 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
     await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
   }, config.usageFlushMs);
 
+  // An override line takes effect, or expires, within this: the operator's word needs no update.
+  const overrideWatch = setInterval(() => {
+    emailOverrides.refresh().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
+  }, OVERRIDE_CHECK_MS);
+
   let loadedVersion = currentVersion(config.dataDir);
   let reloading: Promise<void> | null = null;
   const reload = (reason: string): Promise<void> =>
     (reloading ??= (async () => {
       const version = currentVersion(config.dataDir);
       try {
-        const next = await loadSnapshot(config.dataDir, config.thresholds);
-        snapshots.replace(next.snapshot);
+        const next = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
+        snapshots.replace(emailOverrides.withOverrides(next.snapshot));
         loadedVersion = next.snapshot.version || version;
         log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);
       } catch (err) {
@@ -180,6 +187,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
       (stopping ??= (async () => {
         clearInterval(upkeep);
         clearInterval(versionWatch);
+        clearInterval(overrideWatch);
         clearInterval(pacing);
         refresh?.scheduler.stop();
         refresh?.child.stop();

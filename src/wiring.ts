@@ -2,7 +2,8 @@ import { TrafficCounter } from "./collection-pacer.ts";
 import { datasetWarnings } from "./datasets/freshness.ts";
 import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import type { RefreshState } from "./datasets/refresh-scheduler.ts";
-import type { SnapshotHolder } from "./datasets/snapshot.ts";
+import type { Snapshot, SnapshotHolder } from "./datasets/snapshot.ts";
+import { OverrideWatch } from "./email/override-watch.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { LimitSettings } from "./http/admission.ts";
@@ -35,6 +36,18 @@ export async function wireApp(input: WiringInput) {
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
+  const overrides = new OverrideWatch(stores.emailOverrides, now);
+  /** The snapshot with the override lines in force: every snapshot served passes through here. */
+  const withOverrides = (snapshot: Snapshot): Snapshot => Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: overrides.active } });
+  await overrides.refresh();
+  input.snapshots.replace(withOverrides(input.snapshots.current()));
+  const emailOverrides = {
+    withOverrides,
+    /** Reads the lines again and serves them if they changed. */
+    refresh: async (): Promise<void> => {
+      if (await overrides.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
+    },
+  };
   const deps: AppDeps = {
     authenticator: new KeyAuthenticator(serving.keys),
     limits: {
@@ -73,5 +86,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, serving };
+  return { deps, keys, usage, serving, emailOverrides };
 }

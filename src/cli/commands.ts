@@ -6,9 +6,9 @@ import type { CommandSpec, FlagSpec } from "./command-spec.ts";
 
 export const DEFAULT_MAX_SHRINK = 0.5;
 
-const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
-const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions (one instance)" } as const satisfies FlagSpec;
-const DATABASE_URL = {
+export const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
+export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions (one instance)" } as const satisfies FlagSpec;
+export const DATABASE_URL = {
   name: "database-url",
   type: "string",
   value: "URL",
@@ -16,7 +16,7 @@ const DATABASE_URL = {
   default: "none: the SQLite file",
   description: "PostgreSQL database (postgres://USER:PASSWORD@HOST:5432/DB) shared by several instances, instead of --db",
 } as const satisfies FlagSpec;
-const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
+export const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
 const SOURCES = { name: "sources", type: "string", value: "FILE", env: "RISKCHECK_SOURCES", default: "DATA_DIR/sources.json", description: "Where the data comes from (sources.json)" } as const satisfies FlagSpec;
 const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept: the current one and those it was built on" } as const satisfies FlagSpec;
 

@@ -21,6 +21,18 @@ export interface OverrideStore {
   remove(domain: string): Promise<boolean>;
 }
 
+/** A line as both databases keep it. */
+export interface OverrideRow {
+  domain: string;
+  action: "allow" | "deny";
+  reason: string;
+  author: string;
+  created_at: string;
+  until: string | null;
+}
+
+export const lineOfRow = (r: OverrideRow): OverrideLine => ({ domain: r.domain, action: r.action, reason: r.reason, author: r.author, created: r.created_at, until: r.until });
+
 export class OverrideError extends Error {}
 
 const MAX_REASON_LENGTH = 500;

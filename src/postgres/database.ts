@@ -65,6 +65,14 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER api_keys_changed
      AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
+  `CREATE TABLE email_overrides (
+     domain     TEXT PRIMARY KEY,
+     action     TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+     reason     TEXT NOT NULL,
+     author     TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     until      TEXT
+   );`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,6 +4,7 @@ import { PostgresAdminPasswordStore } from "../postgres/admin-password.ts";
 import { redactedDatabaseUrl } from "../postgres/connection-url.ts";
 import { openPostgres } from "../postgres/database.ts";
 import { PostgresKeyIndex } from "../postgres/key-index.ts";
+import { PostgresOverrideStore } from "../postgres/email-overrides.ts";
 import { PostgresKeyStore } from "../postgres/key-store.ts";
 import { PostgresQuotaLeases } from "../postgres/quota-leases.ts";
 import { PostgresSessionStore } from "../postgres/sessions.ts";
@@ -26,6 +27,7 @@ export function postgresStores(sql: SQL, description: string): Stores {
     sessions: new PostgresSessionStore(sql),
     adminPassword: new PostgresAdminPasswordStore(sql),
     signInThrottle: new PostgresSignInThrottle(sql),
+    emailOverrides: new PostgresOverrideStore(sql),
     description: `PostgreSQL ${description}`,
     serving: async ({ now, logError }) => {
       const keys = await PostgresKeyIndex.open(sql, logError);

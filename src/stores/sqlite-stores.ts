@@ -3,6 +3,7 @@ import { SqliteAdminPasswordStore } from "../dashboard/sqlite-admin-password.ts"
 import { SqliteSessionStore } from "../dashboard/sqlite-sessions.ts";
 import { SqliteSignInThrottle } from "../dashboard/sqlite-sign-in-throttle.ts";
 import { openDatabase } from "../db.ts";
+import { SqliteOverrideStore } from "../email/sqlite-override-store.ts";
 import { type ChangeSignal, openChangeSignal } from "../keys/change-signal.ts";
 import { SqliteKeyIndex } from "../keys/sqlite-key-index.ts";
 import { SqliteKeyStore } from "../keys/sqlite-key-store.ts";
@@ -28,6 +29,7 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
     sessions: new SqliteSessionStore(db),
     adminPassword: new SqliteAdminPasswordStore(db),
     signInThrottle: new SqliteSignInThrottle(db),
+    emailOverrides: new SqliteOverrideStore(db),
     description: `SQLite ${description}`,
     serving: async ({ now }) => {
       const startedMs = now();

@@ -6,6 +6,7 @@ import type { KeyIndexSource } from "../keys/key-authenticator.ts";
 import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import type { MonthlyQuota } from "../limits/monthly-quota.ts";
+import type { OverrideStore } from "../email/overrides.ts";
 import { openPostgresStores } from "./postgres-stores.ts";
 import { openSqliteStores } from "./sqlite-stores.ts";
 
@@ -16,6 +17,8 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly adminPassword: AdminPasswordStore;
   readonly signInThrottle: SignInThrottle;
+  /** The operator's allow and deny lines for email domains. */
+  readonly emailOverrides: OverrideStore;
   /** Which database, for messages: its path, or its URL without the password. */
   readonly description: string;
   /** The request path's keys and quota, answered from memory and kept current the database's way. */

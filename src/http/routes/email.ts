@@ -2,10 +2,11 @@ import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../collection-pacer.ts";
 import { parseEmailAddress } from "../../email/address.ts";
 import { classifyDomain } from "../../email/classify.ts";
+import { explainEmail } from "../../email/explanation.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
-import { queryParam } from "../query.ts";
+import { queryParam, wantsExplanation } from "../query.ts";
 
 export interface EmailCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -29,7 +30,12 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   const email = typeof param === "object" ? param.value : "";
   const parsed = parseEmailAddress(email);
   if (parsed === null) return admission.refuse(API_ERRORS.invalidEmail);
-  const verdict = classifyDomain(deps.snapshots.current().email, parsed.domain);
+  const snapshot = deps.snapshots.current();
+  const verdict = classifyDomain(snapshot.email, parsed.domain);
+  if (wantsExplanation(request.url)) {
+    const reasons = explainEmail(snapshot.email, email, parsed.domain, { sources: snapshot.outputs["free-domains"]?.sources ?? [] });
+    return admission.answer(JSON.stringify({ email, is_disposable: verdict.isDisposable, domain: parsed.domain, free_email: verdict.isFree, reasons }));
+  }
   // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building
   // the object; a parsed domain is [a-z0-9.-] only, so it needs no escaping.
   return admission.answer(0, `{"email":${JSON.stringify(email)},"is_disposable":${verdict.isDisposable},"domain":"${parsed.domain}","free_email":${verdict.isFree}}`);

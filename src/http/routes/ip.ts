@@ -7,7 +7,7 @@ import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import type { ClientResolver } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
-import { queryParam } from "../query.ts";
+import { queryParam, wantsExplanation } from "../query.ts";
 
 export interface IpCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -36,12 +36,3 @@ export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<
   // or LAN address included) costs nothing and spends no quota.
   return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null));
 }
-
-/** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
-function wantsExplanation(url: string): boolean {
-  if (url.indexOf("explain") === -1) return false;
-  const param = queryParam(url, "explain");
-  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
-}
-
-const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);

@@ -1,0 +1,105 @@
+import { userInfo } from "node:os";
+import { type Config, UsageError, loadConfig } from "../config.ts";
+import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
+import { normaliseDomain } from "../email/domain-name.ts";
+import type { Stores } from "../stores/stores.ts";
+import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
+import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
+
+/** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
+
+const REASON = { name: "reason", type: "string", value: "TEXT", required: true, description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line" } as const satisfies FlagSpec;
+const UNTIL = { name: "until", type: "string", value: "DATE", default: "until removed", description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)" } as const satisfies FlagSpec;
+const AUTHOR = { name: "author", type: "string", value: "NAME", default: "the user running the command", description: "Who is answerable for the line" } as const satisfies FlagSpec;
+const DOMAIN = { name: "DOMAIN", description: "The domain; the line covers its subdomains too" };
+const SETTLES = "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
+
+export const EMAIL_ALLOW = {
+  name: "email allow",
+  summary: "Never report DOMAIN (and its subdomains) as disposable, whatever the lists say",
+  details: [SETTLES],
+  operand: DOMAIN,
+  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
+  examples: ['riskcheck email allow example-corp.com --reason "our own staff domain; listed by one list since 2026-08"', 'riskcheck email allow shop.example --reason "ticket 4711" --until 2027-01-31'],
+} as const satisfies CommandSpec;
+
+export const EMAIL_DENY = {
+  name: "email deny",
+  summary: "Always report DOMAIN (and its subdomains) as disposable",
+  details: [SETTLES],
+  operand: DOMAIN,
+  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
+  examples: ['riskcheck email deny fresh-throwaway.example --reason "sign-up wave of 2026-11-20, temporary inboxes"'],
+} as const satisfies CommandSpec;
+
+export const EMAIL_LIST = {
+  name: "email list",
+  summary: "List the override lines with reason, author and expiry; expired lines are marked",
+  flags: [JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
+  examples: ["riskcheck email list", "riskcheck email list --json"],
+} as const satisfies CommandSpec;
+
+export const EMAIL_REMOVE = {
+  name: "email remove",
+  summary: "Remove the override line of DOMAIN; the lists decide again",
+  operand: { name: "DOMAIN", description: "The domain of the line" },
+  flags: [DATA_DIR, DB, DATABASE_URL],
+  examples: ["riskcheck email remove example-corp.com"],
+} as const satisfies CommandSpec;
+
+type WithStores = <T>(config: Config, use: (stores: Stores) => Promise<T>) => Promise<T>;
+
+export function emailCommands(withStores: WithStores) {
+  const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
+    let line: OverrideLine;
+    try {
+      line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null }, new Date());
+    } catch (err) {
+      if (err instanceof OverrideError) throw new UsageError(err.message);
+      throw err;
+    }
+    await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.put(line));
+    const until = line.until ? ` until ${line.until}` : "";
+    console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
+    return 0;
+  };
+  return {
+    allow: put("allow"),
+    deny: put("deny"),
+    async list({ values }: ParsedCommandLine<typeof EMAIL_LIST>): Promise<number> {
+      const lines = await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.list());
+      const active = activeOverrides(lines, Date.now());
+      if (values.json) {
+        console.log(JSON.stringify(lines.map((l) => ({ ...l, active: active.has(l.domain) })), null, 2));
+        return 0;
+      }
+      if (lines.length === 0) {
+        console.log('No override lines. Add one with: riskcheck email allow DOMAIN --reason "…"');
+        return 0;
+      }
+      const rows = lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]);
+      const header = ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"];
+      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+      for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  "));
+      return 0;
+    },
+    async remove({ values, operand }: ParsedCommandLine<typeof EMAIL_REMOVE>): Promise<number> {
+      const domain = normaliseDomain(operand.trim());
+      if (domain === null) throw new UsageError(`"${operand}" is not a domain name`);
+      const removed = await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.remove(domain));
+      if (!removed) throw new UsageError(`no override line for ${domain}; see riskcheck email list`);
+      console.log(`Removed the line for ${domain}; the lists decide again within 10 s.`);
+      return 0;
+    },
+  };
+}
+
+function currentUser(): string {
+  const fromEnvironment = process.env.USER || process.env.LOGNAME;
+  if (fromEnvironment) return fromEnvironment;
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? "unknown"}`;
+  }
+}
