@@ -21,7 +21,7 @@ import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
 import { type Stores, openStores } from "./stores/stores.ts";
-import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, emailCommands } from "./cli/email.ts";
+import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, disputedSummary, emailCommands } from "./cli/email.ts";
 
 const log: Log = {
   info: (line) => console.log(line),
@@ -181,6 +181,7 @@ async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<num
   if (report.version) {
     const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
     console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
+    for (const line of disputedSummary(report.disputed)) console.log(line);
   } else {
     console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }

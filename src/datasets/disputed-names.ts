@@ -5,6 +5,7 @@ import { normaliseDomain } from "../email/domain-name.ts";
 import type { Witness } from "../email/evidence-rule.ts";
 import { relayServiceOf } from "../email/relay-services.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
+import { loadEmailLists } from "./load-snapshot.ts";
 import { type DisputedNames, composeEmailEvidence, disputedNames, parseEvidenceFile } from "./email-evidence.ts";
 import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";
@@ -26,7 +27,7 @@ interface DisputeInputs {
 
 /**
  * Writes the version's per-list evidence, then holds back the new disposable names that
- * contradict the free-provider list, a public suffix or a privacy relay (unless a verifying
+ * contradict a free provider the current version serves, a public suffix or a privacy relay (unless a verifying
  * list or two independent lists name them): they go to `email/disputed.txt`, which the
  * served lists leave out until an operator's override settles each.
  */
@@ -49,7 +50,8 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     emailLists.map(({ input, verifies }) => [input.name, { name: input.name, verifies, copies: new Set(d.held.get(input.name)!.source.includes) }]),
   );
   const previouslyHeld = current && existsSync(current.disputedDomains) ? new Set(parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) : new Set<string>();
-  const free = namesOf(d.inputsOf["free-domains"], operatorList(dataFiles(d.dataDir).freeSupplement));
+  // The free providers the current version serves: the free list less what the lists and the name rules already refuse.
+  const free = (await loadEmailLists(d.dataDir, d.currentRoot!)).lists.free;
   const allow = namesOf(d.inputsOf["allowed-domains"], operatorList(dataFiles(d.dataDir).allowedDomains));
   const disputed = disputedNames(listed, witnesses, knownNames(current), previouslyHeld, {
     isFree: (domain) => free.has(domain),

@@ -1,3 +1,4 @@
+import { overrideFor } from "../email/overrides.ts";
 import type { SourceRecord } from "./manifest.ts";
 import type { RefreshState } from "./refresh-scheduler.ts";
 import type { Snapshot } from "./snapshot.ts";
@@ -33,6 +34,11 @@ export function datasetWarnings(snapshot: Snapshot, refresh: RefreshState | null
     if (age > source.cadenceMs) {
       warnings.push(`source ${name}: its data (${dated.slice(0, 10)}) is ${days(age)} days old, older than the ${days(source.cadenceMs) || 1}-day cadence its publisher keeps`);
     }
+  }
+  const unsettled = [...snapshot.email.heldBack].filter((name) => overrideFor(snapshot.email.overrides, name) === undefined);
+  if (unsettled.length) {
+    const shown = unsettled.slice(0, 5).join(", ") + (unsettled.length > 5 ? " …" : "");
+    warnings.push(`${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with "riskcheck email allow|deny"`);
   }
   const last = refresh?.last;
   if (last?.error) warnings.push(`the last refresh (${new Date(last.finishedAt).toISOString()}) installed nothing: ${last.error}`);
