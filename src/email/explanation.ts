@@ -87,7 +87,7 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
   const parts = localPartOf(address);
   const normalised = normalisedAddress(parts, domain);
   const relay = relayServiceOf(domain);
-  const typo = didYouMean(domain);
+  const typo = didYouMean(domain, (name) => lists.free.has(name));
   return {
     rule: decided.rule,
     matched: decided.matched,

@@ -9,9 +9,13 @@ const MAJOR_PROVIDERS = [
 ];
 const PROVIDERS = new Set(MAJOR_PROVIDERS);
 
-/** The major provider `domain` is probably a typo of, or null. Never changes a verdict: a hint for the caller's form. */
-export function didYouMean(domain: string): string | null {
-  if (PROVIDERS.has(domain)) return null;
+/**
+ * The major provider `domain` is probably a typo of, or null; `isProvider` tells the
+ * mailbox providers known otherwise (`protonmail.ch` is no typo of `protonmail.com`).
+ * Never changes a verdict: a hint for the caller's form.
+ */
+export function didYouMean(domain: string, isProvider: (domain: string) => boolean = () => false): string | null {
+  if (PROVIDERS.has(domain) || isProvider(domain)) return null;
   let best: string | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const provider of MAJOR_PROVIDERS) {
