@@ -1,0 +1,107 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import { parseEvidenceFile } from "../../src/datasets/email-evidence.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
+import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
+import { createTestApp } from "../support/test-app.ts";
+
+// Real `riskcheck update` runs on the bundled sources plus three small disposable lists
+// (made here, file://): one that copies another, and one that verifies its entries.
+setDefaultTimeout(60_000);
+
+const dir = makeDataDir();
+const feeds = mkdtempSync(join(tmpdir(), "rk-email-feeds-"));
+writeFileSync(join(dir, "email", "allowlist.txt"), "allowed-corp.com # our own staff domain\n");
+const list = (name: string, names: string[]) => writeFileSync(join(feeds, `${name}.txt`), `${names.join("\n")}\n`);
+const source = (name: string, extra: object = {}) => ({ name, url: `file://${join(feeds, `${name}.txt`)}`, format: "domain-list", feeds: "disposable", licence: "made by the test", ...extra });
+writeFileSync(
+  join(dir, "sources.json"),
+  JSON.stringify({ sources: [...BUNDLED_SOURCES, source("primary-list"), source("copying-list", { includes: ["primary-list"] }), source("verifying-list", { verifies: true })] }),
+);
+list("primary-list", ["a-primary.example-listed.com"]);
+list("copying-list", ["copied-alone.example-listed.com", "a-primary.example-listed.com"]);
+list("verifying-list", ["verified-new.example-listed.com"]);
+
+const apps: { server: { stop: (force: boolean) => unknown } }[] = [];
+afterAll(async () => {
+  for (const app of apps) await app.server.stop(true);
+});
+async function served() {
+  const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+  const app = await createTestApp({ snapshot, ratePerMinute: 0 });
+  apps.push(app);
+  const key = (await app.newKey()).secret;
+  const check = async (address: string) => (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
+  return { snapshot, app, check };
+}
+const evidenceOf = (name: string) => parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8"));
+
+describe("the first update with the three lists", async () => {
+  const run = await runCliAsync(["update", "--data-dir", dir]);
+  const { check } = await served();
+
+  test("installs a version with one evidence file per disposable list", () => {
+    expect(run.code).toBe(0);
+    expect(readdirSync(join(dir, "current", "email", "evidence")).sort()).toEqual(
+      ["bundled-disposable-domains", "bundled-ivolo-disposable", "bundled-ivolo-wildcards", "copying-list", "primary-list", "verifying-list"].map((n) => `${n}.txt`),
+    );
+    expect(evidenceOf("copying-list").get("copied-alone.example-listed.com")).toBeGreaterThan(0);
+  });
+
+  test("a name only a copying list names is below the evidence rule; explain says so", async () => {
+    const body = await check("user@copied-alone.example-listed.com");
+    expect(body).toMatchObject({ is_disposable: false, reasons: { rule: "below-evidence", evidence: "copied", confidence: "low", evidence_rule: "corroborated" } });
+    expect(body.reasons.sources).toEqual([expect.objectContaining({ source: "copying-list", entry: "copied-alone.example-listed.com", match: "exact", verifies: false, copies: ["primary-list"] })]);
+  });
+
+  test("a list that copies no other, and a verifying list, are enough alone", async () => {
+    expect(await check("user@a-primary.example-listed.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "single" } });
+    expect(await check("user@verified-new.example-listed.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "verified", confidence: "high" } });
+  });
+});
+
+describe("a second update whose lists contradict what riskcheck knows", async () => {
+  const firstSeen = evidenceOf("copying-list").get("copied-alone.example-listed.com");
+  list("copying-list", ["copied-alone.example-listed.com", "a-primary.example-listed.com", "gmail.com", "pp.ua", "mozmail.com", "allowed-corp.com", "new-throwaway.example-listed.com"]);
+  list("verifying-list", ["verified-new.example-listed.com", "yahoo.com"]);
+  const run = await runCliAsync(["update", "--data-dir", dir]);
+  const { app, check, snapshot } = await served();
+
+  test("holds back the disputed names with weak evidence and lists them in the summary", () => {
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Held back 3 new disposable names that contradict what riskcheck knows");
+    expect(run.stdout).toContain("gmail.com: on the free-provider list; listed by copying-list");
+    expect(run.stdout).toContain("pp.ua: a public suffix; listed by copying-list");
+    expect(run.stdout).toContain("mozmail.com: a privacy relay; listed by copying-list");
+    expect(run.stdout).toContain("Served 1 disputed name that a verifying list or two independent lists name:\n  yahoo.com: on the free-provider list; listed by verifying-list");
+    expect(run.stdout).toContain("The allowlist overrules 1 name that the lists newly list.");
+    expect(readFileSync(join(dir, "current", "email", "disputed.txt"), "utf8")).toContain("gmail.com # on the free-provider list; listed by copying-list");
+    expect([...snapshot.email.heldBack].sort()).toEqual(["gmail.com", "mozmail.com", "pp.ua"]);
+  });
+
+  test("a held-back name keeps its verdict, and explain says it is disputed", async () => {
+    expect(await check("someone@gmail.com")).toMatchObject({ is_disposable: false, free_email: true, reasons: { rule: "disputed", matched: "gmail.com" } });
+    expect(await check("someone@pp.ua")).toMatchObject({ is_disposable: false, reasons: { rule: "disputed" } });
+    expect(await check("someone@yahoo.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "verified" } });
+  });
+
+  test("a listing's first sighting survives the update that changed its list", () => {
+    expect(evidenceOf("copying-list").get("copied-alone.example-listed.com")).toBe(firstSeen!);
+  });
+
+  test("/healthz warns about the unsettled names until an override settles each", async () => {
+    const warningsOf = async () => ((await (await app.request("/healthz")).json()) as { warnings: string[] }).warnings.filter((w) => w.includes("disputed"));
+    expect(await warningsOf()).toEqual([expect.stringContaining("3 disputed disposable names held back by update, not yet settled")]);
+    const line = { action: "allow" as const, reason: "a public suffix", author: "test", created: new Date().toISOString(), until: null };
+    await app.stores.emailOverrides.put({ ...line, domain: "pp.ua" });
+    await app.stores.emailOverrides.put({ ...line, domain: "gmail.com" });
+    await app.emailOverrides.refresh();
+    expect(await warningsOf()).toEqual([expect.stringContaining("1 disputed disposable names held back by update, not yet settled (mozmail.com)")]);
+    await app.stores.emailOverrides.put({ ...line, domain: "mozmail.com" });
+    await app.emailOverrides.refresh();
+    expect(await warningsOf()).toEqual([]);
+  });
+});
