@@ -6,7 +6,7 @@ import { type OverrideLine, type OverrideStore, activeOverrides } from "./overri
  */
 export class OverrideWatch {
   private lines: readonly OverrideLine[] = [];
-  private signature = "";
+  private signature = "[]";
   active: ReadonlyMap<string, OverrideLine> = new Map();
 
   constructor(
