@@ -20,7 +20,7 @@ afterAll(async () => {
   if (server.proc.exitCode === null) await server.stop();
 });
 
-const check = async (address: string) => (await fetch(`${server.url}/v1/check?email=${encodeURIComponent(address)}&explain=1`, { headers: { authorization: `Bearer ${key}` } })).json();
+const check = async (address: string): Promise<any> => (await fetch(`${server.url}/v1/check?email=${encodeURIComponent(address)}&explain=1`, { headers: { authorization: `Bearer ${key}` } })).json();
 
 /** Milliseconds until the answer's is_disposable becomes `expected`; fails after 15 s. */
 async function until(address: string, expected: boolean): Promise<number> {

@@ -89,8 +89,9 @@ export async function loadEmailLists(dataDir: string, root?: string, rule: Evide
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
-    disposable: lines(disposable),
-    disposableWildcard: lines(wildcard),
+    // With each list apart, their union is not read again.
+    disposable: sources ? [] : lines(disposable),
+    disposableWildcard: sources ? [] : lines(wildcard),
     free: lines(free),
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],
@@ -113,15 +114,14 @@ async function listedSources(dir: string, manifest: Manifest | null): Promise<So
     ["disposable-domains", false],
     ["disposable-wildcards", true],
   ] as const;
-  const sources: SourceInput[] = [];
-  for (const [output, wildcard] of kinds) {
-    for (const name of manifest.outputs[output]?.sources ?? []) {
+  const listed = kinds.flatMap(([output, wildcard]) => (manifest.outputs[output]?.sources ?? []).map((name) => ({ name, wildcard })));
+  return Promise.all(
+    listed.map(async ({ name, wildcard }) => {
       const dataset = await readTextDataset(`${dir}/${name}.txt`);
       const record = manifest.sources[name];
-      sources.push({ name, verifies: record?.verifies ?? false, includes: record?.includes ?? [], wildcard, entries: parseEvidenceFile(dataset!.text), checkedAt: record?.checkedAt ?? null });
-    }
-  }
-  return sources;
+      return { name, verifies: record?.verifies ?? false, includes: record?.includes ?? [], wildcard, entries: parseEvidenceFile(dataset!.text), checkedAt: record?.checkedAt ?? null };
+    }),
+  );
 }
 
 /** `domain # why` lines: the why, by domain. */

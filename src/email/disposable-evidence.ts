@@ -70,19 +70,22 @@ export class DisposableEvidence {
 
   /** The names of one kind whose evidence meets `rule`, and how many listed names fall short. */
   served(rule: EvidenceRule, wildcard: boolean): { names: Set<string>; belowEvidence: number } {
+    const kind = this.sources.filter((s) => s.wildcard === wildcard);
     const names = new Set<string>();
-    let belowEvidence = 0;
-    const seen = new Set<string>();
-    for (const source of this.sources) {
-      if (source.wildcard !== wildcard) continue;
+    const below = new Set<string>();
+    const listing: ListedSource[] = [];
+    kind.forEach((source, i) => {
+      // What an earlier list names was decided with it; a later one only adds its own names.
+      const earlier = kind.slice(0, i);
       for (const name of source.entries) {
-        if (seen.has(name)) continue;
-        seen.add(name);
-        if (meetsRule(rule, this.strength(name, wildcard))) names.add(name);
-        else belowEvidence++;
+        if (earlier.some((e) => e.entries.has(name))) continue;
+        listing.length = 0;
+        for (const s of kind) if (s === source || s.entries.has(name)) listing.push(s);
+        if (meetsRule(rule, evidenceStrength(listing))) names.add(name);
+        else below.add(name);
       }
-    }
-    return { names, belowEvidence };
+    });
+    return { names, belowEvidence: below.size };
   }
 }
 

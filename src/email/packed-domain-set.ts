@@ -62,8 +62,8 @@ export class PackedDomainSet implements DomainSet {
 
   /** Every name, in the order given. */
   *[Symbol.iterator](): Generator<string> {
-    const decoder = new TextDecoder();
-    for (let i = 0; i < this.size; i++) yield decoder.decode(this.bytes.subarray(this.starts[i], this.starts[i + 1]));
+    const bytes = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    for (let i = 0; i < this.size; i++) yield bytes.toString("latin1", this.starts[i], this.starts[i + 1]);
   }
 
   private entryEquals(entry: number, domain: string): boolean {

@@ -34,7 +34,7 @@ async function served() {
   const app = await createTestApp({ snapshot, ratePerMinute: 0 });
   apps.push(app);
   const key = (await app.newKey()).secret;
-  const check = async (address: string) => (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
+  const check = async (address: string): Promise<any> => (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
   return { snapshot, app, check };
 }
 const evidenceOf = (name: string) => parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8"));

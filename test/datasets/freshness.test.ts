@@ -25,7 +25,8 @@ const source = (over: Partial<SourceRecord>): SourceRecord => ({
 });
 
 function snapshot(sources: Record<string, SourceRecord>, reputationSources = Object.keys(sources)): Snapshot {
-  return { sources, outputs: { "reputation-index": { count: reputationSources.length ? 100 : 0, sources: reputationSources } } } as unknown as Snapshot;
+  const email = { heldBack: new Set(), overrides: new Map() };
+  return { email, sources, outputs: { "reputation-index": { count: reputationSources.length ? 100 : 0, sources: reputationSources } } } as unknown as Snapshot;
 }
 
 const refreshing = (last: RefreshState["last"] = null): RefreshState => ({ everyMs: DAY, running: false, nextAt: null, lastSuccessAt: null, last });
