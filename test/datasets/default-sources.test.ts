@@ -77,4 +77,29 @@ describe("the shipped data/sources.json", () => {
       expect(sumOf(listings)).toBe(reports);
     });
   });
+
+  test("its disposable lists declare which verify their entries and which copy others", () => {
+    const disposable = sources.filter((s) => s.feeds === "disposable" || s.feeds === "disposable-wildcard");
+    const declared = Object.fromEntries(disposable.map((s) => [s.name, { verifies: s.verifies, includes: s.includes }]));
+    expect(declared["disposable-domains"]).toEqual({ verifies: true, includes: [] });
+    expect(declared["bundled-disposable-domains"]).toEqual({ verifies: true, includes: [] });
+    expect(declared["burner-email-providers"]).toEqual({ verifies: false, includes: ["mailchecker"] });
+    for (const s of disposable) for (const copied of s.includes) expect(disposable.map((d) => d.name)).toContain(copied);
+  });
+});
+
+describe("a sources file's email declarations", () => {
+  const parse = (extra: object) => () => parseSources(JSON.stringify({ sources: [{ name: "a", url: "https://example.org/a", format: "domain-list", licence: "test", ...extra }] }), "s.json");
+  test("verifies and includes are taken on disposable lists", () => {
+    expect(parse({ feeds: "disposable", verifies: true })()[0]).toMatchObject({ verifies: true, includes: [] });
+    expect(parse({ feeds: "disposable", includes: ["b"] })()[0]).toMatchObject({ verifies: false, includes: ["b"] });
+  });
+  test.each([
+    [{ feeds: "free", verifies: true }, /verifies: applies to disposable-domain lists/],
+    [{ feeds: "disposable", verifies: "yes" }, /verifies: true or false/],
+    [{ feeds: "free", includes: ["b"] }, /includes applies to lists that feed a counter .* or disposable domains/],
+    [{ feeds: "disposable", weight: 2 }, /weight applies to lists that feed a counter/],
+  ])("%j is refused", (extra, message) => {
+    expect(parse(extra)).toThrow(message);
+  });
 });
