@@ -48,6 +48,7 @@ export const SERVE = {
     { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections" },
     { name: "RISKCHECK_METRICS_TOKEN", default: "none", description: "When set, GET /metrics needs `Authorization: Bearer <token>`" },
     { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (and idle quota leases given back)" },
+    { name: "RISKCHECK_EMAIL_EVIDENCE", default: "corroborated", description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
     { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
     { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
     { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },

@@ -59,6 +59,15 @@ export const OPENAPI_DOCUMENT = {
             schema: { type: "string", maxLength: 254 },
             example: "someone@mailinator.com",
           },
+          {
+            name: "explain",
+            in: "query",
+            required: false,
+            description:
+              "`explain`, `explain=1`, `=true` or `=yes` add `reasons`: the rule that decided and its entry, every list that names the domain or the parent that matched (with when this appliance first and last saw it there, whether the list verifies entries and which lists it copies), the override or allowlist line that applied, the evidence rule in force, a confidence, the relay service, and hints that never change the verdict (`did_you_mean`, `role_account`, `normalized`). `=0`, `=false`, `=no` or absent: the spec's four fields, byte for byte.",
+            schema: { type: "string" },
+            example: "1",
+          },
         ],
         responses: {
           "200": {
@@ -232,6 +241,65 @@ export const OPENAPI_DOCUMENT = {
           is_disposable: { type: "boolean", description: "The domain, or a parent that is not a public suffix, is on a disposable list (the operator allowlist wins)." },
           domain: { type: "string", description: "The domain, normalised to lower-case ASCII (punycode)." },
           free_email: { type: "boolean", description: "An exact match on the free-provider list; never for a disposable domain." },
+          reasons: { $ref: "#/components/schemas/EmailReasons" },
+        },
+      },
+      EmailReasons: {
+        type: "object",
+        additionalProperties: false,
+        description: "Only with `?explain=1`: why the domain has its verdict.",
+        required: ["rule", "matched", "evidence_rule", "evidence", "confidence", "sources", "role_account", "normalized"],
+        properties: {
+          rule: {
+            type: "string",
+            enum: ["denylisted", "allowlisted", "relay", "listed", "wildcard", "parent-listed", "reserved-name", "disputed", "below-evidence", "not-listed"],
+            description: "What decided `is_disposable`: an operator's override line, the allowlist, a privacy relay, a listing (exact, wildcard, of a parent), a reserved name; or, not disposable, a listing held back as disputed or below the evidence rule, or none.",
+          },
+          matched: { type: ["string", "null"], description: "The entry that decided: the domain, a parent, an override or allowlist line." },
+          evidence_rule: { type: "string", enum: ["any", "corroborated", "strict"], description: "RISKCHECK_EMAIL_EVIDENCE in force." },
+          evidence: { type: "string", enum: ["verified", "independent", "single", "copied", "none"], description: "What the listing of the matched entry amounts to: a verifying list, two or more independent lists, one list that copies no other, only lists that copy others, nothing." },
+          confidence: { type: "string", enum: ["high", "medium", "low"] },
+          sources: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["source", "entry", "match", "first_seen", "last_seen", "verifies", "copies"],
+              properties: {
+                source: { type: "string", description: "The list, as named in sources.json." },
+                entry: { type: "string" },
+                match: { type: "string", enum: ["exact", "parent", "wildcard"] },
+                first_seen: { type: ["string", "null"], format: "date-time", description: "When this appliance's updates first saw the entry on the list." },
+                last_seen: { type: ["string", "null"], format: "date-time", description: "When an update last confirmed the list." },
+                verifies: { type: "boolean", description: "The list asks for evidence per entry." },
+                copies: { type: "array", items: { type: "string" }, description: "The lists it is known to copy (its `includes`, followed through)." },
+              },
+            },
+          },
+          override: {
+            type: "object",
+            additionalProperties: false,
+            required: ["domain", "action", "reason", "author", "created", "until"],
+            properties: {
+              domain: { type: "string" },
+              action: { type: "string", enum: ["allow", "deny"] },
+              reason: { type: "string" },
+              author: { type: "string" },
+              created: { type: "string", format: "date-time" },
+              until: { type: ["string", "null"], format: "date-time" },
+            },
+          },
+          allowlist: {
+            type: "object",
+            additionalProperties: false,
+            required: ["entry", "reason"],
+            properties: { entry: { type: "string" }, reason: { type: ["string", "null"], description: "The line's comment in data/email/allowlist.txt." } },
+          },
+          free: { type: "object", additionalProperties: false, required: ["list"], properties: { list: { type: "string" } } },
+          relay: { type: "object", additionalProperties: false, required: ["service"], properties: { service: { type: "string" } } },
+          did_you_mean: { type: "string", description: "The major provider the domain is probably a typo of." },
+          role_account: { type: "boolean", description: "The local part names a role (postmaster, info, support …), not a person." },
+          normalized: { type: "string", description: "The mailbox the address reaches: sub-address cut, dots removed where the provider ignores them." },
         },
       },
       IpCheck: {

@@ -56,6 +56,10 @@ const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 200, example: "disposable", answer: ask(`${CHECK}?email=someone@mailinator.com`) },
   { path: CHECK, status: 200, example: "free", answer: ask(`${CHECK}?email=someone@gmail.com`) },
   { path: CHECK, status: 200, example: "internationalised", answer: ask(`${CHECK}?email=${encodeURIComponent("x@пример.com")}`) },
+  // Explained answers carry this install's update times: checked against the schema only.
+  { path: CHECK, status: 200, answer: ask(`${CHECK}?email=someone@mailinator.com&explain=1`) },
+  { path: CHECK, status: 200, answer: ask(`${CHECK}?email=${encodeURIComponent('"Post.Master+x"@gmial.com')}&explain`) },
+  { path: CHECK, status: 200, answer: ask(`${CHECK}?email=someone@duck.com&explain=yes`) },
   { path: CHECK, status: 400, example: "missing_parameter", answer: ask(CHECK) },
   { path: CHECK, status: 400, example: "invalid_email", answer: ask(`${CHECK}?email=not-an-address`) },
   { path: CHECK, status: 401, example: "missing_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "none" }) },
