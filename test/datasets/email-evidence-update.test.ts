@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,14 +25,9 @@ list("primary-list", ["a-primary.example-listed.com"]);
 list("copying-list", ["copied-alone.example-listed.com", "a-primary.example-listed.com"]);
 list("verifying-list", ["verified-new.example-listed.com"]);
 
-const apps: { server: { stop: (force: boolean) => unknown } }[] = [];
-afterAll(async () => {
-  for (const app of apps) await app.server.stop(true);
-});
 async function served() {
   const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
   const app = await createTestApp({ snapshot, ratePerMinute: 0 });
-  apps.push(app);
   const key = (await app.newKey()).secret;
   const check = async (address: string): Promise<any> => (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
   return { snapshot, app, check };

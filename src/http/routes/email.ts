@@ -34,7 +34,7 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   const verdict = classifyDomain(snapshot.email, parsed.domain);
   if (wantsExplanation(request.url)) {
     const reasons = explainEmail(snapshot.email, email, parsed.domain, { sources: snapshot.outputs["free-domains"]?.sources ?? [] });
-    return admission.answer(JSON.stringify({ email, is_disposable: verdict.isDisposable, domain: parsed.domain, free_email: verdict.isFree, reasons }));
+    return admission.answer(0, JSON.stringify({ email, is_disposable: verdict.isDisposable, domain: parsed.domain, free_email: verdict.isFree, reasons }));
   }
   // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building
   // the object; a parsed domain is [a-z0-9.-] only, so it needs no escaping.
