@@ -68,6 +68,8 @@ export async function wireApp(input: WiringInput) {
       cliCommand: input.cliCommand,
       now,
       warnings,
+      emailOverrides: stores.emailOverrides,
+      refreshOverrides: () => emailOverrides.refresh(),
     },
     client: input.client,
     now,

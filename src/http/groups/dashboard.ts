@@ -14,5 +14,8 @@ export function dashboard(deps: DashboardDeps, client: ClientResolver) {
     .post("/keys", ({ request }) => pages.createKey(request))
     .get("/keys/:id/revoke", ({ request, params }) => pages.confirmRevoke(request, params.id))
     .post("/keys/:id/revoke", ({ request, params }) => pages.revoke(request, params.id))
+    .get("/email", ({ request, server }) => pages.emailOverrides(request, client.info(request, server)))
+    .post("/email", ({ request }) => pages.addOverride(request))
+    .post("/email/remove", ({ request }) => pages.removeOverride(request))
     .get("/assets/:name", ({ params }) => Dashboard.asset(params.name));
 }

@@ -8,6 +8,9 @@ import type { SignInThrottle } from "../../dashboard/sign-in-throttle.ts";
 import { KeyStoreError, type KeyStore } from "../../keys/key-store.ts";
 import type { UsageRecorder } from "../../keys/usage-recorder.ts";
 import type { UsageStore } from "../../keys/usage-store.ts";
+import { emailOverridesPage } from "../../dashboard/pages/email-overrides.ts";
+import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../../email/overrides.ts";
+import { normaliseDomain } from "../../email/domain-name.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -21,6 +24,9 @@ export interface DashboardDeps {
   readonly now: () => number;
   /** What the operator should know about the data being served (the same as /healthz's). */
   readonly warnings: () => string[];
+  readonly emailOverrides: OverrideStore;
+  /** Serves the override lines as stored now, in this instance (the others follow within seconds). */
+  readonly refreshOverrides: () => Promise<void>;
 }
 
 /** What the app knows about the client: its address (proxy-aware) and whether it reached us over TLS. */
@@ -49,7 +55,11 @@ const ASSETS = new Map([
 
 const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
 
-const NOTICES = new Map([["revoked", "The key was revoked; the API refuses it from the next request."]]);
+const NOTICES = new Map([
+  ["revoked", "The key was revoked; the API refuses it from the next request."],
+  ["added", "The line was added; every running server applies it within 10 s."],
+  ["removed", "The line was removed; the lists decide again."],
+]);
 
 /**
  * Password checks (argon2id, 64 MiB and ~100 ms of a core each) running at once; more
@@ -232,6 +242,47 @@ export class Dashboard {
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     if (!key.revokedAt) await this.deps.keys.revoke(key.id, new Date(this.deps.now())).catch(ignoreAlreadyRevoked);
     return redirect("/dashboard?done=revoked");
+  }
+
+  /** `/dashboard/email`: the override lines, or the sign-in form. */
+  async emailOverrides(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.session(request);
+    if (!current) return (await this.deps.password.isSet()) ? this.signInForm(client) : page(passwordNotSetPage(this.deps.cliCommand));
+    const notice = NOTICES.get(new URL(request.url).searchParams.get("done") ?? "");
+    return this.overridesView(current.session, notice ? { text: notice } : undefined);
+  }
+
+  private async overridesView(session: Session, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+    const lines = await this.deps.emailOverrides.list();
+    const active = new Set(activeOverrides(lines, this.deps.now()).keys());
+    return page(emailOverridesPage(lines, active, session.csrfToken, notice), status);
+  }
+
+  async addOverride(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const { form } = current;
+    const action = field(form, "action");
+    if (action !== "allow" && action !== "deny") return this.overridesView(current.session, { text: "Choose allow or deny.", error: true }, 400);
+    try {
+      const line = overrideLine({ domain: field(form, "domain") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: field(form, "until") || null }, new Date(this.deps.now()));
+      await this.deps.emailOverrides.put(line);
+    } catch (err) {
+      if (!(err instanceof OverrideError)) throw err;
+      return this.overridesView(current.session, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date")}.`, error: true }, 400);
+    }
+    await this.deps.refreshOverrides();
+    return redirect("/dashboard/email?done=added");
+  }
+
+  async removeOverride(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const domain = normaliseDomain(field(current.form, "domain") ?? "");
+    if (domain === null) return this.overridesView(current.session, { text: "That is not a domain name.", error: true }, 400);
+    await this.deps.emailOverrides.remove(domain);
+    await this.deps.refreshOverrides();
+    return redirect("/dashboard/email?done=removed");
   }
 
   static asset(name: string): Response {
