@@ -24,7 +24,8 @@ export function emailCheck(deps: EmailCheckDeps) {
 export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   const admission = admit(deps, request, "email");
   if (admission instanceof Response) return admission;
-  const param = queryParam(request.url, "email");
+  const url = request.url;
+  const param = queryParam(url, "email");
   if (param === "absent" || (typeof param === "object" && param.value === "")) return admission.refuse(API_ERRORS.missingEmail);
   // A repeated or malformed parameter is no address.
   const email = typeof param === "object" ? param.value : "";
@@ -32,7 +33,7 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   if (parsed === null) return admission.refuse(API_ERRORS.invalidEmail);
   const snapshot = deps.snapshots.current();
   const verdict = classifyDomain(snapshot.email, parsed.domain);
-  if (wantsExplanation(request.url)) {
+  if (wantsExplanation(url)) {
     const reasons = explainEmail(snapshot.email, email, parsed.domain, { sources: snapshot.outputs["free-domains"]?.sources ?? [] });
     return admission.answer(0, JSON.stringify({ email, is_disposable: verdict.isDisposable, domain: parsed.domain, free_email: verdict.isFree, reasons }));
   }
