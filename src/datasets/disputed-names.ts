@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isPublicSuffix, parseDomainListText } from "../email/domain-lists.ts";
-import { normaliseDomain } from "../email/domain-name.ts";
+import { nearest, normaliseDomain } from "../email/domain-name.ts";
 import type { Witness } from "../email/evidence-rule.ts";
 import { relayServiceOf } from "../email/relay-services.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
@@ -57,7 +57,7 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     isFree: (domain) => free.has(domain),
     isPublicSuffix,
     isRelay: (domain) => relayServiceOf(domain) !== null,
-    isAllowlisted: (domain) => withParents(domain).some((name) => allow.has(name)),
+    isAllowlisted: (domain) => nearest(domain, (name) => (allow.has(name) ? true : undefined)) === true,
   });
   const lines = disputed.heldBack.map((n) => `${n.domain} # ${n.why}; listed by ${n.sources.join(", ")}`);
   writeFileAtomically(d.out.disputedDomains, `${DISPUTED_HEADER}${lines.join("\n")}\n`);
@@ -95,11 +95,5 @@ function namesOf(inputs: readonly OutputInput[], extra: readonly string[]): Set<
     const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
     if (domain !== null) names.add(domain);
   }
-  return names;
-}
-
-function withParents(domain: string): string[] {
-  const names = [domain];
-  for (let dot = domain.indexOf("."); dot !== -1; dot = domain.indexOf(".", dot + 1)) names.push(domain.slice(dot + 1));
   return names;
 }

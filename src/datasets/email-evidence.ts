@@ -60,6 +60,9 @@ export function composeEmailEvidence(lists: readonly EmailListInput[], currentDi
   return all;
 }
 
+/** Why a name is disputed, as the summary and `disputed.txt` say it. */
+export const DISPUTE = { relay: "a privacy relay", publicSuffix: "a public suffix", free: "on the free-provider list" } as const;
+
 /** What contradicts a disposable listing. */
 export interface Contradictions {
   /** On a free-provider list: real people's mailboxes. */
@@ -105,7 +108,7 @@ export function disputedNames(
         allowOverruled++;
         continue;
       }
-      const why = relay ? "a privacy relay" : contradicts.isPublicSuffix(domain) ? "a public suffix" : contradicts.isFree(domain) ? "on the free-provider list" : null;
+      const why = relay ? DISPUTE.relay : contradicts.isPublicSuffix(domain) ? DISPUTE.publicSuffix : contradicts.isFree(domain) ? DISPUTE.free : null;
       if (why === null) continue;
       const listing = [...lists].filter(([, e]) => e.has(domain)).map(([name]) => name);
       const strength = evidenceStrength(listing.flatMap((name) => witnesses.get(name) ?? []));

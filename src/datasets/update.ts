@@ -11,6 +11,7 @@ import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writ
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { composeEvidence } from "./evidence.ts";
 import { type DisputedNames, checkDisputedNames } from "./disputed-names.ts";
+import { DISPUTE } from "./email-evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
 import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
@@ -186,7 +187,9 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     }
     if (servedFreeBefore !== null) {
       const served = (records: Readonly<Record<string, OutputRecord>>, count: number): OutputRecord => ({ count, sources: [...new Set(SERVED_FREE_INPUTS.flatMap((o) => records[o]?.sources ?? []))] });
-      const check = { name: "free-domains as served", before: served(current?.outputs ?? {}, servedFreeBefore), after: served(outputs.records, staged.freeList.kept) };
+      // Held-back names stay free only until an operator settles them: the guard counts them as gone.
+      const freeHeldBack = disputed.heldBack.filter((n) => n.why === DISPUTE.free).length;
+      const check = { name: "free-domains as served", before: served(current?.outputs ?? {}, servedFreeBefore), after: served(outputs.records, staged.freeList.kept - freeHeldBack) };
       const servedRefused = shrinkRefusals([check], options.maxShrink, guard);
       if (servedRefused.length) return { outcomes, outputs: changes, version: null, refused: servedRefused, pruned: [], reached };
     }

@@ -1,4 +1,4 @@
-import { type EvidenceRule, type EvidenceStrength, type Witness, evidenceStrength, meetsRule } from "./evidence-rule.ts";
+import { type EvidenceRule, type Witness, evidenceStrength, meetsRule } from "./evidence-rule.ts";
 import { PackedDomainSet } from "./packed-domain-set.ts";
 
 /** One disposable-domain list as a version holds it: its entries and when this appliance's updates first saw each. */
@@ -62,10 +62,6 @@ export class DisposableEvidence {
       if (at !== -1) found.push({ source, firstSeen: source.firstSeen[at] });
     }
     return found;
-  }
-
-  strength(domain: string, wildcard: boolean): EvidenceStrength {
-    return evidenceStrength(this.listings(domain, wildcard).map((l) => l.source));
   }
 
   /** The names of one kind whose evidence meets `rule`, and how many listed names fall short. */

@@ -1,6 +1,6 @@
 import { getPublicSuffix } from "tldts";
 import { isDisposable } from "./classify.ts";
-import { normaliseDomain } from "./domain-name.ts";
+import { nearest, normaliseDomain } from "./domain-name.ts";
 import { isReserved } from "./reserved-names.ts";
 import { looksThrowaway } from "./throwaway-name.ts";
 import { type DomainSet, PackedDomainSet } from "./packed-domain-set.ts";
@@ -141,12 +141,7 @@ function anonymousSources(disposable: ReadonlySet<string>, wildcard: ReadonlySet
 
 /** The domain or one of its parents is on the allowlist. */
 function isAllowlisted(allow: DomainSet, domain: string): boolean {
-  for (let name = domain; ; ) {
-    if (allow.has(name)) return true;
-    const dot = name.indexOf(".");
-    if (dot === -1) return false;
-    name = name.slice(dot + 1);
-  }
+  return nearest(domain, (name) => (allow.has(name) ? true : undefined)) === true;
 }
 
 /** One domain per line; `#` starts a comment. */

@@ -56,3 +56,14 @@ function isTopLevelLabel(d: string, start: number, end: number): boolean {
   }
   return true;
 }
+
+/** What `lookup` finds for `domain` or its nearest parent (`a.b.c` → `b.c` → `c`), or undefined. */
+export function nearest<T>(domain: string, lookup: (name: string) => T | undefined): T | undefined {
+  for (let name = domain; ; ) {
+    const found = lookup(name);
+    if (found !== undefined) return found;
+    const dot = name.indexOf(".");
+    if (dot === -1) return undefined;
+    name = name.slice(dot + 1);
+  }
+}

@@ -1,4 +1,4 @@
-import { normaliseDomain } from "./domain-name.ts";
+import { nearest, normaliseDomain } from "./domain-name.ts";
 
 /** An operator's word on one domain and its subdomains: never disposable (allow) or always (deny). */
 export interface OverrideLine {
@@ -68,11 +68,5 @@ export function activeOverrides(lines: readonly OverrideLine[], nowMs: number): 
 
 /** The line for `domain` or its nearest parent, or undefined. */
 export function overrideFor(overrides: ReadonlyMap<string, OverrideLine>, domain: string): OverrideLine | undefined {
-  for (let name = domain; ; ) {
-    const line = overrides.get(name);
-    if (line !== undefined) return line;
-    const dot = name.indexOf(".");
-    if (dot === -1) return undefined;
-    name = name.slice(dot + 1);
-  }
+  return nearest(domain, (name) => overrides.get(name));
 }

@@ -1,3 +1,5 @@
+import { nearest } from "./domain-name.ts";
+
 /**
  * Privacy relays: addresses made on demand that forward to a person's real, long-lived
  * inbox. Never disposable; `explain` names the service. A relay's users also get
@@ -22,11 +24,5 @@ export const RELAY_DOMAINS: readonly string[] = [...RELAY_SERVICES.keys()];
 
 /** The relay service `domain` belongs to, or null. */
 export function relayServiceOf(domain: string): string | null {
-  for (let name = domain; ; ) {
-    const service = RELAY_SERVICES.get(name);
-    if (service !== undefined) return service;
-    const dot = name.indexOf(".");
-    if (dot === -1) return null;
-    name = name.slice(dot + 1);
-  }
+  return nearest(domain, (name) => RELAY_SERVICES.get(name)) ?? null;
 }

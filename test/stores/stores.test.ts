@@ -4,6 +4,8 @@ import { SESSION_LIFETIME_MS } from "../../src/dashboard/sessions.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { KeyStoreError } from "../../src/keys/key-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
+import { OverrideWatch } from "../../src/email/override-watch.ts";
+import type { OverrideLine } from "../../src/email/overrides.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 
 // The same rules, whichever database keeps the state.
@@ -174,6 +176,37 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       expect(await signInThrottle.begin("198.51.100.1", day1 + 10)).toBe(0);
       expect(await other.signInThrottle.unlock(null, day1 + 20)).toEqual(["2001:db8::/64"]);
       expect(await signInThrottle.begin("2001:db8::1", day1 + 30)).toBe(0);
+    });
+  });
+
+  describe("email override store", () => {
+    const NOW = new Date(Date.UTC(2026, 10, 25, 12));
+    const line = (domain: string, action: "allow" | "deny", until: string | null = null): OverrideLine => ({ domain, action, reason: `why ${domain}`, author: "ops", created: NOW.toISOString(), until });
+
+    test("adds, replaces, lists and removes lines", async () => {
+      const { emailOverrides } = await backend.fresh();
+      await emailOverrides.put(line("b.example-x.com", "deny", "2027-01-01T00:00:00.000Z"));
+      await emailOverrides.put(line("a.example-x.com", "allow"));
+      await emailOverrides.put({ ...line("b.example-x.com", "allow"), reason: "changed my mind" });
+      expect(await emailOverrides.list()).toEqual([line("a.example-x.com", "allow"), { ...line("b.example-x.com", "allow"), reason: "changed my mind" }]);
+      expect(await emailOverrides.remove("a.example-x.com")).toBe(true);
+      expect(await emailOverrides.remove("a.example-x.com")).toBe(false);
+      expect((await emailOverrides.list()).map((l) => l.domain)).toEqual(["b.example-x.com"]);
+    });
+
+    test("another instance's watch sees a line added, and sees it expire without asking again", async () => {
+      const { emailOverrides } = await backend.fresh();
+      const other = await backend.another();
+      const clock = { now: NOW.getTime() };
+      const watch = new OverrideWatch(other.emailOverrides, () => clock.now);
+      expect(await watch.refresh()).toBe(false);
+      await emailOverrides.put(line("c.example-x.com", "deny", "2026-11-25T12:00:05.000Z"));
+      expect(await watch.refresh()).toBe(true);
+      expect(watch.active.get("c.example-x.com")?.action).toBe("deny");
+      expect(await watch.refresh()).toBe(false);
+      clock.now += 5_000;
+      expect(watch.recompute()).toBe(true);
+      expect(watch.active.size).toBe(0);
     });
   });
 });
