@@ -6,6 +6,7 @@ import pkg from "../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./cli/command-spec.ts";
 import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
 import { commandHelp, commandList } from "./cli/help.ts";
+import { SCAN, runScan } from "./cli/scan-command.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
 import { SourcesError } from "./datasets/sources.ts";
@@ -313,6 +314,7 @@ function command<C extends CommandSpec>(spec: C, run: (parsed: ParsedCommandLine
 const COMMANDS: readonly Command[] = [
   command(SERVE, serve),
   command(UPDATE, update),
+  command(SCAN, runScan),
   command(KEYS_CREATE, createKey),
   command(KEYS_LIST, listKeys),
   command(KEYS_REVOKE, revokeKey),

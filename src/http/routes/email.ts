@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../collection-pacer.ts";
-import { parseEmailAddress } from "../../email/address.ts";
-import { classifyDomain } from "../../email/classify.ts";
+import { emailAnswer, emailAnswerJson } from "../../email/email-answer.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
@@ -27,10 +26,7 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   if (param === "absent" || (typeof param === "object" && param.value === "")) return admission.refuse(API_ERRORS.missingEmail);
   // A repeated or malformed parameter is no address.
   const email = typeof param === "object" ? param.value : "";
-  const parsed = parseEmailAddress(email);
-  if (parsed === null) return admission.refuse(API_ERRORS.invalidEmail);
-  const verdict = classifyDomain(deps.snapshots.current().email, parsed.domain);
-  // What JSON.stringify of {email, is_disposable, domain, free_email} gives, without building
-  // the object; a parsed domain is [a-z0-9.-] only, so it needs no escaping.
-  return admission.answer(0, `{"email":${JSON.stringify(email)},"is_disposable":${verdict.isDisposable},"domain":"${parsed.domain}","free_email":${verdict.isFree}}`);
+  const answer = emailAnswer(deps.snapshots.current().email, email);
+  if (answer === null) return admission.refuse(API_ERRORS.invalidEmail);
+  return admission.answer(0, emailAnswerJson(answer));
 }

@@ -47,6 +47,18 @@ export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<
   );
 }
 
+/**
+ * The same answer as an object, for callers that read its fields (the scan's CSV):
+ * `JSON.stringify(ipAnswer(…))` is `ipAnswerJson(…)`.
+ */
+export function ipAnswer(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null): IpAnswer {
+  if (!isGlobalUnicast(ip)) return privateAnswer(ip.text);
+  const f = ipFacts(d, ip);
+  const answer = answerObject(f);
+  if (explainWith !== null) answer.reputation = { ...f.reputation, reasons: explain(d, f, ip, explainWith) };
+  return answer;
+}
+
 function ownerJson({ asn, isp, organization }: NetworkOwner): string {
   const quoted = JSON.stringify(organization);
   const ispJson = isp === organization ? quoted : JSON.stringify(isp);
