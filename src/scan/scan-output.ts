@@ -1,14 +1,14 @@
-import type { EmailAnswer } from "../email/email-answer.ts";
-import type { IpAnswer } from "../ip/answer/ip-answer.ts";
-import type { InputKind, Row, BadRow } from "./input-rows.ts";
-import type { ItemError } from "./row-answers.ts";
+import { type EmailAnswer, emailAnswerJson } from "../email/email-answer.ts";
+import { asnText } from "../ip/answer/ip-answer.ts";
+import type { BadRow, InputKind, Row } from "./input-rows.ts";
+import { type Answers, type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
 
 export type OutputFormat = "csv" | "jsonl";
 
-/** A row's answers: absent where the row has no such value. */
+/** A row's answers: null where the row has no such value. */
 export interface RowAnswers {
   readonly email: EmailAnswer | ItemError | null;
-  readonly ip: IpAnswer | ItemError | null;
+  readonly ip: IpChecked | ItemError | null;
 }
 
 export const UNREADABLE_ROW = "unreadable_row";
@@ -20,59 +20,76 @@ export interface RowFormat {
   bad(row: BadRow): string;
 }
 
-export function rowFormat(format: OutputFormat, input: { kind: InputKind; columns: readonly string[] }, explain: boolean): RowFormat {
-  return format === "csv" ? new CsvFormat(input.columns, explain) : new JsonLinesFormat(input);
+export function rowFormat(format: OutputFormat, input: { kind: InputKind; columns: readonly string[] }, answers: Answers): RowFormat {
+  return format === "csv" ? new CsvFormat(input.columns, answers) : new JsonLinesFormat(input, answers);
 }
 
 /** The answers' fields the CSV adds after the input's columns. */
 const ANSWER_COLUMNS = ["domain", "is_disposable", "free_email", "country_code", "asn", "organization", "connection_type", "risky", "reputation", "kind", "error", "message"];
+const NO_EMAIL = ",,,";
+const NO_IP = ",,,,,,,";
+
+/** `kindNames` shares one array per set of kinds: each is joined once. */
+const joinedKinds = new Map<readonly string[], string>();
+function kindText(kind: readonly string[]): string {
+  let text = joinedKinds.get(kind);
+  if (text === undefined) joinedKinds.set(kind, (text = kind.join(";")));
+  return text;
+}
 
 class CsvFormat implements RowFormat {
-  private readonly blankInput: string[];
-
   constructor(
     private readonly columns: readonly string[],
-    private readonly explain: boolean,
-  ) {
-    this.blankInput = columns.map(() => "");
-  }
+    private readonly answers: Answers,
+  ) {}
 
   header(): string {
-    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.explain ? ["ip_reasons"] : [])]);
+    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.answers.explain ? ["ip_reasons"] : [])]);
   }
 
   row(row: Row, { email, ip }: RowAnswers): string {
-    const errors: ItemError[] = [];
-    const cells: string[] = [String(row.line), ...row.cells];
-    if (email === null || "error" in email) {
-      if (email !== null) errors.push(email);
-      cells.push("", "", "");
+    let line = String(row.line);
+    for (const cell of row.cells) line += `,${csvField(cell)}`;
+    let errors = "";
+    let messages = "";
+    if (email === null) line += NO_EMAIL;
+    else if ("error" in email) {
+      line += NO_EMAIL;
+      errors = email.error;
+      messages = email.message;
     } else {
-      cells.push(email.domain, String(email.is_disposable), String(email.free_email));
+      line += `,${email.domain},${email.is_disposable},${email.free_email}`;
     }
     let reasons = "";
-    if (ip === null || "error" in ip) {
-      if (ip !== null) errors.push(ip);
-      cells.push("", "", "", "", "", "", "");
+    if (ip === null) line += NO_IP;
+    else if ("error" in ip) {
+      line += NO_IP;
+      errors += (errors ? ";" : "") + ip.error;
+      messages += (messages ? "; " : "") + ip.message;
     } else {
-      const r = ip.reputation;
-      cells.push(ip.country_code, ip.asn, ip.organization, ip.connection_type, String(r.risky), r.reputation, r.kind.join(";"));
-      if ("reasons" in r) reasons = JSON.stringify(r.reasons);
+      const r = reputationOf(ip);
+      const f = ip.facts;
+      line += f === null ? ",,,," : `,${f.located.geo.country_code},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
+      line += `,${r.risky},${r.reputation},${kindText(r.kind)}`;
+      if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
     }
-    cells.push(errors.map((e) => e.error).join(";"), errors.map((e) => e.message).join("; "));
-    if (this.explain) cells.push(reasons);
-    return csvLine(cells);
+    line += `,${errors},${csvField(messages)}`;
+    if (this.answers.explain) line += `,${csvField(reasons)}`;
+    return `${line}\n`;
   }
 
   bad(row: BadRow): string {
-    const cells = [String(row.line), ...this.blankInput, ...ANSWER_COLUMNS.slice(2).map(() => ""), UNREADABLE_ROW, row.problem];
-    if (this.explain) cells.push("");
+    const cells = [String(row.line), ...this.columns.map(() => ""), ...ANSWER_COLUMNS.slice(2).map(() => ""), UNREADABLE_ROW, row.problem];
+    if (this.answers.explain) cells.push("");
     return csvLine(cells);
   }
 }
 
 class JsonLinesFormat implements RowFormat {
-  constructor(private readonly input: { kind: InputKind; columns: readonly string[] }) {}
+  constructor(
+    private readonly input: { kind: InputKind; columns: readonly string[] },
+    private readonly answers: Answers,
+  ) {}
 
   header(): string {
     return "";
@@ -80,8 +97,8 @@ class JsonLinesFormat implements RowFormat {
 
   row(row: Row, { email, ip }: RowAnswers): string {
     let line = `{"line":${row.line},"input":${this.inputJson(row)}`;
-    if (email !== null) line += `,"email":${JSON.stringify(email)}`;
-    if (ip !== null) line += `,"ip":${JSON.stringify(ip)}`;
+    if (email !== null) line += `,"email":${"error" in email ? JSON.stringify(email) : emailAnswerJson(email)}`;
+    if (ip !== null) line += `,"ip":${"error" in ip ? JSON.stringify(ip) : this.answers.ipJson(ip)}`;
     return `${line}}\n`;
   }
 
@@ -112,7 +129,5 @@ export function csvField(value: string): string {
 }
 
 function csvLine(cells: readonly string[]): string {
-  let line = csvField(cells[0]);
-  for (let i = 1; i < cells.length; i++) line += `,${csvField(cells[i])}`;
-  return `${line}\n`;
+  return `${cells.map(csvField).join(",")}\n`;
 }

@@ -1,7 +1,6 @@
 import type { EmailAnswer } from "../email/email-answer.ts";
-import type { IpAnswer } from "../ip/answer/ip-answer.ts";
 import type { Level } from "../ip/verdict/reputation.ts";
-import type { ItemError } from "./row-answers.ts";
+import { type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
 
 export const LEVELS: readonly Level[] = ["ok", "informative", "suspicious", "warning", "bad"];
 
@@ -28,15 +27,15 @@ export class ScanSummary {
     else if (answer.free_email) this.free++;
   }
 
-  ip(answer: IpAnswer | ItemError): void {
+  ip(answer: IpChecked | ItemError): void {
     this.ips++;
     if ("error" in answer) {
       this.invalidIps++;
       return;
     }
-    const level = answer.reputation.reputation;
-    this.levels.set(level, this.levels.get(level)! + 1);
-    if (answer.reputation.risky) this.risky++;
+    const { reputation, risky } = reputationOf(answer);
+    this.levels.set(reputation, this.levels.get(reputation)! + 1);
+    if (risky) this.risky++;
   }
 
   /** Rows with an invalid value or that could not be read. */
