@@ -9,6 +9,7 @@ import type { LimitSettings } from "./http/admission.ts";
 import { KeyAuthenticator } from "./keys/key-authenticator.ts";
 import { UsageRecorder } from "./keys/usage-recorder.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
+import { BatchItemMetrics } from "./metrics/batch-items.ts";
 import { RequestMetrics } from "./metrics/request-metrics.ts";
 import type { Stores } from "./stores/stores.ts";
 
@@ -65,6 +66,7 @@ export async function wireApp(input: WiringInput) {
     refreshState: input.refreshState,
     metrics: {
       requests: new RequestMetrics(),
+      batchItems: new BatchItemMetrics(),
       snapshots: input.snapshots,
       keys,
       lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),

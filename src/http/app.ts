@@ -18,8 +18,12 @@ export interface AppDeps extends ApiDeps, OperatorDeps {
 
 export type HttpApp = ReturnType<typeof createApp>;
 
-/** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
-const MAX_REQUEST_BODY_BYTES = 64 * 1024;
+/**
+ * Bun's own upload limit, over which it answers a bare 413 before any route runs. The routes
+ * that read a body set their own, lower limits and answer with a body saying so: the batch
+ * endpoint 1 MiB, the dashboard's forms 64 KiB.
+ */
+const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The whole HTTP surface, one Elysia app: `listen` serves it, the tests call its `handle`. */
 export function createApp(deps: AppDeps) {

@@ -8,6 +8,7 @@ import type { SignInThrottle } from "../../dashboard/sign-in-throttle.ts";
 import { KeyStoreError, type KeyStore } from "../../keys/key-store.ts";
 import type { UsageRecorder } from "../../keys/usage-recorder.ts";
 import type { UsageStore } from "../../keys/usage-store.ts";
+import { readBodyText } from "../request-body.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -78,24 +79,20 @@ function readCookie(request: Request, name: string): string | undefined {
   return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
 }
 
+/** The dashboard's forms are tiny: a body over this is no form of its own. */
+const MAX_FORM_BYTES = 64 * 1024;
+
 /** The dashboard's forms are URL-encoded; any other body is refused with 415, one that does not arrive whole with 400 or 413. */
 async function readForm(request: Request): Promise<URLSearchParams | Response> {
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
     return page(messagePage("Unsupported form", "The dashboard accepts only its own forms (application/x-www-form-urlencoded)."), 415);
   }
-  let body: string;
-  try {
-    body = await request.text();
-  } catch (err) {
-    // The client's doing, not a server fault: it closed the connection mid-body, sent a malformed
-    // chunked body or one over the upload limit, or shutdown cut it off. Bun has already
-    // answered or dropped the connection; this is for the metrics and is not logged.
-    const tooLarge = err instanceof Error && err.message.includes("maxRequestBodySize");
-    return tooLarge
-      ? page(messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."), 413)
-      : page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
-  }
+  const body = await readBodyText(request, MAX_FORM_BYTES);
+  // The client's doing, not a server fault: a body over the limit, or one that did not arrive whole
+  // (the connection closed mid-body, a malformed chunked body, shutdown cut it off). Not logged.
+  if (typeof body !== "string" && body.problem === "too_large") return page(messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."), 413);
+  if (typeof body !== "string") return page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
   return new URLSearchParams(body);
 }
 

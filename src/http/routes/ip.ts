@@ -38,7 +38,7 @@ export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<
 }
 
 /** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
-function wantsExplanation(url: string): boolean {
+export function wantsExplanation(url: string): boolean {
   if (url.indexOf("explain") === -1) return false;
   const param = queryParam(url, "explain");
   return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
