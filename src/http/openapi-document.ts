@@ -1,6 +1,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { API_ERRORS, type ApiError } from "./errors.ts";
-import { EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+import { MAX_BATCH_ITEMS } from "./routes/batch.ts";
 
 /**
  * The OpenAPI 3.1 description of the HTTP API, served at `GET /openapi.json`. Its
@@ -34,7 +35,7 @@ export const OPENAPI_DOCUMENT = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      "The order of checks is: authentication, rate limit, quota (IP check only), parameter validation.",
+      "The order of checks is: authentication, rate limit, quota (IP check and batch only), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
   },
@@ -136,6 +137,61 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    "/v1/check/batch": {
+      post: {
+        tags: ["checks"],
+        operationId: "checkBatch",
+        summary: "Up to 1,000 email addresses and IP addresses in one request",
+        description:
+          "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the quota's 429; the IP items answered are used up.",
+        security: [{ apiKey: [] }],
+        parameters: [
+          {
+            name: "explain",
+            in: "query",
+            required: false,
+            description: "As for the IP check: adds `reputation.reasons` to every IP item.",
+            schema: { type: "string" },
+            example: "1",
+          },
+        ],
+        requestBody: {
+          required: true,
+          description: "At most 1 MiB of JSON, at most 1,000 items in the two lists together; either list may be left out.",
+          content: jsonContent(ref("schemas", "BatchRequest"), { mixed: { summary: "Two emails and two IPs", value: BATCH_EXAMPLES.request } }),
+        },
+        responses: {
+          "200": {
+            description: "The answers, in the order of the request's lists.",
+            headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+            content: jsonContent(ref("schemas", "BatchAnswer"), { mixed: { summary: "POST /v1/check/batch with the request's example", value: BATCH_EXAMPLES.answer } }),
+          },
+          "400": {
+            description: "The body is no batch: not JSON, not an object of the two lists, an unknown field, or over 1,000 items.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.invalidBatch, API_ERRORS.tooManyItems]), {
+              invalid_body: errorExample(API_ERRORS.invalidBatch, '{"ip": ["8.8.8.8"]}'),
+              too_many_items: errorExample(API_ERRORS.tooManyItems, "1,001 items"),
+            }),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "413": {
+            description: "The body is over 1 MiB.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.batchTooLarge]), { body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB") }),
+          },
+          "429": {
+            description: "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
+            headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"), ...QUOTA_HEADERS },
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+              rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+              quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "More IP items than the key's monthly quota has left"),
+            }),
+          },
+          "500": ref("responses", "InternalError"),
+        },
+      },
+    },
     "/healthz": {
       get: {
         tags: ["operations"],
@@ -222,6 +278,33 @@ export const OPENAPI_DOCUMENT = {
         allOf: [{ $ref: "#/components/schemas/Error" }],
         required: ["retry_after"],
         properties: { retry_after: { type: "integer", description: "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.", enum: [60, 86400] } },
+      },
+      BatchRequest: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          emails: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "Email addresses; an item that is not a string is an invalid one." },
+          ips: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "IP addresses, in the forms the IP check takes." },
+        },
+      },
+      BatchAnswer: {
+        type: "object",
+        additionalProperties: false,
+        required: ["emails", "ips"],
+        properties: {
+          emails: { type: "array", items: { oneOf: [ref("schemas", "EmailCheck"), ref("schemas", "InvalidItem")] } },
+          ips: { type: "array", items: { oneOf: [ref("schemas", "IpCheck"), ref("schemas", "InvalidItem")] } },
+        },
+      },
+      InvalidItem: {
+        type: "object",
+        additionalProperties: false,
+        required: ["input", "error", "message"],
+        properties: {
+          input: { description: "The item as it was sent." },
+          error: { type: "string", enum: [API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error], description: "The GET endpoint's error for it." },
+          message: { type: "string" },
+        },
       },
       EmailCheck: {
         type: "object",

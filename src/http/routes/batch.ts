@@ -39,16 +39,18 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const endpoint: Endpoint = "ips" in batch && batch.ips.length > 0 ? "ip" : "email";
   const nowMs = deps.now();
   const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
+  // Asked before a rate-limit refusal too, so that it shows the quota the batch would have met.
+  const ipItems = "ips" in batch ? batch.ips.length : 0;
+  const quota = ipItems === 0 ? null : deps.limits.quota.check(key.id, key.ipQuotaPerMonth ?? deps.limits.settings.ipQuotaPerMonth, nowMs, ipItems);
+  const limits: LimitOutcome = { rate, quota, refusal: null };
   if (rate !== null && !rate.allowed) {
     deps.usage.record(key.id, endpoint, "rate_limited", nowMs);
-    return errorResponse(API_ERRORS.rateLimited, limitHeaders({ rate, quota: null, refusal: null }, 0));
+    return errorResponse(API_ERRORS.rateLimited, limitHeaders(limits, 0));
   }
   if (!("ips" in batch)) {
     deps.usage.record(key.id, endpoint, "bad_request", nowMs);
-    return errorResponse(batch, limitHeaders({ rate, quota: null, refusal: null }, 0));
+    return errorResponse(batch, limitHeaders(limits, 0));
   }
-  const quota = batch.ips.length === 0 ? null : deps.limits.quota.check(key.id, key.ipQuotaPerMonth ?? deps.limits.settings.ipQuotaPerMonth, nowMs, batch.ips.length);
-  const limits: LimitOutcome = { rate, quota, refusal: null };
   if (quota !== null && !quota.allowed) {
     deps.usage.record(key.id, "ip", "quota_exceeded", nowMs);
     return errorResponse(API_ERRORS.quotaExceeded, limitHeaders(limits, 0));
