@@ -36,6 +36,7 @@ export async function wireApp(input: WiringInput) {
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
+  const batchItems = new BatchItemMetrics();
   const deps: AppDeps = {
     authenticator: new KeyAuthenticator(serving.keys),
     limits: {
@@ -62,11 +63,12 @@ export async function wireApp(input: WiringInput) {
     startedMs,
     logError: input.logError,
     traffic: new TrafficCounter(),
+    batchItems,
     warnings,
     refreshState: input.refreshState,
     metrics: {
       requests: new RequestMetrics(),
-      batchItems: new BatchItemMetrics(),
+      batchItems,
       snapshots: input.snapshots,
       keys,
       lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),

@@ -100,7 +100,7 @@ const SCENARIOS: Scenario[] = [
   { path: BATCH, method: "post", status: 401, example: "revoked_key", answer: ask(BATCH, { key: "revoked", body: MIXED }) },
   { path: BATCH, method: "post", status: 413, example: "body_too_large", answer: ask(BATCH, { body: { emails: ["x".repeat(1 << 20)] } }) },
   { path: BATCH, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }) },
-  { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: MIXED }) },
+  { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }) },
   { path: BATCH, method: "post", status: 500, example: "internal_error", answer: ask(BATCH, { snapshot: broken("ip"), body: MIXED }) },
   { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
   { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type ScanOptions, ScanInputError, scan } from "../../src/scan/scan.ts";
 import { createTestApp, testSnapshot } from "../support/test-app.ts";
 
@@ -117,7 +117,6 @@ describe("plain lines", () => {
 
 describe("the scan's answers are the API's", () => {
   const app = createTestApp({ ratePerMinute: 0 });
-  afterAll(async () => (await app).server.stop(true));
 
   test("over a few thousand mixed rows, each JSON Lines answer equals the GET endpoint's, with and without explain", async () => {
     const t = await app;

@@ -1,8 +1,9 @@
 import { type AnyElysia, Elysia, NotFoundError } from "elysia";
+import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
 
-export type ApiDeps = EmailCheckDeps & IpCheckDeps;
+export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
@@ -10,7 +11,7 @@ export type ApiDeps = EmailCheckDeps & IpCheckDeps;
  * reads a parameter, so no schema or hook here may look at the query first.
  */
 export function api(deps: ApiDeps) {
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps)));
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps)).use(batchCheck(deps)));
 }
 
 /**

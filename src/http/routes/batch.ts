@@ -1,6 +1,9 @@
+import { Elysia } from "elysia";
+import type { TrafficCounter } from "../../collection-pacer.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { emailAnswer, emailAnswerJson } from "../../email/email-answer.ts";
-import { parseIpAddress } from "../../ip/address/parse.ts";
+import { type ParsedIp, parseIpAddress } from "../../ip/address/parse.ts";
+import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import type { Endpoint } from "../../keys/usage.ts";
 import { ratePolicyFor } from "../../limits/rate-limiter.ts";
@@ -16,7 +19,21 @@ export const MAX_BATCH_ITEMS = 1_000;
 
 export interface BatchDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
+  readonly traffic: TrafficCounter;
+  /** The items' counts for /metrics. */
   readonly batchItems: BatchItemMetrics;
+}
+
+/** `POST /v1/check/batch`. The route reads its body itself, with its own limit: Elysia parses none. */
+export function batchCheck(deps: BatchDeps) {
+  return new Elysia().post(
+    "/v1/check/batch",
+    ({ request }) => {
+      deps.traffic.served++;
+      return checkBatch(deps, request);
+    },
+    { parse: "none" },
+  );
 }
 
 interface Batch {
@@ -28,7 +45,8 @@ interface Batch {
  * `POST /v1/check/batch`: `{"emails": […], "ips": […]}`, answered in input order, each item
  * exactly the GET endpoint's answer or `{"input", "error", "message"}`. Authentication, then
  * one rate-limit token for the whole request, then the body, then the quota for every IP item
- * at once: a batch that does not fit is refused whole. Answered IP items use up the quota.
+ * at once: a batch that does not fit is refused whole. The IP items looked up (valid global
+ * unicast addresses) use up the quota; the private answer uses none, as on the GET.
  */
 export async function checkBatch(deps: BatchDeps, request: Request): Promise<Response> {
   const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"));
@@ -39,9 +57,12 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const endpoint: Endpoint = "ips" in batch && batch.ips.length > 0 ? "ip" : "email";
   const nowMs = deps.now();
   const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
-  // Asked before a rate-limit refusal too, so that it shows the quota the batch would have met.
-  const ipItems = "ips" in batch ? batch.ips.length : 0;
-  const quota = ipItems === 0 ? null : deps.limits.quota.check(key.id, key.ipQuotaPerMonth ?? deps.limits.settings.ipQuotaPerMonth, nowMs, ipItems);
+  // Each IP item that will be looked up (a valid global unicast address) is a unit of the
+  // quota, as its GET would be. Asked before a rate-limit refusal too, so that it shows the
+  // quota the batch would have met.
+  const ips = "ips" in batch ? batch.ips.map((value) => (typeof value === "string" ? parseIpAddress(value) : null)) : [];
+  const units = ips.reduce((n, ip) => (ip !== null && isGlobalUnicast(ip) ? n + 1 : n), 0);
+  const quota = units === 0 ? null : deps.limits.quota.check(key.id, key.ipQuotaPerMonth ?? deps.limits.settings.ipQuotaPerMonth, nowMs, units);
   const limits: LimitOutcome = { rate, quota, refusal: null };
   if (rate !== null && !rate.allowed) {
     deps.usage.record(key.id, endpoint, "rate_limited", nowMs);
@@ -66,26 +87,28 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
     emailsAnswered++;
     return emailAnswerJson(answer);
   });
-  const ips = batch.ips.map((value) => {
-    const ip = typeof value === "string" ? parseIpAddress(value) : null;
-    if (ip === null) return itemError(value, API_ERRORS.invalidIp);
+  const ipAnswers = ips.map((ip: ParsedIp | null, i) => {
+    if (ip === null) return itemError(batch.ips[i], API_ERRORS.invalidIp);
     ipsAnswered++;
     return ipAnswerJson(snapshot.ip, ip, explainWith);
   });
 
-  if (ipsAnswered > 0) deps.limits.quota.countSuccess(key.id, nowMs, ipsAnswered);
-  const count = (kind: Endpoint, answered: number, all: number) => {
-    if (answered > 0) deps.usage.record(key.id, kind, "ok", nowMs, answered);
-    if (all > answered) deps.usage.record(key.id, kind, "bad_request", nowMs, all - answered);
+  if (units > 0) deps.limits.quota.countSuccess(key.id, nowMs, units);
+  const record = (kind: Endpoint, outcome: "ok" | "ok_unmetered" | "bad_request", count: number) => {
+    if (count > 0) deps.usage.record(key.id, kind, outcome, nowMs, count);
   };
-  count("email", emailsAnswered, emails.length);
-  count("ip", ipsAnswered, ips.length);
+  record("email", "ok", emailsAnswered);
+  record("email", "bad_request", emails.length - emailsAnswered);
+  // As the GET counts them: "ok" used a quota unit, "ok_unmetered" (an address outside global unicast) none.
+  record("ip", "ok", units);
+  record("ip", "ok_unmetered", ipsAnswered - units);
+  record("ip", "bad_request", ips.length - ipsAnswered);
   const metrics = deps.batchItems;
   metrics.emailsAnswered += emailsAnswered;
   metrics.emailsInvalid += emails.length - emailsAnswered;
   metrics.ipsAnswered += ipsAnswered;
   metrics.ipsInvalid += ips.length - ipsAnswered;
-  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ips.join(",")}]}`, { headers: limitHeaders(limits, ipsAnswered) });
+  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ipAnswers.join(",")}]}`, { headers: limitHeaders(limits, units) });
 }
 
 /** The body as a batch, or the error that says what is wrong with it. */
