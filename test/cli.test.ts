@@ -76,7 +76,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "version"]);
+    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });
