@@ -38,11 +38,6 @@ export class ScanSummary {
     if (risky) this.risky++;
   }
 
-  /** Rows with an invalid value or that could not be read. */
-  get invalid(): number {
-    return this.badRows + this.invalidEmails + this.invalidIps;
-  }
-
   /** Label and count, one line each, in the order a person reads them. */
   table(): [string, number][] {
     return [
