@@ -77,8 +77,9 @@ function plainRow(line: number, value: string, cells: readonly string[]): Row {
   return value.includes("@") ? { line, email: value, ip: null, cells } : { line, email: null, ip: value, cells };
 }
 
-class PlainLinesReader implements RowReader {
-  readonly kind = "lines";
+/** A reader of one row per line, each line read by `row`. */
+abstract class LineReader implements RowReader {
+  abstract readonly kind: InputKind;
   readonly columns = ["input"];
   private readonly lines = new Lines();
 
@@ -90,28 +91,26 @@ class PlainLinesReader implements RowReader {
     this.lines.end((line, n) => this.row(line, n, into));
   }
 
-  private row(text: string, line: number, into: InputRow[]): void {
+  protected abstract row(text: string, line: number, into: InputRow[]): void;
+}
+
+class PlainLinesReader extends LineReader {
+  readonly kind = "lines";
+
+  protected row(text: string, line: number, into: InputRow[]): void {
     const value = text.trim();
     if (value.length > 0) into.push(plainRow(line, value, [value]));
   }
 }
 
-class JsonLinesReader implements RowReader {
+class JsonLinesReader extends LineReader {
   readonly kind = "jsonl";
-  readonly columns = ["input"];
-  private readonly lines = new Lines();
 
-  constructor(private readonly choice: ColumnChoice) {}
-
-  push(text: string, into: InputRow[]): void {
-    this.lines.push(text, (line, n) => this.row(line, n, into));
+  constructor(private readonly choice: ColumnChoice) {
+    super();
   }
 
-  end(into: InputRow[]): void {
-    this.lines.end((line, n) => this.row(line, n, into));
-  }
-
-  private row(text: string, line: number, into: InputRow[]): void {
+  protected row(text: string, line: number, into: InputRow[]): void {
     const json = text.trim();
     if (json.length === 0) return;
     let value: unknown;
