@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { CsvRecords } from "../../src/scan/csv-records.ts";
 import { type ScanOptions, ScanInputError, scan } from "../../src/scan/scan.ts";
 import { createTestApp, testSnapshot } from "../support/test-app.ts";
 
@@ -149,6 +150,21 @@ describe("the scan's answers are the API's", () => {
       expect(compared).toBeGreaterThan(values.length * 0.8);
     }
   }, 60_000);
+});
+
+describe("--explain in CSV", () => {
+  const app = createTestApp({ ratePerMinute: 0 });
+
+  test("the ip_reasons column holds the reasons ?explain=1 gives, as JSON; empty for a private address", async () => {
+    const t = await app;
+    const { secret } = await t.newKey();
+    const { lines } = await run("ip\n8.8.8.8\n10.0.0.1\n", { explain: true });
+    expect(lines[0]).toEndWith(",error,message,ip_reasons");
+    const get = (await (await t.request("/v1/ip-reputation-check?ip=8.8.8.8&explain=1", { key: secret })).json()) as { reputation: { reasons: unknown } };
+    const [record] = new CsvRecords().push(`${lines[1]}\n`);
+    expect("fields" in record && JSON.parse(record.fields.at(-1)!)).toEqual(get.reputation.reasons);
+    expect(lines[2]).toEndWith(",false,ok,,,,");
+  });
 });
 
 /** Emails over listed and unlisted domains, IPv4 and IPv6 addresses across the space, and a few invalid values: reproducible. */
