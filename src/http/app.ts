@@ -30,11 +30,13 @@ export function createApp(deps: AppDeps) {
   // strictPath: the API's paths are exact (`/v1/check/` is a 404). systemRouter off: Elysia
   // routes every request itself, so a socket and `handle` take one road (Bun's router would
   // also swap `/dashboard` and `/dashboard/`), at no measured cost (BENCHMARKS.md).
-  return new Elysia({ strictPath: true, systemRouter: false })
+  const app = new Elysia({ strictPath: true, systemRouter: false });
+  const listening = () => app.server as Bun.Server<unknown> | null;
+  return app
     .use(lifecycle(deps.metrics.requests, deps.logError))
-    .use(api(deps))
+    .use(api(deps, listening))
     .use(operator(deps))
-    .use(dashboard(deps.dashboard, deps.client));
+    .use(dashboard(deps.dashboard, deps.client, listening));
 }
 
 /** Serves the app; the server and the socket tests start it alike. */

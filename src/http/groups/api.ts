@@ -1,4 +1,5 @@
 import { type AnyElysia, Elysia, NotFoundError } from "elysia";
+import type { Listening } from "../client-info.ts";
 import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
@@ -10,8 +11,8 @@ export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps;
  * route admits the request itself (`admit`: authentication, rate limit, quota) before it
  * reads a parameter, so no schema or hook here may look at the query first.
  */
-export function api(deps: ApiDeps) {
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps)).use(batchCheck(deps)));
+export function api(deps: ApiDeps, listening: Listening) {
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)));
 }
 
 /**

@@ -5,7 +5,7 @@ import { parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
-import type { ClientResolver } from "../client-info.ts";
+import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam } from "../query.ts";
 
@@ -16,20 +16,24 @@ export interface IpCheckDeps extends AdmissionDeps {
   readonly traffic: TrafficCounter;
 }
 
-/** `GET /v1/ip-reputation-check[?ip=]`. */
-export function ipCheck(deps: IpCheckDeps) {
-  return new Elysia().get("/v1/ip-reputation-check", ({ request, server }) => {
+/**
+ * `GET /v1/ip-reputation-check[?ip=]`. `listening` is the server, asked for the socket peer
+ * only when the request names no address (Elysia's `server` in the context would cost a
+ * property definition on every request).
+ */
+export function ipCheck(deps: IpCheckDeps, listening: Listening) {
+  return new Elysia().get("/v1/ip-reputation-check", ({ request }) => {
     deps.traffic.served++;
-    return checkIp(deps, request, server);
+    return checkIp(deps, request, listening);
   });
 }
 
-export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<unknown> | null): Response {
+export function checkIp(deps: IpCheckDeps, request: Request, listening: Listening): Response {
   const admission = admit(deps, request, "ip");
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "ip");
-  const ip = param === "absent" ? deps.client.address(request, server) : typeof param === "object" ? parseIpAddress(param.value) : null;
+  const ip = param === "absent" ? deps.client.address(request, listening()) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (ip === null) return admission.refuse(API_ERRORS.invalidIp);
   const snapshot = deps.snapshots.current();
   // Only a global unicast address is looked up; the private answer (the caller's own loopback
