@@ -5,6 +5,7 @@ import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam } from "../query.ts";
+import { synchronous } from "../synchronous.ts";
 
 export interface EmailCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -13,10 +14,13 @@ export interface EmailCheckDeps extends AdmissionDeps {
 
 /** `GET /v1/check?email=`. */
 export function emailCheck(deps: EmailCheckDeps) {
-  return new Elysia().get("/v1/check", ({ request }) => {
-    deps.traffic.served++;
-    return checkEmail(deps, request);
-  });
+  return new Elysia().get(
+    "/v1/check",
+    synchronous(({ request }: { request: Request }) => {
+      deps.traffic.served++;
+      return checkEmail(deps, request);
+    }),
+  );
 }
 
 export function checkEmail(deps: EmailCheckDeps, request: Request): Response {

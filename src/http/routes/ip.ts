@@ -8,6 +8,7 @@ import { type AdmissionDeps, admit } from "../admission.ts";
 import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam } from "../query.ts";
+import { synchronous } from "../synchronous.ts";
 
 export interface IpCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -22,10 +23,13 @@ export interface IpCheckDeps extends AdmissionDeps {
  * property definition on every request).
  */
 export function ipCheck(deps: IpCheckDeps, listening: Listening) {
-  return new Elysia().get("/v1/ip-reputation-check", ({ request }) => {
-    deps.traffic.served++;
-    return checkIp(deps, request, listening);
-  });
+  return new Elysia().get(
+    "/v1/ip-reputation-check",
+    synchronous(({ request }: { request: Request }) => {
+      deps.traffic.served++;
+      return checkIp(deps, request, listening);
+    }),
+  );
 }
 
 export function checkIp(deps: IpCheckDeps, request: Request, listening: Listening): Response {
