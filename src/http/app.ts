@@ -28,8 +28,8 @@ const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 /** The whole HTTP surface, one Elysia app: `listen` serves it, the tests call its `handle`. */
 export function createApp(deps: AppDeps) {
   // strictPath: the API's paths are exact (`/v1/check/` is a 404). systemRouter off: Elysia
-  // routes every request itself, so a socket and `handle` take one road (Bun's router would
-  // also swap `/dashboard` and `/dashboard/`), at no measured cost (BENCHMARKS.md).
+  // routes every request itself (a switch on the path for fixed ones), so a socket and
+  // `handle` take one road; handed to Bun's router, `/dashboard/` would replace `/dashboard`.
   const app = new Elysia({ strictPath: true, systemRouter: false });
   const listening = () => app.server as Bun.Server<unknown> | null;
   return app
