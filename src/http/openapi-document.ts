@@ -250,7 +250,7 @@ export const OPENAPI_DOCUMENT = {
       "X-RateLimit-Limit": integerHeader("The key's bucket size: requests it may send at once. Absent when rate limiting is off."),
       "X-RateLimit-Remaining": integerHeader("Requests left in the bucket."),
       "X-RateLimit-Reset": integerHeader("Seconds until a request will be accepted again."),
-      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks. The quota headers are absent when the quota is off."),
+      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) uses none. The quota headers are absent when the quota is off."),
       "X-Quota-Remaining": integerHeader("Successful IP checks left this calendar month (UTC)."),
       "X-Quota-Reset": { description: "The first instant of next month, UTC.", schema: { type: "string", format: "date-time" } },
     },
