@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { parseDuration } from "./duration.ts";
+import { MAX_TIMER_MS } from "./long-timeout.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
 import { problemWithDatabaseUrl } from "./postgres/connection-url.ts";
@@ -71,11 +72,11 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
     trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
     thresholds: thresholds(env),
-    usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
+    usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100, MAX_TIMER_MS),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
-    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
+    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0, MAX_TIMER_MS),
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
   };
   return Object.freeze(config);

@@ -4,6 +4,7 @@ import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
 import { formatDuration } from "./duration.ts";
+import { type LongTimeout, setLongTimeout } from "./long-timeout.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { UpdateChild } from "./datasets/refresh-child.ts";
 import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
@@ -143,7 +144,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
       },
       now: Date.now,
       random: Math.random,
-      timers: { set: (run, ms) => setTimeout(run, ms), clear: (handle) => clearTimeout(handle as Timer) },
+      timers: { set: (run, ms) => setLongTimeout(run, ms), clear: (handle) => (handle as LongTimeout).clear() },
       log: log.info,
     });
     refresh = { scheduler, child };
