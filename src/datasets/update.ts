@@ -229,7 +229,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     let downloaded: Uint8Array | null = null;
     try {
       const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
-      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.nodeModules);
+      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.nodeModules, FORMATS[source.format].maxBytes);
       if (!fetched.changed) {
         keep(true);
         outcomes.push({ name: source.name, outcome: "unchanged", entries: comparable!.entries, dataDate: comparable!.dataDate, detail: "not modified since the last download" });
