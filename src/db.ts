@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { lockedError } from "./sqlite-lock-wait.ts";
 
 /** Each entry moves the schema one version forward; never edit a shipped entry, append. */
 const MIGRATIONS: readonly string[] = [
@@ -47,20 +48,33 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Opens (creating if needed) the store shared by the server and the CLI. */
-export function openDatabase(path: string): Database {
+/** Opening may wait this long for another process's write lock (nothing is being served yet). */
+const MIGRATION_PATIENCE_MS = 5_000;
+
+/**
+ * Opens (creating if needed) the store shared by the server and the CLI. `waitForLocksMs`
+ * is SQLite's busy timeout: the CLI may block while it waits; the server passes 0 and waits
+ * in writeWhenUnlocked instead, off its event loop.
+ */
+export function openDatabase(path: string, waitForLocksMs = 5_000): Database {
   let db: Database;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { create: true, strict: true });
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${MIGRATION_PATIENCE_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   } catch (err) {
     throw new Error(`${path}: cannot open the SQLite database (${(err as Error).message}); check the path and its permissions (--db / RISKCHECK_DB)`);
   }
-  migrate(db, path);
+  try {
+    migrate(db, path);
+  } catch (err) {
+    db.close();
+    throw (err as { code?: string }).code === "SQLITE_BUSY" ? lockedError(path) : err;
+  }
+  db.exec(`PRAGMA busy_timeout = ${waitForLocksMs}`);
   return db;
 }
 

@@ -76,7 +76,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds);
   for (const note of notes) log.info(`datasets: ${note}`);
 
-  const stores = await openStores(config);
+  const stores = await openStores(config, true);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
   const { deps, keys, usage, serving } = await wireApp({

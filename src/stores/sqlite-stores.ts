@@ -15,8 +15,9 @@ export function signalPath(dbPath: string): string {
   return `${dbPath}-signal`;
 }
 
-export function openSqliteStores(path: string): Stores {
-  return sqliteStores(openDatabase(path), openChangeSignal(signalPath(path)), path);
+/** `waitForLocksMs`: SQLite's busy timeout; the server's is 0, so no lock held elsewhere blocks its event loop. */
+export function openSqliteStores(path: string, waitForLocksMs?: number): Stores {
+  return sqliteStores(openDatabase(path, waitForLocksMs), openChangeSignal(signalPath(path)), path);
 }
 
 /** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */

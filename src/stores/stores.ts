@@ -32,7 +32,11 @@ export interface ServingState {
   release(): Promise<void>;
 }
 
-/** PostgreSQL when a database URL is configured, else the SQLite file. */
-export function openStores(config: Config): Promise<Stores> {
-  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath)) : openPostgresStores(config.databaseUrl);
+/**
+ * PostgreSQL when a database URL is configured, else the SQLite file. The server opens it
+ * `forServing`: a write that finds SQLite locked by another process is retried between
+ * requests instead of blocking them (the CLI may simply wait).
+ */
+export function openStores(config: Config, forServing = false): Promise<Stores> {
+  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing ? 0 : undefined)) : openPostgresStores(config.databaseUrl);
 }
