@@ -39,6 +39,9 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
         release: async () => {},
       };
     },
-    close: async () => db.close(),
+    close: async () => {
+      db.close();
+      keysChanged.close();
+    },
   };
 }
