@@ -1,5 +1,6 @@
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
+import { PasswordCheckSlots } from "../../dashboard/password-check-slots.ts";
 import { keyListing } from "../../dashboard/key-rows.ts";
 import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
@@ -52,11 +53,6 @@ const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
 
 const NOTICES = new Map([["revoked", "The key was revoked; the API refuses it from the next request."]]);
 
-/**
- * Password checks (argon2id, 64 MiB and ~100 ms of a core each) running at once; more
- * sign-ins are asked to retry, so a flood from many addresses cannot exhaust the machine.
- */
-const MAX_PASSWORD_CHECKS_AT_ONCE = 2;
 
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
   const headers = new Headers({ "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...extra });
@@ -113,7 +109,7 @@ function ignoreAlreadyRevoked(err: unknown): void {
 }
 
 export class Dashboard {
-  private passwordChecks = 0;
+  private readonly passwordChecks = new PasswordCheckSlots();
 
   constructor(private readonly deps: DashboardDeps) {}
 
@@ -169,12 +165,10 @@ export class Dashboard {
     if (isCrossSite(request) || !formToken || !cookieToken || !tokensEqual(formToken, cookieToken)) {
       return this.signInForm(client, "The sign-in form expired. Please try again.", 403);
     }
-    if (this.passwordChecks >= MAX_PASSWORD_CHECKS_AT_ONCE) {
-      return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
-    }
     const now = this.deps.now();
     // The slot is taken before anything is awaited, so sign-ins at once cannot all pass the bound.
-    this.passwordChecks++;
+    const release = this.passwordChecks.take(client.address, now);
+    if (!release) return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
     let correct: boolean;
     try {
       const wait = await this.deps.throttle.begin(client.address, now);
@@ -185,9 +179,10 @@ export class Dashboard {
       }
       correct = await this.deps.password.verify(field(form, "password") ?? "");
     } finally {
-      this.passwordChecks--;
+      release();
     }
     if (!correct) return this.signInForm(client, "Wrong password.", 401);
+    this.passwordChecks.signedInFrom(client.address, now);
     await this.deps.throttle.unlock(client.address, now);
     const { token } = await this.deps.sessions.create(now);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);
