@@ -15,7 +15,7 @@ import { type VersionListing, listVersions, rollback, withUpdateLock } from "./d
 import { checkNewPassword, setAdminPassword } from "./dashboard/admin-password.ts";
 import { parseIpAddress } from "./ip/address/parse.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
-import { KeyStoreError } from "./keys/key-store.ts";
+import { KeyStoreError, MAX_KEY_LIMIT } from "./keys/key-store.ts";
 import type { KeyUsage } from "./keys/usage-store.ts";
 import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
@@ -73,9 +73,16 @@ async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>
   }
 }
 
+/** A per-key limit flag: absent is the server's default; empty is a mistake, not 0 (which means unlimited). */
+function keyLimit(value: string | undefined, flag: string): number | null {
+  if (value === undefined) return null;
+  if (value === "") throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
+  return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
+}
+
 async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Promise<number> {
-  const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
-  const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
+  const rate = keyLimit(values["rate-per-minute"], "--rate-per-minute");
+  const quota = keyLimit(values["ip-quota-per-month"], "--ip-quota-per-month");
   const { key, secret } = await withStores(loadConfig(values, process.env), async ({ keys }) => {
     try {
       return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
@@ -123,6 +130,7 @@ async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MIGRATE>)
   }
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
   console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
+  if (copied.limitedKeys.length) console.log(`Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`);
   return 0;
 }
 
