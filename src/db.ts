@@ -54,9 +54,10 @@ const MIGRATION_PATIENCE_MS = 5_000;
 /**
  * Opens (creating if needed) the store shared by the server and the CLI. `waitForLocksMs`
  * is SQLite's busy timeout: the CLI may block while it waits; the server passes 0 and waits
- * in writeWhenUnlocked instead, off its event loop.
+ * in writeWhenUnlocked instead, off its event loop. `mustWrite` (the server) refuses a
+ * database it could read but never write to, rather than losing every count it flushes.
  */
-export function openDatabase(path: string, waitForLocksMs = 5_000): Database {
+export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = false): Database {
   let db: Database;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -70,6 +71,7 @@ export function openDatabase(path: string, waitForLocksMs = 5_000): Database {
   }
   try {
     migrate(db, path);
+    if (mustWrite) checkWritable(db, path);
   } catch (err) {
     db.close();
     throw (err as { code?: string }).code === "SQLITE_BUSY" ? lockedError(path) : err;
@@ -88,4 +90,17 @@ function migrate(db: Database, path: string): void {
     for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** Throws when a write to the database would fail: a read-only file, directory or mount. */
+function checkWritable(db: Database, path: string): void {
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    db.exec("CREATE TABLE riskcheck_write_check (x)");
+  } catch (err) {
+    if (!String((err as { code?: string }).code).startsWith("SQLITE_READONLY")) throw err;
+    throw new Error(`${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`);
+  } finally {
+    if (db.inTransaction) db.exec("ROLLBACK");
+  }
 }

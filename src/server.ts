@@ -27,7 +27,8 @@ export interface RunningServer {
   /**
    * Stops accepting, lets in-flight requests finish for up to the drain timeout and
    * then closes their connections, flushes usage, hands back unused quota leases,
-   * closes the database.
+   * closes the database. Rejects when the last usage counts could not be saved, so the
+   * process exits non-zero.
    */
   shutdown(): Promise<void>;
   /** Closes every connection now; a shutdown under way then finishes without waiting. */
@@ -57,12 +58,17 @@ async function listenError(err: unknown, config: Config): Promise<Error> {
   return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
 }
 
-async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<void> {
+/** Saves the last counts; false when every attempt failed and they are lost. */
+async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await usage.flush();
+      await usage.flush();
+      return true;
     } catch (err) {
-      if (attempt === FINAL_FLUSH_ATTEMPTS) return log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+      if (attempt === FINAL_FLUSH_ATTEMPTS) {
+        log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+        return false;
+      }
       log.error(`usage flush failed, retrying: ${(err as Error).message}`);
       await Bun.sleep(1_000);
     }
@@ -192,9 +198,10 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
           await closeConnections();
         }
         clearTimeout(deadline);
-        await finalFlush(usage, log);
+        const flushed = await finalFlush(usage, log);
         await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
         await stores.close();
+        if (!flushed) throw new Error("the usage counted since the last flush was lost (see above)");
       })()),
   };
 }

@@ -15,9 +15,12 @@ export function signalPath(dbPath: string): string {
   return `${dbPath}-signal`;
 }
 
-/** `waitForLocksMs`: SQLite's busy timeout; the server's is 0, so no lock held elsewhere blocks its event loop. */
-export function openSqliteStores(path: string, waitForLocksMs?: number): Stores {
-  return sqliteStores(openDatabase(path, waitForLocksMs), openChangeSignal(signalPath(path)), path);
+/**
+ * `forServing`: no busy timeout, so no lock held elsewhere blocks the server's event loop
+ * (writes wait in writeWhenUnlocked), and a database it cannot write to is refused.
+ */
+export function openSqliteStores(path: string, forServing = false): Stores {
+  return sqliteStores(openDatabase(path, forServing ? 0 : undefined, forServing), openChangeSignal(signalPath(path)), path);
 }
 
 /** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */

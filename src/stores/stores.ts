@@ -38,5 +38,5 @@ export interface ServingState {
  * requests instead of blocking them (the CLI may simply wait).
  */
 export function openStores(config: Config, forServing = false): Promise<Stores> {
-  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing ? 0 : undefined)) : openPostgresStores(config.databaseUrl);
+  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing)) : openPostgresStores(config.databaseUrl);
 }
