@@ -37,25 +37,30 @@ function selfCommand(): string {
 const KEEP_RUNNING = -1;
 
 async function serve({ values }: ParsedCommandLine<typeof SERVE>): Promise<number> {
-  const server = await startServer(loadConfig(values, process.env), log, selfCommand());
+  let stopWith: (reason: string, exitCode: number) => void = () => {};
+  const server = await startServer(loadConfig(values, process.env), log, selfCommand(), (reason) => stopWith(reason, 1));
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
   }
   let signals = 0;
-  const stop = (signal: string) => {
+  const stop = (signal: string, exitCode = 0) => {
     if (signals++ > 0) {
       log.info(`${signal} received again: closing open connections now`);
       void server.closeConnections();
       return;
     }
-    log.info(`${signal} received: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
+    log.info(`${signal}${exitCode ? "" : " received"}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
     server.shutdown().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err) => {
         log.error(`shutdown failed: ${(err as Error).message}`);
         process.exit(1);
       },
     );
+  };
+  stopWith = (reason, exitCode) => {
+    log.error(reason);
+    stop("stopping", exitCode);
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

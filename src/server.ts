@@ -75,7 +75,11 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
   }
 }
 
-export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
+/**
+ * `onFatal` is told when the server cannot go on serving correctly (its database file was
+ * replaced under it); the caller shuts it down and exits non-zero.
+ */
+export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
   }
@@ -131,6 +135,11 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   // `riskcheck update` swaps the data/current link; notice it without a signal too.
   const versionWatch = setInterval(() => {
     if (currentVersion(config.dataDir) !== loadedVersion) void reload("new dataset version");
+    const replaced = stores.replacedOnDisk();
+    if (replaced) {
+      clearInterval(versionWatch);
+      onFatal(`${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`);
+    }
   }, VERSION_CHECK_MS);
 
   if (config.updateEveryMs !== null) {

@@ -27,6 +27,7 @@ export function postgresStores(sql: SQL, description: string): Stores {
     adminPassword: new PostgresAdminPasswordStore(sql),
     signInThrottle: new PostgresSignInThrottle(sql),
     description: `PostgreSQL ${description}`,
+    replacedOnDisk: () => null,
     serving: async ({ now, logError }) => {
       const keys = await PostgresKeyIndex.open(sql, logError);
       const quota = await LeasedMonthlyQuota.open(new PostgresQuotaLeases(sql), now, logError);

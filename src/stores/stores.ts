@@ -18,6 +18,11 @@ export interface Stores {
   readonly signInThrottle: SignInThrottle;
   /** Which database, for messages: its path, or its URL without the password. */
   readonly description: string;
+  /**
+   * Why the database in use is no longer the one at its path (a file deleted, or replaced
+   * by a restore with `mv`: the CLI now writes elsewhere), or null. Always null for PostgreSQL.
+   */
+  replacedOnDisk(): string | null;
   /** The request path's keys and quota, answered from memory and kept current the database's way. */
   serving(options: { now: () => number; logError: (line: string) => void }): Promise<ServingState>;
   close(): Promise<void>;
