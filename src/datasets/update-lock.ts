@@ -30,8 +30,11 @@ export class UpdateLock {
       if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
       throw new Error(`${file}: another update${holder(ownerFile)} is running; try again when it has finished`);
     }
-    // For the message a second update prints; the lock itself is the transaction.
-    writeFileSync(ownerFile, String(process.pid));
+    // For the message a second update prints; the lock itself is the transaction, so a
+    // pid that cannot be written (a full disk) is no reason to fail.
+    try {
+      writeFileSync(ownerFile, String(process.pid));
+    } catch {}
     return new UpdateLock(db, ownerFile);
   }
 

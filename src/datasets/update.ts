@@ -113,7 +113,23 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
   const sources = parseSources(await readSourcesFile(sourcesFile, resolve(sourcesFile) === resolve(files.sources)), sourcesFile);
   const unknown = (options.only ?? []).filter((name) => !sources.some((s) => s.name === name));
   if (unknown.length) throw new Error(`${sourcesFile}: no source named ${unknown.join(", ")}`);
-  return withUpdateLock(options.dataDir, () => build(sources, options));
+  try {
+    return await withUpdateLock(options.dataDir, () => build(sources, options));
+  } catch (err) {
+    throw isDiskFull(err) ? diskFullError(options.dataDir, err as Error) : err;
+  }
+}
+
+function isDiskFull(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === "ENOSPC" || e?.code === "SQLITE_FULL" || e?.code === "EDQUOT";
+}
+
+/** What to do about a full disk, instead of a bare ENOSPC. */
+function diskFullError(dataDir: string, err: Error): Error {
+  return new Error(
+    `${dataDir}: the disk is full (${err.message}); nothing was installed and the current data keeps serving. Free some space there (or keep fewer dataset versions: --keep-versions / RISKCHECK_KEEP_VERSIONS) and run the update again`,
+  );
 }
 
 /** The sources file's text; a file that cannot be read is named with the settings that chose it, not a bare errno. */
@@ -265,7 +281,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     } catch (err) {
       keep(false);
       const outcome = err instanceof SourceUnavailable ? "skipped" : "failed";
-      const reason = err instanceof ContentError ? `refused: ${err.message}` : (err as Error).message.split("\n")[0];
+      const reason = err instanceof ContentError ? `refused: ${err.message}` : isDiskFull(err) ? "the disk is full" : (err as Error).message.split("\n")[0];
       if (err instanceof ContentError && downloaded) {
         const head = new TextDecoder().decode(downloaded.subarray(0, REFUSED_HEAD_BYTES));
         options.log?.(`update: ${source.name}: refused download (${downloaded.byteLength} bytes) begins ${JSON.stringify(head)}`);
