@@ -3,8 +3,8 @@ import { join, resolve } from "node:path";
 import type { DomainLists } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
-import { type Progress, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
-import { FORMATS, type FormatValues, type IpFormat, type SourceFormat } from "./formats/index.ts";
+import { type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
+import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { type LoadReport, loadEmailLists, loadSnapshot } from "./load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
@@ -71,6 +71,15 @@ export interface UpdateReport {
   /** Sources fetched or confirmed (a 304) over the network, npm: packages not counted: 0 when every download failed. */
   readonly reached: number;
 }
+
+/**
+ * The most IP-list entries (all address-list and prefix-json sources together) one update
+ * composes: each costs ~1.2 KB at the peak of building the reputation index, so this keeps
+ * `update` under 1 GB; the default sources hold ~300,000.
+ */
+export const MAX_IP_LIST_ENTRIES = 600_000;
+
+const isIpList = (source: Source) => IP_FORMATS.has(source.format);
 
 /** The outputs that decide which of the free lists' names are served as free. */
 const SERVED_FREE_INPUTS: readonly OutputName[] = ["free-domains", "disposable-domains", "disposable-wildcards", "allowed-domains"];
@@ -217,6 +226,9 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
   const held = new Map<string, Held>();
   const outcomes: SourceOutcome[] = [];
   const checkedAt = now.toISOString();
+  // Every IP list's entries are held together while the reputation index is built.
+  const ipEntries = new Map(sources.filter(isIpList).map((s) => [s.name, current?.sources[s.name]?.entries ?? 0]));
+  const ipEntriesWith = (name: string, entries: number) => [...ipEntries].reduce((sum, [n, e]) => sum + (n === name ? entries : e), 0);
   for (const source of sources) {
     const before = current?.sources[source.name];
     // Data of another format cannot stand in for this source's; data from another URL
@@ -254,6 +266,11 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       downloaded = fetched.bytes;
       const parsed = FORMATS[source.format].parse(fetched.bytes, source.feeds);
       if (parsed.entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
+      if (isIpList(source) && ipEntriesWith(source.name, parsed.entries) > MAX_IP_LIST_ENTRIES) {
+        const total = ipEntriesWith(source.name, parsed.entries);
+        throw new SourceTooLarge(`its ${parsed.entries} entries would bring the IP lists to ${total}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`);
+      }
+      if (isIpList(source)) ipEntries.set(source.name, parsed.entries);
       if (comparable && parsed.entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
         throw new ContentError(`shrank from ${comparable.entries} to ${parsed.entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
       }

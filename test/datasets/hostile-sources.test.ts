@@ -82,6 +82,20 @@ describe("update holds no source past its format's ceiling", () => {
   });
 });
 
+test("IP lists whose entries together exceed what one update holds within 1 GB are refused before the index is built", async () => {
+  const dir = makeDataDir();
+  const file = join(dir, "dense.txt");
+  // 620,000 single addresses in 7.7 MB: under the size ceiling, over the entry budget (600,000).
+  const lines: string[] = [];
+  for (let i = 0; i < 620_000; i++) lines.push(`${11 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}.1`);
+  writeFileSync(file, lines.join("\n"));
+  const { report, peakRssMb } = await update([list("dense", `file://${file}`)]);
+  const dense = outcomeOf(report, "dense");
+  expect(dense.outcome).toBe("failed");
+  expect(dense.detail).toContain("its 620000 entries would bring the IP lists to 620000, more than the 600000 one update holds");
+  expect(peakRssMb).toBeLessThan(400);
+});
+
 describe("a feed's redirect reaches no internal address, and nothing fetched is echoed", () => {
   test("redirects to loopback, link-local (metadata) and non-http URLs are refused; the secret is never requested", async () => {
     const seen = requested.length;
@@ -92,7 +106,7 @@ describe("a feed's redirect reaches no internal address, and nothing fetched is 
     expect(requested.slice(seen)).not.toContain("/secret.txt");
   });
 
-  test("in serve: /healthz and the dashboard's warnings name the refused source, never the content it served", async () => {
+  test("in serve: /healthz's warnings (the dashboard shows the same list) name the refused source, never the content it served", async () => {
     const dir = makeDataDir();
     writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, list("ipsum", `${base}/ipsum.txt`), list("moved", `${base}/moved.txt`), list("wrong", `${base}/wrong-file.txt`)] }));
     const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite"), RISKCHECK_UPDATE_EVERY: "1s" });
