@@ -73,9 +73,10 @@ export interface UpdateReport {
 }
 
 /**
- * The most IP-list entries (all address-list and prefix-json sources together) one update
- * composes: each costs ~1.2 KB at the peak of building the reputation index, so this keeps
- * `update` under 1 GB; the default sources hold ~300,000.
+ * The most IP-list entries (every IP format's sources together) one update composes: each
+ * costs 1.2–1.3 KB at the peak of building the reputation index, so this keeps `update`
+ * under 1 GB (measured: 607,000 plain-list entries 756 MB; 300,000 geofeed rows and 290,000
+ * list entries 839 MB).
  */
 export const MAX_IP_LIST_ENTRIES = 600_000;
 
