@@ -41,6 +41,21 @@ export const SNAPSHOT_OF: Record<string, { path: string; format?: string }> = {
   googlebot: { path: "googlebot/googlebot.json" },
   "google-special-crawlers": { path: "googlebot/special-crawlers.json" },
   "google-user-triggered-fetchers": { path: "googlebot/user-triggered-fetchers.json" },
+  applebot: { path: "applebot/applebot.json" },
+  "openai-gptbot": { path: "openai/gptbot.json" },
+  "openai-searchbot": { path: "openai/searchbot.json" },
+  "openai-chatgpt-user": { path: "openai/chatgpt-user.json" },
+  // The two snapshots below are a mirror's prefixes-only copies, not the publishers' files.
+  bingbot: { path: "bingbot/ipv4.txt", format: "address-list" },
+  perplexitybot: { path: "perplexity/ipv4.txt", format: "address-list" },
+  aws: { path: "aws/ip-ranges.json" },
+  "google-cloud": { path: "gcp/cloud.json" },
+  "oracle-cloud": { path: "oracle/public_ip_ranges.json" },
+  github: { path: "github/meta.json" },
+  "cloudflare-ipv4": { path: "cloudflare/ips-v4" },
+  "cloudflare-ipv6": { path: "cloudflare/ips-v6" },
+  // Merged prefixes without the geofeed's place columns: the relay cap, no relay places.
+  "icloud-private-relay": { path: "icloud-private-relay/ip-ranges.txt", format: "address-list" },
 };
 
 /**

@@ -56,6 +56,8 @@ const baseline = await startProcess([process.execPath, "bench/baseline-server.ts
 const dbPath = join(work, "bench.sqlite");
 const serverEnv = {
   RISKCHECK_DB: dbPath,
+  // No refresh child starting mid-run.
+  RISKCHECK_UPDATE_EVERY: "off",
   RISKCHECK_RATE_PER_MINUTE: "1000000000",
   RISKCHECK_RATE_BURST: "1000000000",
   RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",

@@ -6,6 +6,7 @@ import pkg from "../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./cli/command-spec.ts";
 import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
 import { commandHelp, commandList } from "./cli/help.ts";
+import { SCAN, runScan } from "./cli/scan-command.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
 import { SourcesError } from "./datasets/sources.ts";
@@ -14,7 +15,7 @@ import { type VersionListing, listVersions, rollback, withUpdateLock } from "./d
 import { checkNewPassword, setAdminPassword } from "./dashboard/admin-password.ts";
 import { parseIpAddress } from "./ip/address/parse.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
-import { KeyStoreError } from "./keys/key-store.ts";
+import { KeyStoreError, MAX_KEY_LIMIT } from "./keys/key-store.ts";
 import type { KeyUsage } from "./keys/usage-store.ts";
 import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
@@ -37,25 +38,30 @@ function selfCommand(): string {
 const KEEP_RUNNING = -1;
 
 async function serve({ values }: ParsedCommandLine<typeof SERVE>): Promise<number> {
-  const server = await startServer(loadConfig(values, process.env), log, selfCommand());
+  let stopWith: (reason: string, exitCode: number) => void = () => {};
+  const server = await startServer(loadConfig(values, process.env), log, selfCommand(), (reason) => stopWith(reason, 1));
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
   }
   let signals = 0;
-  const stop = (signal: string) => {
+  const stop = (signal: string, exitCode = 0) => {
     if (signals++ > 0) {
       log.info(`${signal} received again: closing open connections now`);
       void server.closeConnections();
       return;
     }
-    log.info(`${signal} received: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
+    log.info(`${signal}${exitCode ? "" : " received"}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
     server.shutdown().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err) => {
         log.error(`shutdown failed: ${(err as Error).message}`);
         process.exit(1);
       },
     );
+  };
+  stopWith = (reason, exitCode) => {
+    log.error(reason);
+    stop("stopping", exitCode);
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
@@ -73,9 +79,16 @@ async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>
   }
 }
 
+/** A per-key limit flag: absent is the server's default; empty is a mistake, not 0 (which means unlimited). */
+function keyLimit(value: string | undefined, flag: string): number | null {
+  if (value === undefined) return null;
+  if (value === "") throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
+  return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
+}
+
 async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Promise<number> {
-  const rate = values["rate-per-minute"] === undefined ? null : integer(values["rate-per-minute"], "--rate-per-minute", 0);
-  const quota = values["ip-quota-per-month"] === undefined ? null : integer(values["ip-quota-per-month"], "--ip-quota-per-month", 0);
+  const rate = keyLimit(values["rate-per-minute"], "--rate-per-minute");
+  const quota = keyLimit(values["ip-quota-per-month"], "--ip-quota-per-month");
   const { key, secret } = await withStores(loadConfig(values, process.env), async ({ keys }) => {
     try {
       return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
@@ -123,6 +136,7 @@ async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MIGRATE>)
   }
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
   console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
+  if (copied.limitedKeys.length) console.log(`Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`);
   return 0;
 }
 
@@ -317,6 +331,7 @@ function command<C extends CommandSpec>(spec: C, run: (parsed: ParsedCommandLine
 const COMMANDS: readonly Command[] = [
   command(SERVE, serve),
   command(UPDATE, update),
+  command(SCAN, runScan),
   command(KEYS_CREATE, createKey),
   command(KEYS_LIST, listKeys),
   command(KEYS_REVOKE, revokeKey),

@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import { checkNewPassword } from "./dashboard/admin-password.ts";
 import { parseDuration } from "./duration.ts";
+import { MAX_TIMER_MS } from "./long-timeout.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
 import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "./email/evidence-rule.ts";
@@ -71,18 +73,26 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     ratePerMinute: integer(env.RISKCHECK_RATE_PER_MINUTE, "RISKCHECK_RATE_PER_MINUTE", DEFAULTS.ratePerMinute, 0),
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),
     ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
-    adminPassword: env.RISKCHECK_ADMIN_PASSWORD || null,
+    adminPassword: adminPassword(env.RISKCHECK_ADMIN_PASSWORD),
     trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
     thresholds: thresholds(env),
     emailEvidence: evidenceRule(env.RISKCHECK_EMAIL_EVIDENCE || DEFAULT_EVIDENCE_RULE),
-    usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100),
+    usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100, MAX_TIMER_MS),
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
-    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0),
+    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0, MAX_TIMER_MS),
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
   };
   return Object.freeze(config);
+}
+
+/** The same rules as `admin set-password`: a password shorter than 12 characters or longer than 1,024 is refused, not accepted or unusable. */
+function adminPassword(password: string | undefined): string | null {
+  if (!password) return null;
+  const problem = checkNewPassword(password);
+  if (problem) throw new UsageError(`RISKCHECK_ADMIN_PASSWORD: ${problem}`);
+  return password;
 }
 
 function databaseUrl(url: string | undefined, dbPath: string | undefined): string | null {

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { lockedError } from "./sqlite-lock-wait.ts";
 
 /** Each entry moves the schema one version forward; never edit a shipped entry, append. */
 const MIGRATIONS: readonly string[] = [
@@ -55,20 +56,35 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Opens (creating if needed) the store shared by the server and the CLI. */
-export function openDatabase(path: string): Database {
+/** Opening may wait this long for another process's write lock (nothing is being served yet). */
+const MIGRATION_PATIENCE_MS = 5_000;
+
+/**
+ * Opens (creating if needed) the store shared by the server and the CLI. `waitForLocksMs`
+ * is SQLite's busy timeout: the CLI may block while it waits; the server passes 0 and waits
+ * in writeWhenUnlocked instead, off its event loop. `mustWrite` (the server) refuses a
+ * database it could read but never write to, rather than losing every count it flushes.
+ */
+export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = false): Database {
   let db: Database;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { create: true, strict: true });
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${MIGRATION_PATIENCE_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   } catch (err) {
     throw new Error(`${path}: cannot open the SQLite database (${(err as Error).message}); check the path and its permissions (--db / RISKCHECK_DB)`);
   }
-  migrate(db, path);
+  try {
+    migrate(db, path);
+    if (mustWrite) checkWritable(db, path);
+  } catch (err) {
+    db.close();
+    throw (err as { code?: string }).code === "SQLITE_BUSY" ? lockedError(path) : err;
+  }
+  db.exec(`PRAGMA busy_timeout = ${waitForLocksMs}`);
   return db;
 }
 
@@ -82,4 +98,17 @@ function migrate(db: Database, path: string): void {
     for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** Throws when a write to the database would fail: a read-only file, directory or mount. */
+function checkWritable(db: Database, path: string): void {
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    db.exec("CREATE TABLE riskcheck_write_check (x)");
+  } catch (err) {
+    if (!String((err as { code?: string }).code).startsWith("SQLITE_READONLY")) throw err;
+    throw new Error(`${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`);
+  } finally {
+    if (db.inTransaction) db.exec("ROLLBACK");
+  }
 }

@@ -4,6 +4,7 @@ import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
 import { formatDuration } from "./duration.ts";
+import { type LongTimeout, setLongTimeout } from "./long-timeout.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { UpdateChild } from "./datasets/refresh-child.ts";
 import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
@@ -26,7 +27,8 @@ export interface RunningServer {
   /**
    * Stops accepting, lets in-flight requests finish for up to the drain timeout and
    * then closes their connections, flushes usage, hands back unused quota leases,
-   * closes the database.
+   * closes the database. Rejects when the last usage counts could not be saved, so the
+   * process exits non-zero.
    */
   shutdown(): Promise<void>;
   /** Closes every connection now; a shutdown under way then finishes without waiting. */
@@ -58,26 +60,35 @@ async function listenError(err: unknown, config: Config): Promise<Error> {
   return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
 }
 
-async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<void> {
+/** Saves the last counts; false when every attempt failed and they are lost. */
+async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await usage.flush();
+      await usage.flush();
+      return true;
     } catch (err) {
-      if (attempt === FINAL_FLUSH_ATTEMPTS) return log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+      if (attempt === FINAL_FLUSH_ATTEMPTS) {
+        log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+        return false;
+      }
       log.error(`usage flush failed, retrying: ${(err as Error).message}`);
       await Bun.sleep(1_000);
     }
   }
 }
 
-export async function startServer(config: Config, log: Log, cliCommand: string): Promise<RunningServer> {
+/**
+ * `onFatal` is told when the server cannot go on serving correctly (its database file was
+ * replaced under it); the caller shuts it down and exits non-zero.
+ */
+export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
   }
   const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
   for (const note of notes) log.info(`datasets: ${note}`);
 
-  const stores = await openStores(config);
+  const stores = await openStores(config, true);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
   const { deps, keys, usage, serving, emailOverrides } = await wireApp({
@@ -131,6 +142,11 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
   // `riskcheck update` swaps the data/current link; notice it without a signal too.
   const versionWatch = setInterval(() => {
     if (currentVersion(config.dataDir) !== loadedVersion) void reload("new dataset version");
+    const replaced = stores.replacedOnDisk();
+    if (replaced) {
+      clearInterval(versionWatch);
+      onFatal(`${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`);
+    }
   }, VERSION_CHECK_MS);
 
   if (config.updateEveryMs !== null) {
@@ -150,7 +166,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
       },
       now: Date.now,
       random: Math.random,
-      timers: { set: (run, ms) => setTimeout(run, ms), clear: (handle) => clearTimeout(handle as Timer) },
+      timers: { set: (run, ms) => setLongTimeout(run, ms), clear: (handle) => (handle as LongTimeout).clear() },
       log: log.info,
     });
     refresh = { scheduler, child };
@@ -199,9 +215,10 @@ export async function startServer(config: Config, log: Log, cliCommand: string):
           await closeConnections();
         }
         clearTimeout(deadline);
-        await finalFlush(usage, log);
+        const flushed = await finalFlush(usage, log);
         await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
         await stores.close();
+        if (!flushed) throw new Error("the usage counted since the last flush was lost (see above)");
       })()),
   };
 }

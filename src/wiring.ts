@@ -10,6 +10,7 @@ import type { LimitSettings } from "./http/admission.ts";
 import { KeyAuthenticator } from "./keys/key-authenticator.ts";
 import { UsageRecorder } from "./keys/usage-recorder.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
+import { BatchItemMetrics } from "./metrics/batch-items.ts";
 import { RequestMetrics } from "./metrics/request-metrics.ts";
 import type { Stores } from "./stores/stores.ts";
 
@@ -48,6 +49,7 @@ export async function wireApp(input: WiringInput) {
       if (await overrides.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
     },
   };
+  const batchItems = new BatchItemMetrics();
   const deps: AppDeps = {
     authenticator: new KeyAuthenticator(serving.keys),
     limits: {
@@ -76,10 +78,12 @@ export async function wireApp(input: WiringInput) {
     startedMs,
     logError: input.logError,
     traffic: new TrafficCounter(),
+    batchItems,
     warnings,
     refreshState: input.refreshState,
     metrics: {
       requests: new RequestMetrics(),
+      batchItems,
       snapshots: input.snapshots,
       keys,
       lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),

@@ -23,6 +23,9 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     [["keys", "create", "--name", "x", "--bogus"], "riskcheck keys create --help"],
     [["keys", "create", "--name", "x", "--rate-per-minute", "ten"], "riskcheck keys create --help"],
     [["keys", "create", "--name", "x", "--ip-quota-per-month", "-5"], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--rate-per-minute="], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--ip-quota-per-month="], "riskcheck keys create --help"],
+    [["keys", "create", "--name", "x", "--rate-per-minute", "3000000000"], "riskcheck keys create --help"],
     [["keys", "create", "--name", "   "], "riskcheck keys create --help"],
     [["keys", "create", "--name", "invoice\u202egnp.exe"], "riskcheck keys create --help"],
     [["keys", "revoke"], "riskcheck keys revoke --help"],
@@ -76,7 +79,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
+    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });

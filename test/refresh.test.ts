@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readManifest, writeManifest } from "../src/datasets/manifest.ts";
 import { UpdateChild } from "../src/datasets/refresh-child.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
 
@@ -30,6 +31,16 @@ function setUp() {
   const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite") };
   const key = runCli(["keys", "create", "--name", "r"], env).stdout.trimEnd().split("\n").at(-1)!;
   return { env, key };
+}
+
+/** Records in the current version's manifest that the ipsum feed was fetched a moment ago, as an update would (a full update takes a minute here). */
+async function markRefreshedJustNow(dir: string) {
+  const file = join(dir, "current", "manifest.json");
+  const manifest = (await readManifest(file))!;
+  const at = new Date().toISOString();
+  const ipsum = { origin: "http://127.0.0.1/ipsum.txt", url: "http://127.0.0.1/ipsum.txt", format: "address-list", feeds: "attack", licence: "Unlicense", fetchedAt: at, checkedAt: at, dataDate: at, dataDateFrom: "content" as const, entries: 1, bytes: 1, raw: "ipsum" };
+  // Written to a new file: the manifest is a hard link to the bundled data's.
+  writeManifest(file, { ...manifest, sources: { ...manifest.sources, ipsum } });
 }
 
 describe("serve keeps its data fresh by itself", () => {
@@ -67,6 +78,23 @@ describe("serve keeps its data fresh by itself", () => {
       expect(health.refresh).toBeNull();
       expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off"));
       expect(server.output()).toContain("automatic refresh is off");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a period of 30 days (past setTimeout's 24.8-day limit) waits its 30 days, not 1 ms", async () => {
+    const { env } = setUp();
+    await markRefreshedJustNow(env.RISKCHECK_DATA_DIR);
+    const seen = requests.length;
+    const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "30d" });
+    try {
+      await Bun.sleep(2_000);
+      expect(server.output()).not.toContain("TimeoutOverflowWarning");
+      expect(server.output()).not.toContain("refresh:");
+      expect(requests.length).toBe(seen);
+      const health = (await (await fetch(`${server.url}/healthz`)).json()) as { refresh: { next_at: string } };
+      expect(Date.parse(health.refresh.next_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     } finally {
       await server.stop();
     }

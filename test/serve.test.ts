@@ -253,8 +253,9 @@ describe("the dashboard in the real process", () => {
   ])("%s: a 4xx, and nothing is logged", async (_, type, body, status) => {
     for (const path of ["/dashboard/sign-in", "/dashboard/keys", "/dashboard/sign-out"]) {
       const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
-      // Sign-in reads the body first; the others refuse a request without a session before reading it.
-      expect(res.status).toBe(path === "/dashboard/sign-in" || status === 413 ? status : 403);
+      // Sign-in reads the body first; the others refuse a request without a session before reading it
+      // (the dashboard sets its own 64 KiB limit; the server's is higher, for the batch endpoint).
+      expect(res.status).toBe(path === "/dashboard/sign-in" ? status : 403);
     }
     expect(server.output()).not.toContain("POST /dashboard");
   });

@@ -73,7 +73,7 @@ beforeAll(async () => {
     { name: "country", url: `${base}/country.mmdb.gz`, format: "mmdb", feeds: "country", licence: "test", supersedes: ["bundled-whois-country"] },
     { name: "city-v4", url: `${base}/GeoLite2-City.tar.gz`, format: "mmdb", feeds: "city-ipv4", licence: "test", supersedes: ["bundled-geolite2-city-ipv4"] },
     { name: "asn", url: `${base}/asn-ipv4-num.csv`, format: "asn-csv", feeds: "asn", licence: "CC BY 4.0 test" },
-    { name: "licensed", url: `${base}/x?key=\${TEST_LICENCE_KEY}`, format: "mmdb", feeds: "city", requires: ["TEST_LICENCE_KEY"], licence: "test" },
+    { name: "licensed", url: `${base}/x?key=\${RISKCHECK_SOURCE_TEST_LICENCE_KEY}`, format: "mmdb", feeds: "city", requires: ["RISKCHECK_SOURCE_TEST_LICENCE_KEY"], licence: "test" },
   ];
   writeFileSync(join(dataDir, "sources.json"), sourcesWith(testSources));
   env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "u.sqlite"), RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
@@ -117,7 +117,7 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/ipsum\s+updated\s+40\s+2026-08-22/);
     expect(run.stdout).toMatch(/disposable\s+updated\s+30\b/);
-    expect(run.stdout).toMatch(/licensed\s+skipped.*TEST_LICENCE_KEY/);
+    expect(run.stdout).toMatch(/licensed\s+skipped.*RISKCHECK_SOURCE_TEST_LICENCE_KEY/);
     expect(run.stdout).toMatch(/bundled-disposable-domains\s+unchanged/);
     // The disposable output grows by the maintained list's names the npm list lacks.
     const row = run.stdout.split("\n").find((l) => l.startsWith("disposable-domains "))!;
@@ -371,7 +371,7 @@ describe("staging never writes through to the current version", () => {
     expect(run.stderr).toContain("the new dataset version was not installed");
     expect(readFileSync(manifest, "utf8")).toBe(text);
     expect(readlinkSync(join(dir, "current"))).toBe(before);
-    expect(readdirSync(join(dir, "datasets"))).toEqual([before.replace("datasets/", "")]);
+    expect(readdirSync(join(dir, "datasets")).filter((name) => !name.startsWith(".update-lock"))).toEqual([before.replace("datasets/", "")]);
   });
 });
 

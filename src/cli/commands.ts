@@ -88,8 +88,8 @@ export const KEYS_CREATE = {
   summary: "Create an API key; its secret is printed once, alone on the last line",
   flags: [
     { name: "name", type: "string", value: "NAME", required: true, description: "Descriptive name shown in lists and the dashboard" },
-    { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute" },
-    { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited" },
+    { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647" },
+    { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647" },
     JSON_OUTPUT,
     DATA_DIR,
     DB,

@@ -25,6 +25,8 @@ export async function setAdminPassword(store: AdminPasswordStore, password: stri
 /**
  * The account holder's password: RISKCHECK_ADMIN_PASSWORD when set (hashed once at
  * start, never kept in clear), else the argon2id hash `admin set-password` stored.
+ * A RISKCHECK_ADMIN_PASSWORD the stored hash does not match (a new one, or none stored
+ * yet) is stored in its place, which ends every session signed in under the old one.
  */
 export class AdminPassword {
   private constructor(
@@ -33,7 +35,13 @@ export class AdminPassword {
   ) {}
 
   static async open(store: AdminPasswordStore, environmentPassword: string | null): Promise<AdminPassword> {
-    return new AdminPassword(store, environmentPassword === null ? null : await hashPassword(environmentPassword));
+    if (environmentPassword === null) return new AdminPassword(store, null);
+    const stored = await store.passwordHash();
+    // One argon2id run either way: the stored hash is reused when it matches.
+    if (stored !== null && (await Bun.password.verify(environmentPassword, stored))) return new AdminPassword(store, stored);
+    const hash = await hashPassword(environmentPassword);
+    await store.replacePasswordHash(hash, new Date());
+    return new AdminPassword(store, hash);
   }
 
   private async storedHash(): Promise<string | null> {

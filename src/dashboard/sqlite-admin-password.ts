@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
 import type { AdminPasswordStore } from "./admin-password.ts";
 
 export class SqliteAdminPasswordStore implements AdminPasswordStore {
@@ -9,13 +10,12 @@ export class SqliteAdminPasswordStore implements AdminPasswordStore {
   }
 
   async replacePasswordHash(hash: string, now: Date): Promise<void> {
-    this.db
-      .transaction(() => {
-        this.db
-          .query("INSERT INTO admin_password (id, password_hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at")
-          .run(hash, now.toISOString());
-        this.db.exec("DELETE FROM admin_sessions");
-      })
-      .immediate();
+    const replace = this.db.transaction(() => {
+      this.db
+        .query("INSERT INTO admin_password (id, password_hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at")
+        .run(hash, now.toISOString());
+      this.db.exec("DELETE FROM admin_sessions");
+    });
+    await writeWhenUnlocked(this.db, () => replace.immediate());
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
 import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "./sessions.ts";
 
 export class SqliteSessionStore implements SessionStore {
@@ -6,8 +7,11 @@ export class SqliteSessionStore implements SessionStore {
 
   async create(nowMs: number): Promise<{ token: string; session: Session }> {
     const { token, session, row } = newSession(nowMs);
-    this.db.query("DELETE FROM admin_sessions WHERE expires_at <= ?").run(row.created_at);
-    this.db.query("INSERT INTO admin_sessions (token_hash, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?)").run(row.token_hash, row.csrf_token, row.created_at, row.expires_at);
+    const store = this.db.transaction(() => {
+      this.db.query("DELETE FROM admin_sessions WHERE expires_at <= ?").run(row.created_at);
+      this.db.query("INSERT INTO admin_sessions (token_hash, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?)").run(row.token_hash, row.csrf_token, row.created_at, row.expires_at);
+    });
+    await writeWhenUnlocked(this.db, () => store.immediate());
     return { token, session };
   }
 
@@ -17,6 +21,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async destroy(token: string | undefined): Promise<void> {
-    if (token) this.db.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(sessionDigest(token));
+    if (token) await writeWhenUnlocked(this.db, () => this.db.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(sessionDigest(token)));
   }
 }

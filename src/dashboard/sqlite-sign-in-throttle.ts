@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
 import { type ClientRow, DEFAULT_THROTTLE, type SignInThrottle, type ThrottlePolicy, attempt, lockedOut, throttledClient } from "./sign-in-throttle.ts";
 
 /**
@@ -13,8 +14,7 @@ export class SqliteSignInThrottle implements SignInThrottle {
 
   async begin(address: string, nowMs: number): Promise<number> {
     const client = throttledClient(address);
-    return this.db
-      .transaction(() => {
+    const begin = this.db.transaction(() => {
         const row = this.db
           .query<ClientRow, [string]>("SELECT failures, window_start, locked_until, lockouts FROM sign_in_failures WHERE client = ?")
           .get(client);
@@ -26,14 +26,16 @@ export class SqliteSignInThrottle implements SignInThrottle {
           .query("INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, last_failure) VALUES (?, ?, ?, ?, ?, ?)")
           .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
         return 0;
-      })
-      .immediate();
+      });
+    return await writeWhenUnlocked(this.db, () => begin.immediate());
   }
 
   async unlock(address: string | null, nowMs: number): Promise<string[]> {
-    const removed = this.db
-      .query<{ client: string; locked_until: number }, [string | null]>("DELETE FROM sign_in_failures WHERE ?1 IS NULL OR client = ?1 RETURNING client, locked_until")
-      .all(address === null ? null : throttledClient(address));
+    const removed = await writeWhenUnlocked(this.db, () =>
+      this.db
+        .query<{ client: string; locked_until: number }, [string | null]>("DELETE FROM sign_in_failures WHERE ?1 IS NULL OR client = ?1 RETURNING client, locked_until")
+        .all(address === null ? null : throttledClient(address)),
+    );
     return lockedOut(removed, nowMs);
   }
 }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { refusedRedirect } from "./redirect-target.ts";
 import NPM_DATA_DATES from "./npm-data-dates.json" with { type: "json" };
 
 export type Fetched =
@@ -24,8 +26,14 @@ export interface Validators {
 /** A source that cannot be reached from here at all (a package not installed); its last data stays. */
 export class SourceUnavailable extends Error {}
 
-const MAX_BYTES = 1024 * 1024 * 1024;
 const TIMEOUT_MS = 10 * 60 * 1000;
+/** Redirects followed before a download is given up; each hop is checked by refusedRedirect. */
+const MAX_REDIRECTS = 5;
+
+/** A source larger than its format's ceiling, or one that unpacks to more: refused before it is held whole. */
+export class SourceTooLarge extends Error {}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
 
 /** Reports bytes received so far (and the total when known). */
 export type Progress = (received: number, total: number | null) => void;
@@ -34,14 +42,21 @@ export type Progress = (received: number, total: number | null) => void;
  * Fetches a source unless it is unchanged since `previous`: If-None-Match /
  * If-Modified-Since over HTTP, the modification time of a file://, the installed
  * version of an npm: package (looked up in `nodeModules`). Throws with a reason on
- * anything but 200 or 304; unpacks .gz and MaxMind's .tar.gz.
+ * anything but 200 or 304; unpacks .gz and MaxMind's .tar.gz. Neither the bytes read
+ * nor what they unpack to may exceed `maxBytes` (SourceTooLarge): no file, download or
+ * gzip bomb is ever held past it.
  */
-export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, nodeModules: string | null): Promise<Fetched> {
-  const fetched = url.startsWith("npm:") ? readPackageFile(url, previous, nodeModules) : url.startsWith("file://") ? await readLocalFile(url, previous) : await download(url, headers, previous, progress);
-  return fetched.changed ? { ...fetched, bytes: await unpack(fetched.bytes) } : fetched;
+export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, nodeModules: string | null, maxBytes: number): Promise<Fetched> {
+  const fetched = url.startsWith("npm:") ? readPackageFile(url, previous, nodeModules, maxBytes) : url.startsWith("file://") ? await readLocalFile(url, previous, maxBytes) : await download(url, headers, previous, progress, maxBytes);
+  return fetched.changed ? { ...fetched, bytes: await unpack(fetched.bytes, maxBytes) } : fetched;
 }
 
-function readPackageFile(url: string, previous: Validators, nodeModules: string | null): Fetched {
+function checkFileSize(path: string, maxBytes: number): void {
+  const size = statSync(path).size;
+  if (size > maxBytes) throw new SourceTooLarge(`${path} has ${size} bytes, more than the ${mb(maxBytes)} a source of this format may have`);
+}
+
+function readPackageFile(url: string, previous: Validators, nodeModules: string | null, maxBytes: number): Fetched {
   const path = url.slice("npm:".length);
   const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
   const packageDir = nodeModules && join(nodeModules, name);
@@ -52,19 +67,21 @@ function readPackageFile(url: string, previous: Validators, nodeModules: string 
   if (previous.packageVersion === version) return { changed: false };
   const file = join(nodeModules, path);
   if (!existsSync(file)) throw new Error(`${name} ${version} has no file ${path.slice(name.length + 1)}`);
+  checkFileSize(file, maxBytes);
   const released = (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`];
   return { changed: true, bytes: readFileSync(file), packageVersion: version, date: released ? { at: new Date(released).toISOString(), from: "package" } : null };
 }
 
-async function readLocalFile(url: string, previous: Validators): Promise<Fetched> {
+async function readLocalFile(url: string, previous: Validators, maxBytes: number): Promise<Fetched> {
   const path = fileURLToPath(url);
   const modified = statSync(path).mtime;
   const lastModified = modified.toUTCString();
   if (previous.lastModified === lastModified) return { changed: false };
+  checkFileSize(path, maxBytes);
   return { changed: true, bytes: await Bun.file(path).bytes(), lastModified, date: { at: modified.toISOString(), from: "last-modified" } };
 }
 
-async function download(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress): Promise<Fetched> {
+async function download(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, maxBytes: number): Promise<Fetched> {
   const target = new URL(url);
   const request = new Headers(headers);
   if (target.username) {
@@ -75,16 +92,16 @@ async function download(url: string, headers: Readonly<Record<string, string>>, 
   }
   if (previous.etag) request.set("if-none-match", previous.etag);
   if (previous.lastModified) request.set("if-modified-since", previous.lastModified);
-  const response = await fetch(target, { headers: request, redirect: "follow", signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const response = await followRedirects(target, request);
   if (response.status === 304) return { changed: false };
   if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
   const length = Number(response.headers.get("content-length")) || null;
-  if (length !== null && length > MAX_BYTES) throw new Error(`${length} bytes is more than the ${MAX_BYTES} allowed`);
+  if (length !== null && length > maxBytes) throw new SourceTooLarge(`${length} bytes is more than the ${mb(maxBytes)} a source of this format may have`);
   const chunks: Uint8Array[] = [];
   let received = 0;
   for await (const chunk of response.body ?? []) {
     received += chunk.byteLength;
-    if (received > MAX_BYTES) throw new Error(`more than the ${MAX_BYTES} bytes allowed`);
+    if (received > maxBytes) throw new SourceTooLarge(`more than the ${mb(maxBytes)} a source of this format may have`);
     chunks.push(chunk);
     progress(received, length);
   }
@@ -100,10 +117,38 @@ async function download(url: string, headers: Readonly<Record<string, string>>, 
   };
 }
 
+/**
+ * The response to the declared URL, its redirects followed by hand: each must go to http(s)
+ * on a public address (never loopback, private, link-local or metadata space), and the
+ * source's headers and credentials go only to the origin they were declared for.
+ */
+async function followRedirects(target: URL, headers: Headers): Promise<Response> {
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  let url = target;
+  for (let hop = 0; ; hop++) {
+    const sameOrigin = url.origin === target.origin;
+    const response = await fetch(url, { headers: sameOrigin ? headers : new Headers(), redirect: "manual", signal });
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status > 399 || response.status === 304 || location === null) return response;
+    await response.body?.cancel();
+    if (hop === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+    const next = URL.parse(location, url.href);
+    const refusal = next === null ? "not a URL" : await refusedRedirect(next);
+    if (refusal) throw new Error(`redirect refused: ${refusal}`);
+    url = next!;
+  }
+}
+
 /** gzip and tar.gz (MaxMind's packaging) to the file inside; anything else unchanged. */
-async function unpack(bytes: Uint8Array): Promise<Uint8Array> {
+async function unpack(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const inflated = Bun.gunzipSync(bytes as Uint8Array<ArrayBuffer>);
+  let inflated: Uint8Array;
+  try {
+    inflated = gunzipSync(bytes, { maxOutputLength: maxBytes });
+  } catch (err) {
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new SourceTooLarge(`unpacks to more than the ${mb(maxBytes)} a source of this format may have`);
+    throw new Error(`not a readable gzip file (${(err as Error).message})`);
+  }
   const isTar = new TextDecoder().decode(inflated.subarray(257, 262)) === "ustar";
   if (!isTar) return inflated;
   const members = [...(await new Bun.Archive(inflated).files()).entries()];

@@ -4,7 +4,7 @@ import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule
 import { existsSync } from "node:fs";
 import { parseEvidenceFile } from "./email-evidence.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
-import { join } from "node:path";
+import { basename, isAbsolute, join, relative } from "node:path";
 import { dataFiles, dataFilesAt } from "./data-layout.ts";
 import { loadIpDatasets } from "./load-ip-datasets.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
@@ -52,7 +52,9 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
     ...(allow ? [{ name: "operator-allowlist", file: files.allowedDomains, date: allow.modified }] : []),
     ...(supplement ? [{ name: "operator-free-providers", file: files.freeSupplement, date: supplement.modified }] : []),
     ...ipDatasets,
-  ].map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d));
+  ]
+    .map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d))
+    .map((d) => ({ ...d, file: withinDataDir(dataDir, d.file) }));
   return {
     snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest.version, sources: manifest.sources, outputs: manifest.outputs, loadedAt: now.toISOString() }),
     notes,
@@ -101,6 +103,16 @@ export async function loadEmailLists(dataDir: string, root?: string, rule: Evide
     allowReasons: allow ? lineComments(allow.text) : new Map(),
   });
   return { ...built, allow, feedAllow, supplement };
+}
+
+/**
+ * A file as a path inside the data directory ("datasets/<version>/email/free.txt"): the
+ * snapshot's list reaches the unauthenticated /healthz, which has no business telling
+ * where the appliance keeps its data. A file elsewhere is named by its file name only.
+ */
+function withinDataDir(dataDir: string, file: string): string {
+  const inside = relative(dataDir, file);
+  return inside.startsWith("..") || isAbsolute(inside) ? basename(file) : inside;
 }
 
 /**

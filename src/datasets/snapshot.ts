@@ -5,6 +5,7 @@ import type { Manifest } from "./manifest.ts";
 export interface DatasetInfo {
   /** What the dataset is: an output of `update` ("disposable-domains"), or an operator's file ("curated/vpn-asns.txt"). */
   readonly name: string;
+  /** Where it was read from, inside the data directory ("datasets/<version>/geo/country.mmdb", "curated/vpn-asns.txt"). */
   readonly file: string;
   /** Entries loaded, where counting makes sense. */
   readonly entries?: number;

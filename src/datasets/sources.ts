@@ -33,6 +33,13 @@ export class SourcesError extends Error {}
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const CLASS = /^[a-z]+:[a-z0-9_.-]{1,40}$/;
+/**
+ * The environment variables a sources file may read: those named for sources, and
+ * MaxMind's account variables. Anything else (RISKCHECK_ADMIN_PASSWORD, the database URL,
+ * cloud credentials) would be sent to whichever host a source names.
+ */
+const SOURCE_VARIABLE = /^(RISKCHECK_SOURCE|MAXMIND)_[A-Z0-9_]+$/;
+const SOURCE_VARIABLES_HINT = "only RISKCHECK_SOURCE_… and MAXMIND_… variables are read";
 const NPM_URL = /^npm:(@[a-z0-9._-]+\/)?[a-z0-9._-]+\/[^\s]+$/;
 
 /** Validates sources.json; every problem is reported with the source's position and field. */
@@ -70,6 +77,12 @@ export function parseSources(text: string, file: string): Source[] {
     if (!licence) problems.push(`${at}.licence: say under which terms the data may be used`);
     const requires = s.requires ?? [];
     if (!Array.isArray(requires) || requires.some((r) => typeof r !== "string")) problems.push(`${at}.requires: a list of environment variable names`);
+    else for (const name of requires as string[]) if (!SOURCE_VARIABLE.test(name)) problems.push(`${at}.requires: ${name} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
+    for (const [field, text] of [["url", url], ...Object.entries(typeof s.headers === "object" && s.headers !== null ? s.headers : {}).map(([k, v]) => [`headers.${k}`, v])]) {
+      for (const name of variablesIn(typeof text === "string" ? text : "")) {
+        if (!SOURCE_VARIABLE.test(name)) problems.push(`${at}.${field}: \${${name}} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
+      }
+    }
     const headers = s.headers ?? {};
     if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers as object).some((v) => typeof v !== "string")) {
       problems.push(`${at}.headers: an object of header names to strings`);
@@ -135,11 +148,15 @@ function includesCycle(sources: readonly Source[]): string[] | null {
   return null;
 }
 
-/** `${VAR}` from the environment; null when a variable is missing. */
+function variablesIn(text: string): string[] {
+  return [...text.matchAll(/\$\{([A-Z0-9_]+)\}/g)].map((m) => m[1]);
+}
+
+/** `${VAR}` from the environment; null when a variable is missing or is not one sources may read. */
 export function expand(text: string, env: Record<string, string | undefined>): string | null {
   let missing = false;
   const out = text.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
-    const value = env[name];
+    const value = SOURCE_VARIABLE.test(name) ? env[name] : undefined;
     if (value === undefined || value === "") missing = true;
     return value ?? "";
   });

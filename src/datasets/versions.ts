@@ -1,7 +1,8 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { dataFiles, versionFiles } from "./data-layout.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
+import { UpdateLock } from "./update-lock.ts";
 
 /** Version folder names sort by time: an ISO timestamp with a tag. */
 export function newVersionName(tag: string, now = new Date()): string {
@@ -87,49 +88,20 @@ export async function listVersions(dataDir: string): Promise<VersionListing[]> {
 }
 
 /**
- * Runs `work` while holding the data directory's update lock, so an `update` from the
- * CLI and a refresh inside `serve` never build or swap versions at the same time. A
- * lock left by a process that no longer runs is taken over; staging folders of such a
- * process are removed.
+ * Runs `work` while holding the data directory's update lock (UpdateLock), so an `update`
+ * from the CLI and a refresh inside `serve` never build or swap versions at the same time.
+ * Staging folders of an update that died are removed.
  */
 export async function withUpdateLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
   const files = dataFiles(dataDir);
   mkdirSync(files.versions, { recursive: true });
-  const lock = join(files.versions, ".update.lock");
-  // The lock appears with its owner's pid already in it: written aside, then linked into place.
-  const mine = `${lock}.${process.pid}`;
-  writeFileSync(mine, String(process.pid));
-  try {
-    for (;;) {
-      try {
-        linkSync(mine, lock);
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-        const holder = Number(readFileSync(lock, "utf8"));
-        if (holder !== process.pid && isRunning(holder)) throw new Error(`${lock}: another update (process ${holder}) is running; try again when it has finished`);
-        rmSync(lock, { force: true });
-      }
-    }
-  } finally {
-    rmSync(mine, { force: true });
-  }
+  const lock = UpdateLock.take(files.versions);
   try {
     for (const name of readdirSync(files.versions)) {
       if (name.startsWith(".staging-")) rmSync(join(files.versions, name), { recursive: true, force: true });
     }
     return await work();
   } finally {
-    rmSync(lock, { force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    lock.release();
   }
 }

@@ -6,7 +6,8 @@ import { type Authenticator, authenticateRequest } from "./auth.ts";
 import { API_ERRORS, type ApiError, JSON_TYPE, errorResponse } from "./errors.ts";
 
 export interface UsageSink {
-  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number): void;
+  /** `count` requests (or a batch's items) with this outcome; one when left out. */
+  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number, count?: number): void;
 }
 
 export interface LimitSettings {
@@ -103,11 +104,11 @@ function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, nowMs: 
 }
 
 /**
- * The headers of every answer after authentication. `checksUsed` is 1 when the answer
- * used up a quota check (a 200 of the IP check). On a 429, X-RateLimit-Reset says in
+ * The headers of every answer after authentication. `checksUsed` is the quota checks the
+ * answer used up: 1 for a 200 of the IP check, a batch's answered IP items. On a 429, X-RateLimit-Reset says in
  * how many seconds the limit that refused will take a request again.
  */
-export function limitHeaders({ rate, quota }: LimitOutcome, checksUsed: 0 | 1): Record<string, string> {
+export function limitHeaders({ rate, quota }: LimitOutcome, checksUsed: number): Record<string, string> {
   const headers: Record<string, string> = { "content-type": JSON_TYPE };
   if (rate !== null) {
     headers["x-ratelimit-limit"] = String(rate.limit);

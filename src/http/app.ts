@@ -18,19 +18,25 @@ export interface AppDeps extends ApiDeps, OperatorDeps {
 
 export type HttpApp = ReturnType<typeof createApp>;
 
-/** Upload limit for every request: the API takes none and the dashboard's forms are tiny. */
-const MAX_REQUEST_BODY_BYTES = 64 * 1024;
+/**
+ * Bun's own upload limit, over which it answers a bare 413 before any route runs. The routes
+ * that read a body set their own, lower limits and answer with a body saying so: the batch
+ * endpoint 1 MiB, the dashboard's forms 64 KiB.
+ */
+const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The whole HTTP surface, one Elysia app: `listen` serves it, the tests call its `handle`. */
 export function createApp(deps: AppDeps) {
   // strictPath: the API's paths are exact (`/v1/check/` is a 404). systemRouter off: Elysia
-  // routes every request itself, so a socket and `handle` take one road (Bun's router would
-  // also swap `/dashboard` and `/dashboard/`), at no measured cost (BENCHMARKS.md).
-  return new Elysia({ strictPath: true, systemRouter: false })
+  // routes every request itself (a switch on the path for fixed ones), so a socket and
+  // `handle` take one road; handed to Bun's router, `/dashboard/` would replace `/dashboard`.
+  const app = new Elysia({ strictPath: true, systemRouter: false });
+  const listening = () => app.server as Bun.Server<unknown> | null;
+  return app
     .use(lifecycle(deps.metrics.requests, deps.logError))
-    .use(api(deps))
+    .use(api(deps, listening))
     .use(operator(deps))
-    .use(dashboard(deps.dashboard, deps.client));
+    .use(dashboard(deps.dashboard, deps.client, listening));
 }
 
 /** Serves the app; the server and the socket tests start it alike. */

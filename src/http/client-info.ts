@@ -2,6 +2,9 @@ import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import type { ClientInfo } from "./routes/dashboard.ts";
 
+/** The server a request came through, if any: null before it listens and for requests handed to the app in-process. */
+export type Listening = () => Bun.Server<unknown> | null;
+
 /** The client as seen through trusted proxies only; without a server (a request handed to the app in-process) there is no peer. */
 export interface ClientResolver {
   /** Its address: the socket peer's, or the one the believed forwarding header names; null without an IP peer. */

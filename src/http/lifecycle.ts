@@ -1,17 +1,16 @@
 import { Elysia } from "elysia";
 import { ENDPOINTS, type Endpoint, RequestMetrics } from "../metrics/request-metrics.ts";
 import { API_ERRORS, errorResponse } from "./errors.ts";
-
-/** Which metrics label a route counts under: its path, any dashboard path as one, else `other`. */
-function endpointOf(route: string | undefined): number {
-  if (route === undefined) return OTHER;
-  if (route.startsWith("/dashboard")) return DASHBOARD;
-  const index = ENDPOINTS.indexOf(route as Endpoint);
-  return index === -1 ? OTHER : index;
-}
+import { synchronous } from "./synchronous.ts";
 
 const OTHER = RequestMetrics.endpointIndex("other");
 const DASHBOARD = RequestMetrics.endpointIndex("/dashboard");
+const BY_PATH = new Map(ENDPOINTS.map((endpoint: Endpoint) => [endpoint as string, RequestMetrics.endpointIndex(endpoint)]));
+
+/** Which metrics label a request that a route answered counts under: the path, any dashboard path as one. */
+function endpointOf(path: string): number {
+  return BY_PATH.get(path) ?? (path.startsWith("/dashboard") ? DASHBOARD : OTHER);
+}
 
 /**
  * What every request goes through around its route: timed and counted for /metrics by
@@ -20,21 +19,24 @@ const DASHBOARD = RequestMetrics.endpointIndex("/dashboard");
  */
 export function lifecycle(requests: RequestMetrics, logError: (message: string) => void) {
   return new Elysia()
-    .derive({ as: "global" }, () => ({ startedMs: performance.now() }))
-    .onAfterHandle({ as: "global" }, ({ route, response, startedMs }) => {
-      requests.record(endpointOf(route), (response as Response).status, performance.now() - startedMs);
-    })
-    .onError({ as: "global" }, ({ code, error, request, route, ...context }) => {
+    .derive({ as: "global" }, synchronous(() => ({ startedMs: performance.now() })))
+    .onAfterHandle(
+      { as: "global" },
+      synchronous(({ path, response, startedMs }: { path: string; response: unknown; startedMs: number }) => {
+        requests.record(endpointOf(path), (response as Response).status, performance.now() - startedMs);
+      }),
+    )
+    .onError({ as: "global" }, ({ code, error, request, path, ...context }) => {
       if (code === "NOT_FOUND") {
         requests.count(OTHER, 404);
         return errorResponse(API_ERRORS.notFound);
       }
-      const where = `${request.method} ${new URL(request.url).pathname}`;
+      const where = `${request.method} ${path}`;
       logError(`${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       // Set when the route had begun; an error before that (none is known) is counted, not timed.
       const startedMs = (context as { startedMs?: number }).startedMs;
-      if (startedMs === undefined) requests.count(endpointOf(route), 500);
-      else requests.record(endpointOf(route), 500, performance.now() - startedMs);
+      if (startedMs === undefined) requests.count(endpointOf(path), 500);
+      else requests.record(endpointOf(path), 500, performance.now() - startedMs);
       return errorResponse(API_ERRORS.internal);
     });
 }

@@ -1,6 +1,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { API_ERRORS, type ApiError } from "./errors.ts";
-import { EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+import { MAX_BATCH_ITEMS } from "./routes/batch.ts";
 
 /**
  * The OpenAPI 3.1 description of the HTTP API, served at `GET /openapi.json`. Its
@@ -34,7 +35,7 @@ export const OPENAPI_DOCUMENT = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      "The order of checks is: authentication, rate limit, quota (IP check only), parameter validation.",
+      "The order of checks is: authentication, rate limit, quota (IP check and batch only), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
   },
@@ -145,6 +146,61 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    "/v1/check/batch": {
+      post: {
+        tags: ["checks"],
+        operationId: "checkBatch",
+        summary: "Up to 1,000 email addresses and IP addresses in one request",
+        description:
+          "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the quota's 429; the IP items answered are used up.",
+        security: [{ apiKey: [] }],
+        parameters: [
+          {
+            name: "explain",
+            in: "query",
+            required: false,
+            description: "As for the IP check: adds `reputation.reasons` to every IP item.",
+            schema: { type: "string" },
+            example: "1",
+          },
+        ],
+        requestBody: {
+          required: true,
+          description: "At most 1 MiB of JSON, at most 1,000 items in the two lists together; either list may be left out.",
+          content: jsonContent(ref("schemas", "BatchRequest"), { mixed: { summary: "Two emails and two IPs", value: BATCH_EXAMPLES.request } }),
+        },
+        responses: {
+          "200": {
+            description: "The answers, in the order of the request's lists.",
+            headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+            content: jsonContent(ref("schemas", "BatchAnswer"), { mixed: { summary: "POST /v1/check/batch with the request's example", value: BATCH_EXAMPLES.answer } }),
+          },
+          "400": {
+            description: "The body is no batch: not JSON, not an object of the two lists, an unknown field, or over 1,000 items.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.invalidBatch, API_ERRORS.tooManyItems]), {
+              invalid_body: errorExample(API_ERRORS.invalidBatch, '{"ip": ["8.8.8.8"]}'),
+              too_many_items: errorExample(API_ERRORS.tooManyItems, "1,001 items"),
+            }),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "413": {
+            description: "The body is over 1 MiB.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.batchTooLarge]), { body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB") }),
+          },
+          "429": {
+            description: "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
+            headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"), ...QUOTA_HEADERS },
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+              rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+              quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "More IP items than the key's monthly quota has left"),
+            }),
+          },
+          "500": ref("responses", "InternalError"),
+        },
+      },
+    },
     "/healthz": {
       get: {
         tags: ["operations"],
@@ -203,7 +259,7 @@ export const OPENAPI_DOCUMENT = {
       "X-RateLimit-Limit": integerHeader("The key's bucket size: requests it may send at once. Absent when rate limiting is off."),
       "X-RateLimit-Remaining": integerHeader("Requests left in the bucket."),
       "X-RateLimit-Reset": integerHeader("Seconds until a request will be accepted again."),
-      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks. The quota headers are absent when the quota is off."),
+      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) uses none. The quota headers are absent when the quota is off."),
       "X-Quota-Remaining": integerHeader("Successful IP checks left this calendar month (UTC)."),
       "X-Quota-Reset": { description: "The first instant of next month, UTC.", schema: { type: "string", format: "date-time" } },
     },
@@ -231,6 +287,33 @@ export const OPENAPI_DOCUMENT = {
         allOf: [{ $ref: "#/components/schemas/Error" }],
         required: ["retry_after"],
         properties: { retry_after: { type: "integer", description: "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.", enum: [60, 86400] } },
+      },
+      BatchRequest: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          emails: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "Email addresses; an item that is not a string is an invalid one." },
+          ips: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "IP addresses, in the forms the IP check takes." },
+        },
+      },
+      BatchAnswer: {
+        type: "object",
+        additionalProperties: false,
+        required: ["emails", "ips"],
+        properties: {
+          emails: { type: "array", items: { oneOf: [ref("schemas", "EmailCheck"), ref("schemas", "InvalidItem")] } },
+          ips: { type: "array", items: { oneOf: [ref("schemas", "IpCheck"), ref("schemas", "InvalidItem")] } },
+        },
+      },
+      InvalidItem: {
+        type: "object",
+        additionalProperties: false,
+        required: ["input", "error", "message"],
+        properties: {
+          input: { description: "The item as it was sent." },
+          error: { type: "string", enum: [API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error], description: "The GET endpoint's error for it." },
+          message: { type: "string" },
+        },
       },
       EmailCheck: {
         type: "object",
@@ -366,8 +449,8 @@ export const OPENAPI_DOCUMENT = {
               capped: {
                 type: "object",
                 required: ["from", "by"],
-                description: "A verified crawler or anycast infrastructure is never more than suspicious: the level the reports alone would give, and what capped it.",
-                properties: { from: { type: "string", enum: ["bad", "warning"] }, by: { type: "string", enum: ["verified-crawler", "anycast"] } },
+                description: "A verified crawler, a privacy relay's exit or anycast infrastructure is never more than suspicious: the level the reports alone would give, and what capped it.",
+                properties: { from: { type: "string", enum: ["bad", "warning"] }, by: { type: "string", enum: ["verified-crawler", "relay", "anycast"] } },
               },
             },
           },
@@ -380,12 +463,14 @@ export const OPENAPI_DOCUMENT = {
               required: ["source", "category", "count", "weight", "counted", "first_seen", "last_seen"],
               properties: {
                 source: { type: "string", description: "The source (as in sources.json), or a curated or operator list." },
-                category: { type: "string", description: "The counter its reports go to, or what else it says: a kind, `confirmed-bad`, `verified-crawler`, `anycast`, `allowlisted`, `denylisted`." },
+                category: { type: "string", description: "The counter its reports go to, or what else it says: a kind, `confirmed-bad`, `verified-crawler`, `relay`, `anycast`, `allowlisted`, `denylisted`." },
                 count: { type: "integer", minimum: 0, description: "The listing's own count (ipsum: its number of lists); 1 for a plain list." },
                 weight: { type: "integer", minimum: 0, description: "Reports one listing counts as." },
                 counted: { type: "integer", minimum: 0, description: "Reports it adds to `sum`, once the lists it aggregates are counted." },
                 first_seen: { type: ["string", "null"], format: "date-time", description: "When this appliance's updates first saw the listing; null for hand-kept lists." },
                 last_seen: { type: ["string", "null"], format: "date-time", description: "When an update last confirmed the source." },
+                class: { type: "string", description: "For a list of benign infrastructure, its class: `seo:googlebot`, `cloud:aws`, `cdn:cloudflare`, `relay:icloud` …" },
+                label: { type: "string", description: "What the publisher says the range is, e.g. `AWS us-east-1 EC2`." },
               },
             },
           },
@@ -396,6 +481,28 @@ export const OPENAPI_DOCUMENT = {
               additionalProperties: false,
               required: ["kind", "from"],
               properties: { kind: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] }, from: { type: "string", description: "A list of ranges, an AS number's list, or the organisation's name." } },
+            },
+          },
+          infrastructure: {
+            type: "array",
+            description: "Absent unless the address is on a list of benign infrastructure: each class, and whether it caps the level (crawlers, relays, anycast edges) or only labels the network (clouds).",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["class", "source", "effect"],
+              properties: {
+                class: { type: "string" },
+                source: { type: "string" },
+                effect: { type: "string", enum: ["cap", "label"] },
+                label: { type: "string" },
+                place: {
+                  type: "object",
+                  additionalProperties: false,
+                  required: ["country", "region", "city"],
+                  description: "A relay exit's place from its geofeed row; the answer's location follows it.",
+                  properties: { country: { type: "string" }, region: { type: "string" }, city: { type: "string" } },
+                },
+              },
             },
           },
           warnings: { type: "array", items: { type: "string" }, description: "Why the answer may say less than it should, e.g. no reputation feed loaded." },

@@ -121,3 +121,12 @@ export const IP_EXAMPLES = {
     },
   },
 };
+
+/** POST /v1/check/batch: two emails and two IPs, one of each invalid; each answer as its GET endpoint's. */
+export const BATCH_EXAMPLES = {
+  request: { emails: ["someone@mailinator.com", "not-an-address"], ips: ["8.8.8.8", "1.2.3"] },
+  answer: {
+    emails: [EMAIL_EXAMPLES.disposable.value, { input: "not-an-address", error: "invalid_email", message: "The provided email address is not valid" }],
+    ips: [GOOGLE_DNS, { input: "1.2.3", error: "invalid_ip", message: "invalid IP address format" }],
+  },
+};

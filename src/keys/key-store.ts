@@ -33,10 +33,19 @@ export interface KeyRow {
 
 export const KEY_COLUMNS = "id, name, secret_hash, prefix, created_at, last_used_at, revoked_at, rate_per_minute, ip_quota_per_month";
 
+/**
+ * The largest per-key rate or quota: PostgreSQL's INTEGER, so a key that SQLite accepts
+ * can be moved to PostgreSQL (`db migrate`) and the other way round.
+ */
+export const MAX_KEY_LIMIT = 2_147_483_647;
+
 /** A new key's row and its secret, which is returned once and never stored. */
 export function newKeyRow(input: NewKey, now: Date): { row: KeyRow; secret: string } {
   const checked = normaliseKeyName(input.name);
   if ("error" in checked) throw new KeyStoreError(checked.error);
+  for (const limit of [input.ratePerMinute, input.ipQuotaPerMonth]) {
+    if (limit != null && !(Number.isInteger(limit) && limit >= 0 && limit <= MAX_KEY_LIMIT)) throw new KeyStoreError(`a limit must be a whole number from 0 to ${MAX_KEY_LIMIT}`);
+  }
   const secret = generateSecret();
   const row: KeyRow = {
     id: "key_" + Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString("base64url"),

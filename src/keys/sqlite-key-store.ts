@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "./key-record.ts";
 import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "./key-store.ts";
@@ -12,9 +13,11 @@ export class SqliteKeyStore implements KeyStore {
 
   async create(input: NewKey, now = new Date()): Promise<{ key: KeyRecord; secret: string }> {
     const { row, secret } = newKeyRow(input, now);
-    this.db
-      .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($id, $name, $secret_hash, $prefix, $created_at, $last_used_at, $revoked_at, $rate_per_minute, $ip_quota_per_month)`)
-      .run(row as unknown as Record<string, string | number | null>);
+    await writeWhenUnlocked(this.db, () =>
+      this.db
+        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($id, $name, $secret_hash, $prefix, $created_at, $last_used_at, $revoked_at, $rate_per_minute, $ip_quota_per_month)`)
+        .run(row as unknown as Record<string, string | number | null>),
+    );
     this.signal.bump();
     return { key: toRecord(row), secret };
   }
@@ -27,7 +30,7 @@ export class SqliteKeyStore implements KeyStore {
     const key = this.findNow(idOrName) ?? keyNamed(idOrName, this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = ? ORDER BY created_at`).all(idOrName));
     if (key.revokedAt) throw alreadyRevoked(key);
     const revokedAt = now.toISOString();
-    this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(revokedAt, key.id);
+    await writeWhenUnlocked(this.db, () => this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(revokedAt, key.id));
     this.signal.bump();
     return { ...key, revokedAt };
   }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "./usage-store.ts";
 import { utcMonthStart } from "./usage.ts";
+import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
 
 /** Daily usage counters in SQLite. */
 export class SqliteUsageStore implements UsageStore {
@@ -13,12 +14,11 @@ export class SqliteUsageStore implements UsageStore {
        ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = count + excluded.count`,
     );
     const touch = this.db.query("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)");
-    this.db
-      .transaction(() => {
-        for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
-        for (const [id, at] of lastUsed) touch.run(at, id);
-      })
-      .immediate();
+    const write = this.db.transaction(() => {
+      for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
+      for (const [id, at] of lastUsed) touch.run(at, id);
+    });
+    await writeWhenUnlocked(this.db, () => write.immediate());
   }
 
   /** Successful IP checks per key since the first day of the month containing `nowMs`: the quota's starting point. */

@@ -20,7 +20,7 @@ export class UsageRecorder {
 
   constructor(private readonly store: UsageStore) {}
 
-  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number): void {
+  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number, count = 1): void {
     let entry = this.pending.get(keyId);
     if (entry === undefined || (nowMs >= this.dayEnd && utcDay(nowMs) !== entry.day)) {
       if (entry) this.finishedDays.push(...rowsOf(keyId, entry));
@@ -28,7 +28,7 @@ export class UsageRecorder {
       this.pending.set(keyId, entry);
       this.dayEnd = Math.min(this.dayEnd, nextUtcMidnight(nowMs));
     }
-    entry.counts[counterSlot(endpoint, outcome)]++;
+    entry.counts[counterSlot(endpoint, outcome)] += count;
     this.lastUsed.set(keyId, nowMs);
   }
 

@@ -114,7 +114,7 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     return quota;
   }
 
-  check(keyId: string, limit: number, nowMs: number): QuotaDecision | null {
+  check(keyId: string, limit: number, nowMs: number, checks = 1): QuotaDecision | null {
     if (limit === 0) return null;
     const month = this.months.at(nowMs);
     let lease = this.leases.get(keyId);
@@ -127,17 +127,20 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     if (lease.refilling === null && wantsRefill(lease, limit) && nowMs >= lease.askAfterMs) this.refill(lease, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
     const onCredit = lease.owed < lease.size && lease.charged < limit && (!lease.answered || creditWhileRefilling(lease, limit));
-    if (lease.available > 0 || onCredit) return { allowed: true, limit, used: Math.min(used, limit - 1), resetsAt: month.resetsAt };
+    // Several checks at once (a batch) fit when this instance holds them, or on credit when the count as last seen leaves room for all of them.
+    const fits = checks === 1 ? lease.available > 0 || onCredit : lease.available >= checks || (onCredit && used + checks <= limit);
+    if (fits) return { allowed: true, limit, used: Math.min(used, limit - checks), resetsAt: month.resetsAt };
     return refusal(limit, limit, month, nowMs);
   }
 
-  countSuccess(keyId: string, nowMs: number): void {
+  countSuccess(keyId: string, nowMs: number, checks = 1): void {
     const lease = this.leases.get(keyId);
     // Keys without a quota have no lease.
     if (lease === undefined || lease.month.index !== this.months.at(nowMs).index) return;
-    if (lease.available > 0) lease.available--;
-    else lease.owed++;
-    lease.served++;
+    const held = Math.min(lease.available, checks);
+    lease.available -= held;
+    lease.owed += checks - held;
+    lease.served += checks;
     lease.lastUsedMs = nowMs;
   }
 

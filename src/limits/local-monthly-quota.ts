@@ -18,19 +18,19 @@ export class LocalMonthlyQuota implements MonthlyQuota {
     for (const [keyId, used] of usedThisMonth) this.counters.set(keyId, { month, used });
   }
 
-  check(keyId: string, limit: number, nowMs: number): QuotaDecision | null {
+  check(keyId: string, limit: number, nowMs: number, checks = 1): QuotaDecision | null {
     if (limit === 0) return null;
     const month = this.months.at(nowMs);
     const used = this.usedIn(keyId, month.index);
-    if (used < limit) return { allowed: true, limit, used, resetsAt: month.resetsAt };
+    if (used + checks <= limit) return { allowed: true, limit, used, resetsAt: month.resetsAt };
     return refusal(limit, used, month, nowMs);
   }
 
-  countSuccess(keyId: string, nowMs: number): void {
+  countSuccess(keyId: string, nowMs: number, checks = 1): void {
     const index = this.months.at(nowMs).index;
     const counter = this.counters.get(keyId);
-    if (counter === undefined || counter.month !== index) this.counters.set(keyId, { month: index, used: 1 });
-    else counter.used++;
+    if (counter === undefined || counter.month !== index) this.counters.set(keyId, { month: index, used: checks });
+    else counter.used += checks;
   }
 
   private usedIn(keyId: string, month: number): number {

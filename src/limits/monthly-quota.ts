@@ -7,9 +7,9 @@ export type QuotaDecision =
  * request path: in this process alone (SQLite), or from leases on a shared count (PostgreSQL).
  */
 export interface MonthlyQuota {
-  /** Whether one more success fits; does not count it. `limit` 0 means unlimited. */
-  check(keyId: string, limit: number, nowMs: number): QuotaDecision | null;
-  countSuccess(keyId: string, nowMs: number): void;
+  /** Whether `checks` more successes (one, or a batch's IP items) fit; does not count them. `limit` 0 means unlimited. */
+  check(keyId: string, limit: number, nowMs: number, checks?: number): QuotaDecision | null;
+  countSuccess(keyId: string, nowMs: number, checks?: number): void;
 }
 
 export interface QuotaMonthSpan {

@@ -1,4 +1,5 @@
 import { openDatabase } from "../db.ts";
+import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import { openPostgres } from "./database.ts";
 
 export interface CopyReport {
@@ -7,6 +8,8 @@ export interface CopyReport {
   sessions: number;
   signInFailures: number;
   adminPassword: boolean;
+  /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
+  limitedKeys: string[];
 }
 
 /** The tables copied, in an order that keeps foreign keys satisfied, with their columns. */
@@ -30,11 +33,13 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
   const sql = await openPostgres(databaseUrl);
   try {
     const counts = new Map<string, number>();
+    const limitedKeys: string[] = [];
     await sql.begin(async (tx) => {
       const [{ keys }] = await tx<{ keys: number }[]>`SELECT count(*)::int AS keys FROM api_keys`;
       if (keys > 0) throw new Error(`the PostgreSQL database already has ${keys} key(s); copy into an empty one (or add keys with riskcheck keys create)`);
       for (const [table, columns] of TABLES) {
         const rows = source.query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`).all();
+        if (table === "api_keys") for (const row of rows) if (capLimits(row)) limitedKeys.push(`${row.name} (${row.id})`);
         for (let i = 0; i < rows.length; i += BATCH_ROWS) await tx`INSERT INTO ${tx(table)} ${tx(rows.slice(i, i + BATCH_ROWS), ...columns)}`;
         counts.set(table, rows.length);
       }
@@ -49,9 +54,22 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
       sessions: counts.get("admin_sessions")!,
       signInFailures: counts.get("sign_in_failures")!,
       adminPassword: counts.get("admin_password")! > 0,
+      limitedKeys,
     };
   } finally {
     source.close();
     await sql.close();
   }
+}
+
+/** Brings a key's limits into PostgreSQL's INTEGER range (a rate of 2^31 a minute is no limit either); true when one was lowered. */
+function capLimits(row: Record<string, unknown>): boolean {
+  let capped = false;
+  for (const column of ["rate_per_minute", "ip_quota_per_month"]) {
+    if (typeof row[column] === "number" && (row[column] as number) > MAX_KEY_LIMIT) {
+      row[column] = MAX_KEY_LIMIT;
+      capped = true;
+    }
+  }
+  return capped;
 }

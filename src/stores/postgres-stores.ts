@@ -29,6 +29,7 @@ export function postgresStores(sql: SQL, description: string): Stores {
     signInThrottle: new PostgresSignInThrottle(sql),
     emailOverrides: new PostgresOverrideStore(sql),
     description: `PostgreSQL ${description}`,
+    replacedOnDisk: () => null,
     serving: async ({ now, logError }) => {
       const keys = await PostgresKeyIndex.open(sql, logError);
       const quota = await LeasedMonthlyQuota.open(new PostgresQuotaLeases(sql), now, logError);

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { SqliteAdminPasswordStore } from "../dashboard/sqlite-admin-password.ts";
 import { SqliteSessionStore } from "../dashboard/sqlite-sessions.ts";
 import { SqliteSignInThrottle } from "../dashboard/sqlite-sign-in-throttle.ts";
@@ -16,8 +17,28 @@ export function signalPath(dbPath: string): string {
   return `${dbPath}-signal`;
 }
 
-export function openSqliteStores(path: string): Stores {
-  return sqliteStores(openDatabase(path), openChangeSignal(signalPath(path)), path);
+/**
+ * `forServing`: no busy timeout, so no lock held elsewhere blocks the server's event loop
+ * (writes wait in writeWhenUnlocked), and a database it cannot write to is refused.
+ */
+export function openSqliteStores(path: string, forServing = false): Stores {
+  const stores = sqliteStores(openDatabase(path, forServing ? 0 : undefined, forServing), openChangeSignal(signalPath(path)), path);
+  const opened = fileIdentity(path);
+  return {
+    ...stores,
+    replacedOnDisk: () => {
+      const now = fileIdentity(path);
+      if (opened === null) return null;
+      if (now === null) return `${path}: the database file was deleted while in use`;
+      return now === opened ? null : `${path}: the database file was replaced while in use (a restore with mv?)`;
+    },
+  };
+}
+
+/** Which file is at `path` (device and inode), or null when none is. */
+function fileIdentity(path: string): string | null {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}` : null;
 }
 
 /** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */
@@ -31,6 +52,7 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
     signInThrottle: new SqliteSignInThrottle(db),
     emailOverrides: new SqliteOverrideStore(db),
     description: `SQLite ${description}`,
+    replacedOnDisk: () => null,
     serving: async ({ now }) => {
       const startedMs = now();
       return {
@@ -40,6 +62,9 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
         release: async () => {},
       };
     },
-    close: async () => db.close(),
+    close: async () => {
+      db.close();
+      keysChanged.close();
+    },
   };
 }

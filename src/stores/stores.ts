@@ -21,6 +21,11 @@ export interface Stores {
   readonly emailOverrides: OverrideStore;
   /** Which database, for messages: its path, or its URL without the password. */
   readonly description: string;
+  /**
+   * Why the database in use is no longer the one at its path (a file deleted, or replaced
+   * by a restore with `mv`: the CLI now writes elsewhere), or null. Always null for PostgreSQL.
+   */
+  replacedOnDisk(): string | null;
   /** The request path's keys and quota, answered from memory and kept current the database's way. */
   serving(options: { now: () => number; logError: (line: string) => void }): Promise<ServingState>;
   close(): Promise<void>;
@@ -35,7 +40,11 @@ export interface ServingState {
   release(): Promise<void>;
 }
 
-/** PostgreSQL when a database URL is configured, else the SQLite file. */
-export function openStores(config: Config): Promise<Stores> {
-  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath)) : openPostgresStores(config.databaseUrl);
+/**
+ * PostgreSQL when a database URL is configured, else the SQLite file. The server opens it
+ * `forServing`: a write that finds SQLite locked by another process is retried between
+ * requests instead of blocking them (the CLI may simply wait).
+ */
+export function openStores(config: Config, forServing = false): Promise<Stores> {
+  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing)) : openPostgresStores(config.databaseUrl);
 }

@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { datasetWarnings } from "../../src/datasets/freshness.ts";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { UpdateChild } from "../../src/datasets/refresh-child.ts";
+import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { ipAnswerJson, privateAnswer } from "../../src/ip/answer/ip-answer.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
@@ -89,6 +92,17 @@ describe("crawlers and relays cap at suspicious; clouds only label", () => {
     expect(bad.reasons.contributions).toContainEqual(expect.objectContaining({ source: "aws", category: "hosting", class: "cloud:aws", label: "AWS eu-west-3 EC2" }));
     expect(answer("35.180.2.2").reputation).toMatchObject({ risky: true, reputation: "warning" });
     expect(answer("35.180.3.3").reputation).toMatchObject({ risky: false, reputation: "informative", sum: 0, kind: ["hosting"] });
+  });
+});
+
+describe("the OpenAPI document describes these explanations", () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv);
+  const validate = ajv.compile(JSON.parse(OPENAPI_JSON).components.schemas.ReputationReasons);
+  test.each(["74.7.244.10", "104.28.28.5", "35.180.1.1"])("reputation.reasons of %s validates", (ip) => {
+    const { reasons } = answer(ip, true).reputation;
+    expect(reasons.infrastructure.length).toBeGreaterThan(0);
+    expect({ valid: validate(reasons), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
   });
 });
 

@@ -5,6 +5,7 @@ import addFormats from "ajv-formats";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
+import { BATCH_EXAMPLES } from "../../src/http/openapi-examples.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
 
@@ -17,7 +18,12 @@ interface DocumentedResponse {
   headers?: Record<string, { schema: object }>;
   content?: Record<string, MediaType>;
 }
-type ResolvedDocument = { paths: Record<string, { get: { responses: Record<string, DocumentedResponse> } }> };
+interface Operation {
+  responses: Record<string, DocumentedResponse>;
+  requestBody?: { content: Record<string, MediaType> };
+}
+type Method = "get" | "post";
+type ResolvedDocument = { paths: Record<string, Partial<Record<Method, Operation>>> };
 
 const validator = new Validator();
 // As a client gets it: JSON, with no object shared between places.
@@ -29,8 +35,15 @@ const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 const { snapshot: bundled } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);
 const broken = (part: "email" | "ip") => ({ ...bundled, [part]: null }) as unknown as Snapshot;
 
+/** Every documented operation, with its path and method. */
+function operations(): { path: string; method: Method; operation: Operation }[] {
+  return Object.entries(resolved.paths).flatMap(([path, item]) => (Object.entries(item) as [Method, Operation][]).map(([method, operation]) => ({ path, method, operation })));
+}
+
 interface Scenario {
   readonly path: string;
+  /** GET unless given. */
+  readonly method?: Method;
   readonly status: number;
   /** The documented example this answer must equal. */
   readonly example?: string;
@@ -38,19 +51,22 @@ interface Scenario {
 }
 
 /** A request with a fresh key on an app with rate limit and quota on, so their headers show. */
-function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number } = {}) {
+function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown } = {}) {
   return async (): Promise<Response> => {
     const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options });
     const created = await t.newKey();
     if (options.key === "revoked") await t.keys.revoke(created.key.id);
     const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
-    let res = await t.request(path, { key });
-    for (let i = 1; i < (options.times ?? 1); i++) res = await t.request(path, { key });
+    const init = { key, ...(options.body === undefined ? {} : { method: "POST", body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }) };
+    let res = await t.request(path, init);
+    for (let i = 1; i < (options.times ?? 1); i++) res = await t.request(path, init);
     return res;
   };
 }
 
 const CHECK = "/v1/check";
+const BATCH = "/v1/check/batch";
+const MIXED = BATCH_EXAMPLES.request;
 const IP = "/v1/ip-reputation-check";
 const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 200, example: "disposable", answer: ask(`${CHECK}?email=someone@mailinator.com`) },
@@ -80,6 +96,16 @@ const SCENARIOS: Scenario[] = [
   { path: IP, status: 429, example: "rate_limit_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { rateBurst: 1, times: 2 }) },
   { path: IP, status: 429, example: "quota_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { ipQuotaPerMonth: 1, times: 2 }) },
   { path: IP, status: 500, example: "internal_error", answer: ask(`${IP}?ip=8.8.8.8`, { snapshot: broken("ip") }) },
+  { path: BATCH, method: "post", status: 200, example: "mixed", answer: ask(BATCH, { body: MIXED }) },
+  { path: BATCH, method: "post", status: 400, example: "invalid_body", answer: ask(BATCH, { body: { ip: ["8.8.8.8"] } }) },
+  { path: BATCH, method: "post", status: 400, example: "too_many_items", answer: ask(BATCH, { body: { ips: Array(1001).fill("8.8.8.8") } }) },
+  { path: BATCH, method: "post", status: 401, example: "missing_key", answer: ask(BATCH, { key: "none", body: MIXED }) },
+  { path: BATCH, method: "post", status: 401, example: "unknown_key", answer: ask(BATCH, { key: "unknown", body: MIXED }) },
+  { path: BATCH, method: "post", status: 401, example: "revoked_key", answer: ask(BATCH, { key: "revoked", body: MIXED }) },
+  { path: BATCH, method: "post", status: 413, example: "body_too_large", answer: ask(BATCH, { body: { emails: ["x".repeat(1 << 20)] } }) },
+  { path: BATCH, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }) },
+  { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }) },
+  { path: BATCH, method: "post", status: 500, example: "internal_error", answer: ask(BATCH, { snapshot: broken("ip"), body: MIXED }) },
   { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
   { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },
   { path: "/openapi.json", status: 200, answer: ask("/openapi.json", { key: "none" }) },
@@ -107,18 +133,19 @@ describe("the OpenAPI document", () => {
     const served = app.routes
       .filter(({ path, method }) => !path.startsWith("/dashboard") && method !== "HEAD")
       .map(({ method, path }) => `${method} ${path}`);
-    expect(served.sort()).toEqual(Object.keys(resolved.paths).map((path) => `GET ${path}`).sort());
+    expect(served.sort()).toEqual(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort());
   });
 
   test("every documented status has a real answer below, and every example a question", () => {
-    const documented = Object.entries(resolved.paths).flatMap(([path, item]) => Object.keys(item.get.responses).map((status) => `${path} ${status}`));
-    expect([...new Set(SCENARIOS.map((s) => `${s.path} ${s.status}`))].sort()).toEqual(documented.sort());
-    const examples = Object.entries(resolved.paths).flatMap(([path, item]) =>
-      Object.entries(item.get.responses).flatMap(([status, response]) =>
-        Object.values(response.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {}).map((name) => `${path} ${status} ${name}`)),
+    const documented = operations().flatMap(({ path, method, operation }) => Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`));
+    const asked = (s: Scenario) => `${s.method ?? "get"} ${s.path} ${s.status}`;
+    expect([...new Set(SCENARIOS.map(asked))].sort()).toEqual(documented.sort());
+    const examples = operations().flatMap(({ path, method, operation }) =>
+      Object.entries(operation.responses).flatMap(([status, response]) =>
+        Object.values(response.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {}).map((name) => `${method} ${path} ${status} ${name}`)),
       ),
     );
-    expect(SCENARIOS.filter((s) => s.example).map((s) => `${s.path} ${s.status} ${s.example}`).sort()).toEqual(examples.sort());
+    expect(SCENARIOS.filter((s) => s.example).map((s) => `${asked(s)} ${s.example}`).sort()).toEqual(examples.sort());
   });
 
   test("every schema, parameters' and headers' included, is JSON Schema 2020-12 with no unknown keyword", () => {
@@ -153,8 +180,8 @@ describe("the OpenAPI document", () => {
   });
 
   test("every example matches its schema", () => {
-    for (const item of Object.values(resolved.paths)) {
-      for (const response of Object.values(item.get.responses)) {
+    for (const { operation } of operations()) {
+      for (const response of [...Object.values(operation.responses), ...(operation.requestBody ? [operation.requestBody] : [])]) {
         for (const media of Object.values(response.content ?? {})) {
           const validate = ajv.compile(media.schema);
           for (const [name, example] of Object.entries(media.examples ?? {})) {
@@ -181,7 +208,7 @@ describe("real answers match the document", () => {
   test.each(SCENARIOS.map((s) => [`${s.path} ${s.status}${s.example ? ` (${s.example})` : ""}`, s] as const))("%s", async (_, scenario) => {
     const res = await scenario.answer();
     expect(res.status).toBe(scenario.status);
-    const documented = resolved.paths[scenario.path].get.responses[String(scenario.status)];
+    const documented = resolved.paths[scenario.path][scenario.method ?? "get"]!.responses[String(scenario.status)];
 
     const [mediaType, media] = Object.entries(documented.content ?? {})[0];
     expect(res.headers.get("content-type")).toBe(mediaType);

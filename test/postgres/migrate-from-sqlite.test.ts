@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -65,4 +66,21 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const again = await runCliAsync(["db", "migrate", "--from-sqlite", file], { RISKCHECK_DATABASE_URL: url });
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("already has 2 key(s)");
+}, 30_000);
+
+test("db migrate copies a key whose limit is past PostgreSQL's INTEGER (set by an older riskcheck) at the largest one, and says so", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
+  const sqlite = openSqliteStores(file);
+  const { key } = await sqlite.keys.create({ name: "bulk" });
+  await sqlite.close();
+  const db = new Database(file);
+  db.query("UPDATE api_keys SET rate_per_minute = 3000000000 WHERE id = ?").run(key.id);
+  db.close();
+  const url = await freshDatabaseUrl();
+  const migrated = await runCliAsync(["db", "migrate", "--from-sqlite", file], { RISKCHECK_DATABASE_URL: url });
+  expect(migrated.stderr).toBe("");
+  expect(migrated.code).toBe(0);
+  expect(migrated.stdout).toContain(`Note: the rate or quota of bulk (${key.id}) was above 2147483647`);
+  const listed = JSON.parse((await runCliAsync(["keys", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
+  expect(listed[0].rate_per_minute).toBe(2147483647);
 }, 30_000);

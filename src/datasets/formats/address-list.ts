@@ -13,14 +13,15 @@ export function parseAddressList(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const entries: FeedEntry[] = [];
   let rejected = 0;
   let firstRejected: string | undefined;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
     if (line === "" || line[0] === "#" || line[0] === ";") continue;
     const [first, second] = line.split(/\s+/, 2);
     const cidr = parseCidr(first);
     const count = second === undefined || !/^\d{1,9}$/.test(second) ? 1 : Number(second);
     if (cidr === null || count === 0) {
-      if (rejected++ === 0) firstRejected = line;
+      if (rejected++ === 0) firstRejected = `line ${i + 1}`;
       continue;
     }
     entries.push({ range: cidr, count });

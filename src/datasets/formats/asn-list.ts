@@ -7,13 +7,15 @@ export function parseAsnListFeed(bytes: Uint8Array): ParsedSource<number[]> {
   const asns = new Set<number>();
   let rejected = 0;
   let firstRejected: string | undefined;
-  for (const raw of text.split("\n")) {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i];
     const hash = raw.indexOf("#");
     const value = (hash === -1 ? raw : raw.slice(0, hash)).trim();
     if (value === "") continue;
     const match = /^(?:AS)?(\d{1,10})$/i.exec(value);
     if (match && Number(match[1]) <= 0xffffffff) asns.add(Number(match[1]));
-    else if (rejected++ === 0) firstRejected = value;
+    else if (rejected++ === 0) firstRejected = `line ${i + 1}`;
   }
   checkRejects(asns.size, rejected, firstRejected, "AS numbers");
   return { value: [...asns], entries: asns.size, dataDate: null };

@@ -13,10 +13,14 @@ export function listText(bytes: Uint8Array, what: string): string {
   return text;
 }
 
-/** A list must yield entries, and at most a small share of its lines may be unreadable. */
+/**
+ * A list must yield entries, and at most a small share of its lines may be unreadable.
+ * The refusal names where the first bad entry is, never what it says: refusals reach
+ * /healthz and the dashboard, and the bytes may be anything a redirect or a wrong URL served.
+ */
 export function checkRejects(accepted: number, rejected: number, firstRejected: string | undefined, what: string): void {
   if (rejected > 0 && rejected > accepted * MAX_REJECTED_SHARE) {
-    throw new ContentError(`${rejected} of ${accepted + rejected} entries are not ${what} (e.g. ${JSON.stringify(firstRejected?.slice(0, 80))}); more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`);
+    throw new ContentError(`${rejected} of ${accepted + rejected} entries are not ${what} (the first at ${firstRejected}); more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`);
   }
 }
 

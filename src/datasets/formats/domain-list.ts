@@ -15,10 +15,10 @@ export function parseDomainList(bytes: Uint8Array): ParsedSource<string[]> {
   const domains = new Set<string>();
   let rejected = 0;
   let firstRejected: string | undefined;
-  for (const entry of raw) {
+  for (const [i, entry] of raw.entries()) {
     const domain = normaliseDomain(entry.startsWith("*.") ? entry.slice(2) : entry);
     if (domain !== null) domains.add(domain);
-    else if (rejected++ === 0) firstRejected = entry;
+    else if (rejected++ === 0) firstRejected = `entry ${i + 1}`;
   }
   checkRejects(domains.size, rejected, firstRejected, "domain names");
   return { value: [...domains], entries: domains.size, dataDate: null };
@@ -28,8 +28,9 @@ function jsonNames(text: string): string[] {
   let list: unknown;
   try {
     list = JSON.parse(text);
-  } catch (err) {
-    throw new ContentError(`starts like a JSON array but is not JSON (${(err as Error).message})`);
+  } catch {
+    // The parser's message quotes the bytes, which may be anything: not for /healthz.
+    throw new ContentError("starts like a JSON array but is not JSON");
   }
   if (!Array.isArray(list) || list.some((d) => typeof d !== "string")) throw new ContentError("expected a JSON array of domain names");
   return list as string[];

@@ -39,6 +39,8 @@ export type IpFormat = { [F in SourceFormat]: FormatValues[F] extends FeedEntry[
 interface Format<F extends SourceFormat> {
   /** What a source of this format may feed (its `feeds` field). */
   readonly targets: readonly string[];
+  /** The most a source may hold, unpacked: what keeps `update` within 1 GB (see MAX_SOURCE_BYTES). */
+  readonly maxBytes: number;
   /** Parses and checks by content; throws ContentError. */
   parse(bytes: Uint8Array, feeds: string): ParsedSource<FormatValues[F]>;
 }
@@ -49,9 +51,10 @@ const IP_FEED_TARGETS = [...COUNTER_NAMES, ...KIND_NAMES, "confirmed-bad", "veri
 const INFRASTRUCTURE_TARGETS = ["hosting", "anycast"];
 
 /** An IP list's parser, with the bounds every list that caps a verdict must keep. */
-function ipFormat<F extends IpFormat>(parse: (bytes: Uint8Array) => ParsedSource<FeedEntry[]>, targets: readonly string[]): Format<F> {
+function ipFormat<F extends IpFormat>(format: F, parse: (bytes: Uint8Array) => ParsedSource<FeedEntry[]>, targets: readonly string[]): Format<F> {
   return {
     targets,
+    maxBytes: MAX_SOURCE_BYTES[format],
     parse(bytes, feeds) {
       const parsed = parse(bytes);
       const bounds = CAPPING_TARGETS[feeds];
@@ -61,19 +64,44 @@ function ipFormat<F extends IpFormat>(parse: (bytes: Uint8Array) => ParsedSource
   };
 }
 
+const MB = 1_048_576;
+
+/**
+ * Ceilings on a source's unpacked size, from measured peaks of `riskcheck update` (RSS) and
+ * the largest real sources. IP lists cost most, ~85 MB of RSS per MB of a plain list: 8 MB
+ * (760 MB peak) is four times ipsum (1.9 MB). JSON and CSV formats carry more bytes per
+ * range: AWS's ip-ranges.json is 2.6 MB, Apple's relay geofeed a row of ~40 bytes per
+ * range. A GeoLite2 City MMDB is ~60 MB and checking one costs ~4× its size; the ASN CSV
+ * is 21 MB. Past these, the entries of all IP lists together are bounded too (update.ts).
+ */
+export const MAX_SOURCE_BYTES: { readonly [F in SourceFormat]: number } = {
+  mmdb: 160 * MB,
+  "asn-csv": 64 * MB,
+  "address-list": 8 * MB,
+  "prefix-json": 8 * MB,
+  "aws-ip-ranges": 16 * MB,
+  "google-cloud-ranges": 8 * MB,
+  "oracle-cloud-ranges": 8 * MB,
+  "github-meta": 8 * MB,
+  "fastly-ip-list": 1 * MB,
+  "geofeed-csv": 32 * MB,
+  "asn-list": 1 * MB,
+  "domain-list": 8 * MB,
+};
+
 export const FORMATS: { readonly [F in SourceFormat]: Format<F> } = {
-  mmdb: { targets: MMDB_TARGETS, parse: (bytes, feeds) => parseMmdbSource(bytes, feeds as MmdbTarget) },
-  "asn-csv": { targets: ["asn"], parse: parseAsnCsv },
-  "address-list": ipFormat(parseAddressList, IP_FEED_TARGETS),
-  "prefix-json": ipFormat(parsePrefixJson, IP_FEED_TARGETS),
-  "aws-ip-ranges": ipFormat(parseAwsIpRanges, INFRASTRUCTURE_TARGETS),
-  "google-cloud-ranges": ipFormat(parseGoogleCloudRanges, INFRASTRUCTURE_TARGETS),
-  "oracle-cloud-ranges": ipFormat(parseOracleCloudRanges, INFRASTRUCTURE_TARGETS),
-  "github-meta": ipFormat(parseGithubMeta, INFRASTRUCTURE_TARGETS),
-  "fastly-ip-list": ipFormat(parseFastlyIpList, INFRASTRUCTURE_TARGETS),
-  "geofeed-csv": ipFormat(parseGeofeedCsv, ["relay"]),
-  "asn-list": { targets: KIND_NAMES, parse: parseAsnListFeed },
-  "domain-list": { targets: DOMAIN_LIST_TARGETS, parse: parseDomainList },
+  mmdb: { targets: MMDB_TARGETS, maxBytes: MAX_SOURCE_BYTES.mmdb, parse: (bytes, feeds) => parseMmdbSource(bytes, feeds as MmdbTarget) },
+  "asn-csv": { targets: ["asn"], maxBytes: MAX_SOURCE_BYTES["asn-csv"], parse: parseAsnCsv },
+  "address-list": ipFormat("address-list", parseAddressList, IP_FEED_TARGETS),
+  "prefix-json": ipFormat("prefix-json", parsePrefixJson, IP_FEED_TARGETS),
+  "aws-ip-ranges": ipFormat("aws-ip-ranges", parseAwsIpRanges, INFRASTRUCTURE_TARGETS),
+  "google-cloud-ranges": ipFormat("google-cloud-ranges", parseGoogleCloudRanges, INFRASTRUCTURE_TARGETS),
+  "oracle-cloud-ranges": ipFormat("oracle-cloud-ranges", parseOracleCloudRanges, INFRASTRUCTURE_TARGETS),
+  "github-meta": ipFormat("github-meta", parseGithubMeta, INFRASTRUCTURE_TARGETS),
+  "fastly-ip-list": ipFormat("fastly-ip-list", parseFastlyIpList, INFRASTRUCTURE_TARGETS),
+  "geofeed-csv": ipFormat("geofeed-csv", parseGeofeedCsv, ["relay"]),
+  "asn-list": { targets: KIND_NAMES, maxBytes: MAX_SOURCE_BYTES["asn-list"], parse: parseAsnListFeed },
+  "domain-list": { targets: DOMAIN_LIST_TARGETS, maxBytes: MAX_SOURCE_BYTES["domain-list"], parse: parseDomainList },
 };
 
 export const FORMAT_NAMES = Object.keys(FORMATS) as SourceFormat[];

@@ -37,7 +37,7 @@ export function parseMmdbSource(bytes: Uint8Array, target: MmdbTarget): ParsedSo
       const record = mmdb.reader.get(ip) as MmdbRecord | null;
       return record !== null && USEFUL[target](record as Record<string, unknown>);
     });
-    if (!answered) throw new ContentError(`a ${mmdb.databaseType} database that answers none of the probe addresses with ${target} data`);
+    if (!answered) throw new ContentError(`an MMDB that answers none of the probe addresses with ${target} data`);
     return { value: null, entries: networks, dataDate: mmdb.buildDate };
   } catch (err) {
     if (err instanceof DatasetError) throw new ContentError(err.problem);

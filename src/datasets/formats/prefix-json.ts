@@ -20,7 +20,7 @@ export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const take = (record: Record<string, unknown>, key: string) => {
     const cidr = parseCidr(record[key] as string);
     if (!cidr) {
-      if (rejected++ === 0) firstRejected = record[key] as string;
+      if (rejected++ === 0) firstRejected = `prefix ${entries.length + rejected}`;
       return;
     }
     entries.push({ range: cidr, count: 1 });

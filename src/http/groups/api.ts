@@ -1,16 +1,18 @@
 import { type AnyElysia, Elysia, NotFoundError } from "elysia";
+import type { Listening } from "../client-info.ts";
+import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
 
-export type ApiDeps = EmailCheckDeps & IpCheckDeps;
+export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
  * route admits the request itself (`admit`: authentication, rate limit, quota) before it
  * reads a parameter, so no schema or hook here may look at the query first.
  */
-export function api(deps: ApiDeps) {
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps)));
+export function api(deps: ApiDeps, listening: Listening) {
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)));
 }
 
 /**

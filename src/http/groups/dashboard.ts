@@ -1,21 +1,22 @@
 import { Elysia } from "elysia";
-import type { ClientResolver } from "../client-info.ts";
+import type { ClientResolver, Listening } from "../client-info.ts";
 import { Dashboard, type DashboardDeps } from "../routes/dashboard.ts";
+import { synchronous } from "../synchronous.ts";
 
 /** The operator's key management pages under /dashboard; the pages read their forms and cookies themselves. */
-export function dashboard(deps: DashboardDeps, client: ClientResolver) {
+export function dashboard(deps: DashboardDeps, client: ClientResolver, listening: Listening) {
   const pages = new Dashboard(deps);
   return new Elysia({ prefix: "/dashboard" })
-    .get("", ({ request, server }) => pages.home(request, client.info(request, server)))
+    .get("", async ({ request }) => pages.home(request, client.info(request, listening())))
     // What a browser's address bar may add; the API's paths stay exact.
-    .get("/", () => new Response(null, { status: 308, headers: { location: "/dashboard" } }))
-    .post("/sign-in", ({ request, server }) => pages.signIn(request, client.info(request, server)))
-    .post("/sign-out", ({ request, server }) => pages.signOut(request, client.info(request, server)))
-    .post("/keys", ({ request }) => pages.createKey(request))
-    .get("/keys/:id/revoke", ({ request, params }) => pages.confirmRevoke(request, params.id))
-    .post("/keys/:id/revoke", ({ request, params }) => pages.revoke(request, params.id))
-    .get("/email", ({ request, server }) => pages.emailOverrides(request, client.info(request, server)))
-    .post("/email", ({ request }) => pages.addOverride(request))
-    .post("/email/remove", ({ request }) => pages.removeOverride(request))
-    .get("/assets/:name", ({ params }) => Dashboard.asset(params.name));
+    .get("/", synchronous(() => new Response(null, { status: 308, headers: { location: "/dashboard" } })))
+    .post("/sign-in", async ({ request }) => pages.signIn(request, client.info(request, listening())))
+    .post("/sign-out", async ({ request }) => pages.signOut(request, client.info(request, listening())))
+    .post("/keys", async ({ request }) => pages.createKey(request))
+    .get("/keys/:id/revoke", async ({ request, params }) => pages.confirmRevoke(request, params.id))
+    .post("/keys/:id/revoke", async ({ request, params }) => pages.revoke(request, params.id))
+    .get("/email", async ({ request }) => pages.emailOverrides(request, client.info(request, listening())))
+    .post("/email", async ({ request }) => pages.addOverride(request))
+    .post("/email/remove", async ({ request }) => pages.removeOverride(request))
+    .get("/assets/:name", synchronous(({ params }: { params: { name: string } }) => Dashboard.asset(params.name)));
 }

@@ -5,6 +5,7 @@ import { jsonResponse } from "../errors.ts";
 import { OPENAPI_JSON } from "../openapi-document.ts";
 import { about, health } from "../routes/health.ts";
 import { type MetricsDeps, metrics } from "../routes/metrics.ts";
+import { synchronous } from "../synchronous.ts";
 
 export interface OperatorDeps {
   readonly snapshots: SnapshotHolder;
@@ -19,8 +20,8 @@ export interface OperatorDeps {
 /** What needs no API key: health, the data's provenance, the API's description, Prometheus metrics. */
 export function operator(deps: OperatorDeps) {
   return new Elysia()
-    .get("/healthz", () => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState()))
-    .get("/v1/about", () => about(deps.snapshots))
-    .get("/openapi.json", () => jsonResponse(OPENAPI_JSON))
-    .get("/metrics", ({ request }) => metrics(deps.metrics, request));
+    .get("/healthz", synchronous(() => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState())))
+    .get("/v1/about", synchronous(() => about(deps.snapshots)))
+    .get("/openapi.json", synchronous(() => jsonResponse(OPENAPI_JSON)))
+    .get("/metrics", async ({ request }) => metrics(deps.metrics, request));
 }

@@ -1,5 +1,6 @@
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
+import { PasswordCheckSlots } from "../../dashboard/password-check-slots.ts";
 import { keyListing } from "../../dashboard/key-rows.ts";
 import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
@@ -11,6 +12,7 @@ import type { UsageStore } from "../../keys/usage-store.ts";
 import { emailOverridesPage } from "../../dashboard/pages/email-overrides.ts";
 import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../../email/overrides.ts";
 import { normaliseDomain } from "../../email/domain-name.ts";
+import { readBodyText } from "../request-body.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -61,11 +63,6 @@ const NOTICES = new Map([
   ["removed", "The line was removed; the lists decide again."],
 ]);
 
-/**
- * Password checks (argon2id, 64 MiB and ~100 ms of a core each) running at once; more
- * sign-ins are asked to retry, so a flood from many addresses cannot exhaust the machine.
- */
-const MAX_PASSWORD_CHECKS_AT_ONCE = 2;
 
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
   const headers = new Headers({ "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...extra });
@@ -88,24 +85,20 @@ function readCookie(request: Request, name: string): string | undefined {
   return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
 }
 
+/** The dashboard's forms are tiny: a body over this is no form of its own. */
+const MAX_FORM_BYTES = 64 * 1024;
+
 /** The dashboard's forms are URL-encoded; any other body is refused with 415, one that does not arrive whole with 400 or 413. */
 async function readForm(request: Request): Promise<URLSearchParams | Response> {
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
     return page(messagePage("Unsupported form", "The dashboard accepts only its own forms (application/x-www-form-urlencoded)."), 415);
   }
-  let body: string;
-  try {
-    body = await request.text();
-  } catch (err) {
-    // The client's doing, not a server fault: it closed the connection mid-body, sent a malformed
-    // chunked body or one over the upload limit, or shutdown cut it off. Bun has already
-    // answered or dropped the connection; this is for the metrics and is not logged.
-    const tooLarge = err instanceof Error && err.message.includes("maxRequestBodySize");
-    return tooLarge
-      ? page(messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."), 413)
-      : page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
-  }
+  const body = await readBodyText(request, MAX_FORM_BYTES);
+  // The client's doing, not a server fault: a body over the limit, or one that did not arrive whole
+  // (the connection closed mid-body, a malformed chunked body, shutdown cut it off). Not logged.
+  if (typeof body !== "string" && body.problem === "too_large") return page(messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."), 413);
+  if (typeof body !== "string") return page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
   return new URLSearchParams(body);
 }
 
@@ -126,7 +119,7 @@ function ignoreAlreadyRevoked(err: unknown): void {
 }
 
 export class Dashboard {
-  private passwordChecks = 0;
+  private readonly passwordChecks = new PasswordCheckSlots();
 
   constructor(private readonly deps: DashboardDeps) {}
 
@@ -182,12 +175,10 @@ export class Dashboard {
     if (isCrossSite(request) || !formToken || !cookieToken || !tokensEqual(formToken, cookieToken)) {
       return this.signInForm(client, "The sign-in form expired. Please try again.", 403);
     }
-    if (this.passwordChecks >= MAX_PASSWORD_CHECKS_AT_ONCE) {
-      return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
-    }
     const now = this.deps.now();
     // The slot is taken before anything is awaited, so sign-ins at once cannot all pass the bound.
-    this.passwordChecks++;
+    const release = this.passwordChecks.take(client.address, now);
+    if (!release) return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
     let correct: boolean;
     try {
       const wait = await this.deps.throttle.begin(client.address, now);
@@ -198,9 +189,10 @@ export class Dashboard {
       }
       correct = await this.deps.password.verify(field(form, "password") ?? "");
     } finally {
-      this.passwordChecks--;
+      release();
     }
     if (!correct) return this.signInForm(client, "Wrong password.", 401);
+    this.passwordChecks.signedInFrom(client.address, now);
     await this.deps.throttle.unlock(client.address, now);
     const { token } = await this.deps.sessions.create(now);
     return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);

@@ -5,9 +5,10 @@ import { parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
-import type { ClientResolver } from "../client-info.ts";
+import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
-import { queryParam, wantsExplanation } from "../query.ts";
+import { queryParam } from "../query.ts";
+import { synchronous } from "../synchronous.ts";
 
 export interface IpCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -16,23 +17,39 @@ export interface IpCheckDeps extends AdmissionDeps {
   readonly traffic: TrafficCounter;
 }
 
-/** `GET /v1/ip-reputation-check[?ip=]`. */
-export function ipCheck(deps: IpCheckDeps) {
-  return new Elysia().get("/v1/ip-reputation-check", ({ request, server }) => {
-    deps.traffic.served++;
-    return checkIp(deps, request, server);
-  });
+/**
+ * `GET /v1/ip-reputation-check[?ip=]`. `listening` is the server, asked for the socket peer
+ * only when the request names no address (Elysia's `server` in the context would cost a
+ * property definition on every request).
+ */
+export function ipCheck(deps: IpCheckDeps, listening: Listening) {
+  return new Elysia().get(
+    "/v1/ip-reputation-check",
+    synchronous(({ request }: { request: Request }) => {
+      deps.traffic.served++;
+      return checkIp(deps, request, listening);
+    }),
+  );
 }
 
-export function checkIp(deps: IpCheckDeps, request: Request, server: Bun.Server<unknown> | null): Response {
+export function checkIp(deps: IpCheckDeps, request: Request, listening: Listening): Response {
   const admission = admit(deps, request, "ip");
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "ip");
-  const ip = param === "absent" ? deps.client.address(request, server) : typeof param === "object" ? parseIpAddress(param.value) : null;
+  const ip = param === "absent" ? deps.client.address(request, listening()) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (ip === null) return admission.refuse(API_ERRORS.invalidIp);
   const snapshot = deps.snapshots.current();
   // Only a global unicast address is looked up; the private answer (the caller's own loopback
   // or LAN address included) costs nothing and spends no quota.
   return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null));
 }
+
+/** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
+export function wantsExplanation(url: string): boolean {
+  if (url.indexOf("explain") === -1) return false;
+  const param = queryParam(url, "explain");
+  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
+}
+
+const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);

@@ -4,12 +4,14 @@ import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { datasetDates } from "../../metrics/dataset-dates.ts";
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from "../../metrics/prometheus-text.ts";
+import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/request-metrics.ts";
 import { bearerToken } from "../auth.ts";
 import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
 
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
+  readonly batchItems: BatchItemMetrics;
   readonly snapshots: SnapshotHolder;
   readonly keys: { list(): Promise<KeyRecord[]> };
   /** When an update last reached the sources, as an ISO time; null for never. */
@@ -39,6 +41,9 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
     text.sample("riskcheck_request_duration_seconds_sum", { endpoint }, sumSeconds);
     text.sample("riskcheck_request_duration_seconds_count", { endpoint }, count);
   }
+
+  text.family("riskcheck_batch_items_total", "counter", "Items of POST /v1/check/batch, by kind (email, ip) and result (answered, invalid).");
+  for (const { kind, result, count } of deps.batchItems.samples()) text.sample("riskcheck_batch_items_total", { kind, result }, count);
 
   text.family("riskcheck_dataset_age_seconds", "gauge", "Age of each source's data being served (and of the operator's files), from the data's own date.");
   for (const [dataset, date] of datasetDates(deps.snapshots.current())) {

@@ -37,14 +37,28 @@ export interface IpAnswer {
  * snapshot's sources, adds the reasons.
  */
 export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null): string {
-  if (!isGlobalUnicast(ip)) return `{"ip":"${ip.text}",${PRIVATE_TAIL}`;
-  const f = ipFacts(d, ip);
+  return answerJsonFrom(d, ip, answerFacts(d, ip), explainWith);
+}
+
+/** What an address's answer is made of: its facts, or null for an address that is not global unicast, which gets the private answer. */
+export function answerFacts(d: IpDatasets, ip: ParsedIp): IpFacts | null {
+  return isGlobalUnicast(ip) ? ipFacts(d, ip) : null;
+}
+
+/** `ipAnswerJson` from facts already looked up, for callers that read them too (the scan's summary). */
+export function answerJsonFrom(d: IpDatasets, ip: ParsedIp, f: IpFacts | null, explainWith: Readonly<Record<string, SourceFacts>> | null): string {
+  if (f === null) return `{"ip":"${ip.text}",${PRIVATE_TAIL}`;
   const reputation = explainWith === null ? reputationJson(f.reputation) : JSON.stringify({ ...f.reputation, reasons: explain(d, f, ip, explainWith) });
   // Addresses and connection types are plain ASCII without quotes or backslashes.
   return (
     `{"ip":"${f.ip}",${f.located.headJson}"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
     `${f.located.tailJson}${ownerJson(f.owner)},"reputation":${reputation}}`
   );
+}
+
+/** The answer's "asn": "AS15169 Google LLC", or "" when the owner is unknown. */
+export function asnText({ asn, organization }: NetworkOwner): string {
+  return asn ? `AS${asn} ${organization}` : "";
 }
 
 function ownerJson({ asn, isp, organization }: NetworkOwner): string {
@@ -80,7 +94,7 @@ export function answerObject(f: Pick<IpFacts, "ip" | "located" | "owner" | "conn
     timezone: geo.timezone,
     isp: f.owner.isp,
     organization: f.owner.organization,
-    asn: f.owner.asn ? `AS${f.owner.asn} ${f.owner.organization}` : "",
+    asn: asnText(f.owner),
     reputation: f.reputation,
   };
 }

@@ -1,0 +1,114 @@
+import { existsSync, statSync } from "node:fs";
+import { UsageError, loadConfig } from "../config.ts";
+import { loadSnapshot } from "../datasets/load-snapshot.ts";
+import { ScanInputError, type ScanSink, scan } from "../scan/scan.ts";
+import type { ScanSummary } from "../scan/scan-summary.ts";
+import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
+import { DATA_DIR } from "./commands.ts";
+
+export const SCAN = {
+  name: "scan",
+  summary: "Check every address of a file (CSV, JSON Lines or one per line) offline, with the data `serve` uses",
+  details: [
+    "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET /v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one piece at a time: memory stays flat however long the input.",
+    "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address.",
+    "Writes each row with its line number, its input and the answers' fields; a row that cannot be read or holds an invalid value is written with its error and counted, and the scan goes on. On a terminal a progress line is shown; at the end a summary (on standard error when the rows go to standard output).",
+    "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
+  ],
+  operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },
+  flags: [
+    { name: "out", type: "string", value: "FILE", default: "standard output", description: "Where the rows go" },
+    { name: "format", type: "string", value: "csv|jsonl", default: "jsonl for JSON Lines input, csv otherwise", description: "Output format" },
+    { name: "email-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the email addresses" },
+    { name: "ip-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the IP addresses" },
+    { name: "explain", type: "boolean", description: "Add the reasons, as ?explain=1 gives them (CSV: the ip_reasons column, as JSON)" },
+    { name: "only-risky", type: "boolean", description: "Write only rows with a disposable email address or a risky (warning or bad) IP address" },
+    DATA_DIR,
+  ],
+  examples: [
+    "riskcheck scan users.csv --out checked.csv",
+    "riskcheck scan users.csv --email-column contact --ip-column last_login_ip --only-risky",
+    "cut -d, -f3 users.csv | riskcheck scan --format jsonl > answers.jsonl",
+  ],
+} as const satisfies CommandSpec;
+
+const FORMATS = new Set(["csv", "jsonl"]);
+
+export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN>): Promise<number> {
+  const format = values.format;
+  if (format !== undefined && !FORMATS.has(format)) throw new UsageError(`--format is csv or jsonl, not "${format}"`);
+  const fromStdin = operand === "" || operand === "-";
+  if (fromStdin && process.stdin.isTTY) throw new UsageError("scan reads FILE, or standard input when it is piped: give a file");
+  if (!fromStdin && !existsSync(operand)) {
+    console.error(`riskcheck: scan: ${operand}: no such file`);
+    return 1;
+  }
+  const config = loadConfig({ "data-dir": values["data-dir"] }, process.env);
+  const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds);
+  const size = fromStdin ? null : statSync(operand).size;
+  const input = fromStdin ? Bun.stdin.stream() : Bun.file(operand).stream();
+  const out = values.out === undefined || values.out === "-" ? null : values.out;
+  const writer = out === null ? Bun.stdout.writer() : Bun.file(out).writer();
+  const sink: ScanSink = {
+    async write(text) {
+      writer.write(text);
+      await writer.flush();
+    },
+  };
+  const progress = process.stderr.isTTY ? progressLine(size) : undefined;
+  let summary: ScanSummary;
+  const started = performance.now();
+  try {
+    summary = await scan(input, sink, snapshot, {
+      format: format as "csv" | "jsonl" | undefined,
+      explain: values.explain ?? false,
+      onlyRisky: values["only-risky"] ?? false,
+      columns: { email: values["email-column"], ip: values["ip-column"] },
+    }, progress?.update);
+  } catch (err) {
+    if (err instanceof ScanInputError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    progress?.clear();
+    await writer.end();
+  }
+  const table = summaryTable(summary, (performance.now() - started) / 1000);
+  if (out === null) process.stderr.write(table);
+  else process.stdout.write(table);
+  return 0;
+}
+
+/** One line on standard error, rewritten at most ten times a second: rows, rows/s, and with a known size the share done and the time left. */
+function progressLine(size: number | null) {
+  const started = performance.now();
+  let shown = 0;
+  return {
+    update(rows: number, bytes: number) {
+      const now = performance.now();
+      if (now - shown < 100) return;
+      shown = now;
+      const seconds = (now - started) / 1000;
+      const rate = rows / Math.max(seconds, 0.001);
+      let line = `${rows.toLocaleString("en-US")} rows, ${Math.round(rate).toLocaleString("en-US")} rows/s`;
+      if (size !== null && size > 0) {
+        const done = Math.min(1, bytes / size);
+        const left = done > 0 ? (seconds * (1 - done)) / done : 0;
+        line += `, ${Math.floor(done * 100)} %, ${Math.ceil(left)} s left`;
+      }
+      process.stderr.write(`\r\x1b[2K${line}`);
+    },
+    clear() {
+      process.stderr.write("\r\x1b[2K");
+    },
+  };
+}
+
+function summaryTable(summary: ScanSummary, seconds: number): string {
+  const rows = summary.table();
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const numbers = rows.map(([, n]) => n.toLocaleString("en-US"));
+  const numberWidth = Math.max(...numbers.map((n) => n.length));
+  const lines = rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`);
+  lines.push(`${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`);
+  return `${lines.join("\n")}\n`;
+}

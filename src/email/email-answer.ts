@@ -1,0 +1,24 @@
+import { parseEmailAddress } from "./address.ts";
+import { classifyDomain } from "./classify.ts";
+import type { DomainLists } from "./domain-lists.ts";
+
+/** The spec's email answer, keys in the spec's order. */
+export interface EmailAnswer {
+  readonly email: string;
+  readonly is_disposable: boolean;
+  readonly domain: string;
+  readonly free_email: boolean;
+}
+
+/** The answer for `email` as given, or null when it is no valid address. */
+export function emailAnswer(lists: DomainLists, email: string): EmailAnswer | null {
+  const parsed = parseEmailAddress(email);
+  if (parsed === null) return null;
+  const verdict = classifyDomain(lists, parsed.domain);
+  return { email, is_disposable: verdict.isDisposable, domain: parsed.domain, free_email: verdict.isFree };
+}
+
+/** JSON.stringify(answer), without its generic walk; a parsed domain is [a-z0-9.-] only, so it needs no escaping. */
+export function emailAnswerJson(a: EmailAnswer): string {
+  return `{"email":${JSON.stringify(a.email)},"is_disposable":${a.is_disposable},"domain":"${a.domain}","free_email":${a.free_email}}`;
+}

@@ -1,0 +1,133 @@
+import { type EmailAnswer, emailAnswerJson } from "../email/email-answer.ts";
+import { asnText } from "../ip/answer/ip-answer.ts";
+import type { BadRow, InputKind, Row } from "./input-rows.ts";
+import { type Answers, type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
+
+export type OutputFormat = "csv" | "jsonl";
+
+/** A row's answers: null where the row has no such value. */
+export interface RowAnswers {
+  readonly email: EmailAnswer | ItemError | null;
+  readonly ip: IpChecked | ItemError | null;
+}
+
+export const UNREADABLE_ROW = "unreadable_row";
+
+/** Writes rows in one format; each method returns the text of whole lines. */
+export interface RowFormat {
+  header(): string;
+  row(row: Row, answers: RowAnswers): string;
+  bad(row: BadRow): string;
+}
+
+export function rowFormat(format: OutputFormat, input: { kind: InputKind; columns: readonly string[] }, answers: Answers): RowFormat {
+  return format === "csv" ? new CsvFormat(input.columns, answers) : new JsonLinesFormat(input, answers);
+}
+
+/** The answers' fields the CSV adds after the input's columns. */
+const ANSWER_COLUMNS = ["domain", "is_disposable", "free_email", "country_code", "asn", "organization", "connection_type", "risky", "reputation", "kind", "error", "message"];
+const NO_EMAIL = ",,,";
+const NO_IP = ",,,,,,,";
+
+/** `kindNames` shares one array per set of kinds: each is joined once. */
+const joinedKinds = new Map<readonly string[], string>();
+function kindText(kind: readonly string[]): string {
+  let text = joinedKinds.get(kind);
+  if (text === undefined) joinedKinds.set(kind, (text = kind.join(";")));
+  return text;
+}
+
+class CsvFormat implements RowFormat {
+  constructor(
+    private readonly columns: readonly string[],
+    private readonly answers: Answers,
+  ) {}
+
+  header(): string {
+    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.answers.explain ? ["ip_reasons"] : [])]);
+  }
+
+  row(row: Row, { email, ip }: RowAnswers): string {
+    let line = String(row.line);
+    for (const cell of row.cells) line += `,${csvField(cell)}`;
+    let errors = "";
+    let messages = "";
+    if (email === null) line += NO_EMAIL;
+    else if ("error" in email) {
+      line += NO_EMAIL;
+      errors = email.error;
+      messages = email.message;
+    } else {
+      line += `,${email.domain},${email.is_disposable},${email.free_email}`;
+    }
+    let reasons = "";
+    if (ip === null) line += NO_IP;
+    else if ("error" in ip) {
+      line += NO_IP;
+      errors += (errors ? ";" : "") + ip.error;
+      messages += (messages ? "; " : "") + ip.message;
+    } else {
+      const r = reputationOf(ip);
+      const f = ip.facts;
+      line += f === null ? ",,,," : `,${f.located.geo.country_code},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
+      line += `,${r.risky},${r.reputation},${kindText(r.kind)}`;
+      if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
+    }
+    line += `,${errors},${csvField(messages)}`;
+    if (this.answers.explain) line += `,${csvField(reasons)}`;
+    return `${line}\n`;
+  }
+
+  bad(row: BadRow): string {
+    const cells = [String(row.line), ...this.columns.map(() => ""), ...ANSWER_COLUMNS.slice(2).map(() => ""), UNREADABLE_ROW, row.problem];
+    if (this.answers.explain) cells.push("");
+    return csvLine(cells);
+  }
+}
+
+class JsonLinesFormat implements RowFormat {
+  constructor(
+    private readonly input: { kind: InputKind; columns: readonly string[] },
+    private readonly answers: Answers,
+  ) {}
+
+  header(): string {
+    return "";
+  }
+
+  row(row: Row, { email, ip }: RowAnswers): string {
+    let line = `{"line":${row.line},"input":${this.inputJson(row)}`;
+    if (email !== null) line += `,"email":${"error" in email ? JSON.stringify(email) : emailAnswerJson(email)}`;
+    if (ip !== null) line += `,"ip":${"error" in ip ? JSON.stringify(ip) : this.answers.ipJson(ip)}`;
+    return `${line}}\n`;
+  }
+
+  bad(row: BadRow): string {
+    return `${JSON.stringify({ line: row.line, error: UNREADABLE_ROW, message: row.problem })}\n`;
+  }
+
+  /** CSV rows as objects by column, a JSON line as it was, a plain line as its string. */
+  private inputJson(row: Row): string {
+    switch (this.input.kind) {
+      case "jsonl":
+        return row.cells[0];
+      case "lines":
+        return JSON.stringify(row.cells[0]);
+      case "csv": {
+        const object: Record<string, string> = {};
+        this.input.columns.forEach((c, i) => (object[c] = row.cells[i]));
+        return JSON.stringify(object);
+      }
+    }
+  }
+}
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvField(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+function csvLine(cells: readonly string[]): string {
+  return `${cells.map(csvField).join(",")}\n`;
+}

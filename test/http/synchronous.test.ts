@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { createTestApp } from "../support/test-app.ts";
+
+// Elysia makes a request async when it guesses from a function's source that it may return a
+// promise, and Bun serves a promised Response at a measurable cost (src/http/synchronous.ts).
+describe("the API and the operator's plain routes answer without a promise", () => {
+  test.each([
+    ["/v1/check?email=a@gmail.com", 200],
+    ["/v1/check?email=nope", 400],
+    ["/v1/ip-reputation-check?ip=8.8.8.8", 200],
+    ["/v1/ip-reputation-check?ip=10.0.0.1", 200],
+    ["/v1/ip-reputation-check?ip=nope", 400],
+    ["/healthz", 200],
+    ["/openapi.json", 200],
+    ["/v1/about", 200],
+  ])("%s", async (path, status) => {
+    const { app, newKey, deps } = await createTestApp();
+    const { secret } = await newKey();
+    const request = () => new Request(`http://riskcheck.test${path}`, { headers: { authorization: `Bearer ${secret}` } });
+    await app.handle(request()); // compiles the route
+    const answer = app.fetch(request());
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(status);
+    // The hooks ran on that road too: the answer was counted for /metrics under its path.
+    const endpoint = path.split("?")[0];
+    expect([...deps.metrics.requests.requests()].filter((r) => r.endpoint === endpoint).reduce((n, r) => n + r.count, 0)).toBe(2);
+  });
+
+  test("without a key too", async () => {
+    const { app } = await createTestApp();
+    await app.handle(new Request("http://riskcheck.test/v1/check?email=a@gmail.com"));
+    const answer = app.fetch(new Request("http://riskcheck.test/v1/check?email=a@gmail.com"));
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(401);
+  });
+});

@@ -1,0 +1,71 @@
+import { Database } from "bun:sqlite";
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { SqliteSignInThrottle } from "../../src/dashboard/sqlite-sign-in-throttle.ts";
+import { openDatabase } from "../../src/db.ts";
+import { makeDataDir, runCli, runCliAsync, startServe } from "../support/processes.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(60_000);
+
+test("a write lock held by another process slows no API answer, loses no count, and the CLI says what to do", async () => {
+  const dir = makeDataDir();
+  const dbPath = join(dir, "r.sqlite");
+  const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
+  const key = runCli(["keys", "create", "--name", "locked"], env).stdout.trimEnd().split("\n").at(-1)!;
+  const server = await startServe([], { ...env, RISKCHECK_USAGE_FLUSH_MS: "200", RISKCHECK_RATE_PER_MINUTE: "0" });
+  const other = new Database(dbPath);
+  try {
+    const check = async () => {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      return performance.now() - started;
+    };
+    await check();
+    other.exec("BEGIN IMMEDIATE");
+    const latencies: number[] = [];
+    const until = performance.now() + 3_000;
+    while (performance.now() < until) latencies.push(await check());
+    // Before: each flush waited out busy_timeout on the event loop, holding answers for seconds.
+    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    await server.waitForOutput("usage flush failed, will retry");
+
+    const cli = await runCliAsync(["keys", "create", "--name", "while-locked"], env);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain("the database is locked by another process");
+    expect(cli.stderr).toContain(`fuser ${dbPath}`);
+
+    other.exec("COMMIT");
+    const counted = () => other.query<{ n: number | null }, []>("SELECT SUM(count) AS n FROM usage_daily").get()!.n ?? 0;
+    const deadline = Date.now() + 5_000;
+    while (counted() < latencies.length + 1 && Date.now() < deadline) await Bun.sleep(50);
+    expect(counted()).toBe(latencies.length + 1);
+  } finally {
+    if (other.inTransaction) other.exec("ROLLBACK");
+    other.close();
+    await server.stop();
+  }
+});
+
+test("a sign-in attempt waits for a lock between turns of the event loop, not on it", async () => {
+  const dbPath = join(makeDataDir(), "r.sqlite");
+  const serving = openDatabase(dbPath, 0);
+  const other = new Database(dbPath);
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    const throttle = new SqliteSignInThrottle(serving);
+    const attempt = throttle.begin("192.0.2.1", Date.now());
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    await Bun.sleep(300);
+    clearInterval(ticker);
+    expect(ticks).toBeGreaterThan(10);
+    other.exec("COMMIT");
+    expect(await attempt).toBe(0);
+  } finally {
+    if (other.inTransaction) other.exec("ROLLBACK");
+    other.close();
+    serving.close();
+  }
+});

@@ -1,0 +1,63 @@
+import { Database } from "bun:sqlite";
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { makeDataDir, runCli, startServe } from "../support/processes.ts";
+
+// These tests start real processes; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(60_000);
+
+/** Bind-mounts `file` read-only over itself (root only: root ignores file modes); null where that is not allowed. */
+function readOnlyMount(file: string): (() => void) | null {
+  if (process.getuid?.() !== 0) return null;
+  if (Bun.spawnSync(["mount", "--bind", file, file]).exitCode !== 0) return null;
+  if (Bun.spawnSync(["mount", "-o", "remount,bind,ro", file]).exitCode !== 0) {
+    Bun.spawnSync(["umount", file]);
+    return null;
+  }
+  return () => void Bun.spawnSync(["umount", file]);
+}
+
+const canMount = (() => {
+  const dir = makeDataDir();
+  const file = join(dir, "probe");
+  Bun.write(file, "");
+  const unmount = readOnlyMount(file);
+  unmount?.();
+  return unmount !== null;
+})();
+
+test.skipIf(!canMount)("serve refuses a database it can read but not write, instead of losing every count", async () => {
+  const dir = makeDataDir();
+  const dbPath = join(dir, "r.sqlite");
+  const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
+  expect(runCli(["keys", "create", "--name", "ro"], env).code).toBe(0);
+  const unmount = readOnlyMount(dbPath)!;
+  try {
+    const started = startServe([], env);
+    await expect(started).rejects.toThrow("the database is read-only");
+    await started.then((server) => server.stop(), () => {});
+  } finally {
+    unmount();
+  }
+});
+
+test("serve exits non-zero when its last usage counts cannot be saved", async () => {
+  const dir = makeDataDir();
+  const dbPath = join(dir, "r.sqlite");
+  const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath, RISKCHECK_USAGE_FLUSH_MS: "600000" };
+  const key = runCli(["keys", "create", "--name", "lost"], env).stdout.trimEnd().split("\n").at(-1)!;
+  const server = await startServe([], env);
+  let code: number | null = null;
+  try {
+    expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    // Every flush from now on fails, as on a database that went read-only or bad under the server.
+    const other = new Database(dbPath);
+    other.exec("DROP TABLE usage_daily");
+    other.close();
+    code = await server.stop();
+  } finally {
+    if (code === null) await server.stop("SIGKILL");
+  }
+  expect(server.output()).toContain("usage flush failed 5 times");
+  expect(code).toBe(1);
+});
