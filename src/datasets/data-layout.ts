@@ -18,6 +18,11 @@ export function versionFiles(root: string) {
     cityV6: join(root, "geo", "city-ipv6.mmdb"),
     country: join(root, "geo", "country.mmdb"),
     asnIsp: join(root, "geo", "asn-isp.mmdb"),
+    /** The MMDBs compiled for serving (`update`), checked by the SHA-256 the manifest records. */
+    cityV4Table: join(root, "geo", "city-ipv4.table"),
+    cityV6Table: join(root, "geo", "city-ipv6.table"),
+    countryTable: join(root, "geo", "country.table"),
+    asnIspTable: join(root, "geo", "asn-isp.table"),
     asnIndex: join(root, "ip", "asn.idx"),
     reputationIndex: join(root, "ip", "reputation.idx"),
     feedAsnKinds: join(root, "ip", "asn-kinds.json"),

@@ -3,7 +3,7 @@ export class DatasetError extends Error {
   constructor(
     readonly file: string,
     readonly problem: string,
-    fix = 'run "npm install" to restore the bundled data, or "riskcheck update"',
+    readonly fix = 'run "npm install" to restore the bundled data, or "riskcheck update"',
   ) {
     super(`${file}: ${problem}; ${fix}`);
   }

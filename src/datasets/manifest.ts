@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { CompiledTable } from "./compiled-tables.ts";
 import { writeFileAtomically } from "./staged-files.ts";
 
 /** How the date of a source's data is known. */
@@ -45,6 +46,8 @@ export interface OutputRecord {
   readonly count: number;
   /** The sources it was composed from. */
   readonly sources: readonly string[];
+  /** For an MMDB, the table `serve` reads, compiled from it. */
+  readonly compiled?: CompiledTable;
 }
 
 export interface Manifest {

@@ -9,6 +9,7 @@ import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { type LoadReport, loadEmailLists, loadSnapshot } from "./load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
+import { compileVersionTables } from "./compiled-tables.ts";
 import { composeEvidence } from "./evidence.ts";
 import { type DisputedNames, checkDisputedNames } from "./disputed-names.ts";
 import { DISPUTE } from "./email-evidence.ts";
@@ -195,12 +196,14 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const freeInputsChanged = changes.some((c) => c.rebuilt && SERVED_FREE_INPUTS.includes(c.name));
     const servedFreeBefore = !options.force && currentRoot && freeInputsChanged ? (await loadEmailLists(options.dataDir, currentRoot)).free.kept : null;
 
+    // What `serve` maps instead of decoding every MMDB record at each load; this also checks every record.
+    const rebuilt = new Set<string>(changes.filter((c) => c.rebuilt).map((c) => c.name));
     const manifest: Manifest = {
       version,
       created: now.toISOString(),
       base: currentName,
       sources: Object.fromEntries([...held].map(([name, h]) => [name, h.record])),
-      outputs: outputs.records,
+      outputs: compileVersionTables(staging, outputs.records, rebuilt, currentRoot),
     };
     writeManifest(out.manifest, manifest);
     let staged: LoadReport;

@@ -14,6 +14,15 @@ export interface DomainSet extends Iterable<string> {
  * bytes. It also keeps 130,000 strings out of the garbage collector's way. Figures in
  * BENCHMARKS.md.
  */
+/** A packed set's arrays, as handed between threads (the arrays' buffers transfer without a copy). */
+export interface PackedDomainSetParts {
+  readonly size: number;
+  readonly bytes: Uint8Array;
+  readonly starts: Uint32Array;
+  readonly slots: Int32Array;
+  readonly mask: number;
+}
+
 export class PackedDomainSet implements DomainSet {
   readonly size: number;
   private readonly bytes: Uint8Array;
@@ -43,6 +52,15 @@ export class PackedDomainSet implements DomainSet {
       this.slots[2 * s] = hash;
       this.slots[2 * s + 1] = i + 1;
     }
+  }
+
+  /** The set another thread packed, from its `parts`. */
+  static fromParts(parts: PackedDomainSetParts): PackedDomainSet {
+    return Object.assign(Object.create(PackedDomainSet.prototype) as PackedDomainSet, parts);
+  }
+
+  get parts(): PackedDomainSetParts {
+    return { size: this.size, bytes: this.bytes, starts: this.starts, slots: this.slots, mask: this.mask };
   }
 
   has(domain: string): boolean {

@@ -1,6 +1,8 @@
+import { type TableColumns, compileRecordTable } from "./compile-record-table.ts";
 import { type FlatRecord, type Geolocation, type Located, type MaxMindRecord, NOT_LOCATED, type RecordSchema, countryJson, fromFlatRecord, fromMaxMindRecord, placeJson, schemaOfRecord, tailJson } from "./geo-record.ts";
-import { type OpenedMmdb, indexRecords, openMmdb } from "./mmdb.ts";
-import { NO_ORDINAL, type RecordIndex } from "./record-index.ts";
+import { type OpenedMmdb, openMmdb } from "./mmdb.ts";
+import { NO_ORDINAL, RecordTable } from "./record-table.ts";
+import type { RecordTableFile } from "./record-table-file.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
 export { type Geolocation, type Located, NOT_LOCATED, UNKNOWN_LOCATION } from "./geo-record.ts";
@@ -24,113 +26,59 @@ export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
   return /^(GeoIP|GeoLite|DBIP)/i.test(mmdb.databaseType) ? "maxmind" : "flat";
 }
 
-/** Strings per packed chunk: a whole table's strings are never all alive as separate strings. */
-const STRINGS_PER_CHUNK = 4096;
+/** The strings a geolocation table keeps per record: the country code and the answer's three JSON parts. */
+const COUNTRY_CODE = 0;
+const COUNTRY_JSON = 1;
+const PLACE_JSON = 2;
+const TAIL_JSON = 3;
 
-/**
- * Strings appended one by one and kept laid end to end in a few long strings, so that a
- * table of hundreds of thousands costs the collector a few dozen objects.
- */
-class PackedStrings {
-  private readonly chunks: string[] = [];
-  private pending: string[] = [];
-  /** Where each string ends within its chunk; it starts where the one before it ends, or at 0 as a chunk's first. */
-  private ends = new Uint32Array(STRINGS_PER_CHUNK);
-  private count = 0;
-
-  add(value: string): void {
-    const index = this.count++;
-    if (index === this.ends.length) {
-      const grown = new Uint32Array(index * 2);
-      grown.set(this.ends);
-      this.ends = grown;
-    }
-    this.ends[index] = this.startOf(index) + value.length;
-    this.pending.push(value);
-    if (this.pending.length === STRINGS_PER_CHUNK) this.seal();
-  }
-
-  /** Packs the strings added since the last chunk. */
-  seal(): this {
-    if (this.pending.length > 0) this.chunks.push(this.pending.join(""));
-    this.pending = [];
-    return this;
-  }
-
-  at(index: number): string {
-    return this.chunks[Math.floor(index / STRINGS_PER_CHUNK)].slice(this.startOf(index), this.ends[index]);
-  }
-
-  private startOf(index: number): number {
-    return index % STRINGS_PER_CHUNK === 0 ? 0 : this.ends[index - 1];
-  }
+/** A city or country database's columns: what `GeoTable` reads per record, computed once when it is compiled. */
+export function geoColumns(mmdb: OpenedMmdb): TableColumns {
+  const flat = schemaOf(mmdb) === "flat";
+  return {
+    count: 4,
+    of(record) {
+      const geo = flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord);
+      return [geo.country_code, countryJson(geo), placeJson(geo), tailJson(geo)];
+    },
+  };
 }
 
-/**
- * The IP answer's JSON parts for every record of one city or country database, built when
- * the snapshot loads and read by record number: the country part from a short list, the
- * place and the tail from packed strings.
- */
+/** The IP answer's JSON parts for every record of one city or country database, read by record number. */
 class GeoTable {
-  private constructor(
-    private readonly mmdb: OpenedMmdb,
-    private readonly flat: boolean,
-    private readonly index: RecordIndex,
-    /** Per record, its entry of `countries`. */
-    private readonly countryOf: Uint16Array,
-    private readonly countries: readonly { readonly json: string; readonly code: string }[],
-    private readonly places: PackedStrings,
-    private readonly tails: PackedStrings,
-  ) {}
-
-  static async build(mmdb: OpenedMmdb): Promise<GeoTable> {
-    const flat = schemaOf(mmdb) === "flat";
-    const countryEntries = new Map<string, number>();
-    const countries: { json: string; code: string }[] = [];
-    const countryOf: number[] = [];
-    const places = new PackedStrings();
-    const tails = new PackedStrings();
-    const index = await indexRecords(mmdb, (record, ordinal) => {
-      const geo = flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord);
-      const countryKey = `${geo.country_code}\n${geo.country}`;
-      let country = countryEntries.get(countryKey);
-      if (country === undefined) {
-        countryEntries.set(countryKey, (country = countries.length));
-        countries.push({ json: countryJson(geo), code: geo.country_code });
-      }
-      countryOf[ordinal] = country;
-      places.add(placeJson(geo));
-      tails.add(tailJson(geo));
-    });
-    return new GeoTable(mmdb, flat, index, Uint16Array.from(countryOf), countries, places.seal(), tails.seal());
-  }
+  constructor(private readonly table: RecordTable) {}
 
   /** The address's location, or null where the database has no record for it. */
   locate(ip: ParsedIp): RecordLocation | null {
-    const ordinal = this.index.ordinalOf(ip);
+    const ordinal = this.table.ordinalOf(ip);
     if (ordinal === NO_ORDINAL) return null;
-    const country = this.countries[this.countryOf[ordinal]];
-    return new RecordLocation(this, ordinal, country.code, country.json + this.places.at(ordinal), this.tails.at(ordinal));
-  }
-
-  /** A record's fields, decoded again: for answers as objects and explanations, not the JSON answer. */
-  geolocation(ordinal: number): Geolocation {
-    const record = this.mmdb.recordAt(this.index.pointers[ordinal]);
-    return Object.freeze(this.flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord));
+    const t = this.table;
+    return new RecordLocation(t.cell(ordinal, COUNTRY_CODE), t.cell(ordinal, COUNTRY_JSON) + t.cell(ordinal, PLACE_JSON), t.cell(ordinal, TAIL_JSON));
   }
 }
 
 class RecordLocation implements Located {
   constructor(
-    private readonly table: GeoTable,
-    private readonly ordinal: number,
     readonly countryCode: string,
     readonly headJson: string,
     readonly tailJson: string,
   ) {}
 
+  /** The record's fields, read back from its JSON parts: for answers as objects and explanations, not the JSON answer. */
   get geo(): Geolocation {
-    return this.table.geolocation(this.ordinal);
+    const g = JSON.parse(`{${this.headJson}${this.tailJson.slice(0, -1)}}`) as Geolocation;
+    return Object.freeze({
+      country: g.country,
+      country_code: g.country_code,
+      region: g.region,
+      region_name: g.region_name,
+      city: g.city,
+      subdivisions: g.subdivisions,
+      zip: g.zip,
+      latitude: g.latitude,
+      longitude: g.longitude,
+      timezone: g.timezone,
+    });
   }
 }
 
@@ -138,19 +86,18 @@ class RecordLocation implements Located {
  * City-level answer from the city database for the address's family; where that has
  * no record or no country, the country-level database still gives the country.
  */
-export class MmdbGeolocation implements GeoLookup {
+export class CompiledGeolocation implements GeoLookup {
   private constructor(
     private readonly cityV4: GeoTable,
     private readonly cityV6: GeoTable,
     private readonly country: GeoTable | null,
   ) {}
 
-  /** Maps every record of the databases (one file may serve both families). */
-  static async build(cityV4: OpenedMmdb, cityV6: OpenedMmdb, country: OpenedMmdb | null): Promise<MmdbGeolocation> {
-    // One after the other: what a table needs only while it is built is freed before the next.
-    const v4 = await GeoTable.build(cityV4);
-    const v6 = cityV6 === cityV4 ? v4 : await GeoTable.build(cityV6);
-    return new MmdbGeolocation(v4, v6, country && (await GeoTable.build(country)));
+  /** Opens the compiled tables (one file may serve both families). */
+  static async open(cityV4: RecordTableFile, cityV6: RecordTableFile, country: RecordTableFile | null): Promise<CompiledGeolocation> {
+    const v4 = new GeoTable(await RecordTable.open(cityV4));
+    const v6 = cityV6 === cityV4 ? v4 : new GeoTable(await RecordTable.open(cityV6));
+    return new CompiledGeolocation(v4, v6, country && new GeoTable(await RecordTable.open(country)));
   }
 
   lookup(ip: ParsedIp): Located {
@@ -168,7 +115,14 @@ export interface GeoFiles {
   readonly country: string | null;
 }
 
-export async function openGeolocation(files: GeoFiles): Promise<MmdbGeolocation> {
-  const [cityV4, cityV6, country] = await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), files.country === null ? null : openMmdb(files.country)]);
-  return MmdbGeolocation.build(cityV4, cityV6, country);
+/** A city or country MMDB compiled in this process: for tests and tools, not the server. */
+export async function compileGeoTable(file: string): Promise<RecordTableFile> {
+  const mmdb = await openMmdb(file);
+  return compileRecordTable(mmdb, geoColumns(mmdb));
+}
+
+/** Compiles the MMDB files in this process and opens them: for tests and tools. */
+export async function openGeolocation(files: GeoFiles): Promise<CompiledGeolocation> {
+  const [cityV4, cityV6, country] = await Promise.all([compileGeoTable(files.cityV4), compileGeoTable(files.cityV6), files.country === null ? null : compileGeoTable(files.country)]);
+  return CompiledGeolocation.open(cityV4, cityV6, country);
 }

@@ -8,6 +8,11 @@ export interface MmdbTreeShape {
 
 const JUMP_BITS = 16;
 
+export interface TreeJumpTables {
+  readonly v4After16: Uint32Array;
+  readonly v6After16: Uint32Array | null;
+}
+
 /** No record for the address. */
 export const NO_RECORD = -1;
 
@@ -30,14 +35,21 @@ export class MmdbTree {
   private readonly v4After16: Uint32Array;
   private readonly v6After16: Uint32Array | null;
 
+  /** `bytes` holds the tree (the start of an MMDB file, or a compiled table's tree); `jumps` the tables `jumpTables` gave for it. */
   constructor(
     private readonly bytes: Uint8Array,
     shape: MmdbTreeShape,
+    jumps?: TreeJumpTables,
   ) {
     if (shape.recordSize !== 24 && shape.recordSize !== 28 && shape.recordSize !== 32) throw new Error(`unsupported record size ${shape.recordSize}`);
     this.nodeCount = shape.nodeCount;
     this.recordSize = shape.recordSize;
     this.nodeBytes = shape.recordSize / 4;
+    if (jumps) {
+      this.v4After16 = jumps.v4After16;
+      this.v6After16 = jumps.v6After16;
+      return;
+    }
     const hasIPv6 = shape.ipVersion === 6;
     let ipv4Root = 0;
     if (hasIPv6) {
@@ -45,6 +57,38 @@ export class MmdbTree {
     }
     this.v4After16 = this.after16Bits(ipv4Root);
     this.v6After16 = hasIPv6 ? this.after16Bits(0) : null;
+  }
+
+  /** The tables of where a walk stands after 16 bits, to be stored beside a compiled tree. */
+  get jumpTables(): TreeJumpTables {
+    return { v4After16: this.v4After16, v6After16: this.v6After16 };
+  }
+
+  /** Bytes of the tree proper: what a compiled table copies. */
+  get treeBytes(): number {
+    return this.nodeCount * this.nodeBytes;
+  }
+
+  /**
+   * A copy of the tree whose leaves lead to record numbers instead of data offsets:
+   * a leaf pointing at `pointers[i]` becomes nodeCount + 16 + i, so `recordPointer`
+   * minus nodeCount + 16 is the record's number. A number is never above the offset it
+   * replaces (the offsets are distinct), so it fits the record size.
+   */
+  numberedCopy(pointers: Uint32Array): Uint8Array {
+    const count = this.nodeCount;
+    const numberOf = new Map<number, number>();
+    for (let i = 0; i < pointers.length; i++) numberOf.set(pointers[i], i);
+    // Copied: `bytes` may be a Buffer, whose `slice` is a view.
+    const copy = new Uint8Array(this.bytes.subarray(0, this.treeBytes));
+    const numbered = new MmdbTree(copy, { nodeCount: count, recordSize: this.recordSize, ipVersion: 4 }, { v4After16: new Uint32Array(0), v6After16: null });
+    for (let node = 0; node < count; node++) {
+      for (let bit = 0; bit < 2; bit++) {
+        const record = this.child(node, bit);
+        if (record > count) numbered.setChild(node, bit, count + 16 + numberOf.get(record)!);
+      }
+    }
+    return copy;
   }
 
   private after16Bits(root: number): Uint32Array {
@@ -109,6 +153,40 @@ export class MmdbTree {
       }
     }
     return { pointers, networks };
+  }
+
+  private setChild(node: number, bit: number, value: number): void {
+    const b = this.bytes;
+    const o = node * this.nodeBytes;
+    switch (this.recordSize) {
+      case 24: {
+        const p = o + bit * 3;
+        b[p] = value >>> 16;
+        b[p + 1] = value >>> 8;
+        b[p + 2] = value;
+        return;
+      }
+      case 28:
+        if (bit === 0) {
+          b[o + 3] = (b[o + 3] & 0x0f) | ((value >>> 20) & 0xf0);
+          b[o] = value >>> 16;
+          b[o + 1] = value >>> 8;
+          b[o + 2] = value;
+        } else {
+          b[o + 3] = (b[o + 3] & 0xf0) | ((value >>> 24) & 0x0f);
+          b[o + 4] = value >>> 16;
+          b[o + 5] = value >>> 8;
+          b[o + 6] = value;
+        }
+        return;
+      default: {
+        const p = o + bit * 4;
+        b[p] = value >>> 24;
+        b[p + 1] = value >>> 16;
+        b[p + 2] = value >>> 8;
+        b[p + 3] = value;
+      }
+    }
   }
 
   /** The left (0) or right (1) record of a node. */

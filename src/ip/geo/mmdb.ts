@@ -2,8 +2,6 @@ import { readFile } from "node:fs/promises";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { DatasetError } from "../../datasets/dataset-error.ts";
 import { MmdbTree } from "./mmdb-tree.ts";
-import { NO_ORDINAL, RecordIndex } from "./record-index.ts";
-import type { ParsedIp } from "../address/parse.ts";
 
 export type { Response as MmdbRecord } from "maxmind";
 
@@ -27,7 +25,7 @@ const METADATA_MARKER = Buffer.from("\xab\xcd\xefMaxMind.com", "latin1");
 
 /**
  * Reads an MMDB into memory once, without watching the file. Its records are decoded and
- * checked when a snapshot indexes them (`indexRecords`). Errors name the file and the fix.
+ * checked when it is compiled (`compileRecordTable`) or verified (`verifyRecords`). Errors name the file and the fix.
  */
 export async function openMmdb(file: string): Promise<OpenedMmdb> {
   let bytes: Buffer;
@@ -40,7 +38,7 @@ export async function openMmdb(file: string): Promise<OpenedMmdb> {
   return parseMmdb(bytes, file);
 }
 
-/** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` or `indexRecords` reads the rest. */
+/** Opens MMDB bytes: the metadata and the search tree's shape; `verifyRecords` or `compileRecordTable` reads the rest. */
 export function parseMmdb(bytes: Buffer, file: string): OpenedMmdb {
   try {
     const reader = new Reader<MmdbRecord>(bytes);
@@ -72,47 +70,8 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
   return { records: records.pointers.length, networks: records.networks };
 }
 
-/**
- * Records mapped between two turns of the event loop while a snapshot loads. After each
- * batch, a full collection: mapping makes garbage faster than JavaScriptCore collects it
- * while the databases' buffers count as live heap, and loading would peak over 100 MB
- * higher (BENCHMARKS.md).
- */
-const RECORDS_PER_BATCH = 16384;
-
-/**
- * Numbers every record of the database and hands each to `visit`, decoded and checked,
- * with its number: what a snapshot keeps per record is computed here, once, and read by
- * `RecordIndex.ordinalOf` afterwards. Gives the event loop a turn between batches, so a
- * server loading a new version keeps answering.
- */
-export async function indexRecords(mmdb: OpenedMmdb, visit: (record: Record<string, unknown>, ordinal: number) => void): Promise<RecordIndex> {
-  const records = checkedRecords(mmdb);
-  for (let ordinal = 0; ordinal < records.pointers.length; ordinal++) {
-    if (ordinal % RECORDS_PER_BATCH === 0) {
-      if (ordinal > 0) Bun.gc(true);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    visit(records.decode(ordinal), ordinal);
-  }
-  return new RecordIndex(mmdb.tree, records.pointers);
-}
-
-/** A lookup answering `map(record)` for an address's record, `map(null)` where there is none; each record mapped once, on load. */
-export async function mappedRecords<T>(mmdb: OpenedMmdb, map: (record: MmdbRecord | null) => T): Promise<(ip: ParsedIp) => T> {
-  const values: T[] = [];
-  const index = await indexRecords(mmdb, (record, ordinal) => {
-    values[ordinal] = map(record as MmdbRecord);
-  });
-  const none = map(null);
-  return (ip) => {
-    const ordinal = index.ordinalOf(ip);
-    return ordinal === NO_ORDINAL ? none : values[ordinal];
-  };
-}
-
 /** The tree's data pointers, and a decoder of the record behind each that throws a DatasetError on a damaged one. */
-function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; networks: number; decode(ordinal: number): Record<string, unknown> } {
+export function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; networks: number; decode(ordinal: number): Record<string, unknown> } {
   const { bytes, reader, file } = mmdb;
   const { searchTreeSize, nodeCount } = reader.metadata;
   const metadataStart = bytes.lastIndexOf(METADATA_MARKER);

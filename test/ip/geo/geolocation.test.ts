@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { MmdbGeolocation, UNKNOWN_LOCATION, openGeolocation, schemaOf } from "../../../src/ip/geo/geolocation.ts";
+import { CompiledGeolocation, UNKNOWN_LOCATION, compileGeoTable, openGeolocation, schemaOf } from "../../../src/ip/geo/geolocation.ts";
 import { openMmdb } from "../../../src/ip/geo/mmdb.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { countryFlag } from "../../../src/ip/geo/country.ts";
@@ -15,7 +15,7 @@ const FILES = {
   country: join(PACKAGES, "geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb"),
 };
 const geo = await openGeolocation(FILES);
-const cityOnly = await MmdbGeolocation.build(await openMmdb(FILES.cityV4), await openMmdb(FILES.cityV6), null);
+const cityOnly = await CompiledGeolocation.open(await compileGeoTable(FILES.cityV4), await compileGeoTable(FILES.cityV6), null);
 const look = (a: string) => geo.lookup(parseIpAddress(a)!).geo;
 
 describe("city-level answers from the bundled GeoLite2 City files", () => {
@@ -46,7 +46,7 @@ describe("city-level answers from the bundled GeoLite2 City files", () => {
   test("an IPv6 address is looked up in the IPv6 file", () => {
     expect(look("2a03:2880:f12f:83:face:b00c:0:25de")).toMatchObject({ country: "United States", country_code: "US", region: "CA", region_name: "California", timezone: "America/Los_Angeles" });
   });
-  test("addresses of one network record share its JSON parts, written when the database loads", () => {
+  test("addresses of one network record share its JSON parts, written when the database is compiled", () => {
     const a = geo.lookup(parseIpAddress("81.2.69.142")!);
     const b = geo.lookup(parseIpAddress("81.2.69.143")!);
     expect([b.headJson, b.tailJson]).toEqual([a.headJson, a.tailJson]);
@@ -57,7 +57,7 @@ describe("city-level answers from the bundled GeoLite2 City files", () => {
   });
 });
 
-describe("the JSON parts mapped on load", () => {
+describe("the JSON parts compiled into the table", () => {
   test("are the parts of the record's own fields, for addresses all over both families", () => {
     let seed = 5;
     for (let i = 0; i < 5_000; i++) {

@@ -3,8 +3,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { MmdbTree, NO_RECORD } from "../../../src/ip/geo/mmdb-tree.ts";
-import { indexRecords, openMmdb } from "../../../src/ip/geo/mmdb.ts";
-import { NO_ORDINAL } from "../../../src/ip/geo/record-index.ts";
+import { checkedRecords, openMmdb, parseMmdb } from "../../../src/ip/geo/mmdb.ts";
 import { formatIPv4, parseIpAddress, type ParsedIp } from "../../../src/ip/address/parse.ts";
 
 const PACKAGES = resolve(import.meta.dir, "../../../node_modules/@ip-location-db");
@@ -88,20 +87,25 @@ describe("the tree walk finds the record the maxmind reader finds", () => {
   });
 });
 
-describe("the record index numbers every record once and finds each address's", () => {
+/** The numbered copy's leaf for the address, as the number of the record the original tree leads to. */
+function expectNumberedLike(tree: MmdbTree, numbered: MmdbTree, pointers: Uint32Array, nodeCount: number, ips: readonly ParsedIp[]): void {
+  for (const ip of ips) {
+    const pointer = tree.recordPointer(ip);
+    const leaf = numbered.recordPointer(ip);
+    if (pointer === NO_RECORD) expect(leaf).toBe(NO_RECORD);
+    else expect(pointers[leaf - nodeCount - 16]).toBe(pointer);
+  }
+}
+
+describe("the numbered copy of a tree leads each address to its record's number", () => {
   for (const [name, file] of Object.entries(FILES)) {
     test(name, async () => {
       const mmdb = await openMmdb(file);
-      const visited: number[] = [];
-      const index = await indexRecords(mmdb, (_, ordinal) => visited.push(ordinal));
-      expect(visited).toEqual(Array.from({ length: index.count }, (_, i) => i));
-      expect(new Set(index.pointers).size).toBe(index.count);
-      for (const ip of SAMPLE) {
-        const pointer = mmdb.tree.recordPointer(ip);
-        const ordinal = index.ordinalOf(ip);
-        if (pointer === NO_RECORD) expect(ordinal).toBe(NO_ORDINAL);
-        else expect(index.pointers[ordinal]).toBe(pointer);
-      }
+      const { pointers } = checkedRecords(mmdb);
+      expect(new Set(pointers).size).toBe(pointers.length);
+      const shape = mmdb.reader.metadata;
+      const numbered = new MmdbTree(mmdb.tree.numberedCopy(pointers), shape);
+      expectNumberedLike(mmdb.tree, numbered, pointers, shape.nodeCount, SAMPLE);
     });
   }
 });
@@ -121,6 +125,8 @@ describe("every record size the format allows", () => {
         expect(pointer).toBe(readerPointer(original, ip));
       }
       expect(reader.get("8.8.8.8")).toEqual(original.get("8.8.8.8"));
+      const { pointers } = checkedRecords(parseMmdb(Buffer.from(rewritten), `${size}-bit`));
+      expectNumberedLike(tree, new MmdbTree(tree.numberedCopy(pointers), reader.metadata), pointers, reader.metadata.nodeCount, SAMPLE);
     });
   }
 

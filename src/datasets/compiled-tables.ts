@@ -1,0 +1,137 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { type TableColumns, compileRecordTable } from "../ip/geo/compile-record-table.ts";
+import { geoColumns } from "../ip/geo/geolocation.ts";
+import { type OpenedMmdb, openMmdb, parseMmdb } from "../ip/geo/mmdb.ts";
+import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
+import { RECORD_TABLE_LAYOUT, decodeRecordTableFile, encodeRecordTableFile, recordTableLayout } from "../ip/geo/record-table-file.ts";
+import { versionFiles } from "./data-layout.ts";
+import { DatasetError } from "./dataset-error.ts";
+import { type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
+import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
+
+/** A compiled table of a version, as its manifest records it. */
+export interface CompiledTable {
+  /** Its path inside the version folder. */
+  readonly file: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** The layout it was written in (`RECORD_TABLE_LAYOUT`). */
+  readonly layout: number;
+}
+
+type VersionFile = keyof ReturnType<typeof versionFiles>;
+
+/** The outputs `serve` reads through a compiled table: the MMDB, its table and what the table keeps. */
+export const TABLE_OUTPUTS = {
+  "city-ipv4": { mmdb: "cityV4", table: "cityV4Table", columns: "geo" },
+  "city-ipv6": { mmdb: "cityV6", table: "cityV6Table", columns: "geo" },
+  country: { mmdb: "country", table: "countryTable", columns: "geo" },
+  "asn-isp": { mmdb: "asnIsp", table: "asnIspTable", columns: "owner" },
+} as const satisfies Record<string, { mmdb: VersionFile; table: VersionFile; columns: "geo" | "owner" }>;
+export type TableOutput = keyof typeof TABLE_OUTPUTS;
+
+export function columnsFor(kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns {
+  return kind === "geo" ? geoColumns(mmdb) : OWNER_COLUMNS;
+}
+
+export function sha256Of(bytes: Uint8Array): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
+/** Compiles an MMDB file into table bytes; a damaged MMDB throws a DatasetError naming it. */
+export async function compileTableOf(mmdbFile: string, kind: "geo" | "owner"): Promise<Uint8Array> {
+  const mmdb = await openMmdb(mmdbFile);
+  return encodeRecordTableFile(compileRecordTable(mmdb, columnsFor(kind, mmdb)));
+}
+
+/** Writes a table into the version folder; what the manifest records of it. */
+function writeTable(root: string, output: TableOutput, bytes: Uint8Array): CompiledTable {
+  const file = versionFiles(root)[TABLE_OUTPUTS[output].table];
+  writeFileAtomically(file, bytes);
+  return { file: relative(root, file), sha256: sha256Of(bytes), bytes: bytes.byteLength, layout: RECORD_TABLE_LAYOUT };
+}
+
+/**
+ * `update`'s compile step: every MMDB output of the staged version gets its table. An
+ * output carried over unchanged keeps the current version's table (a hard link) when it
+ * is of this layout; any other is compiled, which decodes and checks every record.
+ */
+export function compileVersionTables(staging: string, records: Record<string, OutputRecord>, rebuilt: ReadonlySet<string>, currentRoot: string | null): Record<string, OutputRecord> {
+  const out = { ...records };
+  for (const name of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
+    const record = records[name];
+    if (!record) continue;
+    const spec = TABLE_OUTPUTS[name];
+    const kept = record.compiled;
+    const keptFile = kept && currentRoot ? join(currentRoot, kept.file) : null;
+    if (!rebuilt.has(name) && kept?.layout === RECORD_TABLE_LAYOUT && keptFile && existsSync(keptFile)) {
+      linkOrCopy(keptFile, join(staging, kept.file));
+      continue;
+    }
+    const mmdbFile = versionFiles(staging)[spec.mmdb];
+    const mmdb = parseMmdb(readFileSync(mmdbFile), mmdbFile);
+    out[name] = { ...record, compiled: writeTable(staging, name, encodeRecordTableFile(compileRecordTable(mmdb, columnsFor(spec.columns, mmdb)))) };
+  }
+  return out;
+}
+
+/** A table read for serving; `compiled` when it had to be compiled first and was saved (see `recordTables`). */
+export interface ReadTable {
+  readonly bytes: Uint8Array;
+  readonly compiled?: CompiledTable;
+  readonly note: string | null;
+}
+
+/**
+ * The output's table: read whole and checked against the manifest's SHA-256 (a damaged
+ * file is refused, naming it); for a version written before tables of this layout, or
+ * without a manifest, compiled from the MMDB and, where the folder is writable, saved.
+ */
+export async function readVersionTable(root: string, manifest: Manifest | null, output: TableOutput): Promise<ReadTable> {
+  const spec = TABLE_OUTPUTS[output];
+  const recorded = manifest?.outputs[output]?.compiled;
+  const file = recorded && join(root, recorded.file);
+  if (recorded && file && recorded.layout === RECORD_TABLE_LAYOUT && existsSync(file)) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await Bun.file(file).arrayBuffer());
+    } catch (err) {
+      throw new DatasetError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, "check its permissions");
+    }
+    if (bytes.byteLength !== recorded.bytes || sha256Of(bytes) !== recorded.sha256 || recordTableLayout(bytes) !== RECORD_TABLE_LAYOUT) {
+      throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)", refix(root, spec.mmdb));
+    }
+    try {
+      decodeRecordTableFile(bytes.buffer as ArrayBuffer, file);
+    } catch (err) {
+      throw err instanceof DatasetError ? new DatasetError(file, err.problem, refix(root, spec.mmdb)) : err;
+    }
+    return { bytes, note: null };
+  }
+  const mmdbFile = versionFiles(root)[spec.mmdb];
+  const bytes = await compileTableOf(mmdbFile, spec.columns);
+  if (!manifest) return { bytes, note: `compiled ${mmdbFile} in memory: its version has no manifest to record a table in` };
+  try {
+    const compiled = writeTable(root, output, bytes);
+    return { bytes, compiled, note: `compiled ${compiled.file} from ${mmdbFile} (the version had no table of layout ${RECORD_TABLE_LAYOUT}); later loads read it` };
+  } catch (err) {
+    return { bytes, note: `compiled ${mmdbFile} in memory; could not save its table (${(err as Error).message})` };
+  }
+}
+
+/** Records tables compiled on load in the version's manifest, so the next load reads them. */
+export async function recordTables(root: string, compiled: ReadonlyMap<TableOutput, CompiledTable>): Promise<void> {
+  if (compiled.size === 0) return;
+  const file = versionFiles(root).manifest;
+  const manifest = await readManifest(file);
+  if (!manifest) return;
+  const outputs = { ...manifest.outputs };
+  for (const [output, table] of compiled) outputs[output] = { ...(outputs[output] ?? { count: 0, sources: [] }), compiled: table };
+  writeManifest(file, { ...manifest, outputs });
+}
+
+/** What to do about a damaged table: a missing one is compiled again from its MMDB. */
+function refix(root: string, mmdb: VersionFile): string {
+  return `remove it to have it compiled again from ${versionFiles(root)[mmdb]} on the next load, or run "riskcheck update --rollback"`;
+}

@@ -1,0 +1,23 @@
+import { DatasetError } from "./dataset-error.ts";
+import type { LoadRequest } from "./load-worker.ts";
+import type { PreparedDatasets } from "./prepare-datasets.ts";
+
+type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; problem: string; fix: string } | { message: string } };
+
+/**
+ * Runs `prepareDatasets` in a Worker of its own and stops the Worker when it has
+ * answered: reading, checking and compiling never hold up the thread that serves.
+ */
+export function prepareInWorker(dataDir: string, root: string | undefined, withEmail: boolean): Promise<PreparedDatasets> {
+  const worker = new Worker(new URL("./load-worker.ts", import.meta.url).href);
+  return new Promise<PreparedDatasets>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<LoadReply>) => {
+      const reply = event.data;
+      if ("prepared" in reply) resolve(reply.prepared);
+      else if ("file" in reply.error) reject(new DatasetError(reply.error.file, reply.error.problem, reply.error.fix));
+      else reject(new Error(reply.error.message));
+    };
+    worker.onerror = (event) => reject(new Error(`the dataset loader stopped: ${event.message}`));
+    worker.postMessage({ dataDir, root, withEmail } satisfies LoadRequest);
+  }).finally(() => worker.terminate());
+}

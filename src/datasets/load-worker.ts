@@ -1,0 +1,26 @@
+/**
+ * The Worker a load runs in (`prepareInWorker`): reads, checks and compiles what a
+ * snapshot needs, and hands it back with its buffers transferred, so the serving
+ * thread never waits on that work.
+ */
+import { DatasetError } from "./dataset-error.ts";
+import { buffersOf, prepareDatasets } from "./prepare-datasets.ts";
+
+declare const self: Worker;
+
+export interface LoadRequest {
+  readonly dataDir: string;
+  readonly root: string | undefined;
+  readonly withEmail: boolean;
+}
+
+self.onmessage = async (event: MessageEvent<LoadRequest>) => {
+  const { dataDir, root, withEmail } = event.data;
+  try {
+    const prepared = await prepareDatasets(dataDir, root, withEmail);
+    self.postMessage({ prepared }, buffersOf(prepared));
+  } catch (err) {
+    const error = err instanceof DatasetError ? { file: err.file, problem: err.problem, fix: err.fix } : { message: (err as Error).message ?? String(err) };
+    self.postMessage({ error });
+  }
+};

@@ -1,0 +1,228 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
+import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
+import { geoColumns } from "../ip/geo/geolocation.ts";
+import { type OpenedMmdb, openMmdb } from "../ip/geo/mmdb.ts";
+import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
+import { encodeRecordTableFile } from "../ip/geo/record-table-file.ts";
+import { AsnIndex } from "../ip/indexes/asn-index.ts";
+import { type IndexFile, readIndexFile } from "../ip/indexes/range-index-file.ts";
+import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
+import { type AsnKindSource, type CuratedData, loadCuratedData } from "./curated-data.ts";
+import { type CompiledTable, type TableOutput, readVersionTable, recordTables } from "./compiled-tables.ts";
+import { dataFilesAt, versionFiles } from "./data-layout.ts";
+import { DatasetError } from "./dataset-error.ts";
+import { type Manifest, readManifest } from "./manifest.ts";
+import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
+
+/** One compiled table ready to open, and what the datasets list says of its database. */
+export interface PreparedTable {
+  readonly bytes: Uint8Array;
+  /** The MMDB it was compiled from. */
+  readonly file: string;
+}
+
+/**
+ * Everything heavy of a load, done off the serving thread (`load-worker.ts`): files read
+ * and checked, tables compiled where a version lacks them, lists normalised and packed,
+ * kinds computed. Only plain data and typed arrays, so it crosses to the serving thread
+ * with the arrays' buffers transferred; `assembleIpDatasets` and `assembleEmailLists`
+ * make the objects.
+ */
+export interface PreparedDatasets {
+  readonly manifest: Manifest | null;
+  readonly ip: PreparedIp;
+  readonly email: PreparedEmail | null;
+}
+
+export interface PreparedIp {
+  /** City tables; `cityV6` null when the operator's one city database serves both families. */
+  readonly cityV4: PreparedTable & { readonly name: string };
+  readonly cityV6: PreparedTable | null;
+  readonly country: PreparedTable | null;
+  readonly owner: PreparedTable | null;
+  readonly connectionType: PreparedTable | null;
+  readonly asnFile: IndexFile;
+  readonly paths: { readonly asnIndex: string; readonly reputationIndex: string };
+  readonly asnKinds: Uint8Array;
+  readonly kindsByAsn: Map<number, number>;
+  readonly asnKindSources: Map<number, AsnKindSource[]>;
+  readonly feedFile: IndexFile;
+  readonly evidence: [string, IndexFile][];
+  readonly curated: CuratedData;
+  readonly notes: string[];
+}
+
+export interface PreparedEmail {
+  readonly disposable: PackedDomainSetParts;
+  readonly free: PackedDomainSetParts;
+  readonly disposableSuffixes: Set<string>;
+  readonly disposableWildcard: Set<string>;
+  readonly allow: Set<string>;
+  readonly dropped: DroppedCounts;
+  readonly freeReport: FreeListReport;
+  readonly allowList: TextDataset | null;
+  readonly feedAllow: TextDataset | null;
+  readonly supplement: TextDataset | null;
+}
+
+type OperatorSlot = "city" | "country" | "owner" | "connectionType";
+
+/** MMDBs dropped into data/mmdb/, sorted by what their metadata says they are. */
+async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, OpenedMmdb | null>> {
+  const found: Record<OperatorSlot, OpenedMmdb | null> = { city: null, country: null, owner: null, connectionType: null };
+  if (!existsSync(dir)) return found;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".mmdb")).sort()) {
+    const mmdb = await openMmdb(join(dir, name));
+    const type = mmdb.databaseType;
+    const slot: OperatorSlot | null = /connection-type/i.test(type)
+      ? "connectionType"
+      : /\b(asn|isp)\b|-ASN|-ISP/i.test(type)
+        ? "owner"
+        : /city|location/i.test(type)
+          ? "city"
+          : /country/i.test(type)
+            ? "country"
+            : null;
+    if (slot === null) throw new DatasetError(mmdb.file, `database type "${type}" is not one riskcheck reads (City, Country, ASN, ISP or Connection-Type)`, "remove the file");
+    if (found[slot]) throw new DatasetError(mmdb.file, `a second ${slot} database beside ${found[slot]!.file}`, "keep only one");
+    found[slot] = mmdb;
+  }
+  return found;
+}
+
+/** An operator's MMDB, compiled on every load: it lives outside the versions `update` writes. */
+function operatorTable(mmdb: OpenedMmdb, slot: OperatorSlot): PreparedTable {
+  const columns = slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
+  return { bytes: encodeRecordTableFile(compileRecordTable(mmdb, columns)), file: mmdb.file };
+}
+
+/**
+ * The AS-number lists `update` compiled from feeds, as `[{source, kind, asns}]` (older
+ * versions wrote `{kind: asns}`); absent before the first update.
+ */
+async function readFeedAsnKinds(file: string): Promise<{ source: string; kind: string; asns: number[] }[]> {
+  if (!existsSync(file)) return [];
+  try {
+    const document = (await Bun.file(file).json()) as unknown;
+    if (Array.isArray(document)) return document as { source: string; kind: string; asns: number[] }[];
+    return Object.entries(document as Record<string, number[]>).map(([kind, asns]) => ({ source: "feeds", kind, asns }));
+  } catch (err) {
+    throw new DatasetError(file, `not valid JSON (${(err as Error).message})`, 'run "riskcheck update" or "riskcheck update --rollback"');
+  }
+}
+
+/** One evidence index per IP list of the version, by source name. */
+async function readEvidence(dir: string): Promise<[string, IndexFile][]> {
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
+  return Promise.all(names.map(async (name): Promise<[string, IndexFile]> => [name.slice(0, -4), await readIndexFile(join(dir, name), "evidence")]));
+}
+
+/**
+ * Reads every dataset of the version at `root` (default: the one `current` names) and the
+ * operator's files; throws a DatasetError naming the file when one is missing or broken.
+ */
+export async function prepareDatasets(dataDir: string, root: string | undefined, withEmail: boolean): Promise<PreparedDatasets> {
+  const files = dataFilesAt(dataDir, root);
+  const versionRoot = root ?? files.current;
+  const manifest = await readManifest(files.manifest);
+  const [ip, email] = await Promise.all([prepareIp(dataDir, versionRoot, manifest, files), withEmail ? prepareEmail(files) : null]);
+  return { manifest, ip, email };
+}
+
+async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifest | null, files: ReturnType<typeof dataFilesAt>): Promise<PreparedIp> {
+  const notes: string[] = [];
+  const operator = await openOperatorMmdbs(files.operatorMmdbDir);
+  const compiled = new Map<TableOutput, CompiledTable>();
+  const version = async (output: TableOutput, file: string): Promise<PreparedTable> => {
+    const table = await readVersionTable(versionRoot, manifest, output);
+    if (table.note) notes.push(table.note);
+    if (table.compiled) compiled.set(output, table.compiled);
+    return { bytes: table.bytes, file };
+  };
+  const vf = versionFiles(versionRoot);
+  const [cityV4, cityV6, country, owner] = await Promise.all([
+    operator.city ? { ...operatorTable(operator.city, "city"), name: "city" } : version("city-ipv4", files.cityV4).then((t) => ({ ...t, name: "city-ipv4" })),
+    operator.city ? null : version("city-ipv6", files.cityV6),
+    operator.country ? operatorTable(operator.country, "country") : version("country", files.country),
+    // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
+    operator.owner ? operatorTable(operator.owner, "owner") : existsSync(vf.asnIsp) ? version("asn-isp", files.asnIsp) : null,
+  ]);
+  await recordTables(versionRoot, compiled);
+  const connectionType = operator.connectionType && operatorTable(operator.connectionType, "connectionType");
+  const [asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+    readIndexFile(files.asnIndex, "asn"),
+    readIndexFile(files.reputationIndex, "reputation"),
+    loadCuratedData(files),
+    readFeedAsnKinds(files.feedAsnKinds),
+    readEvidence(files.evidence),
+  ]);
+  const asnKindSources = curated.asnKindSources;
+  for (const { source, kind, asns } of feedAsnKinds) {
+    for (const asn of asns) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: kindBit(kind), source }]);
+  }
+  const kindsByAsn = new Map([...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]));
+  const asn = new AsnIndex(asnFile);
+  const asnKinds = new Uint8Array(asn.entryCount);
+  for (let entry = 0; entry < asn.entryCount; entry++) {
+    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
+  }
+  if (curated.expired) notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
+  const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
+  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, curated, notes };
+}
+
+async function prepareEmail(files: ReturnType<typeof dataFilesAt>): Promise<PreparedEmail> {
+  const [disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+    readTextDataset(files.disposableDomains),
+    readTextDataset(files.disposableWildcards),
+    readTextDataset(files.freeDomains),
+    readTextDataset(files.allowedDomains, { optional: true }),
+    readTextDataset(files.feedAllowedDomains, { optional: true }),
+    readTextDataset(files.freeSupplement, { optional: true }),
+  ]);
+  const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
+  const built = buildDomainLists({
+    disposable: lines(disposable),
+    disposableWildcard: lines(wildcard),
+    free: lines(free),
+    freeSupplement: lines(supplement),
+    allow: [...lines(allow), ...lines(feedAllow)],
+  });
+  const l = built.lists;
+  return {
+    disposable: (l.disposable as PackedDomainSet).parts,
+    free: (l.free as PackedDomainSet).parts,
+    disposableSuffixes: new Set(l.disposableSuffixes),
+    disposableWildcard: new Set(l.disposableWildcard),
+    allow: new Set(l.allow),
+    dropped: built.dropped,
+    freeReport: built.free,
+    allowList: allow,
+    feedAllow,
+    supplement,
+  };
+}
+
+/** The email lists from what `prepareEmail` packed. */
+export function assembleEmailLists(e: PreparedEmail): DomainLists {
+  return {
+    disposable: PackedDomainSet.fromParts(e.disposable),
+    free: PackedDomainSet.fromParts(e.free),
+    disposableSuffixes: e.disposableSuffixes,
+    disposableWildcard: e.disposableWildcard,
+    allow: e.allow,
+  };
+}
+
+/** Every buffer under the prepared data, to hand over without a copy. */
+export function buffersOf(value: unknown, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
+  if (ArrayBuffer.isView(value)) found.add(value.buffer as ArrayBuffer);
+  else if (value instanceof Map) for (const v of value.values()) buffersOf(v, found);
+  else if (Array.isArray(value)) for (const v of value) buffersOf(v, found);
+  else if (value !== null && typeof value === "object" && !(value instanceof Set)) for (const v of Object.values(value)) buffersOf(v, found);
+  return [...found];
+}

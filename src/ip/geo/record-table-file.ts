@@ -1,0 +1,127 @@
+import { DatasetError } from "../../datasets/dataset-error.ts";
+import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
+
+/**
+ * An MMDB file compiled for serving: its search tree with each leaf leading to a record
+ * number, and per record a few strings (a column each), deduplicated into one UTF-8 pool.
+ * Layout: "RCRT", layout version, then the header words and eight (offset, byte length)
+ * pairs, then the sections, 8-byte aligned. Every section opens as a typed array over the
+ * file's bytes; only the string pool is decoded, a chunk of strings at a time.
+ */
+export interface RecordTableFile {
+  readonly shape: MmdbTreeShape;
+  readonly tree: Uint8Array;
+  readonly jumps: TreeJumpTables;
+  readonly columns: number;
+  readonly recordCount: number;
+  /** Strings per chunk of the pool (the last chunk may hold fewer). */
+  readonly stringsPerChunk: number;
+  /** Per record, `columns` string numbers. */
+  readonly cells: Uint32Array;
+  /** Per string, where it ends in its chunk's decoded text, in UTF-16 code units; a chunk's first starts at 0. */
+  readonly stringEnds: Uint32Array;
+  /** Per chunk, where its bytes end in `pool`. */
+  readonly chunkEnds: Uint32Array;
+  readonly pool: Uint8Array;
+  /** What the MMDB was: its database type and build date. */
+  readonly meta: { readonly databaseType: string; readonly buildDate: string };
+}
+
+/** Strings per chunk of the pool that `compileRecordTable` writes: a chunk decodes in about a millisecond. */
+export const STRINGS_PER_CHUNK = 1024;
+/** Bumped whenever the layout or what a column holds changes: a file of another layout is compiled again. */
+export const RECORD_TABLE_LAYOUT = 1;
+
+const MAGIC = 0x54524352; // "RCRT" little-endian
+const HEADER_WORDS = 8;
+const SECTIONS = 8;
+const HEADER_BYTES = (HEADER_WORDS + SECTIONS * 2) * 4;
+const align = (n: number) => (n + 7) & ~7;
+
+export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
+  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const sections = [
+    file.tree,
+    bytesOf(file.jumps.v4After16),
+    bytesOf(file.jumps.v6After16 ?? new Uint32Array(0)),
+    bytesOf(file.cells),
+    bytesOf(file.stringEnds),
+    bytesOf(file.chunkEnds),
+    file.pool,
+    new TextEncoder().encode(JSON.stringify(file.meta)),
+  ];
+  let size = HEADER_BYTES;
+  const offsets = sections.map((s) => {
+    size = align(size);
+    const at = size;
+    size += s.byteLength;
+    return at;
+  });
+  const out = new Uint8Array(align(size));
+  const view = new DataView(out.buffer);
+  const { shape } = file;
+  [MAGIC, RECORD_TABLE_LAYOUT, shape.recordSize, shape.nodeCount, shape.ipVersion, file.columns, file.recordCount, file.stringsPerChunk].forEach((word, i) => view.setUint32(i * 4, word, true));
+  sections.forEach((s, i) => {
+    view.setUint32((HEADER_WORDS + i * 2) * 4, offsets[i], true);
+    view.setUint32((HEADER_WORDS + i * 2 + 1) * 4, s.byteLength, true);
+    out.set(s, offsets[i]);
+  });
+  return out;
+}
+
+/** The layout version of a compiled file's bytes, or null when they are not one. */
+export function recordTableLayout(bytes: Uint8Array): number | null {
+  if (bytes.byteLength < 8) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+  return view.getUint32(0, true) === MAGIC ? view.getUint32(4, true) : null;
+}
+
+/**
+ * Opens a compiled file without copying: every section is a view on `buffer`. The bounds
+ * and shapes are checked here; the bytes themselves by the checksum the manifest records.
+ */
+export function decodeRecordTableFile(buffer: ArrayBuffer, path: string): RecordTableFile {
+  const corrupt = (why: string) => new DatasetError(path, `corrupt compiled table (${why})`);
+  if (buffer.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
+  const view = new DataView(buffer);
+  const word = (i: number) => view.getUint32(i * 4, true);
+  if (word(0) !== MAGIC) throw corrupt("not a riskcheck compiled table");
+  if (word(1) !== RECORD_TABLE_LAYOUT) throw corrupt(`layout ${word(1)}, expected ${RECORD_TABLE_LAYOUT}`);
+  const shape = { recordSize: word(2), nodeCount: word(3), ipVersion: word(4) };
+  const columns = word(5);
+  const recordCount = word(6);
+  const stringsPerChunk = word(7);
+  const section = (i: number) => {
+    const offset = word(HEADER_WORDS + i * 2);
+    const length = word(HEADER_WORDS + i * 2 + 1);
+    if (offset % 8 !== 0 || offset + length > buffer.byteLength) throw corrupt(`section ${i} out of bounds`);
+    return { offset, length };
+  };
+  const words = (i: number) => {
+    const { offset, length } = section(i);
+    if (length % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
+    return new Uint32Array(buffer, offset, length / 4);
+  };
+  const bytes = (i: number) => {
+    const { offset, length } = section(i);
+    return new Uint8Array(buffer, offset, length);
+  };
+  const tree = bytes(0);
+  const v4After16 = words(1);
+  const v6 = words(2);
+  const cells = words(3);
+  const stringEnds = words(4);
+  const chunkEnds = words(5);
+  const pool = bytes(6);
+  if (![24, 28, 32].includes(shape.recordSize) || tree.byteLength !== (shape.nodeCount * shape.recordSize) / 4) throw corrupt("its tree does not match its shape");
+  if (v4After16.length !== 1 << 16 || (v6.length !== 0 && v6.length !== 1 << 16)) throw corrupt("its jump tables are not 65,536 entries");
+  if (cells.length !== recordCount * columns) throw corrupt("its cells are not one row per record");
+  if (stringsPerChunk === 0 || chunkEnds.length !== Math.ceil(stringEnds.length / stringsPerChunk) || (chunkEnds.length > 0 && chunkEnds[chunkEnds.length - 1] !== pool.byteLength)) throw corrupt("its string chunks do not cover the pool");
+  let meta: RecordTableFile["meta"];
+  try {
+    meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes(7)));
+  } catch (err) {
+    throw corrupt((err as Error).message);
+  }
+  return { shape, tree, jumps: { v4After16, v6After16: v6.length ? v6 : null }, columns, recordCount, stringsPerChunk, cells, stringEnds, chunkEnds, pool, meta };
+}
