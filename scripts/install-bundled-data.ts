@@ -4,11 +4,13 @@
  * `riskcheck update`. A package upgraded by npm makes a new version; unchanged
  * packages change nothing. Data that `riskcheck update` fetched stays in the composition.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { compileMissingTables } from "../src/datasets/compiled-tables.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { dataFiles } from "../src/datasets/data-layout.ts";
 import { parseSources } from "../src/datasets/sources.ts";
 import { runUpdate } from "../src/datasets/update.ts";
+import { currentVersion } from "../src/datasets/versions.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";
 const sourcesFile = dataFiles(dataDir).sources;
@@ -28,4 +30,7 @@ const report = await runUpdate({
 for (const o of report.outcomes) console.log(`riskcheck: ${o.name}: ${o.outcome}${o.entries === undefined ? "" : ` (${o.entries} entries)`}${o.outcome === "updated" ? "" : `: ${o.detail}`}`);
 for (const line of report.refused) console.error(`riskcheck: not installed: ${line}`);
 console.log(report.version ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})` : "riskcheck: the bundled data is already current");
+// A current version written by an older riskcheck gets the tables `serve` maps now, not at its first start.
+const current = currentVersion(dataDir);
+if (!report.version && current) for (const note of await compileMissingTables(join(dataFiles(dataDir).versions, current))) console.log(`riskcheck: ${note}`);
 if (report.refused.length || report.outcomes.some((o) => o.outcome === "failed")) process.exit(1);

@@ -372,13 +372,28 @@ describe("start-up failures", () => {
     expect(stderr).toContain(problem);
   };
 
+  /** As a version written before `update` compiled tables: the MMDBs are decoded and checked when it loads. */
+  const withoutTables = (dir: string) => {
+    for (const name of ["city-ipv4", "city-ipv6", "country"]) rmSync(join(dir, `current/geo/${name}.table`));
+  };
+
   test.each([
     ["current/ip/asn.idx", "corrupt index"],
     ["current/geo/city-ipv4.mmdb", "not a valid MaxMind DB file"],
   ])("a corrupt %s is named, with the fix", (file, problem) => {
     const dir = makeDataDir();
+    withoutTables(dir);
     replace(dir, file, "AS-garbage\n".repeat(50));
     refused(dir, file, problem);
+  });
+
+  test("a compiled table with one flipped byte stops start-up naming the table", () => {
+    const dir = makeDataDir();
+    const file = "current/geo/city-ipv4.table";
+    const damaged = readFileSync(join(dir, file));
+    damaged[Math.floor(damaged.length * 0.7)] ^= 0x01;
+    replace(dir, file, damaged);
+    refused(dir, file, "damaged compiled table (its SHA-256 is not the one the manifest records); remove it to have it compiled again from");
   });
 
   test("a corrupt curated file is named, with the fix", () => {
@@ -391,6 +406,7 @@ describe("start-up failures", () => {
 
   test("an MMDB damaged inside its data section, metadata intact, stops start-up naming the file", () => {
     const dir = makeDataDir();
+    withoutTables(dir);
     const file = "current/geo/city-ipv6.mmdb";
     const damaged = readFileSync(join(dir, file));
     const metadata = damaged.lastIndexOf(Buffer.from("\xab\xcd\xefMaxMind.com", "latin1"));
@@ -401,6 +417,7 @@ describe("start-up failures", () => {
 
   test("an MMDB with a field's type damaged, every record still decodable, stops start-up naming the file", () => {
     const dir = makeDataDir();
+    withoutTables(dir);
     const file = "current/geo/city-ipv6.mmdb";
     const damaged = readFileSync(join(dir, file));
     // The type byte of the one "California" string that state1 values point at: string → bytes.

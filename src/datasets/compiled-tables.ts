@@ -135,3 +135,23 @@ export async function recordTables(root: string, compiled: ReadonlyMap<TableOutp
 function refix(root: string, mmdb: VersionFile): string {
   return `remove it to have it compiled again from ${versionFiles(root)[mmdb]} on the next load, or run "riskcheck update --rollback"`;
 }
+
+/**
+ * Compiles and records every table the version lacks (a version written by an older
+ * riskcheck), as its first load would: the postinstall step does it for the current
+ * version so that the first `serve` after an upgrade maps at once. Lines for the log.
+ */
+export async function compileMissingTables(root: string): Promise<string[]> {
+  const manifest = await readManifest(versionFiles(root).manifest);
+  if (!manifest) return [];
+  const compiled = new Map<TableOutput, CompiledTable>();
+  const notes: string[] = [];
+  for (const output of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
+    if (!manifest.outputs[output] || !existsSync(versionFiles(root)[TABLE_OUTPUTS[output].mmdb])) continue;
+    const table = await readVersionTable(root, manifest, output);
+    if (table.compiled) compiled.set(output, table.compiled);
+    if (table.note) notes.push(table.note);
+  }
+  await recordTables(root, compiled);
+  return notes;
+}

@@ -1,7 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { makeDataDir } from "../support/processes.ts";
 
@@ -28,4 +29,35 @@ test("the files a snapshot names are paths inside the data directory: /healthz, 
     expect(dataset.file.startsWith("/")).toBe(false);
   }
   expect(snapshot.datasets.find((d) => d.name === "operator-allowlist")?.file).toBe("email/allowlist.txt");
+});
+
+describe("a version written before `update` compiled tables", () => {
+  test("still loads: its MMDBs are compiled once, off the serving thread, and read from then on", async () => {
+    const dir = makeDataDir();
+    const folder = join(dir, readlinkSync(join(dir, "current")));
+    // The manifest and MMDBs as an older riskcheck wrote them: no tables, no `compiled` records.
+    const manifestFile = join(folder, "manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { outputs: Record<string, { compiled?: unknown }> };
+    for (const output of Object.values(manifest.outputs)) delete output.compiled;
+    rmSync(manifestFile);
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    for (const name of ["city-ipv4", "city-ipv6", "country"]) rmSync(join(folder, "geo", `${name}.table`));
+
+    const first = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+    expect(first.notes.filter((n) => n.startsWith("compiled geo/")).length).toBe(3);
+    const recorded = JSON.parse(readFileSync(manifestFile, "utf8")) as { outputs: Record<string, { compiled?: { file: string; sha256: string } }> };
+    for (const name of ["city-ipv4", "city-ipv6", "country"]) {
+      const table = recorded.outputs[name].compiled!;
+      expect(table.file).toBe(`geo/${name}.table`);
+      expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(folder, table.file))).digest("hex")).toBe(table.sha256);
+    }
+
+    const second = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+    expect(second.notes.filter((n) => n.includes("compiled"))).toEqual([]);
+    for (const address of ["81.2.69.142", "8.8.8.8", "1.1.1.1", "2a03:2880:f12f:83:face:b00c:0:25de", "196.201.92.119"]) {
+      const [a, b] = [first, second].map((load) => load.snapshot.ip.geo.lookup(parseIpAddress(address)!));
+      expect([b.headJson, b.tailJson]).toEqual([a.headJson, a.tailJson]);
+      expect(a.headJson).toContain('"country":"');
+    }
+  }, 60_000);
 });
