@@ -2,6 +2,9 @@ import { DatasetError } from "./dataset-error.ts";
 import type { LoadRequest } from "./load-worker.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
 
+/** Where build.ts's second entry point lands inside the executable (beside the CLI, under the sources' common folder). */
+const COMPILED_WORKER = "/$bunfs/root/datasets/load-worker.js";
+
 type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; problem: string; fix: string } | { message: string } };
 
 /**
@@ -9,7 +12,7 @@ type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; probl
  * answered: reading, checking and compiling never hold up the thread that serves.
  */
 export function prepareInWorker(dataDir: string, root: string | undefined, withEmail: boolean): Promise<PreparedDatasets> {
-  const worker = new Worker(new URL("./load-worker.ts", import.meta.url).href);
+  const worker = new Worker(Bun.main.startsWith("/$bunfs/") ? COMPILED_WORKER : new URL("./load-worker.ts", import.meta.url).href);
   return new Promise<PreparedDatasets>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<LoadReply>) => {
       const reply = event.data;

@@ -1,0 +1,240 @@
+/**
+ * `bun bench/reload.ts`: what a dataset version switch costs the answers of a running
+ * server, and how fast a cold `serve` answers.
+ *
+ * - Quiet, then reload: IP checks (a new random address each, `distinct.lua`) from 16
+ *   connections; first `--quiet` seconds undisturbed, then a `--window` of seconds during
+ *   which `riskcheck update --rollback` is issued `--reload-at` seconds in. Only the
+ *   server's own load of the version competes for the CPU: no download, no compile.
+ *   p99 and max of both, and their ratio, from the same run.
+ * - Peak RSS (VmHWM) of the server over all of that.
+ * - Cold start: `serve` on a copy of the bundled data until `/healthz` answers, `--starts` times.
+ * - With `--compare DIR` (another checkout, e.g. the main branch): the same for its code,
+ *   and `ip-distinct` head to head, 64 connections, alternating `--rounds` rounds.
+ *
+ * Each server reads its own copy of the bundled data, with a second version made by
+ * `update --force` on the bundled packages, so `--rollback` has a version to return to.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(import.meta.dir, "..");
+const { values } = parseArgs({
+  options: {
+    quiet: { type: "string", default: "8" },
+    window: { type: "string", default: "20" },
+    "reload-at": { type: "string", default: "3" },
+    connections: { type: "string", default: "16" },
+    starts: { type: "string", default: "3" },
+    compare: { type: "string" },
+    rounds: { type: "string", default: "4" },
+    duration: { type: "string", default: "4" },
+  },
+});
+const QUIET = Number(values.quiet);
+const WINDOW = Number(values.window);
+const RELOAD_AT = Number(values["reload-at"]);
+const CONNECTIONS = Number(values.connections);
+
+if (!Bun.which("wrk")) {
+  console.error("bench: wrk is missing; install it with: apt-get install wrk");
+  process.exit(1);
+}
+
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  non2xx: number;
+  errors: number;
+  p50_us: number;
+  p99_us: number;
+  max_us: number;
+}
+
+interface Checkout {
+  readonly name: string;
+  readonly root: string;
+}
+
+const work = mkdtempSync(join(tmpdir(), "riskcheck-reload-"));
+const BUNDLED = join(ROOT, "data");
+
+function wrkArgs(url: string, key: string, connections: number, seconds: number): string[] {
+  return ["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", join(import.meta.dir, "distinct.lua"), url, "--", key];
+}
+
+function parseWrk(stdout: string, stderr: string): WrkResult {
+  const line = stdout.split("\n").find((l) => l.startsWith("BENCH "));
+  if (!line) throw new Error(`wrk failed: ${stderr}${stdout}`);
+  return JSON.parse(line.slice(6));
+}
+
+async function wrk(url: string, key: string, connections: number, seconds: number): Promise<WrkResult> {
+  const proc = Bun.spawn(wrkArgs(url, key, connections, seconds), { stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return parseWrk(stdout, stderr);
+}
+
+function peakRssMb(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
+}
+
+function loadAverage(): string {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+}
+
+/** A data directory holding the bundled version (hard links) and a second one on top of it. */
+function makeDataDir(checkout: Checkout): string {
+  const dir = join(work, `data-${checkout.name}`);
+  const version = readlinkSync(join(BUNDLED, "current")).replace(/^datasets\//, "");
+  mkdirSync(join(dir, "datasets"), { recursive: true });
+  cpSync(join(BUNDLED, "datasets", version), join(dir, "datasets", version), { recursive: true });
+  symlinkSync(join("datasets", version), join(dir, "current"));
+  cpSync(join(BUNDLED, "curated"), join(dir, "curated"), { recursive: true });
+  cpSync(join(BUNDLED, "sources.json"), join(dir, "sources.json"));
+  const bundled = (JSON.parse(readFileSync(join(dir, "sources.json"), "utf8")).sources as { name: string; url: string }[]).filter((s) => s.url.startsWith("npm:")).map((s) => s.name);
+  const update = Bun.spawnSync([process.execPath, "src/cli.ts", "update", "--data-dir", dir, "--force", "--only", bundled.join(",")], { cwd: checkout.root, env: { ...process.env } });
+  if (update.exitCode !== 0) throw new Error(`update --force failed for ${checkout.name}: ${update.stderr.toString()}${update.stdout.toString()}`);
+  return dir;
+}
+
+interface Serve {
+  readonly proc: ReturnType<typeof Bun.spawn>;
+  readonly url: string;
+  readonly log: () => string;
+  readonly readyMs: number;
+}
+
+/** `serve` started; ready when `/healthz` answers 200. */
+async function serve(checkout: Checkout, dataDir: string, db: string): Promise<Serve> {
+  const started = performance.now();
+  const env = { ...process.env, RISKCHECK_DB: db, RISKCHECK_RATE_PER_MINUTE: "1000000000", RISKCHECK_RATE_BURST: "1000000000", RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000", RISKCHECK_UPDATE_EVERY: "off" };
+  const proc = Bun.spawn([process.execPath, "--max-http-header-size=65536", "src/cli.ts", "serve", "--port", "0", "--data-dir", dataDir], { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stderr) output += decoder.decode(chunk);
+  })();
+  void (async () => {
+    for await (const chunk of proc.stdout) output += decoder.decode(chunk);
+  })();
+  for (;;) {
+    const url = output.match(/listening on (http:\/\/\S+)/)?.[1];
+    if (url) {
+      const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+      if (ok) return { proc, url, log: () => output, readyMs: performance.now() - started };
+    }
+    if (proc.exitCode !== null) throw new Error(`serve exited: ${output}`);
+    await Bun.sleep(2);
+  }
+}
+
+async function stop(server: Serve): Promise<void> {
+  server.proc.kill("SIGTERM");
+  const exited = await Promise.race([server.proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+  if (!exited) server.proc.kill("SIGKILL");
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (us: number) => (us / 1000).toFixed(1);
+
+interface ReloadResult {
+  readonly quiet: WrkResult;
+  readonly reload: WrkResult;
+  readonly reloadedAfterMs: number | null;
+  readonly peakRssMb: number;
+  readonly coldStartsMs: number[];
+  readonly load: string[];
+}
+
+async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResult> {
+  const db = join(work, `${checkout.name}.sqlite`);
+  const cli = (args: string[]) => Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: checkout.root, env: { ...process.env, RISKCHECK_DB: db } });
+  const key = cli(["keys", "create", "--name", "bench"]).stdout.toString().trim().split("\n").at(-1)!;
+  const server = await serve(checkout, dataDir, db);
+  const load = [loadAverage()];
+  try {
+    await wrk(server.url, key, CONNECTIONS, 2); // warm-up
+    const quiet = await wrk(server.url, key, CONNECTIONS, QUIET);
+    load.push(loadAverage());
+    const windowRun = wrk(server.url, key, CONNECTIONS, WINDOW);
+    await Bun.sleep(RELOAD_AT * 1000);
+    const before = server.log().length;
+    const issued = performance.now();
+    const rollback = cli(["update", "--rollback", "--data-dir", dataDir]);
+    if (rollback.exitCode !== 0) throw new Error(`update --rollback failed: ${rollback.stderr.toString()}`);
+    let reloadedAfterMs: number | null = null;
+    while (performance.now() - issued < (WINDOW - RELOAD_AT) * 1000) {
+      if (/datasets: loaded version/.test(server.log().slice(before))) {
+        reloadedAfterMs = performance.now() - issued;
+        break;
+      }
+      await Bun.sleep(5);
+    }
+    const reload = await windowRun;
+    load.push(loadAverage());
+    const peak = peakRssMb(server.proc.pid as number);
+    await stop(server);
+    const coldStartsMs: number[] = [];
+    for (let i = 0; i < Number(values.starts); i++) {
+      const cold = await serve(checkout, dataDir, db);
+      coldStartsMs.push(cold.readyMs);
+      await stop(cold);
+    }
+    return { quiet, reload, reloadedAfterMs, peakRssMb: peak, coldStartsMs, load };
+  } finally {
+    if (server.proc.exitCode === null) await stop(server);
+  }
+}
+
+function report(name: string, r: ReloadResult): void {
+  console.log(`\n== ${name}`);
+  console.log(`quiet ${QUIET} s:                p99 ${ms(r.quiet.p99_us)} ms, max ${ms(r.quiet.max_us)} ms, ${Math.round(r.quiet.requests / QUIET)} req/s, non-2xx ${r.quiet.non2xx}`);
+  console.log(`${WINDOW} s around the reload:   p99 ${ms(r.reload.p99_us)} ms, max ${ms(r.reload.max_us)} ms, ${Math.round(r.reload.requests / WINDOW)} req/s, non-2xx ${r.reload.non2xx}`);
+  console.log(`reload / quiet p99:         ${(r.reload.p99_us / r.quiet.p99_us).toFixed(2)}; version loaded ${r.reloadedAfterMs === null ? "NOT within the window" : `${(r.reloadedAfterMs / 1000).toFixed(2)} s after the rollback`}`);
+  console.log(`peak RSS:                   ${r.peakRssMb.toFixed(0)} MB`);
+  console.log(`cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`);
+  console.log(`load average:               ${r.load.join(" → ")}`);
+}
+
+const checkouts: Checkout[] = [{ name: "this", root: ROOT }];
+if (values.compare) checkouts.push({ name: "compare", root: resolve(values.compare) });
+const dataDirs = checkouts.map(makeDataDir);
+const results: Record<string, ReloadResult> = {};
+for (const [i, checkout] of checkouts.entries()) {
+  results[checkout.name] = await measure(checkout, dataDirs[i]);
+  report(`${checkout.name} (${checkout.root})`, results[checkout.name]);
+}
+
+let distinct: { rounds: { this: number; compare: number }[]; ratio: number } | null = null;
+if (values.compare) {
+  // Both servers up at once, rounds alternating, so the machine's load falls on both alike.
+  const servers = await Promise.all(checkouts.map((c, i) => serve(c, dataDirs[i], join(work, `${c.name}.sqlite`))));
+  const keys = checkouts.map((c) =>
+    Bun.spawnSync([process.execPath, "src/cli.ts", "keys", "create", "--name", "distinct"], { cwd: c.root, env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) } }).stdout.toString().trim().split("\n").at(-1)!,
+  );
+  const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
+  const rounds: { this: number; compare: number }[] = [];
+  try {
+    for (const [i, s] of servers.entries()) await wrk(s.url, keys[i], 64, 2);
+    for (let round = 0; round < Number(values.rounds); round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const got: number[] = [];
+      for (const i of order) got[i] = rps(await wrk(servers[i].url, keys[i], 64, Number(values.duration)));
+      rounds.push({ this: got[0], compare: got[1] });
+    }
+  } finally {
+    await Promise.all(servers.map(stop));
+  }
+  distinct = { rounds, ratio: median(rounds.map((r) => r.this / r.compare)) };
+  console.log(`\n== ip-distinct, 64 connections, ${rounds.length} alternating rounds of ${values.duration} s`);
+  for (const r of rounds) console.log(`this ${Math.round(r.this)} req/s, compare ${Math.round(r.compare)} req/s, ratio ${(r.this / r.compare).toFixed(3)}`);
+  console.log(`median ratio this / compare: ${distinct.ratio.toFixed(3)}; load average ${loadAverage()}`);
+}
+
+const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-reload-${commit}.json`);
+await Bun.write(out, JSON.stringify({ commit, quietSeconds: QUIET, windowSeconds: WINDOW, reloadAt: RELOAD_AT, connections: CONNECTIONS, results, distinct }, null, 2));
+console.log(`\nsaved ${out}`);
