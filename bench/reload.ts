@@ -7,7 +7,7 @@
  *   which `riskcheck update --rollback` is issued `--reload-at` seconds in. Only the
  *   server's own load of the version competes for the CPU: no download, no compile.
  *   p99 and max of both, and their ratio, from the same run.
- * - Peak RSS (VmHWM) of the server over all of that.
+ * - Peak RSS (VmHWM) of the server under load before the reload, and with it.
  * - Cold start: `serve` on a copy of the bundled data until `/healthz` answers, `--starts` times.
  * - With `--compare DIR` (another checkout, e.g. the main branch): the same for its code,
  *   and `ip-distinct` head to head, 64 connections, alternating `--rounds` rounds.
@@ -144,6 +144,8 @@ interface ReloadResult {
   readonly quiet: WrkResult;
   readonly reload: WrkResult;
   readonly reloadedAfterMs: number | null;
+  /** VmHWM after the quiet window (start, load, warm-up and steady load), and after the reload too. */
+  readonly steadyPeakRssMb: number;
   readonly peakRssMb: number;
   readonly coldStartsMs: number[];
   readonly load: string[];
@@ -158,6 +160,7 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
   try {
     await wrk(server.url, key, CONNECTIONS, 2); // warm-up
     const quiet = await wrk(server.url, key, CONNECTIONS, QUIET);
+    const steadyPeak = peakRssMb(server.proc.pid as number);
     load.push(loadAverage());
     const windowRun = wrk(server.url, key, CONNECTIONS, WINDOW);
     await Bun.sleep(RELOAD_AT * 1000);
@@ -183,7 +186,7 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
       coldStartsMs.push(cold.readyMs);
       await stop(cold);
     }
-    return { quiet, reload, reloadedAfterMs, peakRssMb: peak, coldStartsMs, load };
+    return { quiet, reload, reloadedAfterMs, steadyPeakRssMb: steadyPeak, peakRssMb: peak, coldStartsMs, load };
   } finally {
     if (server.proc.exitCode === null) await stop(server);
   }
@@ -194,7 +197,7 @@ function report(name: string, r: ReloadResult): void {
   console.log(`quiet ${QUIET} s:                p99 ${ms(r.quiet.p99_us)} ms, max ${ms(r.quiet.max_us)} ms, ${Math.round(r.quiet.requests / QUIET)} req/s, non-2xx ${r.quiet.non2xx}`);
   console.log(`${WINDOW} s around the reload:   p99 ${ms(r.reload.p99_us)} ms, max ${ms(r.reload.max_us)} ms, ${Math.round(r.reload.requests / WINDOW)} req/s, non-2xx ${r.reload.non2xx}`);
   console.log(`reload / quiet p99:         ${(r.reload.p99_us / r.quiet.p99_us).toFixed(2)}; version loaded ${r.reloadedAfterMs === null ? "NOT within the window" : `${(r.reloadedAfterMs / 1000).toFixed(2)} s after the rollback`}`);
-  console.log(`peak RSS:                   ${r.peakRssMb.toFixed(0)} MB`);
+  console.log(`peak RSS:                   ${r.steadyPeakRssMb.toFixed(0)} MB under load before the reload, ${r.peakRssMb.toFixed(0)} MB with it`);
   console.log(`cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`);
   console.log(`load average:               ${r.load.join(" → ")}`);
 }

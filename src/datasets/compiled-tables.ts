@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { type TableColumns, compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
 import { type OpenedMmdb, openMmdb, parseMmdb } from "../ip/geo/mmdb.ts";
 import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
-import { RECORD_TABLE_LAYOUT, decodeRecordTableFile, encodeRecordTableFile, recordTableLayout } from "../ip/geo/record-table-file.ts";
+import { RECORD_TABLE_LAYOUT, type RecordTableFile, encodeRecordTableFile, readRecordTableFile } from "../ip/geo/record-table-file.ts";
 import { versionFiles } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
 import { type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
@@ -39,12 +39,6 @@ export function sha256Of(bytes: Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
-/** Compiles an MMDB file into table bytes; a damaged MMDB throws a DatasetError naming it. */
-export async function compileTableOf(mmdbFile: string, kind: "geo" | "owner"): Promise<Uint8Array> {
-  const mmdb = await openMmdb(mmdbFile);
-  return encodeRecordTableFile(compileRecordTable(mmdb, columnsFor(kind, mmdb)));
-}
-
 /** Writes a table into the version folder; what the manifest records of it. */
 function writeTable(root: string, output: TableOutput, bytes: Uint8Array): CompiledTable {
   const file = versionFiles(root)[TABLE_OUTPUTS[output].table];
@@ -76,16 +70,16 @@ export function compileVersionTables(staging: string, records: Record<string, Ou
   return out;
 }
 
-/** A table read for serving; `compiled` when it had to be compiled first and was saved (see `recordTables`). */
+/** A table read for serving, each array in a buffer of its own; `compiled` when it had to be compiled first and was saved (see `recordTables`). */
 export interface ReadTable {
-  readonly bytes: Uint8Array;
+  readonly table: RecordTableFile;
   readonly compiled?: CompiledTable;
   readonly note: string | null;
 }
 
 /**
- * The output's table: read whole and checked against the manifest's SHA-256 (a damaged
- * file is refused, naming it); for a version written before tables of this layout, or
+ * The output's table: read section by section and checked against the manifest's SHA-256
+ * (a damaged file is refused, naming it); for a version written before tables of this layout, or
  * without a manifest, compiled from the MMDB and, where the folder is writable, saved.
  */
 export async function readVersionTable(root: string, manifest: Manifest | null, output: TableOutput): Promise<ReadTable> {
@@ -93,30 +87,35 @@ export async function readVersionTable(root: string, manifest: Manifest | null, 
   const recorded = manifest?.outputs[output]?.compiled;
   const file = recorded && join(root, recorded.file);
   if (recorded && file && recorded.layout === RECORD_TABLE_LAYOUT && existsSync(file)) {
-    let bytes: Uint8Array;
+    let fd: number;
     try {
-      bytes = new Uint8Array(await Bun.file(file).arrayBuffer());
+      fd = openSync(file, "r");
     } catch (err) {
       throw new DatasetError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, "check its permissions");
     }
-    if (bytes.byteLength !== recorded.bytes || sha256Of(bytes) !== recorded.sha256 || recordTableLayout(bytes) !== RECORD_TABLE_LAYOUT) {
-      throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)", refix(root, spec.mmdb));
-    }
     try {
-      decodeRecordTableFile(bytes.buffer as ArrayBuffer, file);
+      const hasher = new Bun.CryptoHasher("sha256");
+      const size = fstatSync(fd).size;
+      const table = readRecordTableFile(fd, size, file, (bytes) => hasher.update(bytes));
+      if (size !== recorded.bytes || hasher.digest("hex") !== recorded.sha256) throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)");
+      return { table, note: null };
     } catch (err) {
-      throw err instanceof DatasetError ? new DatasetError(file, err.problem, refix(root, spec.mmdb)) : err;
+      // A damaged file can fail its shape checks before its checksum: either way it is damaged.
+      if (err instanceof DatasetError) throw new DatasetError(file, err.problem.replace(/^corrupt /, "damaged "), refix(root, spec.mmdb));
+      throw err;
+    } finally {
+      closeSync(fd);
     }
-    return { bytes, note: null };
   }
   const mmdbFile = versionFiles(root)[spec.mmdb];
-  const bytes = await compileTableOf(mmdbFile, spec.columns);
-  if (!manifest) return { bytes, note: `compiled ${mmdbFile} in memory: its version has no manifest to record a table in` };
+  const mmdb = await openMmdb(mmdbFile);
+  const table = compileRecordTable(mmdb, columnsFor(spec.columns, mmdb));
+  if (!manifest) return { table, note: `compiled ${mmdbFile} in memory: its version has no manifest to record a table in` };
   try {
-    const compiled = writeTable(root, output, bytes);
-    return { bytes, compiled, note: `compiled ${compiled.file} from ${mmdbFile} (the version had no table of layout ${RECORD_TABLE_LAYOUT}); later loads read it` };
+    const compiled = writeTable(root, output, encodeRecordTableFile(table));
+    return { table, compiled, note: `compiled ${compiled.file} from ${mmdbFile} (the version had no table of layout ${RECORD_TABLE_LAYOUT}); later loads read it` };
   } catch (err) {
-    return { bytes, note: `compiled ${mmdbFile} in memory; could not save its table (${(err as Error).message})` };
+    return { table, note: `compiled ${mmdbFile} in memory; could not save its table (${(err as Error).message})` };
   }
 }
 

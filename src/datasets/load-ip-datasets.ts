@@ -2,7 +2,7 @@ import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import { CompiledGeolocation } from "../ip/geo/geolocation.ts";
 import { connectionTypeLookup, ownerLookup } from "../ip/geo/network-owner.ts";
 import { RecordTable } from "../ip/geo/record-table.ts";
-import { type RecordTableFile, decodeRecordTableFile } from "../ip/geo/record-table-file.ts";
+import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
@@ -13,16 +13,15 @@ import type { DatasetInfo } from "./snapshot.ts";
 
 /**
  * The IP datasets from what the loading Worker prepared: the compiled tables and indexes
- * open as views on their transferred bytes; only the tables' strings are decoded, a few
+ * open as typed arrays over their transferred buffers; only the tables' strings are decoded, a few
  * milliseconds at a time, so the serving thread keeps answering meanwhile.
  */
 export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
-  const decode = (t: PreparedTable): RecordTableFile => decodeRecordTableFile(t.bytes.buffer as ArrayBuffer, t.file);
-  const cityV4 = decode(p.cityV4);
-  const cityV6 = p.cityV6 ? decode(p.cityV6) : null;
-  const country = p.country ? decode(p.country) : null;
-  const owner = p.owner ? decode(p.owner) : null;
-  const connectionType = p.connectionType ? decode(p.connectionType) : null;
+  const cityV4 = p.cityV4.table;
+  const cityV6 = p.cityV6?.table ?? null;
+  const country = p.country?.table ?? null;
+  const owner = p.owner?.table ?? null;
+  const connectionType = p.connectionType?.table ?? null;
   const geo = await CompiledGeolocation.open(cityV4, cityV6 ?? cityV4, country);
   const ownerTable = owner && (await RecordTable.open(owner));
   const connectionTable = connectionType && (await RecordTable.open(connectionType));

@@ -6,7 +6,7 @@ import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
 import { type OpenedMmdb, openMmdb } from "../ip/geo/mmdb.ts";
 import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
-import { encodeRecordTableFile } from "../ip/geo/record-table-file.ts";
+import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { type IndexFile, readIndexFile } from "../ip/indexes/range-index-file.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
@@ -19,7 +19,7 @@ import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
 
 /** One compiled table ready to open, and what the datasets list says of its database. */
 export interface PreparedTable {
-  readonly bytes: Uint8Array;
+  readonly table: RecordTableFile;
   /** The MMDB it was compiled from. */
   readonly file: string;
 }
@@ -96,7 +96,7 @@ async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, Open
 /** An operator's MMDB, compiled on every load: it lives outside the versions `update` writes. */
 function operatorTable(mmdb: OpenedMmdb, slot: OperatorSlot): PreparedTable {
   const columns = slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
-  return { bytes: encodeRecordTableFile(compileRecordTable(mmdb, columns)), file: mmdb.file };
+  return { table: compileRecordTable(mmdb, columns), file: mmdb.file };
 }
 
 /**
@@ -141,7 +141,7 @@ async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifes
     const table = await readVersionTable(versionRoot, manifest, output);
     if (table.note) notes.push(table.note);
     if (table.compiled) compiled.set(output, table.compiled);
-    return { bytes: table.bytes, file };
+    return { table: table.table, file };
   };
   const vf = versionFiles(versionRoot);
   const [cityV4, cityV6, country, owner] = await Promise.all([

@@ -1,6 +1,8 @@
 import { type OpenedMmdb, checkedRecords } from "./mmdb.ts";
 import { MmdbTree } from "./mmdb-tree.ts";
-import { type RecordTableFile, STRINGS_PER_CHUNK, encodeRecordTableFile } from "./record-table-file.ts";
+import { LATIN1, type RecordTableFile, STRINGS_PER_CHUNK, UTF8, encodeRecordTableFile } from "./record-table-file.ts";
+
+const LATIN1_TEXT = /^[\x00-\xff]*$/;
 
 /** What a table keeps of each record: the same number of strings for every record. */
 export interface TableColumns {
@@ -19,37 +21,40 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
   const count = records.pointers.length;
   const cells = new Uint32Array(count * columns.count);
   const numberOf = new Map<string, number>();
-  const encoder = new TextEncoder();
-  const stringEnds: number[] = [];
-  const chunkEnds: number[] = [];
-  const chunks: Uint8Array[] = [];
-  let pending: string[] = [];
-  let codeUnits = 0;
-  let poolBytes = 0;
-  const seal = () => {
-    const chunk = encoder.encode(pending.join(""));
-    chunks.push(chunk);
-    poolBytes += chunk.byteLength;
-    chunkEnds.push(poolBytes);
-    pending = [];
-    codeUnits = 0;
-  };
+  const strings: string[] = [];
   for (let ordinal = 0; ordinal < count; ordinal++) {
-    const strings = columns.of(records.decode(ordinal));
+    const values = columns.of(records.decode(ordinal));
     for (let column = 0; column < columns.count; column++) {
-      const value = strings[column];
+      const value = values[column];
       let number = numberOf.get(value);
-      if (number === undefined) {
-        numberOf.set(value, (number = stringEnds.length));
-        codeUnits += value.length;
-        stringEnds.push(codeUnits);
-        pending.push(value);
-        if (pending.length === STRINGS_PER_CHUNK) seal();
-      }
+      if (number === undefined) numberOf.set(value, (number = strings.push(value) - 1));
       cells[ordinal * columns.count + column] = number;
     }
   }
-  if (pending.length > 0) seal();
+  // Strings that fit Latin-1 first, so that all chunks but one hold one kind.
+  const order = strings.map((_, i) => i).sort((a, b) => Number(!LATIN1_TEXT.test(strings[a])) - Number(!LATIN1_TEXT.test(strings[b])) || a - b);
+  const renumbered = new Uint32Array(strings.length);
+  order.forEach((from, to) => (renumbered[from] = to));
+  for (let i = 0; i < cells.length; i++) cells[i] = renumbered[cells[i]];
+
+  const encoder = new TextEncoder();
+  const stringEnds = new Uint32Array(strings.length);
+  const chunkCount = Math.ceil(strings.length / STRINGS_PER_CHUNK);
+  const chunkEnds = new Uint32Array(chunkCount);
+  const chunkEncodings = new Uint8Array(chunkCount);
+  const chunks: Uint8Array[] = [];
+  let poolBytes = 0;
+  for (let chunk = 0; chunk < chunkCount; chunk++) {
+    const members = order.slice(chunk * STRINGS_PER_CHUNK, (chunk + 1) * STRINGS_PER_CHUNK).map((i) => strings[i]);
+    let end = 0;
+    members.forEach((value, k) => (stringEnds[chunk * STRINGS_PER_CHUNK + k] = end += value.length));
+    const text = members.join("");
+    const latin1 = LATIN1_TEXT.test(text);
+    const bytes = latin1 ? Buffer.from(text, "latin1") : encoder.encode(text);
+    chunks.push(bytes);
+    chunkEncodings[chunk] = latin1 ? LATIN1 : UTF8;
+    chunkEnds[chunk] = poolBytes += bytes.byteLength;
+  }
   const pool = new Uint8Array(poolBytes);
   let at = 0;
   for (const chunk of chunks) {
@@ -68,8 +73,9 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
     recordCount: count,
     stringsPerChunk: STRINGS_PER_CHUNK,
     cells,
-    stringEnds: Uint32Array.from(stringEnds),
-    chunkEnds: Uint32Array.from(chunkEnds),
+    stringEnds,
+    chunkEnds,
+    chunkEncodings,
     pool,
     meta: { databaseType: mmdb.databaseType, buildDate: mmdb.buildDate },
   };

@@ -1,12 +1,13 @@
+import { readSync } from "node:fs";
 import { DatasetError } from "../../datasets/dataset-error.ts";
 import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
 
 /**
  * An MMDB file compiled for serving: its search tree with each leaf leading to a record
  * number, and per record a few strings (a column each), deduplicated into one UTF-8 pool.
- * Layout: "RCRT", layout version, then the header words and eight (offset, byte length)
- * pairs, then the sections, 8-byte aligned. Every section opens as a typed array over the
- * file's bytes; only the string pool is decoded, a chunk of strings at a time.
+ * Layout: "RCRT", layout version, then the header words and nine (offset, byte length)
+ * pairs, then the sections, 8-byte aligned. Every section is read into a typed array as
+ * it lies in the file; only the string pool is decoded, a chunk of strings at a time.
  */
 export interface RecordTableFile {
   readonly shape: MmdbTreeShape;
@@ -22,6 +23,8 @@ export interface RecordTableFile {
   readonly stringEnds: Uint32Array;
   /** Per chunk, where its bytes end in `pool`. */
   readonly chunkEnds: Uint32Array;
+  /** Per chunk, LATIN1 (one byte a character: an 8-bit string, half the memory) or UTF8. */
+  readonly chunkEncodings: Uint8Array;
   readonly pool: Uint8Array;
   /** What the MMDB was: its database type and build date. */
   readonly meta: { readonly databaseType: string; readonly buildDate: string };
@@ -30,11 +33,13 @@ export interface RecordTableFile {
 /** Strings per chunk of the pool that `compileRecordTable` writes: a chunk decodes in about a millisecond. */
 export const STRINGS_PER_CHUNK = 1024;
 /** Bumped whenever the layout or what a column holds changes: a file of another layout is compiled again. */
-export const RECORD_TABLE_LAYOUT = 1;
+export const RECORD_TABLE_LAYOUT = 2;
+export const UTF8 = 0;
+export const LATIN1 = 1;
 
 const MAGIC = 0x54524352; // "RCRT" little-endian
 const HEADER_WORDS = 8;
-const SECTIONS = 8;
+const SECTIONS = 9;
 const HEADER_BYTES = (HEADER_WORDS + SECTIONS * 2) * 4;
 const align = (n: number) => (n + 7) & ~7;
 
@@ -47,6 +52,7 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
     bytesOf(file.cells),
     bytesOf(file.stringEnds),
     bytesOf(file.chunkEnds),
+    file.chunkEncodings,
     file.pool,
     new TextEncoder().encode(JSON.stringify(file.meta)),
   ];
@@ -69,42 +75,61 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
   return out;
 }
 
-/** The layout version of a compiled file's bytes, or null when they are not one. */
-export function recordTableLayout(bytes: Uint8Array): number | null {
-  if (bytes.byteLength < 8) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
-  return view.getUint32(0, true) === MAGIC ? view.getUint32(4, true) : null;
+/**
+ * Reads a compiled file section by section, each into a buffer of its own (the pool's
+ * can go once decoded), handing every byte to `hash` in file order: the file is never
+ * in memory twice.
+ */
+export function readRecordTableFile(fd: number, size: number, path: string, hash: (bytes: Uint8Array) => void): RecordTableFile {
+  const corrupt = corruptIn(path);
+  const read = (position: number, length: number) => {
+    const bytes = new Uint8Array(length);
+    if (readSync(fd, bytes, 0, length, position) !== length) throw corrupt("shorter than its header says");
+    hash(bytes);
+    return bytes;
+  };
+  if (size < HEADER_BYTES) throw corrupt("shorter than its header");
+  const header = new DataView(read(0, HEADER_BYTES).buffer);
+  const sections = sectionsOf(header, size, corrupt);
+  const owned: Uint8Array[] = [];
+  let at = HEADER_BYTES;
+  for (const [i, { offset, length }] of [...sections.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
+    if (offset < at) throw corrupt(`section ${i} overlaps another`);
+    read(at, offset - at);
+    owned[i] = read(offset, length);
+    at = offset + length;
+  }
+  read(at, size - at);
+  return fromSections(header, (i) => owned[i], corrupt);
 }
 
-/**
- * Opens a compiled file without copying: every section is a view on `buffer`. The bounds
- * and shapes are checked here; the bytes themselves by the checksum the manifest records.
- */
-export function decodeRecordTableFile(buffer: ArrayBuffer, path: string): RecordTableFile {
-  const corrupt = (why: string) => new DatasetError(path, `corrupt compiled table (${why})`);
-  if (buffer.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
-  const view = new DataView(buffer);
+function corruptIn(path: string) {
+  return (why: string) => new DatasetError(path, `corrupt compiled table (${why})`);
+}
+
+function sectionsOf(view: DataView, size: number, corrupt: (why: string) => Error): { offset: number; length: number }[] {
   const word = (i: number) => view.getUint32(i * 4, true);
   if (word(0) !== MAGIC) throw corrupt("not a riskcheck compiled table");
   if (word(1) !== RECORD_TABLE_LAYOUT) throw corrupt(`layout ${word(1)}, expected ${RECORD_TABLE_LAYOUT}`);
+  return Array.from({ length: SECTIONS }, (_, i) => {
+    const offset = word(HEADER_WORDS + i * 2);
+    const length = word(HEADER_WORDS + i * 2 + 1);
+    if (offset % 8 !== 0 || offset < HEADER_BYTES || offset + length > size) throw corrupt(`section ${i} out of bounds`);
+    return { offset, length };
+  });
+}
+
+/** The file from its header and its sections' bytes, its shapes checked. */
+function fromSections(header: DataView, bytes: (i: number) => Uint8Array, corrupt: (why: string) => Error): RecordTableFile {
+  const word = (i: number) => header.getUint32(i * 4, true);
   const shape = { recordSize: word(2), nodeCount: word(3), ipVersion: word(4) };
   const columns = word(5);
   const recordCount = word(6);
   const stringsPerChunk = word(7);
-  const section = (i: number) => {
-    const offset = word(HEADER_WORDS + i * 2);
-    const length = word(HEADER_WORDS + i * 2 + 1);
-    if (offset % 8 !== 0 || offset + length > buffer.byteLength) throw corrupt(`section ${i} out of bounds`);
-    return { offset, length };
-  };
   const words = (i: number) => {
-    const { offset, length } = section(i);
-    if (length % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
-    return new Uint32Array(buffer, offset, length / 4);
-  };
-  const bytes = (i: number) => {
-    const { offset, length } = section(i);
-    return new Uint8Array(buffer, offset, length);
+    const b = bytes(i);
+    if (b.byteLength % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
+    return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
   };
   const tree = bytes(0);
   const v4After16 = words(1);
@@ -112,16 +137,18 @@ export function decodeRecordTableFile(buffer: ArrayBuffer, path: string): Record
   const cells = words(3);
   const stringEnds = words(4);
   const chunkEnds = words(5);
-  const pool = bytes(6);
+  const chunkEncodings = bytes(6);
+  const pool = bytes(7);
   if (![24, 28, 32].includes(shape.recordSize) || tree.byteLength !== (shape.nodeCount * shape.recordSize) / 4) throw corrupt("its tree does not match its shape");
   if (v4After16.length !== 1 << 16 || (v6.length !== 0 && v6.length !== 1 << 16)) throw corrupt("its jump tables are not 65,536 entries");
   if (cells.length !== recordCount * columns) throw corrupt("its cells are not one row per record");
   if (stringsPerChunk === 0 || chunkEnds.length !== Math.ceil(stringEnds.length / stringsPerChunk) || (chunkEnds.length > 0 && chunkEnds[chunkEnds.length - 1] !== pool.byteLength)) throw corrupt("its string chunks do not cover the pool");
+  if (chunkEncodings.length !== chunkEnds.length || chunkEncodings.some((e) => e !== UTF8 && e !== LATIN1)) throw corrupt("its chunks' encodings are not one known encoding per chunk");
   let meta: RecordTableFile["meta"];
   try {
-    meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes(7)));
+    meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes(8)));
   } catch (err) {
     throw corrupt((err as Error).message);
   }
-  return { shape, tree, jumps: { v4After16, v6After16: v6.length ? v6 : null }, columns, recordCount, stringsPerChunk, cells, stringEnds, chunkEnds, pool, meta };
+  return { shape, tree, jumps: { v4After16, v6After16: v6.length ? v6 : null }, columns, recordCount, stringsPerChunk, cells, stringEnds, chunkEnds, chunkEncodings, pool, meta };
 }

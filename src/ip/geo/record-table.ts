@@ -1,6 +1,6 @@
 import type { ParsedIp } from "../address/parse.ts";
 import { MmdbTree, NO_RECORD } from "./mmdb-tree.ts";
-import type { RecordTableFile } from "./record-table-file.ts";
+import { LATIN1, type RecordTableFile } from "./record-table-file.ts";
 
 /** No record for the address. */
 export const NO_ORDINAL = -1;
@@ -10,9 +10,9 @@ const SLICE_MS = 4;
 
 /**
  * A compiled table, served: the tree walk gives the record's number, the number its
- * strings. The tree and the cells stay views on the file's bytes; the string pool is
- * decoded into a few hundred long strings (a chunk each), which the collector sees as
- * a few hundred objects.
+ * strings. The tree and the cells stay typed arrays; the string pool is decoded into a
+ * few hundred long strings (a chunk each, 8-bit where the chunk fits Latin-1), which the
+ * collector sees as a few hundred objects.
  */
 export class RecordTable {
   private constructor(
@@ -26,6 +26,7 @@ export class RecordTable {
   /** Decodes the string pool a chunk at a time, giving the event loop a turn every few milliseconds. */
   static async open(file: RecordTableFile): Promise<RecordTable> {
     const decoder = new TextDecoder();
+    const pool = Buffer.from(file.pool.buffer, file.pool.byteOffset, file.pool.byteLength);
     const chunks: string[] = [];
     let sliceStart = performance.now();
     for (let i = 0; i < file.chunkEnds.length; i++) {
@@ -33,9 +34,12 @@ export class RecordTable {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
-      chunks.push(decoder.decode(file.pool.subarray(i === 0 ? 0 : file.chunkEnds[i - 1], file.chunkEnds[i])));
+      const start = i === 0 ? 0 : file.chunkEnds[i - 1];
+      const end = file.chunkEnds[i];
+      chunks.push(file.chunkEncodings[i] === LATIN1 ? pool.toString("latin1", start, end) : decoder.decode(file.pool.subarray(start, end)));
     }
-    return new RecordTable(new MmdbTree(file.tree, file.shape, file.jumps), file.shape.nodeCount + 16, file, chunks);
+    // Without the pool: once decoded, its bytes are of no more use.
+    return new RecordTable(new MmdbTree(file.tree, file.shape, file.jumps), file.shape.nodeCount + 16, { ...file, pool: new Uint8Array(0) }, chunks);
   }
 
   get recordCount(): number {
