@@ -81,6 +81,13 @@ function peakRssMb(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
 }
 
+/** User + system seconds of a process so far (/proc/PID/stat counts 1/100 s ticks). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function loadAverage(): string {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
@@ -211,30 +218,39 @@ for (const [i, checkout] of checkouts.entries()) {
   report(`${checkout.name} (${checkout.root})`, results[checkout.name]);
 }
 
-let distinct: { rounds: { this: number; compare: number }[]; ratio: number } | null = null;
+/** One server's round: requests/s, and its CPU time per request (steadier when the machine is shared). */
+interface Side {
+  readonly rps: number;
+  readonly cpuUs: number;
+}
+let distinct: { rounds: { this: Side; compare: Side }[]; ratio: number; cpuRatio: number } | null = null;
 if (values.compare) {
   // Both servers up at once, rounds alternating, so the machine's load falls on both alike.
   const servers = await Promise.all(checkouts.map((c, i) => serve(c, dataDirs[i], join(work, `${c.name}.sqlite`))));
   const keys = checkouts.map((c) =>
     Bun.spawnSync([process.execPath, "src/cli.ts", "keys", "create", "--name", "distinct"], { cwd: c.root, env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) } }).stdout.toString().trim().split("\n").at(-1)!,
   );
-  const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
-  const rounds: { this: number; compare: number }[] = [];
+  const rounds: { this: Side; compare: Side }[] = [];
   try {
     for (const [i, s] of servers.entries()) await wrk(s.url, keys[i], 64, 2);
     for (let round = 0; round < Number(values.rounds); round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      const got: number[] = [];
-      for (const i of order) got[i] = rps(await wrk(servers[i].url, keys[i], 64, Number(values.duration)));
+      const got: Side[] = [];
+      for (const i of order) {
+        const pid = servers[i].proc.pid as number;
+        const cpu = cpuSeconds(pid);
+        const r = await wrk(servers[i].url, keys[i], 64, Number(values.duration));
+        got[i] = { rps: r.requests / (r.duration_us / 1e6), cpuUs: ((cpuSeconds(pid) - cpu) * 1e6) / r.requests };
+      }
       rounds.push({ this: got[0], compare: got[1] });
     }
   } finally {
     await Promise.all(servers.map(stop));
   }
-  distinct = { rounds, ratio: median(rounds.map((r) => r.this / r.compare)) };
+  distinct = { rounds, ratio: median(rounds.map((r) => r.this.rps / r.compare.rps)), cpuRatio: median(rounds.map((r) => r.this.cpuUs / r.compare.cpuUs)) };
   console.log(`\n== ip-distinct, 64 connections, ${rounds.length} alternating rounds of ${values.duration} s`);
-  for (const r of rounds) console.log(`this ${Math.round(r.this)} req/s, compare ${Math.round(r.compare)} req/s, ratio ${(r.this / r.compare).toFixed(3)}`);
-  console.log(`median ratio this / compare: ${distinct.ratio.toFixed(3)}; load average ${loadAverage()}`);
+  for (const r of rounds) console.log(`this ${Math.round(r.this.rps)} req/s ${r.this.cpuUs.toFixed(1)} µs CPU/req, compare ${Math.round(r.compare.rps)} req/s ${r.compare.cpuUs.toFixed(1)} µs CPU/req`);
+  console.log(`median ratio this / compare: ${distinct.ratio.toFixed(3)} req/s, ${distinct.cpuRatio.toFixed(3)} CPU per request; load average ${loadAverage()}`);
 }
 
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
