@@ -117,12 +117,15 @@ export interface GeoFiles {
 
 /** A city or country MMDB compiled in this process: for tests and tools, not the server. */
 export async function compileGeoTable(file: string): Promise<RecordTableFile> {
-  const mmdb = await openMmdb(file);
+  return compiledGeo(await openMmdb(file));
+}
+
+function compiledGeo(mmdb: OpenedMmdb): RecordTableFile {
   return compileRecordTable(mmdb, geoColumns(mmdb));
 }
 
-/** Compiles the MMDB files in this process and opens them: for tests and tools. */
+/** Compiles the MMDB files in this process and opens them: for tests and tools. All open before any is compiled, so a missing one fails at once. */
 export async function openGeolocation(files: GeoFiles): Promise<CompiledGeolocation> {
-  const [cityV4, cityV6, country] = await Promise.all([compileGeoTable(files.cityV4), compileGeoTable(files.cityV6), files.country === null ? null : compileGeoTable(files.country)]);
-  return CompiledGeolocation.open(cityV4, cityV6, country);
+  const [cityV4, cityV6, country] = await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), files.country === null ? null : openMmdb(files.country)]);
+  return CompiledGeolocation.open(compiledGeo(cityV4), compiledGeo(cityV6), country && compiledGeo(country));
 }
