@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLED_SOURCES, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
@@ -134,6 +134,22 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(answer.reputation.kind).toEqual(["vpn"]);
     expect((await ask("/v1/ip-reputation-check?ip=203.0.114.9")).reputation).toMatchObject({ reputation: "bad", risky: true });
     expect((await ask("/v1/ip-reputation-check?ip=10.1.2.3")).reputation.reputation).toBe("ok");
+  });
+
+  test("update compiles each MMDB output into the table serve maps, its SHA-256 in the manifest", () => {
+    const version = current().replace("datasets/", "");
+    const manifest = manifestOf(version);
+    const tableOf = (v: string, output: string) => {
+      const compiled = manifestOf(v).outputs[output].compiled as { file: string; sha256: string; bytes: number };
+      const file = join(dataDir, "datasets", v, compiled.file);
+      expect(new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")).toBe(compiled.sha256);
+      expect(statSync(file).size).toBe(compiled.bytes);
+      return statSync(file).ino;
+    };
+    // The country database came from the test's own source: compiled anew. The city ones are
+    // the bundled files, unchanged: their tables are the base version's, hard-linked.
+    expect(tableOf(version, "country")).not.toBe(tableOf(manifest.base, "country"));
+    for (const output of ["city-ipv4", "city-ipv6"]) expect(tableOf(version, output)).toBe(tableOf(manifest.base, output));
   });
 
   test("every source reports the date of its data, not when it was installed or fetched", async () => {
