@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
@@ -15,7 +15,8 @@ import { type CompiledTable, type TableOutput, readVersionTable, recordTables } 
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
-import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
+import { loadEmailLists } from "./load-email-lists.ts";
+import type { TextDataset } from "./read-text-dataset.ts";
 
 /** One compiled table ready to open, and what the datasets list says of its database. */
 export interface PreparedTable {
@@ -130,7 +131,7 @@ export async function prepareDatasets(dataDir: string, root: string | undefined,
   const versionRoot = root ?? files.current;
   const manifest = await readManifest(files.manifest);
   // The lists first, and their temporaries collected, before the tables' buffers come in: the load peaks lower.
-  const email = withEmail ? await prepareEmail(files) : null;
+  const email = withEmail ? await prepareEmail(dataDir, root) : null;
   if (withEmail) Bun.gc(true);
   return { manifest, ip: await prepareIp(dataDir, versionRoot, manifest, files), email };
 }
@@ -177,35 +178,21 @@ async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifes
   return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, curated, notes };
 }
 
-async function prepareEmail(files: ReturnType<typeof dataFilesAt>): Promise<PreparedEmail> {
-  const [disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
-    readTextDataset(files.disposableDomains),
-    readTextDataset(files.disposableWildcards),
-    readTextDataset(files.freeDomains),
-    readTextDataset(files.allowedDomains, { optional: true }),
-    readTextDataset(files.feedAllowedDomains, { optional: true }),
-    readTextDataset(files.freeSupplement, { optional: true }),
-  ]);
-  const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
-  const built = buildDomainLists({
-    disposable: lines(disposable),
-    disposableWildcard: lines(wildcard),
-    free: lines(free),
-    freeSupplement: lines(supplement),
-    allow: [...lines(allow), ...lines(feedAllow)],
-  });
-  const l = built.lists;
+/** The email lists built here, their two packed sets handed over as arrays. */
+async function prepareEmail(dataDir: string, root: string | undefined): Promise<PreparedEmail> {
+  const e = await loadEmailLists(dataDir, root);
+  const l = e.lists;
   return {
     disposable: (l.disposable as PackedDomainSet).parts,
     free: (l.free as PackedDomainSet).parts,
     disposableSuffixes: new Set(l.disposableSuffixes),
     disposableWildcard: new Set(l.disposableWildcard),
     allow: new Set(l.allow),
-    dropped: built.dropped,
-    freeReport: built.free,
-    allowList: allow,
-    feedAllow,
-    supplement,
+    dropped: e.dropped,
+    freeReport: e.free,
+    allowList: e.allow,
+    feedAllow: e.feedAllow,
+    supplement: e.supplement,
   };
 }
 
