@@ -31,6 +31,8 @@ const COUNTRY_CODE = 0;
 const COUNTRY_JSON = 1;
 const PLACE_JSON = 2;
 const TAIL_JSON = 3;
+/** A few hundred values among all records: made into strings once, on load. */
+const COUNTRY_COLUMNS = [COUNTRY_CODE, COUNTRY_JSON];
 
 /** A city or country database's columns: what `GeoTable` reads per record, computed once when it is compiled. */
 export function geoColumns(mmdb: OpenedMmdb): TableColumns {
@@ -95,9 +97,10 @@ export class CompiledGeolocation implements GeoLookup {
 
   /** Opens the compiled tables (one file may serve both families). */
   static async open(cityV4: RecordTableFile, cityV6: RecordTableFile, country: RecordTableFile | null): Promise<CompiledGeolocation> {
-    const v4 = new GeoTable(await RecordTable.open(cityV4));
-    const v6 = cityV6 === cityV4 ? v4 : new GeoTable(await RecordTable.open(cityV6));
-    return new CompiledGeolocation(v4, v6, country && new GeoTable(await RecordTable.open(country)));
+    const open = async (file: RecordTableFile) => new GeoTable(await RecordTable.open(file, COUNTRY_COLUMNS));
+    const v4 = await open(cityV4);
+    const v6 = cityV6 === cityV4 ? v4 : await open(cityV6);
+    return new CompiledGeolocation(v4, v6, country && (await open(country)));
   }
 
   lookup(ip: ParsedIp): Located {

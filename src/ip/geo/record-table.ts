@@ -15,35 +15,63 @@ const SLICE_MS = 4;
  * collector sees as a few hundred objects.
  */
 export class RecordTable {
+  private readonly cells: Uint32Array;
+  private readonly columns: number;
+  private readonly stringEnds: Uint32Array;
+  private readonly stringsPerChunk: number;
+  readonly recordCount: number;
+
   private constructor(
     private readonly tree: MmdbTree,
     /** nodeCount + 16: a leaf minus this is the record's number. */
     private readonly leafBase: number,
-    private readonly file: RecordTableFile,
+    file: RecordTableFile,
     private readonly chunks: readonly string[],
-  ) {}
+    /** By column, for those with few distinct values: each record's value, made once. */
+    private readonly made: readonly (readonly string[] | undefined)[],
+  ) {
+    this.cells = file.cells;
+    this.columns = file.columns;
+    this.stringEnds = file.stringEnds;
+    this.stringsPerChunk = file.stringsPerChunk;
+    this.recordCount = file.recordCount;
+  }
 
-  /** Decodes the string pool a chunk at a time, giving the event loop a turn every few milliseconds. */
-  static async open(file: RecordTableFile): Promise<RecordTable> {
+  /**
+   * Decodes the string pool a chunk at a time, giving the event loop a turn every few
+   * milliseconds. The `few` columns (a country: a few hundred values) get their strings
+   * made here, so reading them makes nothing. The pool's bytes are not kept.
+   */
+  static async open(file: RecordTableFile, few: readonly number[] = []): Promise<RecordTable> {
     const decoder = new TextDecoder();
     const pool = Buffer.from(file.pool.buffer, file.pool.byteOffset, file.pool.byteLength);
     const chunks: string[] = [];
     let sliceStart = performance.now();
+    const turn = async () => {
+      if (performance.now() - sliceStart < SLICE_MS) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    };
     for (let i = 0; i < file.chunkEnds.length; i++) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      await turn();
       const start = i === 0 ? 0 : file.chunkEnds[i - 1];
       const end = file.chunkEnds[i];
       chunks.push(file.chunkEncodings[i] === LATIN1 ? pool.toString("latin1", start, end) : decoder.decode(file.pool.subarray(start, end)));
     }
-    // Without the pool: once decoded, its bytes are of no more use.
-    return new RecordTable(new MmdbTree(file.tree, file.shape, file.jumps), file.shape.nodeCount + 16, { ...file, pool: new Uint8Array(0) }, chunks);
-  }
-
-  get recordCount(): number {
-    return this.file.recordCount;
+    const table = new RecordTable(new MmdbTree(file.tree, file.shape, file.jumps), file.shape.nodeCount + 16, file, chunks, []);
+    const made: string[][] = [];
+    for (const column of few) {
+      const byString = new Map<number, string>();
+      const values: string[] = (made[column] = new Array(file.recordCount));
+      for (let ordinal = 0; ordinal < file.recordCount; ordinal++) {
+        if (ordinal % 16384 === 0) await turn();
+        const string = file.cells[ordinal * file.columns + column];
+        let value = byString.get(string);
+        if (value === undefined) byString.set(string, (value = table.cell(ordinal, column)));
+        values[ordinal] = value;
+      }
+    }
+    return few.length ? new RecordTable(table.tree, table.leafBase, file, chunks, made) : table;
   }
 
   /** The number of the address's record, or NO_ORDINAL. */
@@ -54,9 +82,11 @@ export class RecordTable {
 
   /** One of the record's strings. */
   cell(ordinal: number, column: number): string {
-    const string = this.file.cells[ordinal * this.file.columns + column];
-    const ends = this.file.stringEnds;
-    const perChunk = this.file.stringsPerChunk;
+    const made = this.made[column];
+    if (made !== undefined) return made[ordinal];
+    const string = this.cells[ordinal * this.columns + column];
+    const ends = this.stringEnds;
+    const perChunk = this.stringsPerChunk;
     return this.chunks[(string / perChunk) | 0].slice(string % perChunk === 0 ? 0 : ends[string - 1], ends[string]);
   }
 }
