@@ -5,6 +5,8 @@ import { RecordTable } from "../ip/geo/record-table.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
+import { LabelIndex, NO_LABELS } from "../ip/indexes/label-index.ts";
+import { NO_RELAY_PLACES, RelayPlaces } from "../ip/indexes/relay-place-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import { prepareInWorker } from "./load-in-worker.ts";
@@ -50,6 +52,8 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
       feeds,
       evidence: new Map(p.evidence.map(([name, file]) => [name, new EvidenceIndex(file)])),
       curated: new ReputationIndex(p.curated.ranges),
+      labels: p.labelFile ? new LabelIndex(p.labelFile) : NO_LABELS,
+      relayPlaces: p.relayFile ? new RelayPlaces(p.relayFile) : NO_RELAY_PLACES,
       thresholds,
       ownerLookup: ownerTable && ownerLookup(ownerTable),
       connectionTypeLookup: connectionTable && connectionTypeLookup(connectionTable),

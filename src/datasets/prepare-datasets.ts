@@ -52,6 +52,9 @@ export interface PreparedIp {
   readonly asnKindSources: Map<number, AsnKindSource[]>;
   readonly feedFile: IndexFile;
   readonly evidence: [string, IndexFile][];
+  /** Infrastructure labels and relay places, where the version has them. */
+  readonly labelFile: IndexFile | null;
+  readonly relayFile: IndexFile | null;
   readonly curated: CuratedData;
   readonly notes: string[];
 }
@@ -156,12 +159,15 @@ async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifes
   ]);
   await recordTables(versionRoot, compiled);
   const connectionType = operator.connectionType && operatorTable(operator.connectionType, "connectionType");
-  const [asnFile, feedFile, curated, feedAsnKinds, evidence] = await Promise.all([
+  const optionalIndex = (file: string, kind: "labels" | "places") => (existsSync(file) ? readIndexFile(file, kind) : null);
+  const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, relayFile] = await Promise.all([
     readIndexFile(files.asnIndex, "asn"),
     readIndexFile(files.reputationIndex, "reputation"),
     loadCuratedData(files),
     readFeedAsnKinds(files.feedAsnKinds),
     readEvidence(files.evidence),
+    optionalIndex(files.infrastructureLabels, "labels"),
+    optionalIndex(files.relayPlaces, "places"),
   ]);
   const asnKindSources = curated.asnKindSources;
   for (const { source, kind, asns } of feedAsnKinds) {
@@ -175,7 +181,7 @@ async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifes
   }
   if (curated.expired) notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
   const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
-  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, curated, notes };
+  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, relayFile, curated, notes };
 }
 
 /** The email lists built here, their two packed sets handed over as arrays. */
