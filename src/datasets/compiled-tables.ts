@@ -23,7 +23,7 @@ export interface CompiledTable {
 type VersionFile = keyof ReturnType<typeof versionFiles>;
 
 /** The outputs `serve` reads through a compiled table: the MMDB, its table and what the table keeps. */
-export const TABLE_OUTPUTS = {
+const TABLE_OUTPUTS = {
   "city-ipv4": { mmdb: "cityV4", table: "cityV4Table", columns: "geo" },
   "city-ipv6": { mmdb: "cityV6", table: "cityV6Table", columns: "geo" },
   country: { mmdb: "country", table: "countryTable", columns: "geo" },
@@ -31,11 +31,11 @@ export const TABLE_OUTPUTS = {
 } as const satisfies Record<string, { mmdb: VersionFile; table: VersionFile; columns: "geo" | "owner" }>;
 export type TableOutput = keyof typeof TABLE_OUTPUTS;
 
-export function columnsFor(kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns {
+function columnsFor(kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns {
   return kind === "geo" ? geoColumns(mmdb) : OWNER_COLUMNS;
 }
 
-export function sha256Of(bytes: Uint8Array): string {
+function sha256Of(bytes: Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
