@@ -100,7 +100,8 @@ function makeDataDir(checkout: Checkout): string {
   cpSync(join(BUNDLED, "datasets", version), join(dir, "datasets", version), { recursive: true });
   symlinkSync(join("datasets", version), join(dir, "current"));
   cpSync(join(BUNDLED, "curated"), join(dir, "curated"), { recursive: true });
-  cpSync(join(BUNDLED, "sources.json"), join(dir, "sources.json"));
+  // Each checkout's own sources file: an older one may not know a newer one's formats.
+  cpSync(join(checkout.root, "data", "sources.json"), join(dir, "sources.json"));
   const bundled = (JSON.parse(readFileSync(join(dir, "sources.json"), "utf8")).sources as { name: string; url: string }[]).filter((s) => s.url.startsWith("npm:")).map((s) => s.name);
   const update = Bun.spawnSync([process.execPath, "src/cli.ts", "update", "--data-dir", dir, "--force", "--only", bundled.join(",")], { cwd: checkout.root, env: { ...process.env } });
   if (update.exitCode !== 0) throw new Error(`update --force failed for ${checkout.name}: ${update.stderr.toString()}${update.stdout.toString()}`);
