@@ -5,7 +5,7 @@ import { nearest, normaliseDomain } from "../email/domain-name.ts";
 import type { Witness } from "../email/evidence-rule.ts";
 import { relayServiceOf } from "../email/relay-services.ts";
 import { dataFiles, versionFiles } from "./data-layout.ts";
-import { loadEmailLists } from "./load-snapshot.ts";
+import { loadEmailLists } from "./load-email-lists.ts";
 import { type DisputedNames, composeEmailEvidence, disputedNames, parseEvidenceFile } from "./email-evidence.ts";
 import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";

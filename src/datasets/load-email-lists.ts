@@ -1,5 +1,10 @@
+import { existsSync } from "node:fs";
+import type { SourceInput } from "../email/disposable-evidence.ts";
 import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
 import { dataFilesAt } from "./data-layout.ts";
+import { parseEvidenceFile } from "./email-evidence.ts";
+import { type Manifest, readManifest } from "./manifest.ts";
 import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
 
 export interface EmailLists {
@@ -16,23 +21,63 @@ export interface EmailLists {
  * The email lists as a version serves them: its compiled lists with the operator's
  * allowlist and free supplement, without the IP datasets. Without `root`, the current version.
  */
-export async function loadEmailLists(dataDir: string, root?: string): Promise<EmailLists> {
+export async function loadEmailLists(dataDir: string, root?: string, rule: EvidenceRule = DEFAULT_EVIDENCE_RULE, givenManifest?: Manifest): Promise<EmailLists> {
   const files = dataFilesAt(dataDir, root);
-  const [disposable, wildcard, free, allow, feedAllow, supplement] = await Promise.all([
+  const manifest = givenManifest ?? (await readManifest(files.manifest));
+  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, sources] = await Promise.all([
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
     readTextDataset(files.feedAllowedDomains, { optional: true }),
     readTextDataset(files.freeSupplement, { optional: true }),
+    readTextDataset(files.disputedDomains, { optional: true }),
+    listedSources(files.emailEvidence, manifest),
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
-    disposable: lines(disposable),
-    disposableWildcard: lines(wildcard),
+    // With each list apart, their union is not read again.
+    disposable: sources ? [] : lines(disposable),
+    disposableWildcard: sources ? [] : lines(wildcard),
     free: lines(free),
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],
+    ...(sources ? { sources } : {}),
+    rule,
+    heldBack: lines(disputed),
+    allowReasons: allow ? lineComments(allow.text) : new Map(),
   });
   return { ...built, allow, feedAllow, supplement };
+}
+
+/**
+ * Each disposable list apart, from the version's evidence files and its manifest's
+ * declarations; null for a version made before lists were kept apart (its union then
+ * counts as one list).
+ */
+async function listedSources(dir: string, manifest: Manifest | null): Promise<SourceInput[] | null> {
+  if (manifest === null || !existsSync(dir)) return null;
+  const kinds = [
+    ["disposable-domains", false],
+    ["disposable-wildcards", true],
+  ] as const;
+  const listed = kinds.flatMap(([output, wildcard]) => (manifest.outputs[output]?.sources ?? []).map((name) => ({ name, wildcard })));
+  return Promise.all(
+    listed.map(async ({ name, wildcard }) => {
+      const dataset = await readTextDataset(`${dir}/${name}.txt`);
+      const record = manifest.sources[name];
+      return { name, verifies: record?.verifies ?? false, includes: record?.includes ?? [], wildcard, entries: parseEvidenceFile(dataset!.text), checkedAt: record?.checkedAt ?? null };
+    }),
+  );
+}
+
+/** `domain # why` lines: the why, by domain. */
+function lineComments(text: string): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const hash = line.indexOf("#");
+    const domain = (hash === -1 ? line : line.slice(0, hash)).trim().toLowerCase();
+    if (domain !== "" && hash !== -1) reasons.set(domain, line.slice(hash + 1).trim());
+  }
+  return reasons;
 }

@@ -1,3 +1,4 @@
+import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "./dataset-error.ts";
 import type { LoadRequest } from "./load-worker.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
@@ -11,7 +12,7 @@ type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; probl
  * Runs `prepareDatasets` in a Worker of its own and stops the Worker when it has
  * answered: reading, checking and compiling never hold up the thread that serves.
  */
-export function prepareInWorker(dataDir: string, root: string | undefined, withEmail: boolean): Promise<PreparedDatasets> {
+export function prepareInWorker(dataDir: string, root: string | undefined, emailRule: EvidenceRule | null): Promise<PreparedDatasets> {
   const worker = new Worker(Bun.main.startsWith("/$bunfs/") ? COMPILED_WORKER : new URL("./load-worker.ts", import.meta.url).href);
   return new Promise<PreparedDatasets>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<LoadReply>) => {
@@ -21,6 +22,6 @@ export function prepareInWorker(dataDir: string, root: string | undefined, withE
       else reject(new Error(reply.error.message));
     };
     worker.onerror = (event) => reject(new Error(`the dataset loader stopped: ${event.message}`));
-    worker.postMessage({ dataDir, root, withEmail } satisfies LoadRequest);
+    worker.postMessage({ dataDir, root, emailRule } satisfies LoadRequest);
   }).finally(() => worker.terminate());
 }

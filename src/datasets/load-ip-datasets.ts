@@ -65,6 +65,6 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
 
 /** Opens every IP dataset of the version at `root` (default: the current one); throws a DatasetError naming the file when one is missing or broken. */
 export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
-  const prepared = await prepareInWorker(dataDir, root, false);
+  const prepared = await prepareInWorker(dataDir, root, null);
   return assembleIpDatasets(prepared.ip, thresholds);
 }

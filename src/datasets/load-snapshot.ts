@@ -1,6 +1,7 @@
 import type { FreeListReport } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
-import { join } from "node:path";
+import { basename, isAbsolute, join, relative } from "node:path";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
 import { dataFiles, dataFilesAt } from "./data-layout.ts";
 import { assembleIpDatasets } from "./load-ip-datasets.ts";
 import { prepareInWorker } from "./load-in-worker.ts";
@@ -23,11 +24,11 @@ export interface LoadReport {
  * comes from that one folder, even if an update moves the link meanwhile. The reading,
  * checking and compiling run in a Worker; this thread only opens what it hands back.
  */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date()): Promise<LoadReport> {
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date(), emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE): Promise<LoadReport> {
   const version = givenRoot === undefined ? currentVersion(dataDir) : null;
   const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
   const files = dataFilesAt(dataDir, root);
-  const prepared = await prepareInWorker(dataDir, root, true);
+  const prepared = await prepareInWorker(dataDir, root, emailRule);
   const manifest = prepared.manifest ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const email = prepared.email!;
   const { lists, dropped, freeReport, allowList: allow, feedAllow, supplement } = { ...email, lists: assembleEmailLists(email) };
@@ -35,6 +36,9 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
   const notes: string[] = [...ipNotes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
+  }
+  if (lists.belowEvidence > 0 || lists.heldBack.size > 0) {
+    notes.push(`disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ${lists.heldBack.size} disputed names held back by update`);
   }
   notes.push(
     `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
@@ -47,12 +51,24 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, give
     ...(allow ? [{ name: "operator-allowlist", file: files.allowedDomains, date: allow.modified }] : []),
     ...(supplement ? [{ name: "operator-free-providers", file: files.freeSupplement, date: supplement.modified }] : []),
     ...ipDatasets,
-  ].map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d));
+  ]
+    .map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d))
+    .map((d) => ({ ...d, file: withinDataDir(dataDir, d.file) }));
   return {
     snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest.version, sources: manifest.sources, outputs: manifest.outputs, loadedAt: now.toISOString() }),
     notes,
     freeList: freeReport,
   };
+}
+
+/**
+ * A file as a path inside the data directory ("datasets/<version>/email/free.txt"): the
+ * snapshot's list reaches the unauthenticated /healthz, which has no business telling
+ * where the appliance keeps its data. A file elsewhere is named by its file name only.
+ */
+function withinDataDir(dataDir: string, file: string): string {
+  const inside = relative(dataDir, file);
+  return inside.startsWith("..") || isAbsolute(inside) ? basename(file) : inside;
 }
 
 /** A compiled output is as recent as the newest data of the sources it was composed from. */

@@ -3,6 +3,7 @@
  * snapshot needs, and hands it back with its buffers transferred, so the serving
  * thread never waits on that work.
  */
+import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "./dataset-error.ts";
 import { buffersOf, prepareDatasets } from "./prepare-datasets.ts";
 
@@ -11,13 +12,14 @@ declare const self: Worker;
 export interface LoadRequest {
   readonly dataDir: string;
   readonly root: string | undefined;
-  readonly withEmail: boolean;
+  /** The email lists' evidence rule, or null for the IP datasets alone. */
+  readonly emailRule: EvidenceRule | null;
 }
 
 self.onmessage = async (event: MessageEvent<LoadRequest>) => {
-  const { dataDir, root, withEmail } = event.data;
+  const { dataDir, root, emailRule } = event.data;
   try {
-    const prepared = await prepareDatasets(dataDir, root, withEmail);
+    const prepared = await prepareDatasets(dataDir, root, emailRule);
     self.postMessage({ prepared }, buffersOf(prepared));
   } catch (err) {
     const error = err instanceof DatasetError ? { file: err.file, problem: err.problem, fix: err.fix } : { message: (err as Error).message ?? String(err) };

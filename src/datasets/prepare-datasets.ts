@@ -1,6 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { DisposableEvidence, type ListedSource } from "../email/disposable-evidence.ts";
 import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
+import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
@@ -59,12 +61,16 @@ export interface PreparedIp {
   readonly notes: string[];
 }
 
+/** A disposable list's evidence with its packed entries as arrays. */
+type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: PackedDomainSetParts };
+
 export interface PreparedEmail {
-  readonly disposable: PackedDomainSetParts;
-  readonly free: PackedDomainSetParts;
-  readonly disposableSuffixes: Set<string>;
-  readonly disposableWildcard: Set<string>;
-  readonly allow: Set<string>;
+  /** The lists, their packed sets as arrays; the small sets and maps as they are. */
+  readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence"> & {
+    readonly disposable: PackedDomainSetParts;
+    readonly free: PackedDomainSetParts;
+    readonly evidence: readonly PreparedSource[];
+  };
   readonly dropped: DroppedCounts;
   readonly freeReport: FreeListReport;
   readonly allowList: TextDataset | null;
@@ -127,15 +133,15 @@ async function readEvidence(dir: string): Promise<[string, IndexFile][]> {
 
 /**
  * Reads every dataset of the version at `root` (default: the one `current` names) and the
- * operator's files; throws a DatasetError naming the file when one is missing or broken.
+ * operator's files, the email lists too unless `emailRule` is null; throws a DatasetError naming the file when one is missing or broken.
  */
-export async function prepareDatasets(dataDir: string, root: string | undefined, withEmail: boolean): Promise<PreparedDatasets> {
+export async function prepareDatasets(dataDir: string, root: string | undefined, emailRule: EvidenceRule | null): Promise<PreparedDatasets> {
   const files = dataFilesAt(dataDir, root);
   const versionRoot = root ?? files.current;
   const manifest = await readManifest(files.manifest);
   // The lists first, and their temporaries collected, before the tables' buffers come in: the load peaks lower.
-  const email = withEmail ? await prepareEmail(dataDir, root) : null;
-  if (withEmail) Bun.gc(true);
+  const email = emailRule === null ? null : await prepareEmail(dataDir, root, emailRule, manifest);
+  if (email) Bun.gc(true);
   return { manifest, ip: await prepareIp(dataDir, versionRoot, manifest, files), email };
 }
 
@@ -184,16 +190,17 @@ async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifes
   return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, relayFile, curated, notes };
 }
 
-/** The email lists built here, their two packed sets handed over as arrays. */
-async function prepareEmail(dataDir: string, root: string | undefined): Promise<PreparedEmail> {
-  const e = await loadEmailLists(dataDir, root);
+/** The email lists built here, their packed sets handed over as arrays. */
+async function prepareEmail(dataDir: string, root: string | undefined, rule: EvidenceRule, manifest: Manifest | null): Promise<PreparedEmail> {
+  const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
   const l = e.lists;
   return {
-    disposable: (l.disposable as PackedDomainSet).parts,
-    free: (l.free as PackedDomainSet).parts,
-    disposableSuffixes: new Set(l.disposableSuffixes),
-    disposableWildcard: new Set(l.disposableWildcard),
-    allow: new Set(l.allow),
+    lists: {
+      ...l,
+      disposable: (l.disposable as PackedDomainSet).parts,
+      free: (l.free as PackedDomainSet).parts,
+      evidence: l.evidence.sources.map((source) => ({ ...source, entries: source.entries.parts })),
+    },
     dropped: e.dropped,
     freeReport: e.free,
     allowList: e.allow,
@@ -204,12 +211,12 @@ async function prepareEmail(dataDir: string, root: string | undefined): Promise<
 
 /** The email lists from what `prepareEmail` packed. */
 export function assembleEmailLists(e: PreparedEmail): DomainLists {
+  const l = e.lists;
   return {
-    disposable: PackedDomainSet.fromParts(e.disposable),
-    free: PackedDomainSet.fromParts(e.free),
-    disposableSuffixes: e.disposableSuffixes,
-    disposableWildcard: e.disposableWildcard,
-    allow: e.allow,
+    ...l,
+    disposable: PackedDomainSet.fromParts(l.disposable),
+    free: PackedDomainSet.fromParts(l.free),
+    evidence: new DisposableEvidence(l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) }))),
   };
 }
 
