@@ -2,7 +2,7 @@ import { TrafficCounter } from "./collection-pacer.ts";
 import { datasetWarnings } from "./datasets/freshness.ts";
 import { lastUpdateSuccess } from "./metrics/last-update-success.ts";
 import type { RefreshState } from "./datasets/refresh-scheduler.ts";
-import type { Snapshot, SnapshotHolder } from "./datasets/snapshot.ts";
+import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverrides } from "./datasets/snapshot.ts";
 import { OverrideWatch } from "./email/override-watch.ts";
 import { AdminPassword } from "./dashboard/admin-password.ts";
 import type { AppDeps } from "./http/app.ts";
@@ -39,7 +39,7 @@ export async function wireApp(input: WiringInput) {
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
   const overrides = new OverrideWatch(stores.emailOverrides, now);
   /** The snapshot with the override lines in force: every snapshot served passes through here. */
-  const withOverrides = (snapshot: Snapshot): Snapshot => Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: overrides.active } });
+  const withOverrides = (snapshot: Snapshot): Snapshot => snapshotWithOverrides(snapshot, overrides.active);
   await overrides.refresh();
   input.snapshots.replace(withOverrides(input.snapshots.current()));
   const emailOverrides = {

@@ -1,10 +1,14 @@
 import { existsSync, statSync } from "node:fs";
-import { UsageError, loadConfig } from "../config.ts";
+import { type Config, UsageError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../datasets/load-snapshot.ts";
+import { withOverrides } from "../datasets/snapshot.ts";
+import { OverrideWatch } from "../email/override-watch.ts";
+import type { OverrideLine } from "../email/overrides.ts";
+import { openStores } from "../stores/stores.ts";
 import { ScanInputError, type ScanSink, scan } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
-import { DATA_DIR } from "./commands.ts";
+import { DATABASE_URL, DATA_DIR, DB } from "./commands.ts";
 
 export const SCAN = {
   name: "scan",
@@ -13,6 +17,7 @@ export const SCAN = {
     "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET /v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one piece at a time: memory stays flat however long the input.",
     "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address.",
     "Writes each row with its line number, its input and the answers' fields; a row that cannot be read or holds an invalid value is written with its error and counted, and the scan goes on. On a terminal a progress line is shown; at the end a summary (on standard error when the rows go to standard output).",
+    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE and with the email override lines (riskcheck email allow/deny) in force when the scan starts, read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line applies, and the summary says so.",
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
   operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },
@@ -21,9 +26,11 @@ export const SCAN = {
     { name: "format", type: "string", value: "csv|jsonl", default: "jsonl for JSON Lines input, csv otherwise", description: "Output format" },
     { name: "email-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the email addresses" },
     { name: "ip-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the IP addresses" },
-    { name: "explain", type: "boolean", description: "Add the reasons, as ?explain=1 gives them (CSV: the ip_reasons column, as JSON)" },
+    { name: "explain", type: "boolean", description: "Add the reasons, as ?explain=1 gives them (CSV: the email_reasons and ip_reasons columns, as JSON)" },
     { name: "only-risky", type: "boolean", description: "Write only rows with a disposable email address or a risky (warning or bad) IP address" },
     DATA_DIR,
+    DB,
+    DATABASE_URL,
   ],
   examples: [
     "riskcheck scan users.csv --out checked.csv",
@@ -43,8 +50,9 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     console.error(`riskcheck: scan: ${operand}: no such file`);
     return 1;
   }
-  const config = loadConfig({ "data-dir": values["data-dir"] }, process.env);
-  const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds);
+  const config = loadConfig({ "data-dir": values["data-dir"], db: values.db, "database-url": values["database-url"] }, process.env);
+  const overrides = await overridesInForce(config);
+  const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
   const size = fromStdin ? null : statSync(operand).size;
   const input = fromStdin ? Bun.stdin.stream() : Bun.file(operand).stream();
   const out = values.out === undefined || values.out === "-" ? null : values.out;
@@ -59,7 +67,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   let summary: ScanSummary;
   const started = performance.now();
   try {
-    summary = await scan(input, sink, snapshot, {
+    summary = await scan(input, sink, withOverrides(snapshot, overrides.active), {
       format: format as "csv" | "jsonl" | undefined,
       explain: values.explain ?? false,
       onlyRisky: values["only-risky"] ?? false,
@@ -72,10 +80,29 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     progress?.clear();
     await writer.end();
   }
-  const table = summaryTable(summary, (performance.now() - started) / 1000);
+  const table = summaryTable(summary, (performance.now() - started) / 1000) + `${overrides.note}\n`;
   if (out === null) process.stderr.write(table);
   else process.stdout.write(table);
   return 0;
+}
+
+/**
+ * The email override lines in force, read from the database as `serve` reads them, and a line
+ * saying where from. A SQLite file that does not exist holds no line: it is not created.
+ */
+async function overridesInForce(config: Config): Promise<{ active: ReadonlyMap<string, OverrideLine>; note: string }> {
+  if (config.databaseUrl === null && !existsSync(config.dbPath)) {
+    return { active: new Map(), note: `email overrides: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)` };
+  }
+  const stores = await openStores(config);
+  try {
+    const watch = new OverrideWatch(stores.emailOverrides, Date.now);
+    await watch.refresh();
+    const n = watch.active.size;
+    return { active: watch.active, note: `email overrides: ${n} ${n === 1 ? "line" : "lines"} in force, from ${stores.description}` };
+  } finally {
+    await stores.close();
+  }
 }
 
 /** One line on standard error, rewritten at most ten times a second: rows, rows/s, and with a known size the share done and the time left. */

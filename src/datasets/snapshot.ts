@@ -1,4 +1,6 @@
 import type { DomainLists } from "../email/domain-lists.ts";
+import type { FreeListNames } from "../email/explanation.ts";
+import type { OverrideLine } from "../email/overrides.ts";
 import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import type { Manifest } from "./manifest.ts";
 
@@ -24,6 +26,16 @@ export interface Snapshot {
   readonly sources: Manifest["sources"];
   readonly outputs: Manifest["outputs"];
   readonly loadedAt: string;
+}
+
+/** The snapshot answering with the operator's override lines in force: what `serve` answers with, and `scan`. */
+export function withOverrides(snapshot: Snapshot, active: ReadonlyMap<string, OverrideLine>): Snapshot {
+  return Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: active } });
+}
+
+/** The sources the version's free-provider list came from, for the email reasons' `free`. */
+export function freeListNames(snapshot: Snapshot): FreeListNames {
+  return { sources: snapshot.outputs["free-domains"]?.sources ?? [] };
 }
 
 export class SnapshotHolder {

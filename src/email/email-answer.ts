@@ -1,6 +1,7 @@
 import { parseEmailAddress } from "./address.ts";
 import { classifyDomain } from "./classify.ts";
 import type { DomainLists } from "./domain-lists.ts";
+import { type FreeListNames, explainEmail } from "./explanation.ts";
 
 /** The spec's email answer, keys in the spec's order. */
 export interface EmailAnswer {
@@ -21,4 +22,9 @@ export function emailAnswer(lists: DomainLists, email: string): EmailAnswer | nu
 /** JSON.stringify(answer), without its generic walk; a parsed domain is [a-z0-9.-] only, so it needs no escaping. */
 export function emailAnswerJson(a: EmailAnswer): string {
   return `{"email":${JSON.stringify(a.email)},"is_disposable":${a.is_disposable},"domain":"${a.domain}","free_email":${a.free_email}}`;
+}
+
+/** The answer with the `reasons` that `?explain=1` adds, as JSON: what GET /v1/check, the batch and `scan --explain` give. */
+export function explainedEmailAnswerJson(lists: DomainLists, a: EmailAnswer, free: FreeListNames): string {
+  return JSON.stringify({ ...a, reasons: explainEmail(lists, a.email, a.domain, free) });
 }

@@ -1,5 +1,6 @@
-import type { Snapshot } from "../datasets/snapshot.ts";
-import { type EmailAnswer, emailAnswer } from "../email/email-answer.ts";
+import { type Snapshot, freeListNames } from "../datasets/snapshot.ts";
+import { type EmailAnswer, emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../email/email-answer.ts";
+import { type FreeListNames, explainEmail } from "../email/explanation.ts";
 import { API_ERRORS } from "../http/errors.ts";
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import { explain } from "../ip/answer/explanation.ts";
@@ -26,13 +27,27 @@ const invalidIp = (input: unknown): ItemError => ({ input, error: API_ERRORS.inv
 
 /** The GET endpoints' answers for one value each, from one snapshot, with the functions the endpoints use. */
 export class Answers {
+  private readonly free: FreeListNames;
+
   constructor(
     private readonly snapshot: Snapshot,
     readonly explain: boolean,
-  ) {}
+  ) {
+    this.free = freeListNames(snapshot);
+  }
 
   email(value: string): EmailAnswer | ItemError {
     return emailAnswer(this.snapshot.email, value) ?? invalidEmail(value);
+  }
+
+  /** Exactly the body of GET /v1/check for the address (with ?explain=1 when explaining). */
+  emailJson(a: EmailAnswer): string {
+    return this.explain ? explainedEmailAnswerJson(this.snapshot.email, a, this.free) : emailAnswerJson(a);
+  }
+
+  /** The reasons ?explain=1 adds to the email answer, as JSON. */
+  emailReasonsJson(a: EmailAnswer): string {
+    return JSON.stringify(explainEmail(this.snapshot.email, a.email, a.domain, this.free));
   }
 
   ip(value: string): IpChecked | ItemError {

@@ -1,4 +1,4 @@
-import { type EmailAnswer, emailAnswerJson } from "../email/email-answer.ts";
+import type { EmailAnswer } from "../email/email-answer.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
 import type { BadRow, InputKind, Row } from "./input-rows.ts";
 import { type Answers, type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
@@ -26,6 +26,8 @@ export function rowFormat(format: OutputFormat, input: { kind: InputKind; column
 
 /** The answers' fields the CSV adds after the input's columns. */
 const ANSWER_COLUMNS = ["domain", "is_disposable", "free_email", "country_code", "asn", "organization", "connection_type", "risky", "reputation", "kind", "error", "message"];
+/** With --explain, the reasons as JSON, after the answers' fields. */
+const REASON_COLUMNS = ["email_reasons", "ip_reasons"];
 const NO_EMAIL = ",,,";
 const NO_IP = ",,,,,,,";
 
@@ -44,7 +46,7 @@ class CsvFormat implements RowFormat {
   ) {}
 
   header(): string {
-    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.answers.explain ? ["ip_reasons"] : [])]);
+    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.answers.explain ? REASON_COLUMNS : [])]);
   }
 
   row(row: Row, { email, ip }: RowAnswers): string {
@@ -52,6 +54,7 @@ class CsvFormat implements RowFormat {
     for (const cell of row.cells) line += `,${csvField(cell)}`;
     let errors = "";
     let messages = "";
+    let emailReasons = "";
     if (email === null) line += NO_EMAIL;
     else if ("error" in email) {
       line += NO_EMAIL;
@@ -59,6 +62,7 @@ class CsvFormat implements RowFormat {
       messages = email.message;
     } else {
       line += `,${email.domain},${email.is_disposable},${email.free_email}`;
+      if (this.answers.explain) emailReasons = this.answers.emailReasonsJson(email);
     }
     let reasons = "";
     if (ip === null) line += NO_IP;
@@ -74,13 +78,13 @@ class CsvFormat implements RowFormat {
       if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
     }
     line += `,${errors},${csvField(messages)}`;
-    if (this.answers.explain) line += `,${csvField(reasons)}`;
+    if (this.answers.explain) line += `,${csvField(emailReasons)},${csvField(reasons)}`;
     return `${line}\n`;
   }
 
   bad(row: BadRow): string {
     const cells = [String(row.line), ...this.columns.map(() => ""), ...ANSWER_COLUMNS.slice(2).map(() => ""), UNREADABLE_ROW, row.problem];
-    if (this.answers.explain) cells.push("");
+    if (this.answers.explain) cells.push(...REASON_COLUMNS.map(() => ""));
     return csvLine(cells);
   }
 }
@@ -97,7 +101,7 @@ class JsonLinesFormat implements RowFormat {
 
   row(row: Row, { email, ip }: RowAnswers): string {
     let line = `{"line":${row.line},"input":${this.inputJson(row)}`;
-    if (email !== null) line += `,"email":${"error" in email ? JSON.stringify(email) : emailAnswerJson(email)}`;
+    if (email !== null) line += `,"email":${"error" in email ? JSON.stringify(email) : this.answers.emailJson(email)}`;
     if (ip !== null) line += `,"ip":${"error" in ip ? JSON.stringify(ip) : this.answers.ipJson(ip)}`;
     return `${line}}\n`;
   }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../collection-pacer.ts";
-import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import { emailAnswer, emailAnswerJson } from "../../email/email-answer.ts";
+import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
+import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
 import { type ParsedIp, parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
@@ -78,14 +78,16 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   }
 
   const snapshot = deps.snapshots.current();
-  const explainWith = wantsExplanation(request.url) ? snapshot.sources : null;
+  const explained = wantsExplanation(request.url);
+  const explainWith = explained ? snapshot.sources : null;
+  const free = explained ? freeListNames(snapshot) : null;
   let emailsAnswered = 0;
   let ipsAnswered = 0;
   const emails = batch.emails.map((value) => {
     const answer = typeof value === "string" ? emailAnswer(snapshot.email, value) : null;
     if (answer === null) return itemError(value, API_ERRORS.invalidEmail);
     emailsAnswered++;
-    return emailAnswerJson(answer);
+    return free === null ? emailAnswerJson(answer) : explainedEmailAnswerJson(snapshot.email, answer, free);
   });
   const ipAnswers = ips.map((ip: ParsedIp | null, i) => {
     if (ip === null) return itemError(batch.ips[i], API_ERRORS.invalidIp);

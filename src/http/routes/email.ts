@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../collection-pacer.ts";
-import { emailAnswer, emailAnswerJson } from "../../email/email-answer.ts";
-import { explainEmail } from "../../email/explanation.ts";
-import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
+import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam } from "../query.ts";
@@ -36,9 +35,5 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   const snapshot = deps.snapshots.current();
   const answer = emailAnswer(snapshot.email, email);
   if (answer === null) return admission.refuse(API_ERRORS.invalidEmail);
-  if (wantsExplanation(url)) {
-    const reasons = explainEmail(snapshot.email, email, answer.domain, { sources: snapshot.outputs["free-domains"]?.sources ?? [] });
-    return admission.answer(0, JSON.stringify({ ...answer, reasons }));
-  }
-  return admission.answer(0, emailAnswerJson(answer));
+  return admission.answer(0, wantsExplanation(url) ? explainedEmailAnswerJson(snapshot.email, answer, freeListNames(snapshot)) : emailAnswerJson(answer));
 }
