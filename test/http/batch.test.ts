@@ -1,5 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
+import { mixedEmails, putOverrides } from "../support/mixed-emails.ts";
 import { parsePrometheusText } from "../support/prometheus-text.ts";
 import { createTestApp } from "../support/test-app.ts";
 
@@ -14,6 +15,12 @@ async function setup(options: Parameters<typeof createTestApp>[0] = {}, key: { i
   const batch = (body: unknown, query = "", headers: Record<string, string> = {}) =>
     t.request(`/v1/check/batch${query}`, { key: secret, method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
   return { ...t, secret, keyId: record.id, batch };
+}
+
+/** The body's items as the server wrote them: each item's own bytes, for a byte-for-byte comparison. */
+async function batchItems(res: Response): Promise<string[]> {
+  const body = (await res.json()) as { emails: unknown[] };
+  return body.emails.map((item) => JSON.stringify(item));
 }
 
 const EMAILS = ["jane@gmail.com", "not-an-address", 42, "bob@mailinator.com", "x@sub.33mail.com", null, "ok@duck.com"];
@@ -31,9 +38,9 @@ describe("POST /v1/check/batch", () => {
       expect(body.emails).toHaveLength(EMAILS.length);
       expect(body.ips).toHaveLength(IPS.length);
       for (const [i, value] of EMAILS.entries()) {
-        const get = await t.request(`/v1/check?email=${encodeURIComponent(String(value))}`, { key: t.secret });
+        const get = await t.request(`/v1/check?email=${encodeURIComponent(String(value))}${query ? "&explain=1" : ""}`, { key: t.secret });
         const answer = await get.json();
-        if (get.status === 200 && typeof value === "string") expect(body.emails[i]).toEqual(answer);
+        if (get.status === 200 && typeof value === "string") expect(JSON.stringify(body.emails[i])).toBe(JSON.stringify(answer));
         else expect(body.emails[i]).toEqual({ input: value, error: "invalid_email", message: "The provided email address is not valid" });
       }
       for (const [i, value] of IPS.entries()) {
@@ -46,8 +53,35 @@ describe("POST /v1/check/batch", () => {
       expect(body.ips[2]).toMatchObject({ ip: "2001:4860:4860::8888" });
       if (query) expect(body.ips[0]).toHaveProperty("reputation.reasons");
       else expect(body.ips[0]).not.toHaveProperty("reputation.reasons");
+      if (query) expect(body.emails[0]).toHaveProperty("reasons.rule", "not-listed");
+      else expect(body.emails[0]).not.toHaveProperty("reasons");
     }
   });
+
+  test("with ?explain=1, every email item is byte for byte the GET answer with explain, override lines included", async () => {
+    const t = await setup();
+    await putOverrides(t);
+    const emails = mixedEmails(400);
+    for (const explain of [true, false]) {
+      const res = await t.batch({ emails: emails.slice(0, 200) }, explain ? "?explain=1" : "");
+      const res2 = await t.batch({ emails: emails.slice(200) }, explain ? "?explain=1" : "");
+      expect([res.status, res2.status]).toEqual([200, 200]);
+      const items = [...(await batchItems(res)), ...(await batchItems(res2))];
+      expect(items).toHaveLength(emails.length);
+      const rules = new Set<string>();
+      for (const [i, email] of emails.entries()) {
+        const get = await t.request(`/v1/check?email=${encodeURIComponent(email)}${explain ? "&explain=1" : ""}`, { key: t.secret });
+        if (get.status === 200) expect(items[i]).toBe(await get.text());
+        else expect(JSON.parse(items[i])).toEqual({ input: email, error: "invalid_email", message: "The provided email address is not valid" });
+        const reasons = JSON.parse(items[i]).reasons;
+        if (explain && reasons) rules.add(reasons.rule + (reasons.override ? `:${reasons.override.action}` : "") + (reasons.did_you_mean ? ":typo" : "") + (reasons.relay ? ":relay" : ""));
+        if (!explain) expect(reasons).toBeUndefined();
+      }
+      // The mixture meets the explanation's cases: an override each way, the allowlist, a relay, a typo hint.
+      if (explain) for (const rule of ["allowlisted:allow", "denylisted:deny", "listed", "wildcard", "not-listed:typo"]) expect(rules).toContain(rule);
+      if (explain) expect([...rules].some((r) => r.endsWith(":relay"))).toBe(true);
+    }
+  }, 60_000);
 
   test("either list may be left out or empty", async () => {
     const t = await setup();
