@@ -1,8 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, runCli } from "../support/processes.ts";
+import { mixedEmails } from "../support/mixed-emails.ts";
+import { CLI, type ServeProcess, makeDataDir, runCli, startServe } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 // These tests start real processes that load the bundled data; a loaded machine needs more than the 5 s default.
@@ -11,13 +13,15 @@ setDefaultTimeout(30_000);
 const dir = mkdtempSync(join(tmpdir(), "riskcheck-scan-"));
 const users = join(dir, "users.csv");
 writeFileSync(users, "\uFEFFid,email,signup_ip\n1,jane@gmail.com,8.8.8.8\n2,bob@mailinator.com,1.1.1.1\n3,\"broken\"x,2.2.2.2\n4,carol@example.org,\n");
-const DATA = ["--data-dir", BUNDLED_DATA_DIR];
+// A database that does not exist: no override line applies, and none is made.
+const NO_DB = join(dir, "none.sqlite");
+const DATA = ["--data-dir", BUNDLED_DATA_DIR, "--db", NO_DB];
 
 describe("riskcheck scan", () => {
   test("--help names every option", () => {
     const { code, stdout } = runCli(["scan", "--help"]);
     expect(code).toBe(0);
-    for (const option of ["--out FILE", "--format csv|jsonl", "--email-column NAME", "--ip-column NAME", "--explain", "--only-risky", "--data-dir DIR", "FILE"]) expect(stdout).toContain(option);
+    for (const option of ["--out FILE", "--format csv|jsonl", "--email-column NAME", "--ip-column NAME", "--explain", "--only-risky", "--data-dir DIR", "--db FILE", "--database-url URL", "FILE"]) expect(stdout).toContain(option);
   });
 
   test("a CSV file into --out: the rows in the file, the summary on standard output, exit 0", () => {
@@ -36,6 +40,8 @@ describe("riskcheck scan", () => {
     expect(stdout).toMatch(/^ {2}disposable\s+2$/m);
     expect(stdout).toMatch(/^ {2}free provider\s+1$/m);
     expect(stdout).toMatch(/^ {2}informative\s+\d+$/m);
+    expect(stdout).toContain(`email overrides: none applied, no database at ${NO_DB}`);
+    expect(existsSync(NO_DB)).toBe(false);
   });
 
   test("standard input to standard output as JSON Lines; the summary goes to standard error", async () => {
@@ -70,5 +76,48 @@ describe("riskcheck scan", () => {
     expect(runCli(["scan", join(dir, "missing.csv"), ...DATA])).toMatchObject({ code: 1, stderr: expect.stringContaining("no such file") });
     expect(runCli(["scan", users, "--out", join(dir, "no", "such", "dir", "x.csv"), ...DATA]).code).toBe(1);
     expect(runCli(["scan", users, "--data-dir", join(dir, "empty")]).code).toBe(1);
+  });
+});
+
+describe("riskcheck scan with the server's override lines", () => {
+  let server: ServeProcess;
+  let env: Record<string, string>;
+  let key: string;
+  let data: string;
+
+  beforeAll(async () => {
+    data = makeDataDir();
+    env = { RISKCHECK_DATA_DIR: data, RISKCHECK_DB: join(data, "riskcheck.sqlite") };
+    for (const [action, domain] of [["allow", "mailinator.com"], ["deny", "yahoo.com"]]) {
+      expect(runCli(["email", action, domain, "--reason", `scan test ${action}`, "--author", "ops"], env).code).toBe(0);
+    }
+    server = await startServe([], { ...env, RISKCHECK_RATE_PER_MINUTE: "0" });
+    key = runCli(["keys", "create", "--name", "scan"], env).stdout.trimEnd().split("\n").at(-1)!;
+  });
+
+  afterAll(async () => {
+    if (server.proc.exitCode === null) await server.stop();
+  });
+
+  test("an override line is honoured: scan --explain answers each email as the running server's GET with explain", async () => {
+    const emails = mixedEmails(300);
+    const input = join(data, "emails.jsonl");
+    writeFileSync(input, emails.map((email) => JSON.stringify({ email })).join("\n"));
+    const { code, stdout, stderr } = runCli(["scan", input, "--explain"], env);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`email overrides: 2 lines in force, from SQLite ${env.RISKCHECK_DB}`);
+    const rows = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(emails.length);
+    const mailinator = rows.find((r) => r.email.domain === "mailinator.com");
+    expect(mailinator.email).toMatchObject({ is_disposable: false, reasons: { override: { action: "allow", reason: "scan test allow", author: "ops" } } });
+    expect(rows.find((r) => r.email.domain === "yahoo.com").email).toMatchObject({ is_disposable: true, reasons: { rule: "denylisted" } });
+    const answers = await Promise.all(emails.map((email) => fetch(`${server.url}/v1/check?email=${encodeURIComponent(email)}&explain=1`, { headers: { authorization: `Bearer ${key}` } })));
+    for (const [i, res] of answers.entries()) {
+      if (res.status === 200) expect(JSON.stringify(rows[i].email)).toBe(await res.text());
+      else {
+        expect(res.status).toBe(400);
+        expect(rows[i].email).toMatchObject({ input: emails[i], error: (await res.json()).error });
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CsvRecords } from "../../src/scan/csv-records.ts";
 import { type ScanOptions, ScanInputError, scan } from "../../src/scan/scan.ts";
+import { mixedEmails, putOverrides } from "../support/mixed-emails.ts";
 import { createTestApp, testSnapshot } from "../support/test-app.ts";
 
 const snapshot = await testSnapshot();
@@ -12,9 +13,9 @@ async function* pieces(text: string, piece = 7): AsyncIterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += piece) yield bytes.subarray(i, i + piece);
 }
 
-async function run(text: string, options: Partial<ScanOptions> = {}, piece?: number) {
+async function run(text: string, options: Partial<ScanOptions> = {}, piece?: number, over = snapshot) {
   let out = "";
-  const summary = await scan(pieces(text, piece), { write: (t) => void (out += t) }, snapshot, { ...DEFAULTS, ...options });
+  const summary = await scan(pieces(text, piece), { write: (t) => void (out += t) }, over, { ...DEFAULTS, ...options });
   return { out, summary, lines: out.split("\n").filter(Boolean) };
 }
 
@@ -129,7 +130,7 @@ describe("the scan's answers are the API's", () => {
       expect(rows.length).toBe(values.length);
       const answers = await Promise.all(
         values.map(async (value, i) => {
-          const path = value.includes("@") ? `/v1/check?email=${encodeURIComponent(value)}` : `/v1/ip-reputation-check?ip=${encodeURIComponent(value)}${explain ? "&explain=1" : ""}`;
+          const path = `${value.includes("@") ? `/v1/check?email=` : `/v1/ip-reputation-check?ip=`}${encodeURIComponent(value)}${explain ? "&explain=1" : ""}`;
           const res = await t.request(path, { key: secret });
           const row = JSON.parse(rows[i]);
           const answer = value.includes("@") ? row.email : row.ip;
@@ -150,6 +151,26 @@ describe("the scan's answers are the API's", () => {
       expect(compared).toBeGreaterThan(values.length * 0.8);
     }
   }, 60_000);
+
+  test("with override lines, each email answer with explain equals the GET endpoint's over a few hundred mixed emails", async () => {
+    const t = await createTestApp({ ratePerMinute: 0 });
+    const { secret } = await t.newKey();
+    await putOverrides(t);
+    const served = t.deps.snapshots.current();
+    const emails = mixedEmails(400);
+    // JSON Lines objects: every value is read as an email address, also those without an @.
+    const { out } = await run(emails.map((email) => JSON.stringify({ email })).join("\n"), { explain: true }, 4096, served);
+    const rows = jsonLines(out);
+    expect(rows).toHaveLength(emails.length);
+    let overridden = 0;
+    for (const [i, email] of emails.entries()) {
+      const res = await t.request(`/v1/check?email=${encodeURIComponent(email)}&explain=1`, { key: secret });
+      if (res.status === 200) expect(JSON.stringify(rows[i].email)).toBe(await res.text());
+      else expect(rows[i].email).toMatchObject({ input: email, error: "invalid_email" });
+      if (rows[i].email.reasons?.override) overridden++;
+    }
+    expect(overridden).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe("--explain in CSV", () => {
@@ -159,11 +180,23 @@ describe("--explain in CSV", () => {
     const t = await app;
     const { secret } = await t.newKey();
     const { lines } = await run("ip\n8.8.8.8\n10.0.0.1\n", { explain: true });
-    expect(lines[0]).toEndWith(",error,message,ip_reasons");
+    expect(lines[0]).toEndWith(",error,message,email_reasons,ip_reasons");
     const get = (await (await t.request("/v1/ip-reputation-check?ip=8.8.8.8&explain=1", { key: secret })).json()) as { reputation: { reasons: unknown } };
     const [record] = new CsvRecords().push(`${lines[1]}\n`);
     expect("fields" in record && JSON.parse(record.fields.at(-1)!)).toEqual(get.reputation.reasons);
-    expect(lines[2]).toEndWith(",false,ok,,,,");
+    expect(lines[2]).toEndWith(",false,ok,,,,,");
+  });
+
+  test("the email_reasons column holds the reasons ?explain=1 gives to the email, as JSON; empty for an invalid one", async () => {
+    const t = await app;
+    const { secret } = await t.newKey();
+    const { lines } = await run("email,ip\njane@gmial.com,8.8.8.8\nbad@,\n", { explain: true });
+    const get = (await (await t.request("/v1/check?email=jane%40gmial.com&explain=1", { key: secret })).json()) as { reasons: { did_you_mean: string } };
+    expect(get.reasons.did_you_mean).toBe("gmail.com");
+    const [record, invalid] = new CsvRecords().push(`${lines[1]}\n${lines[2]}\n`);
+    expect("fields" in record && JSON.parse(record.fields.at(-2)!)).toEqual(get.reasons);
+    expect("fields" in record && JSON.parse(record.fields.at(-1)!)).toHaveProperty("rule");
+    expect("fields" in invalid && invalid.fields.slice(-4)).toEqual(["invalid_email", "The provided email address is not valid", "", ""]);
   });
 });
 
