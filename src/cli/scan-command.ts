@@ -4,7 +4,7 @@ import { loadSnapshot } from "../datasets/load-snapshot.ts";
 import { withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
 import type { OverrideLine } from "../email/overrides.ts";
-import { openStores } from "../stores/stores.ts";
+import { type Stores, openStores } from "../stores/stores.ts";
 import { ScanInputError, type ScanSink, scan } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
@@ -94,12 +94,20 @@ async function overridesInForce(config: Config): Promise<{ active: ReadonlyMap<s
   if (config.databaseUrl === null && !existsSync(config.dbPath)) {
     return { active: new Map(), note: `email overrides: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)` };
   }
-  const stores = await openStores(config);
+  // A database that cannot be read is an I/O error: answers without the operator's lines would contradict the server's.
+  let stores: Stores;
+  try {
+    stores = await openStores(config);
+  } catch (err) {
+    throw new Error(`scan: cannot read the email override lines: ${(err as Error).message}`);
+  }
   try {
     const watch = new OverrideWatch(stores.emailOverrides, Date.now);
     await watch.refresh();
     const n = watch.active.size;
     return { active: watch.active, note: `email overrides: ${n} ${n === 1 ? "line" : "lines"} in force, from ${stores.description}` };
+  } catch (err) {
+    throw new Error(`scan: cannot read the email override lines from ${stores.description}: ${(err as Error).message}`);
   } finally {
     await stores.close();
   }

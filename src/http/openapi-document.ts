@@ -159,7 +159,7 @@ export const OPENAPI_DOCUMENT = {
             name: "explain",
             in: "query",
             required: false,
-            description: "As for the IP check: adds `reputation.reasons` to every IP item.",
+            description: "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the evidence rule in force included).",
             schema: { type: "string" },
             example: "1",
           },

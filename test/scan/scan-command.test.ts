@@ -76,6 +76,10 @@ describe("riskcheck scan", () => {
     expect(runCli(["scan", join(dir, "missing.csv"), ...DATA])).toMatchObject({ code: 1, stderr: expect.stringContaining("no such file") });
     expect(runCli(["scan", users, "--out", join(dir, "no", "such", "dir", "x.csv"), ...DATA]).code).toBe(1);
     expect(runCli(["scan", users, "--data-dir", join(dir, "empty")]).code).toBe(1);
+    // A database that cannot be read: answering without the operator's override lines would contradict the server.
+    const notADatabase = join(dir, "not-a-database.sqlite");
+    writeFileSync(notADatabase, "not SQLite");
+    expect(runCli(["scan", users, "--data-dir", BUNDLED_DATA_DIR, "--db", notADatabase])).toMatchObject({ code: 1, stderr: expect.stringContaining("scan: cannot read the email override lines") });
   });
 });
 
@@ -116,7 +120,7 @@ describe("riskcheck scan with the server's override lines", () => {
       if (res.status === 200) expect(JSON.stringify(rows[i].email)).toBe(await res.text());
       else {
         expect(res.status).toBe(400);
-        expect(rows[i].email).toMatchObject({ input: emails[i], error: (await res.json()).error });
+        expect(rows[i].email).toMatchObject({ input: emails[i], error: ((await res.json()) as { error: string }).error });
       }
     }
   });
