@@ -53,6 +53,16 @@ describe("riskcheck scan", () => {
     expect(stderr).toMatch(/^rows written\s+1$/m);
   });
 
+  test("RISKCHECK_EMAIL_EVIDENCE is the scan's evidence rule, as it is the server's", () => {
+    const input = join(dir, "one.txt");
+    writeFileSync(input, "bob@mailinator.com\n");
+    for (const rule of ["strict", "any"]) {
+      const { code, stdout } = runCli(["scan", input, "--format", "jsonl", "--explain", ...DATA], { RISKCHECK_EMAIL_EVIDENCE: rule });
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).email.reasons.evidence_rule).toBe(rule);
+    }
+  });
+
   test.each([
     [["--format", "xml"], "--format is csv or jsonl"],
     [["--email-column", "contact"], "--email-column contact: no such column"],
