@@ -16,6 +16,7 @@ import { checkNewPassword, setAdminPassword } from "./dashboard/admin-password.t
 import { parseIpAddress } from "./ip/address/parse.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStoreError, MAX_KEY_LIMIT } from "./keys/key-store.ts";
+import { parsePermissions } from "./keys/permissions.ts";
 import type { KeyUsage } from "./keys/usage-store.ts";
 import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
@@ -89,9 +90,11 @@ function keyLimit(value: string | undefined, flag: string): number | null {
 async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Promise<number> {
   const rate = keyLimit(values["rate-per-minute"], "--rate-per-minute");
   const quota = keyLimit(values["ip-quota-per-month"], "--ip-quota-per-month");
+  const permissions = values.permissions === undefined ? undefined : parsePermissions(values.permissions);
+  if (permissions !== undefined && "error" in permissions) throw new UsageError(`--permissions: ${permissions.error}`);
   const { key, secret } = await withStores(loadConfig(values, process.env), async ({ keys }) => {
     try {
-      return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota });
+      return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota, permissions: permissions?.permissions });
     } catch (err) {
       if (err instanceof KeyStoreError) throw new UsageError(err.message);
       throw err;
@@ -271,6 +274,7 @@ function keyJson(k: KeyRecord) {
     revoked_at: k.revokedAt,
     rate_per_minute: k.ratePerMinute,
     ip_quota_per_month: k.ipQuotaPerMonth,
+    permissions: k.permissions,
   };
 }
 
@@ -291,12 +295,13 @@ function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<t
     return;
   }
   const table = [
-    ["ID", "NAME", "PREFIX", "STATUS", "CREATED", "LAST USED", "TODAY email/ip", "MONTH email/ip", "IP QUOTA LEFT"],
+    ["ID", "NAME", "PREFIX", "STATUS", "PERMISSIONS", "CREATED", "LAST USED", "TODAY email/ip", "MONTH email/ip", "IP QUOTA LEFT"],
     ...rows.map((r) => [
       r.id,
       r.name,
       r.prefix + "…",
       r.status,
+      r.permissions.join(","),
       r.created_at.slice(0, 16).replace("T", " "),
       r.last_used_at ? r.last_used_at.slice(0, 16).replace("T", " ") : "never",
       `${r.usage.today.email}/${r.usage.today.ip}`,

@@ -52,6 +52,8 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL,
      until      TEXT
    ) WITHOUT ROWID;`,
+  // Every key made before permissions keeps checking.
+  `ALTER TABLE api_keys ADD COLUMN permissions TEXT NOT NULL DEFAULT 'check';`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -90,12 +90,13 @@ export const KEYS_CREATE = {
     { name: "name", type: "string", value: "NAME", required: true, description: "Descriptive name shown in lists and the dashboard" },
     { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647" },
     { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647" },
+    { name: "permissions", type: "string", value: "LIST", default: "check", description: "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports)" },
     JSON_OUTPUT,
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck keys create --name checkout-backend", "riskcheck keys create --name batch --rate-per-minute 60 --json"],
+  examples: ["riskcheck keys create --name checkout-backend", "riskcheck keys create --name batch --rate-per-minute 60 --json", "riskcheck keys create --name waf --permissions check,report"],
 } as const satisfies CommandSpec;
 
 export const KEYS_LIST = {

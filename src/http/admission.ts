@@ -29,11 +29,11 @@ export interface AdmissionDeps {
 }
 
 /**
- * Authentication, then the rate limit, then the quota: the contract's order, before any
+ * Authentication and the `check` permission, then the rate limit, then the quota: the contract's order, before any
  * validation. A refusal is the whole answer; otherwise the admission ends the request.
  */
 export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint): Admission | Response {
-  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"));
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), "check");
   if (!("id" in key)) return errorResponse(key);
   const nowMs = deps.now();
   const limits = applyLimits(deps.limits, key, endpoint, nowMs);

@@ -1,5 +1,6 @@
 import type { Authentication } from "../keys/key-authenticator.ts";
 import type { KeyRecord } from "../keys/key-record.ts";
+import type { Permission } from "../keys/permissions.ts";
 import { API_ERRORS, type ApiError } from "./errors.ts";
 
 export interface Authenticator {
@@ -31,12 +32,13 @@ export function bearerToken(authorization: string | null): string | null {
 /**
  * The 401 variants: a missing or malformed Authorization header is "No API key
  * provided", a well-formed but unknown token "Invalid API key", a revoked key
- * "API key revoked" — the same on every endpoint.
+ * "API key revoked" — the same on every endpoint. An active key without the permission
+ * the route needs is the 403.
  */
-export function authenticateRequest(authenticator: Authenticator, authorization: string | null): KeyRecord | ApiError {
+export function authenticateRequest(authenticator: Authenticator, authorization: string | null, needs: Permission): KeyRecord | ApiError {
   const token = bearerToken(authorization);
   if (token === null) return API_ERRORS.missingKey;
   const result = authenticator.authenticate(token);
-  if (result.outcome === "active") return result.key;
+  if (result.outcome === "active") return result.key.permissions.includes(needs) ? result.key : API_ERRORS.forbidden;
   return result.outcome === "revoked" ? API_ERRORS.revokedKey : API_ERRORS.unknownKey;
 }

@@ -20,6 +20,7 @@ export const API_ERRORS = Object.freeze({
   invalidBatch: define(400, "invalid_body", 'The body must be JSON of the form {"emails": ["..."], "ips": ["..."]}'),
   batchTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 items per batch"),
   tooManyItems: define(400, "too_many_items", "A batch holds at most 1,000 items, emails and IPs together"),
+  forbidden: define(403, "forbidden", "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --permissions check,report)"),
   rateLimited: define(429, "rate_limit_exceeded", "Rate limit exceeded. Please try again later."),
   quotaExceeded: define(429, "quota_exceeded", "Monthly quota exceeded. Please upgrade your plan or wait until next month."),
   metricsTokenRequired: define(401, "unauthorized", "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>"),

@@ -1,3 +1,5 @@
+import type { Permission } from "./permissions.ts";
+
 export interface KeyRecord {
   readonly id: string;
   readonly name: string;
@@ -8,6 +10,8 @@ export interface KeyRecord {
   /** Per-key overrides; null means the configured default. */
   readonly ratePerMinute: number | null;
   readonly ipQuotaPerMonth: number | null;
+  /** What the key may do: `check`, `report`, or both. */
+  readonly permissions: readonly Permission[];
 }
 
 export const KEY_NAME_MAX_LENGTH = 100;

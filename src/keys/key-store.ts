@@ -1,4 +1,5 @@
 import { type KeyRecord, normaliseKeyName } from "./key-record.ts";
+import { DEFAULT_PERMISSIONS, type Permission, permissionsOf, permissionsText } from "./permissions.ts";
 import { displayPrefix, generateSecret, hashSecret } from "./secret.ts";
 
 export class KeyStoreError extends Error {}
@@ -7,6 +8,8 @@ export interface NewKey {
   name: string;
   ratePerMinute?: number | null;
   ipQuotaPerMonth?: number | null;
+  /** `check` when left out. */
+  permissions?: readonly Permission[];
 }
 
 /** API keys where the dashboard and the CLI manage them: SQLite or PostgreSQL. */
@@ -29,9 +32,11 @@ export interface KeyRow {
   revoked_at: string | null;
   rate_per_minute: number | null;
   ip_quota_per_month: number | null;
+  /** "check", "report" or "check,report". */
+  permissions: string;
 }
 
-export const KEY_COLUMNS = "id, name, secret_hash, prefix, created_at, last_used_at, revoked_at, rate_per_minute, ip_quota_per_month";
+export const KEY_COLUMNS = "id, name, secret_hash, prefix, created_at, last_used_at, revoked_at, rate_per_minute, ip_quota_per_month, permissions";
 
 /**
  * The largest per-key rate or quota: PostgreSQL's INTEGER, so a key that SQLite accepts
@@ -57,6 +62,7 @@ export function newKeyRow(input: NewKey, now: Date): { row: KeyRow; secret: stri
     revoked_at: null,
     rate_per_minute: input.ratePerMinute ?? null,
     ip_quota_per_month: input.ipQuotaPerMonth ?? null,
+    permissions: permissionsText(input.permissions ?? DEFAULT_PERMISSIONS),
   };
   return { row, secret };
 }
@@ -87,5 +93,6 @@ export function toRecord(row: KeyRow): KeyRecord {
     revokedAt: row.revoked_at,
     ratePerMinute: row.rate_per_minute,
     ipQuotaPerMonth: row.ip_quota_per_month,
+    permissions: permissionsOf(row.permissions),
   };
 }

@@ -15,7 +15,7 @@ export class SqliteKeyStore implements KeyStore {
     const { row, secret } = newKeyRow(input, now);
     await writeWhenUnlocked(this.db, () =>
       this.db
-        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($id, $name, $secret_hash, $prefix, $created_at, $last_used_at, $revoked_at, $rate_per_minute, $ip_quota_per_month)`)
+        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($id, $name, $secret_hash, $prefix, $created_at, $last_used_at, $revoked_at, $rate_per_minute, $ip_quota_per_month, $permissions)`)
         .run(row as unknown as Record<string, string | number | null>),
     );
     this.signal.bump();

@@ -73,6 +73,12 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL,
      until      TEXT
    );`,
+  // Every key made before permissions keeps checking; a change of permissions reaches the instances as any key change.
+  `ALTER TABLE api_keys ADD COLUMN permissions TEXT NOT NULL DEFAULT 'check';
+   DROP TRIGGER api_keys_changed ON api_keys;
+   CREATE TRIGGER api_keys_changed
+     AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month, permissions ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -45,6 +45,9 @@ ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-w
   <input type="hidden" name="csrf" value="${csrfToken}">
   <div class="row">
     <div><label for="name">Descriptive name</label><input id="name" name="name" type="text" maxlength="${KEY_NAME_MAX_LENGTH}" required placeholder="e.g. checkout back end"></div>
+    <fieldset><legend>May</legend><input type="hidden" name="permissions-shown" value="1">
+      <label><input type="checkbox" name="permission" value="check" checked> check addresses</label>
+      <label><input type="checkbox" name="permission" value="report"> report abuse (POST /v1/reports)</label></fieldset>
     <div><button type="submit">Create key</button></div>
   </div>
 </form>
@@ -60,12 +63,13 @@ ${
   rows.length === 0
     ? html`<p>${search ? "No key matches." : "No keys yet."}</p>`
     : html`<div class="table-wrap"><table>
-<thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Today (email / IP)</th><th>This month (email / IP)</th><th>IP quota left</th><th>Last 30 days</th><th>Status</th></tr></thead>
+<thead><tr><th>Name</th><th>Key</th><th>Permissions</th><th>Created</th><th>Last used</th><th>Today (email / IP)</th><th>This month (email / IP)</th><th>IP quota left</th><th>Last 30 days</th><th>Status</th></tr></thead>
 <tbody>
 ${rows.map(
   (r) => html`<tr class="${r.key.revokedAt ? "revoked" : "active"}" data-key-id="${r.key.id}">
 <td data-label="Name">${r.key.name}</td>
 <td data-label="Key"><code>${r.key.prefix}…</code></td>
+<td data-label="Permissions">${r.key.permissions.join(", ")}</td>
 <td data-label="Created" class="num">${date(r.key.createdAt)}</td>
 <td data-label="Last used" class="num">${date(r.key.lastUsedAt)}</td>
 <td data-label="Today" class="num">${r.today.email} / ${r.today.ip}</td>

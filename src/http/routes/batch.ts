@@ -49,7 +49,7 @@ interface Batch {
  * unicast addresses) use up the quota; the private answer uses none, as on the GET.
  */
 export async function checkBatch(deps: BatchDeps, request: Request): Promise<Response> {
-  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"));
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), "check");
   if (!("id" in key)) return errorResponse(key);
   // Read before the rate limit so that a refusal is counted against the kind of check it held; refused only after it.
   const body = await readBodyText(request, MAX_BATCH_BYTES);

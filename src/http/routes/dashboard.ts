@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSIONS, parsePermissions } from "../../keys/permissions.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
 import type { AdminPassword } from "../../dashboard/admin-password.ts";
 import { PasswordCheckSlots } from "../../dashboard/password-check-slots.ts";
@@ -108,6 +109,12 @@ function field(form: URLSearchParams, name: string): string | undefined {
   return values.length === 1 ? values[0] : undefined;
 }
 
+/** The ticked permission boxes; a form without them (made before they existed) asks for the default. */
+function formPermissions(form: URLSearchParams): ReturnType<typeof parsePermissions> {
+  if (form.get("permissions-shown") === null && form.getAll("permission").length === 0) return { permissions: DEFAULT_PERMISSIONS };
+  return parsePermissions(form.getAll("permission").join(","));
+}
+
 /** Browsers label requests from other sites; refuse those outright, on top of the CSRF token. */
 function isCrossSite(request: Request): boolean {
   return request.headers.get("sec-fetch-site") === "cross-site";
@@ -209,7 +216,9 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     try {
-      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "" }, new Date(this.deps.now()));
+      const permissions = formPermissions(current.form);
+      if ("error" in permissions) throw new KeyStoreError(permissions.error);
+      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "", permissions: permissions.permissions }, new Date(this.deps.now()));
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
