@@ -2,6 +2,7 @@
  * In-process micro-benchmarks of the request path's parts: `bun bench/micro.ts`.
  * Each line is the mean time per call over a warm loop; compare runs on the same machine.
  */
+import { DEFAULT_REPORT_SETTINGS } from "../src/reports/report.ts";
 import { resolve } from "node:path";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import { classifyDomain } from "../src/email/classify.ts";
@@ -88,6 +89,7 @@ const { deps, keys: appKeys } = await wireApp({
   cliCommand: "riskcheck",
   logError: console.error,
   refreshState: () => null,
+  reports: DEFAULT_REPORT_SETTINGS,
   metricsToken: null,
 });
 // What the server calls for every request; the API's routes answer synchronously.

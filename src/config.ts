@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { checkNewPassword } from "./dashboard/admin-password.ts";
 import { parseDuration } from "./duration.ts";
 import { MAX_TIMER_MS } from "./long-timeout.ts";
+import type { ReportSettings } from "./reports/report.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
 import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "./email/evidence-rule.ts";
@@ -40,6 +41,8 @@ export interface Config {
   readonly drainTimeoutMs: number;
   /** When set, GET /metrics needs it as a Bearer token; otherwise /metrics is open. */
   readonly metricsToken: string | null;
+  /** Local abuse reports: repeats of a key's report within `dedupMs` are duplicates; `windowMs` is what the verdict counts; `retentionMs` what is kept. */
+  readonly reports: ReportSettings;
 }
 
 export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "database-url" | "keep-versions" | "sources" | "update-every", string | undefined>>;
@@ -56,6 +59,9 @@ export const DEFAULTS = Object.freeze({
   keepVersions: 3,
   updateEvery: "24h",
   drainTimeoutMs: 5_000,
+  reportDedup: "24h",
+  reportWindow: "90d",
+  reportRetention: "365d",
 });
 
 /** Flags win over the environment, which wins over the defaults. */
@@ -83,6 +89,11 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
     drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0, MAX_TIMER_MS),
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
+    reports: {
+      dedupMs: period(env.RISKCHECK_REPORT_DEDUP ?? DEFAULTS.reportDedup, "RISKCHECK_REPORT_DEDUP"),
+      windowMs: period(env.RISKCHECK_REPORT_WINDOW ?? DEFAULTS.reportWindow, "RISKCHECK_REPORT_WINDOW"),
+      retentionMs: period(env.RISKCHECK_REPORT_RETENTION ?? DEFAULTS.reportRetention, "RISKCHECK_REPORT_RETENTION"),
+    },
   };
   return Object.freeze(config);
 }
@@ -106,6 +117,12 @@ function databaseUrl(url: string | undefined, dbPath: string | undefined): strin
 function evidenceRule(text: string): EvidenceRule {
   if ((EVIDENCE_RULES as readonly string[]).includes(text)) return text as EvidenceRule;
   throw new UsageError(`RISKCHECK_EMAIL_EVIDENCE: "${text}" is not one of ${EVIDENCE_RULES.join(", ")}`);
+}
+
+function period(text: string, variable: string): number {
+  const ms = parseDuration(text);
+  if (ms === null) throw new UsageError(`${variable}: "${text}" is not a period such as 24h, 90d or 30m`);
+  return ms;
 }
 
 function updateEvery(text: string): number | null {

@@ -54,6 +54,20 @@ const MIGRATIONS: readonly string[] = [
    ) WITHOUT ROWID;`,
   // Every key made before permissions keeps checking.
   `ALTER TABLE api_keys ADD COLUMN permissions TEXT NOT NULL DEFAULT 'check';`,
+  // Local abuse reports; reported_at in ms. report_deletions counts deletions and prunes, so that readers know to reread.
+  `CREATE TABLE reports (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     key_id      TEXT NOT NULL REFERENCES api_keys(id),
+     ip          TEXT NOT NULL,
+     category    TEXT NOT NULL,
+     comment     TEXT,
+     reported_at INTEGER NOT NULL
+   );
+   CREATE INDEX reports_by_reporter ON reports (key_id, ip, category, reported_at);
+   CREATE INDEX reports_by_ip ON reports (ip);
+   CREATE INDEX reports_by_time ON reports (reported_at);
+   CREATE TABLE report_deletions (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+   INSERT INTO report_deletions VALUES (1, 0);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

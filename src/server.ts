@@ -43,6 +43,8 @@ function riskcheckCommand(): string[] {
 const VERSION_CHECK_MS = 2_000;
 /** Override lines are read again this often: within 10 s, with the interval's jitter, on every instance. */
 const OVERRIDE_CHECK_MS = 3_000;
+/** Local reports are read again this often (as the email overrides are): within 10 s on every instance. */
+const REPORT_CHECK_MS = 3_000;
 /** At shutdown the usage flush is tried this often, a second apart, before the counts are given up. */
 const FINAL_FLUSH_ATTEMPTS = 5;
 
@@ -91,7 +93,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
   const stores = await openStores(config, true);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
-  const { deps, keys, usage, serving, emailOverrides } = await wireApp({
+  const { deps, keys, usage, serving, emailOverrides, reportWatch } = await wireApp({
     stores,
     snapshots,
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
@@ -102,6 +104,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
     metricsToken: config.metricsToken,
+    reports: config.reports,
   });
   const app = createApp(deps);
 
@@ -121,6 +124,10 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
   const overrideWatch = setInterval(() => {
     emailOverrides.refresh().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
   }, OVERRIDE_CHECK_MS);
+  // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
+  const reportSync = setInterval(() => {
+    reportWatch.refresh().catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
+  }, REPORT_CHECK_MS);
 
   let loadedVersion = currentVersion(config.dataDir);
   let reloading: Promise<void> | null = null;
@@ -202,6 +209,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
     shutdown: () =>
       (stopping ??= (async () => {
         clearInterval(upkeep);
+        clearInterval(reportSync);
         clearInterval(versionWatch);
         clearInterval(overrideWatch);
         clearInterval(pacing);

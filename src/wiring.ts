@@ -12,6 +12,10 @@ import { UsageRecorder } from "./keys/usage-recorder.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
 import { BatchItemMetrics } from "./metrics/batch-items.ts";
 import { RequestMetrics } from "./metrics/request-metrics.ts";
+import { ReportOutcomes } from "./metrics/report-outcomes.ts";
+import { LocalReportIndex } from "./reports/local-report-index.ts";
+import type { ReportSettings } from "./reports/report.ts";
+import { ReportWatch } from "./reports/report-watch.ts";
 import type { Stores } from "./stores/stores.ts";
 
 export interface WiringInput {
@@ -27,6 +31,7 @@ export interface WiringInput {
   refreshState: () => RefreshState | null;
   /** When set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | null;
+  reports: ReportSettings;
 }
 
 /** Builds every service the app needs over one database's stores; the server and the tests share it. */
@@ -50,6 +55,10 @@ export async function wireApp(input: WiringInput) {
     },
   };
   const batchItems = new BatchItemMetrics();
+  const reportIndex = new LocalReportIndex(input.reports.windowMs, now);
+  const reports = { store: stores.reports, index: reportIndex, settings: input.reports, outcomes: new ReportOutcomes() };
+  const reportWatch = new ReportWatch(stores.reports, reportIndex, input.reports, now);
+  await reportWatch.refresh();
   const deps: AppDeps = {
     authenticator: new KeyAuthenticator(serving.keys),
     limits: {
@@ -79,11 +88,14 @@ export async function wireApp(input: WiringInput) {
     logError: input.logError,
     traffic: new TrafficCounter(),
     batchItems,
+    reports,
+    localReports: reportIndex,
     warnings,
     refreshState: input.refreshState,
     metrics: {
       requests: new RequestMetrics(),
       batchItems,
+      reports: reports.outcomes,
       snapshots: input.snapshots,
       keys,
       lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),
@@ -92,5 +104,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, serving, emailOverrides };
+  return { deps, keys, usage, serving, emailOverrides, reportWatch };
 }

@@ -1,4 +1,4 @@
-export const ENDPOINTS = ["email", "ip"] as const;
+export const ENDPOINTS = ["email", "ip", "report"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**

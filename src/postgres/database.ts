@@ -79,6 +79,23 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER api_keys_changed
      AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month, permissions ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
+  // Local abuse reports; reported_at in ms. Instances follow new rows by the writing transaction's id (xid),
+  // and reread everything when report_deletions' count moved.
+  `CREATE TABLE reports (
+     id          BIGSERIAL PRIMARY KEY,
+     key_id      TEXT NOT NULL REFERENCES api_keys(id),
+     ip          TEXT NOT NULL,
+     category    TEXT NOT NULL,
+     comment     TEXT,
+     reported_at BIGINT NOT NULL,
+     xid         xid8 NOT NULL DEFAULT pg_current_xact_id()
+   );
+   CREATE INDEX reports_by_reporter ON reports (key_id, ip, category, reported_at);
+   CREATE INDEX reports_by_ip ON reports (ip);
+   CREATE INDEX reports_by_time ON reports (reported_at);
+   CREATE INDEX reports_by_xid ON reports (xid);
+   CREATE TABLE report_deletions (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL);
+   INSERT INTO report_deletions VALUES (1, 0);`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,6 +10,7 @@ import { PostgresQuotaLeases } from "../postgres/quota-leases.ts";
 import { PostgresSessionStore } from "../postgres/sessions.ts";
 import { PostgresSignInThrottle } from "../postgres/sign-in-throttle.ts";
 import { PostgresUsageStore } from "../postgres/usage-store.ts";
+import { PostgresReportStore } from "./postgres/reports.ts";
 import type { Stores } from "./stores.ts";
 
 export async function openPostgresStores(url: string): Promise<Stores> {
@@ -28,6 +29,7 @@ export function postgresStores(sql: SQL, description: string): Stores {
     adminPassword: new PostgresAdminPasswordStore(sql),
     signInThrottle: new PostgresSignInThrottle(sql),
     emailOverrides: new PostgresOverrideStore(sql),
+    reports: new PostgresReportStore(sql),
     description: `PostgreSQL ${description}`,
     replacedOnDisk: () => null,
     serving: async ({ now, logError }) => {

@@ -10,6 +10,7 @@ import { SqliteKeyIndex } from "../keys/sqlite-key-index.ts";
 import { SqliteKeyStore } from "../keys/sqlite-key-store.ts";
 import { SqliteUsageStore } from "../keys/sqlite-usage-store.ts";
 import { LocalMonthlyQuota } from "../limits/local-monthly-quota.ts";
+import { SqliteReportStore } from "./sqlite/reports.ts";
 import type { Stores } from "./stores.ts";
 
 /** The file beside the database through which processes announce changes to keys. */
@@ -51,6 +52,7 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
     adminPassword: new SqliteAdminPasswordStore(db),
     signInThrottle: new SqliteSignInThrottle(db),
     emailOverrides: new SqliteOverrideStore(db),
+    reports: new SqliteReportStore(db),
     description: `SQLite ${description}`,
     replacedOnDisk: () => null,
     serving: async ({ now }) => {

@@ -7,6 +7,7 @@ import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import type { MonthlyQuota } from "../limits/monthly-quota.ts";
 import type { OverrideStore } from "../email/overrides.ts";
+import type { ReportStore } from "../reports/report-store.ts";
 import { openPostgresStores } from "./postgres-stores.ts";
 import { openSqliteStores } from "./sqlite-stores.ts";
 
@@ -19,6 +20,8 @@ export interface Stores {
   readonly signInThrottle: SignInThrottle;
   /** The operator's allow and deny lines for email domains. */
   readonly emailOverrides: OverrideStore;
+  /** Local abuse reports (POST /v1/reports). */
+  readonly reports: ReportStore;
   /** Which database, for messages: its path, or its URL without the password. */
   readonly description: string;
   /**

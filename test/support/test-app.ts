@@ -11,6 +11,8 @@ import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite-stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
 import { wireApp } from "../../src/wiring.ts";
+import type { Permission } from "../../src/keys/permissions.ts";
+import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
   disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
@@ -42,6 +44,7 @@ export interface TestAppOptions {
   adminPassword?: string;
   clientAddress?: string;
   metricsToken?: string;
+  reports?: ReportSettings;
   /** The database behind the app: a fresh in-memory SQLite one unless given. */
   stores?: Stores;
 }
@@ -57,7 +60,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
-  const { deps, keys, usage, serving, emailOverrides } = await wireApp({
+  const { deps, keys, usage, serving, emailOverrides, reportWatch } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
@@ -68,6 +71,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     logError: (line) => void errors.push(line),
     refreshState: () => null,
     metricsToken: options.metricsToken ?? null,
+    reports: options.reports ?? DEFAULT_REPORT_SETTINGS,
   });
   const app = createApp(deps);
   /** Hands a request to the app as it is; redirects are the test's to follow. */
@@ -93,6 +97,6 @@ export async function createTestApp(options: TestAppOptions = {}) {
       [Symbol.asyncDispose]: stop,
     };
   };
-  const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number } = {}) => keys.create({ name, ...extra });
-  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides, clock, client, errors, request, handle, newKey };
+  const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number; permissions?: readonly Permission[] } = {}) => keys.create({ name, ...extra });
+  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides, reportWatch, clock, client, errors, request, handle, newKey };
 }

@@ -3,8 +3,9 @@ import type { Listening } from "../client-info.ts";
 import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
+import { type ReportDeps, reportRoute } from "../routes/reports.ts";
 
-export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps;
+export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
@@ -12,7 +13,7 @@ export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps;
  * reads a parameter, so no schema or hook here may look at the query first.
  */
 export function api(deps: ApiDeps, listening: Listening) {
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)));
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)).use(reportRoute(deps)));
 }
 
 /**

@@ -5,6 +5,7 @@ import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../em
 import { type ParsedIp, parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
+import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import type { Endpoint } from "../../keys/usage.ts";
 import { ratePolicyFor } from "../../limits/rate-limiter.ts";
 import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
@@ -22,6 +23,7 @@ export interface BatchDeps extends AdmissionDeps {
   readonly traffic: TrafficCounter;
   /** The items' counts for /metrics. */
   readonly batchItems: BatchItemMetrics;
+  readonly localReports: LocalReportView;
 }
 
 /** `POST /v1/check/batch`. The route reads its body itself, with its own limit: Elysia parses none. */
@@ -92,7 +94,7 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const ipAnswers = ips.map((ip: ParsedIp | null, i) => {
     if (ip === null) return itemError(batch.ips[i], API_ERRORS.invalidIp);
     ipsAnswered++;
-    return ipAnswerJson(snapshot.ip, ip, explainWith);
+    return ipAnswerJson(snapshot.ip, ip, explainWith, deps.localReports);
   });
 
   if (units > 0) deps.limits.quota.countSuccess(key.id, nowMs, units);

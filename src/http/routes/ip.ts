@@ -4,6 +4,7 @@ import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
+import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";
 import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
@@ -15,6 +16,8 @@ export interface IpCheckDeps extends AdmissionDeps {
   /** Tells the caller's own address, checked when the request names none. */
   readonly client: Pick<ClientResolver, "address">;
   readonly traffic: TrafficCounter;
+  /** This deployment's own reports, one more source of the verdict. */
+  readonly localReports: LocalReportView;
 }
 
 /**
@@ -42,7 +45,7 @@ export function checkIp(deps: IpCheckDeps, request: Request, listening: Listenin
   const snapshot = deps.snapshots.current();
   // Only a global unicast address is looked up; the private answer (the caller's own loopback
   // or LAN address included) costs nothing and spends no quota.
-  return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null));
+  return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null, deps.localReports));
 }
 
 /** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */

@@ -5,6 +5,7 @@ import type { KeyRecord } from "../../keys/key-record.ts";
 import { datasetDates } from "../../metrics/dataset-dates.ts";
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from "../../metrics/prometheus-text.ts";
 import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
+import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/request-metrics.ts";
 import { bearerToken } from "../auth.ts";
 import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
@@ -12,6 +13,7 @@ import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
   readonly batchItems: BatchItemMetrics;
+  readonly reports: ReportOutcomes;
   readonly snapshots: SnapshotHolder;
   readonly keys: { list(): Promise<KeyRecord[]> };
   /** When an update last reached the sources, as an ISO time; null for never. */
@@ -44,6 +46,9 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
 
   text.family("riskcheck_batch_items_total", "counter", "Items of POST /v1/check/batch, by kind (email, ip) and result (answered, invalid).");
   for (const { kind, result, count } of deps.batchItems.samples()) text.sample("riskcheck_batch_items_total", { kind, result }, count);
+
+  text.family("riskcheck_reports_total", "counter", "Reports posted to POST /v1/reports, by outcome (accepted, duplicate, rejected).");
+  for (const { outcome, count } of deps.reports.samples()) text.sample("riskcheck_reports_total", { outcome }, count);
 
   text.family("riskcheck_dataset_age_seconds", "gauge", "Age of each source's data being served (and of the operator's files), from the data's own date.");
   for (const [dataset, date] of datasetDates(deps.snapshots.current())) {

@@ -99,6 +99,10 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
     const where = place && place.source === c.source ? { place: { country: place.country, region: place.region, city: place.city } } : {};
     return [{ class: c.class, source: c.source, effect: CAPPING_FEEDS.has(c.category) ? "cap" : "label", ...(c.label ? { label: c.label } : {}), ...where }];
   });
+  // This deployment's own reports: one more source, its count the distinct reporting keys of the window.
+  for (const c of f.local?.categories ?? []) {
+    contributions.push({ source: "local", category: c.category, count: c.reporters, weight: 1, counted: c.reporters, first_seen: new Date(c.firstMs).toISOString(), last_seen: new Date(c.lastMs).toISOString() });
+  }
   for (const list of d.curated.sources(f.curatedEntry)) {
     contributions.push({ source: list.name, category: categoryOfFlags(list.flags), count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null });
   }

@@ -4,6 +4,7 @@ import { countryFlag } from "../geo/country.ts";
 import { NOT_LOCATED } from "../geo/geolocation.ts";
 import type { NetworkOwner } from "../geo/network-owner.ts";
 import { type Explanation, type SourceFacts, explain } from "./explanation.ts";
+import type { LocalReportView } from "../verdict/local-reports.ts";
 import { ALL_KINDS, kindNames } from "../verdict/network-kinds.ts";
 import { CLEAN_REPUTATION, type Reputation } from "../verdict/reputation.ts";
 import { type IpDatasets, type IpFacts, NO_OWNER, ipFacts } from "./ip-facts.ts";
@@ -36,13 +37,13 @@ export interface IpAnswer {
  * request serialises only its address, owner and verdict. `explainWith`, the
  * snapshot's sources, adds the reasons.
  */
-export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null): string {
-  return answerJsonFrom(d, ip, answerFacts(d, ip), explainWith);
+export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null, local: LocalReportView | null = null): string {
+  return answerJsonFrom(d, ip, answerFacts(d, ip, local), explainWith);
 }
 
 /** What an address's answer is made of: its facts, or null for an address that is not global unicast, which gets the private answer. */
-export function answerFacts(d: IpDatasets, ip: ParsedIp): IpFacts | null {
-  return isGlobalUnicast(ip) ? ipFacts(d, ip) : null;
+export function answerFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | null = null): IpFacts | null {
+  return isGlobalUnicast(ip) ? ipFacts(d, ip, local) : null;
 }
 
 /** `ipAnswerJson` from facts already looked up, for callers that read them too (the scan's summary). */

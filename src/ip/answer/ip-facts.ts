@@ -9,6 +9,7 @@ import type { LabelIndex } from "../indexes/label-index.ts";
 import type { RelayPlaces } from "../indexes/relay-place-index.ts";
 import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
 import { ALL_KINDS, connectionTypeOf } from "../verdict/network-kinds.ts";
+import type { LocalContribution, LocalReportView } from "../verdict/local-reports.ts";
 import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
 
 /** Every IP dataset of a snapshot, loaded and never changed. */
@@ -50,13 +51,19 @@ export interface IpFacts {
   readonly curatedEntry: number;
   readonly counters: Counters;
   readonly flags: number;
+  /** What this deployment's own reports added to the counters; null when none. */
+  readonly local: LocalContribution | null;
 }
 
 export const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
 const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 });
 
-/** Geolocation, owner and reputation of a global unicast address: tree walks, binary searches and array reads. */
-export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
+/**
+ * Geolocation, owner and reputation of a global unicast address: tree walks, binary
+ * searches and array reads. `local`, the team's own reports, is one more source whose
+ * counts join the feeds' before the verdict (which still applies the allowlist and caps).
+ */
+export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | null = null): IpFacts {
   const asnEntry = d.asn.entryOf(ip);
   let owner = NO_OWNER;
   let networkKinds = 0;
@@ -73,7 +80,9 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
   const feedEntry = d.feeds.entryOf(ip);
   const curatedEntry = d.curated.entryOf(ip);
   const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
-  const counters = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
+  const fromFeeds = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
+  const reported = local && local.contributionOf(ip.text);
+  const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
   const kinds = flags & ALL_KINDS;
   const fromDatabase = d.geo.lookup(ip);
   return {
@@ -86,7 +95,12 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp): IpFacts {
     curatedEntry,
     counters,
     flags,
+    local: reported,
   };
+}
+
+function added(a: Counters, b: Counters): Counters {
+  return { bot: a.bot + b.bot, probe: a.probe + b.probe, rate: a.rate + b.rate, attack: a.attack + b.attack, crawler: a.crawler + b.crawler };
 }
 
 export function verdictFlags(flags: number): VerdictFlags {

@@ -1,0 +1,91 @@
+import { Elysia } from "elysia";
+import { ratePolicyFor } from "../../limits/rate-limiter.ts";
+import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
+import type { LocalReportIndex } from "../../reports/local-report-index.ts";
+import { type NewReport, REPORT_PROBLEMS, type ReportProblem, type ReportSettings, checkReport } from "../../reports/report.ts";
+import type { ReportStore } from "../../reports/report-store.ts";
+import { type AdmissionDeps, limitHeaders } from "../admission.ts";
+import { authenticateRequest } from "../auth.ts";
+import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
+import { readBodyText } from "../request-body.ts";
+import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./batch.ts";
+
+export interface ReportDeps extends AdmissionDeps {
+  readonly reports: {
+    readonly store: ReportStore;
+    /** The verdict's index, told of this instance's reports as soon as they are stored. */
+    readonly index: LocalReportIndex;
+    readonly settings: ReportSettings;
+    readonly outcomes: ReportOutcomes;
+  };
+}
+
+/** `POST /v1/reports`. The route reads its body itself, with its own limit: Elysia parses none. */
+export function reportRoute(deps: ReportDeps) {
+  return new Elysia().post("/v1/reports", ({ request }) => postReports(deps, request), { parse: "none" });
+}
+
+type Body = { readonly items: readonly unknown[]; readonly single: boolean };
+
+/**
+ * One report, `{"ip","category","comment"}`, or `{"reports": […]}` of up to 1,000.
+ * Authentication and the `report` permission, one rate-limit token for the request (no
+ * quota), then the body. Answers once the accepted reports are committed:
+ * `{"accepted","duplicates","rejected":[{"index","error","message"}]}`. A single report
+ * that is wrong is the 400 with the standard error body.
+ */
+export async function postReports(deps: ReportDeps, request: Request): Promise<Response> {
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), "report");
+  if (!("id" in key)) return errorResponse(key);
+  const nowMs = deps.now();
+  const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
+  const headers = limitHeaders({ rate, quota: null, refusal: null }, 0);
+  if (rate !== null && !rate.allowed) {
+    deps.usage.record(key.id, "report", "rate_limited", nowMs);
+    return errorResponse(API_ERRORS.rateLimited, headers);
+  }
+  const text = await readBodyText(request, MAX_BATCH_BYTES);
+  const body = typeof text === "string" ? parseBody(text) : text.problem === "too_large" ? API_ERRORS.reportsTooLarge : API_ERRORS.invalidReports;
+  if (!("items" in body)) {
+    deps.usage.record(key.id, "report", "bad_request", nowMs);
+    return errorResponse(body, headers);
+  }
+
+  const checked = body.items.map(checkReport);
+  const valid: NewReport[] = [];
+  const rejected: { index: number; error: ReportProblem; message: string }[] = [];
+  checked.forEach((c, index) => {
+    if ("problem" in c) rejected.push({ index, error: c.problem, message: REPORT_PROBLEMS[c.problem] });
+    else valid.push(c);
+  });
+  const { outcomes } = deps.reports;
+  outcomes.rejected += rejected.length;
+  if (body.single && rejected.length === 1) {
+    deps.usage.record(key.id, "report", "bad_request", nowMs);
+    return new Response(JSON.stringify({ error: rejected[0].error, message: rejected[0].message }), { status: 400, headers });
+  }
+
+  const { store, index, settings } = deps.reports;
+  const stored = valid.length === 0 ? [] : await store.add(key.id, valid, nowMs, nowMs - settings.dedupMs);
+  const accepted = valid.filter((_, i) => stored[i]);
+  index.add(accepted.map((r) => ({ keyId: key.id, ip: r.ip, category: r.category, reportedAtMs: nowMs })));
+  outcomes.accepted += accepted.length;
+  outcomes.duplicate += valid.length - accepted.length;
+  deps.usage.record(key.id, "report", "ok", nowMs);
+  return new Response(JSON.stringify({ accepted: accepted.length, duplicates: valid.length - accepted.length, rejected }), { headers });
+}
+
+function parseBody(text: string): Body | ApiError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return API_ERRORS.invalidReports;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return API_ERRORS.invalidReports;
+  if (!("reports" in value)) return { items: [value], single: true };
+  const { reports, ...rest } = value as { reports: unknown };
+  if (!Array.isArray(reports) || Object.keys(rest).length > 0) return API_ERRORS.invalidReports;
+  if (reports.length > MAX_BATCH_ITEMS) return API_ERRORS.tooManyReports;
+  return { items: reports, single: false };
+}
