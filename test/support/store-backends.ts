@@ -58,7 +58,7 @@ function postgresBackend(): StoreBackend {
     name: "PostgreSQL",
     fresh: async () => {
       const [sql] = await open();
-      await sql`TRUNCATE api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides`;
+      await sql`TRUNCATE reports, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides`;
       return postgresStores(sql, "test");
     },
     another: async () => postgresStores((await open())[1], "test"),

@@ -1,0 +1,237 @@
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
+import type { Permission } from "../../src/keys/permissions.ts";
+import { STORE_BACKENDS } from "../support/store-backends.ts";
+import { createTestApp } from "../support/test-app.ts";
+
+// The first test loads the bundled IP data; a loaded machine needs more than the 5 s default.
+setDefaultTimeout(60_000);
+
+const DAY = 86_400_000;
+/** Global unicast, on no list of the bundled data: ok until reported. */
+const QUIET = "81.2.69.142";
+
+type App = Awaited<ReturnType<typeof createTestApp>>;
+
+async function reporter(t: App, name: string, permissions: readonly Permission[] = ["check", "report"]) {
+  const { secret, key } = await t.newKey(name, { permissions });
+  await known(t, secret);
+  return {
+    id: key.id,
+    secret,
+    post: (body: unknown) =>
+      t.request("/v1/reports", { key: secret, method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }),
+  };
+}
+
+/** On PostgreSQL a new key reaches the instance by notification: wait for it, 5 s at most. */
+async function known(t: App, secret: string): Promise<void> {
+  const deadline = performance.now() + 5_000;
+  while (t.deps.authenticator.authenticate(secret).outcome !== "active") {
+    if (performance.now() > deadline) throw new Error("the new key did not reach the instance within 5 s");
+    await Bun.sleep(5);
+  }
+}
+
+async function reputation(t: App, secret: string, ip: string, explain = false) {
+  const res = await t.request(`/v1/ip-reputation-check?ip=${ip}${explain ? "&explain=1" : ""}`, { key: secret });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { reputation: { reputation: string; bot: number; attack: number; sum: number; reasons?: { rule: { id: string }; contributions: { source: string; category: string; count: number; first_seen: string; last_seen: string }[] } } }).reputation;
+}
+
+describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
+  const apps: App[] = [];
+  afterEach(async () => {
+    for (const t of apps.splice(0)) await t.serving.release();
+  });
+  const app = async (another = false, options: Parameters<typeof createTestApp>[0] = {}) => {
+    const t = await createTestApp({ ...options, stores: another ? await backend.another() : await backend.fresh() });
+    apps.push(t);
+    return t;
+  };
+
+  test("permissions: report needs `report`, the checks need `check`; 401 before 403, 403 before the rate limit", async () => {
+    const t = await app();
+    const checker = await reporter(t, "checker", ["check"]);
+    const writer = await reporter(t, "writer", ["report"]);
+    const res = await checker.post({ ip: QUIET, category: "bot" });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: "forbidden", message: expect.stringContaining("permission") });
+    for (const path of [`/v1/ip-reputation-check?ip=${QUIET}`, "/v1/check?email=a@gmail.com"]) {
+      const get = await t.request(path, { key: writer.secret });
+      expect(get.status).toBe(403);
+      expect(get.headers.get("x-ratelimit-limit")).toBeNull();
+    }
+    const batch = await t.request("/v1/check/batch", { key: writer.secret, method: "POST", body: JSON.stringify({ ips: [QUIET] }) });
+    expect(batch.status).toBe(403);
+    expect((await t.request("/v1/reports", { method: "POST", body: "{}" })).status).toBe(401);
+    expect((await t.request("/v1/reports", { key: "rk_live_nonsense", method: "POST", body: "{}" })).status).toBe(401);
+    // A key made without permissions may check and not report, as every key before them.
+    const { secret } = await t.newKey("plain");
+    await known(t, secret);
+    expect((await t.request(`/v1/ip-reputation-check?ip=${QUIET}`, { key: secret })).status).toBe(200);
+    expect((await t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify({ ip: QUIET, category: "bot" }) })).status).toBe(403);
+  });
+
+  test("a batch: accepted, duplicates, and each rejected item by index with its error", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const res = await a.post({
+      reports: [
+        { ip: QUIET, category: "bot", comment: "card testing" },
+        { ip: "10.0.0.1", category: "bot" },
+        { ip: "not an ip", category: "bot" },
+        { ip: "89.160.20.112", category: "spam" },
+        { ip: QUIET, category: "bot" },
+        { ip: "2001:0db8::1", category: "probe" },
+        { ip: "2a02:0cf40:0::1", category: "probe" },
+        { ip: "89.160.20.112", category: "attack", comment: "x".repeat(1025) },
+        "89.160.20.112",
+        { ip: "89.160.20.112", category: "attack", extra: 1 },
+        { ip: "2A02:CF40::1", category: "probe" },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-limit")).toBeNull();
+    const body = (await res.json()) as { accepted: number; duplicates: number; rejected: { index: number; error: string; message: string }[] };
+    expect(body.accepted).toBe(2);
+    expect(body.duplicates).toBe(1);
+    expect(body.rejected.map((r) => [r.index, r.error])).toEqual([
+      [1, "private_address"],
+      [2, "invalid_ip"],
+      [3, "invalid_category"],
+      [5, "private_address"],
+      [6, "invalid_ip"],
+      [7, "invalid_comment"],
+      [8, "invalid_report"],
+      [9, "invalid_report"],
+    ]);
+    expect(body.rejected.every((r) => r.message.length > 0)).toBe(true);
+    // The IPv6 address was stored in its canonical spelling, and counts under it.
+    expect((await reputation(t, a.secret, "2a02:cf40::1")).sum).toBe(1);
+    const metrics = await (await t.request("/metrics")).text();
+    expect(metrics).toContain('riskcheck_reports_total{outcome="accepted"} 2');
+    expect(metrics).toContain('riskcheck_reports_total{outcome="duplicate"} 1');
+    expect(metrics).toContain('riskcheck_reports_total{outcome="rejected"} 8');
+  });
+
+  test("a body refused whole: not JSON, over 1 MiB (413), over 1,000 reports; one bad report is the 400", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    for (const body of ["not json", "[]", '{"reports": {}}', '{"reports": [], "more": 1}', "null"]) {
+      const res = await a.post(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_body");
+    }
+    const many = await a.post({ reports: Array.from({ length: 1001 }, () => ({ ip: QUIET, category: "bot" })) });
+    expect(many.status).toBe(400);
+    expect(((await many.json()) as { error: string }).error).toBe("too_many_items");
+    const large = await a.post({ reports: [{ ip: QUIET, category: "bot", comment: "x".repeat(MAX_BATCH_BYTES) }] });
+    expect(large.status).toBe(413);
+    expect(((await large.json()) as { error: string }).error).toBe("body_too_large");
+    const one = await a.post({ ip: "192.168.1.1", category: "bot" });
+    expect(one.status).toBe(400);
+    expect(await one.json()).toEqual({ error: "private_address", message: expect.any(String) });
+    expect((await reputation(t, a.secret, QUIET)).sum).toBe(0);
+  });
+
+  test("one token of the rate limit per request, whatever it holds", async () => {
+    const t = await app(false, { ratePerMinute: 1, rateBurst: 2 });
+    const a = await reporter(t, "a");
+    const reports = Array.from({ length: 500 }, (_, i) => ({ ip: `89.160.${i >> 8}.${i & 255 || 1}`, category: "bot" }));
+    expect((await a.post({ reports })).status).toBe(200);
+    expect((await a.post({ ip: QUIET, category: "bot" })).status).toBe(200);
+    const refused = await a.post({ ip: QUIET, category: "probe" });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: string }).error).toBe("rate_limit_exceeded");
+  });
+
+  test("dedup window: a key's repeat within RISKCHECK_REPORT_DEDUP is a duplicate, after it a new report", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const once = { ip: QUIET, category: "attack" };
+    expect(await (await a.post(once)).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    t.clock.now += DAY - 1_000;
+    expect(await (await a.post(once)).json()).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+    // Another category of the same address is a report of its own.
+    expect(await (await a.post({ ip: QUIET, category: "probe" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    t.clock.now += 2_000;
+    expect(await (await a.post(once)).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect((await t.stores.reports.list({ ip: QUIET })).length).toBe(3);
+  });
+
+  test("one key counts once however often it reports; the level rises with distinct keys and falls back when reports are deleted", async () => {
+    const t = await app();
+    const keys = [];
+    for (let i = 0; i < 6; i++) keys.push(await reporter(t, `service ${i}`));
+    const first = keys[0];
+    expect((await reputation(t, first.secret, QUIET)).reputation).toBe("ok");
+    for (let day = 0; day < 5; day++) {
+      await first.post({ ip: QUIET, category: "bot" });
+      t.clock.now += 2 * DAY;
+    }
+    expect((await t.stores.reports.list({ ip: QUIET })).length).toBe(5);
+    expect(await reputation(t, first.secret, QUIET)).toMatchObject({ reputation: "informative", bot: 1, sum: 1 });
+    const levels = [];
+    for (const key of keys.slice(1)) {
+      await key.post({ ip: QUIET, category: "bot" });
+      levels.push((await reputation(t, first.secret, QUIET)).reputation);
+    }
+    expect(levels).toEqual(["suspicious", "warning", "warning", "warning", "bad"]);
+    const explained = await reputation(t, first.secret, QUIET, true);
+    expect(explained.reasons!.rule.id).toBe("reports>=bad");
+    const local = explained.reasons!.contributions.filter((c) => c.source === "local");
+    expect(local).toEqual([{ source: "local", category: "bot", count: 6, weight: 1, counted: 6, first_seen: "2026-11-23T12:00:00.000Z", last_seen: new Date(t.clock.now).toISOString() }]);
+
+    // Retraction: one key's, then the rest; the index follows on its next read of the store.
+    expect(await t.stores.reports.delete(QUIET, keys[5].id)).toBe(1);
+    await t.reportWatch.refresh();
+    expect(await reputation(t, first.secret, QUIET)).toMatchObject({ reputation: "warning", sum: 5 });
+    expect(await t.stores.reports.delete(QUIET)).toBe(9);
+    await t.reportWatch.refresh();
+    expect(await reputation(t, first.secret, QUIET)).toMatchObject({ reputation: "ok", sum: 0 });
+  });
+
+  test("reports leave the count when they age out of the window, and are pruned after the retention", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const b = await reporter(t, "b");
+    await a.post({ ip: QUIET, category: "bot" });
+    t.clock.now += 60 * DAY;
+    await b.post({ ip: QUIET, category: "probe" });
+    expect((await reputation(t, a.secret, QUIET)).sum).toBe(2);
+    t.clock.now += 31 * DAY;
+    expect(await reputation(t, a.secret, QUIET)).toMatchObject({ bot: 0, sum: 1 });
+    t.clock.now += 300 * DAY;
+    await t.reportWatch.refresh();
+    expect((await t.stores.reports.list({})).length).toBe(1);
+  });
+
+  test("the caps still apply: an anycast resolver reported by many keys stays suspicious", async () => {
+    const t = await app();
+    const keys = [];
+    for (let i = 0; i < 6; i++) keys.push(await reporter(t, `k${i}`));
+    for (const key of keys) await key.post({ ip: "8.8.8.8", category: "attack" });
+    const r = await reputation(t, keys[0].secret, "8.8.8.8", true);
+    expect(r.attack).toBeGreaterThanOrEqual(6);
+    expect(r.reputation).toBe("suspicious");
+    expect(r.reasons!.rule.id).toBe("benign-cap");
+  });
+
+  test("a report posted to one instance is counted by another, and survives a restart", async () => {
+    const one = await app();
+    const a = await reporter(one, "a");
+    const other = await app(true);
+    expect((await a.post({ ip: QUIET, category: "rate" })).status).toBe(200);
+    expect((await reputation(other, a.secret, QUIET)).sum).toBe(0);
+    await other.reportWatch.refresh();
+    expect(await reputation(other, a.secret, QUIET)).toMatchObject({ reputation: "informative", sum: 1 });
+    await other.stores.reports.delete(QUIET);
+    await one.reportWatch.refresh();
+    expect((await reputation(one, a.secret, QUIET)).sum).toBe(0);
+    // A new instance over the same database starts with what is stored.
+    expect((await a.post({ ip: QUIET, category: "bot" })).status).toBe(200);
+    const restarted = await app(true);
+    expect((await reputation(restarted, a.secret, QUIET)).sum).toBe(1);
+  });
+});
