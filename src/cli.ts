@@ -6,6 +6,7 @@ import pkg from "../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./cli/command-spec.ts";
 import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, DEFAULT_MAX_SHRINK, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./cli/commands.ts";
 import { commandHelp, commandList } from "./cli/help.ts";
+import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./cli/reports-command.ts";
 import { SCAN, runScan } from "./cli/scan-command.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
@@ -340,6 +341,9 @@ const COMMANDS: readonly Command[] = [
   command(KEYS_CREATE, createKey),
   command(KEYS_LIST, listKeys),
   command(KEYS_REVOKE, revokeKey),
+  command(REPORTS_LIST, listReports),
+  command(REPORTS_EXPORT, exportReports),
+  command(REPORTS_DELETE, deleteReports),
   command(ADMIN_SET_PASSWORD, setPassword),
   command(ADMIN_UNLOCK, unlock),
   command(DB_MIGRATE, migrateDatabase),

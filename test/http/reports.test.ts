@@ -36,7 +36,7 @@ async function known(t: App, secret: string): Promise<void> {
 async function reputation(t: App, secret: string, ip: string, explain = false) {
   const res = await t.request(`/v1/ip-reputation-check?ip=${ip}${explain ? "&explain=1" : ""}`, { key: secret });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { reputation: { reputation: string; bot: number; attack: number; sum: number; reasons?: { rule: { id: string }; contributions: { source: string; category: string; count: number; first_seen: string; last_seen: string }[] } } }).reputation;
+  return ((await res.json()) as { reputation: { reputation: string; bot: number; attack: number; sum: number; reasons?: { rule: { id: string }; contributions: { source: string; category: string; count: number; weight: number; counted: number; first_seen: string; last_seen: string }[] } } }).reputation;
 }
 
 describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {

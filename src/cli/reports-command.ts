@@ -1,0 +1,92 @@
+import { UsageError, loadConfig } from "../config.ts";
+import { parseIpAddress } from "../ip/address/parse.ts";
+import type { StoredReport } from "../reports/report.ts";
+import { reportsCsv } from "../reports/reports-csv.ts";
+import { type Stores, openStores } from "../stores/stores.ts";
+import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
+import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
+
+const SINCE = { name: "since", type: "string", value: "DATE", description: "Only reports made at or after this date (2026-11-01, or a full ISO time)" } as const;
+
+export const REPORTS_LIST = {
+  name: "reports list",
+  summary: "List the local abuse reports, newest first: when, address, category, reporting key, comment",
+  flags: [{ name: "ip", type: "string", value: "IP", description: "Only the reports of this address" }, SINCE, JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
+  examples: ["riskcheck reports list", "riskcheck reports list --ip 203.0.113.9 --json", "riskcheck reports list --since 2026-11-01"],
+} as const satisfies CommandSpec;
+
+export const REPORTS_EXPORT = {
+  name: "reports export",
+  summary: "Write the local abuse reports since a date as CSV, for audit",
+  flags: [{ ...SINCE, required: true }, DATA_DIR, DB, DATABASE_URL],
+  examples: ["riskcheck reports export --since 2026-01-01 > reports.csv"],
+} as const satisfies CommandSpec;
+
+export const REPORTS_DELETE = {
+  name: "reports delete",
+  summary: "Retract the reports of an address, or only one key's; running servers follow within 10 s",
+  flags: [
+    { name: "ip", type: "string", value: "IP", required: true, description: "The address whose reports go" },
+    { name: "key", type: "string", value: "ID_OR_NAME", description: "Only this key's reports (its id, or its name)" },
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
+  examples: ["riskcheck reports delete --ip 203.0.113.9", "riskcheck reports delete --ip 203.0.113.9 --key waf"],
+} as const satisfies CommandSpec;
+
+export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_LIST>): Promise<number> {
+  const filter = { ip: values.ip === undefined ? undefined : address(values.ip), sinceMs: values.since === undefined ? undefined : date(values.since) };
+  const reports = await withStores(values, (stores) => stores.reports.list(filter));
+  if (values.json) console.log(JSON.stringify(reports.map(reportJson), null, 2));
+  else if (reports.length === 0) console.log("No reports.");
+  else for (const r of reports) console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${r.keyName} (${r.keyId})${r.comment ? `  ${JSON.stringify(r.comment)}` : ""}`);
+  return 0;
+}
+
+export async function exportReports({ values }: ParsedCommandLine<typeof REPORTS_EXPORT>): Promise<number> {
+  const sinceMs = date(values.since);
+  const reports = await withStores(values, (stores) => stores.reports.list({ sinceMs }));
+  process.stdout.write(reportsCsv(reports));
+  return 0;
+}
+
+export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS_DELETE>): Promise<number> {
+  const ip = address(values.ip);
+  const deleted = await withStores(values, async (stores) => {
+    if (values.key === undefined) return stores.reports.delete(ip);
+    const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
+    if (keys.length === 0) throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
+    let n = 0;
+    for (const key of keys) n += await stores.reports.delete(ip, key.id);
+    return n;
+  });
+  console.log(`Deleted ${deleted} report(s) of ${ip}${values.key === undefined ? "" : ` by ${values.key}`}; running servers count without them within 10 s.`);
+  return 0;
+}
+
+async function withStores<T>(values: Parameters<typeof loadConfig>[0], use: (stores: Stores) => Promise<T>): Promise<T> {
+  const stores = await openStores(loadConfig(values, process.env));
+  try {
+    return await use(stores);
+  } finally {
+    await stores.close();
+  }
+}
+
+/** The canonical spelling, as the reports are stored. */
+function address(text: string): string {
+  const ip = parseIpAddress(text);
+  if (ip === null) throw new UsageError(`--ip: "${text}" is not an IP address`);
+  return ip.text;
+}
+
+function date(text: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw new UsageError(`--since: "${text}" is not a date such as 2026-11-01 or 2026-11-01T12:00:00Z`);
+  return ms;
+}
+
+function reportJson(r: StoredReport) {
+  return { reported_at: new Date(r.reportedAtMs).toISOString(), ip: r.ip, category: r.category, key_id: r.keyId, key_name: r.keyName, comment: r.comment };
+}
