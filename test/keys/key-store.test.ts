@@ -55,7 +55,7 @@ describe("key store in SQLite", () => {
     const db = openDatabase(join(dir, "x.sqlite"));
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
-    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 5 });
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 7 });
   });
 });
 

@@ -24,8 +24,11 @@ afterEach(async () => {
 });
 
 const pools: SQL[] = [];
+/** The next test file that asks opens pools of its own: these are closed. */
+const forgetPools: (() => void)[] = [];
 afterAll(async () => {
   for (const sql of pools.splice(0)) await sql.close();
+  for (const forget of forgetPools) forget();
 });
 
 function track(stores: Stores): Stores {
@@ -48,6 +51,7 @@ function sqliteBackend(): StoreBackend {
 /** One database per test file, emptied before each test, reached through two connection pools. */
 function postgresBackend(): StoreBackend {
   let pair: Promise<[SQL, SQL]> | null = null;
+  forgetPools.push(() => (pair = null));
   const open = () =>
     (pair ??= freshDatabaseUrl().then(async (url) => {
       const both: [SQL, SQL] = [await openPostgres(url), await openPostgres(url)];

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { writeWhenUnlocked } from "../../sqlite-lock-wait.ts";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
 import { type ReportChanges, type ReportFilter, type ReportRow, type ReportStore, firstOfEach } from "../../reports/report-store.ts";
 
@@ -27,15 +28,14 @@ export class SqliteReportStore implements ReportStore {
 
   async add(keyId: string, reports: readonly NewReport[], nowMs: number, dedupSinceMs: number): Promise<boolean[]> {
     const first = firstOfEach(reports);
-    return this.db
-      .transaction(() =>
-        reports.map((r, i) => {
-          if (!first[i] || this.recent.get(keyId, r.ip, r.category, dedupSinceMs) !== null) return false;
-          this.insert.run(keyId, r.ip, r.category, r.comment, nowMs);
-          return true;
-        }),
-      )
-      .immediate();
+    const write = this.db.transaction(() =>
+      reports.map((r, i) => {
+        if (!first[i] || this.recent.get(keyId, r.ip, r.category, dedupSinceMs) !== null) return false;
+        this.insert.run(keyId, r.ip, r.category, r.comment, nowMs);
+        return true;
+      }),
+    );
+    return writeWhenUnlocked(this.db, () => write.immediate());
   }
 
   async list({ ip, sinceMs, limit }: ReportFilter): Promise<StoredReport[]> {
@@ -73,14 +73,13 @@ export class SqliteReportStore implements ReportStore {
       .deferred();
   }
 
-  private deleting(run: () => number): number {
-    return this.db
-      .transaction(() => {
-        const deleted = run();
-        if (deleted > 0) this.db.exec("UPDATE report_deletions SET generation = generation + 1");
-        return deleted;
-      })
-      .immediate();
+  private deleting(run: () => number): Promise<number> {
+    const write = this.db.transaction(() => {
+      const deleted = run();
+      if (deleted > 0) this.db.exec("UPDATE report_deletions SET generation = generation + 1");
+      return deleted;
+    });
+    return writeWhenUnlocked(this.db, () => write.immediate());
   }
 }
 
