@@ -81,6 +81,7 @@ export async function wireApp(input: WiringInput) {
       warnings,
       emailOverrides: stores.emailOverrides,
       refreshOverrides: () => emailOverrides.refresh(),
+      reports: { store: stores.reports, index: reportIndex, windowMs: input.reports.windowMs, refresh: () => reportWatch.refresh() },
     },
     client: input.client,
     now,

@@ -51,6 +51,7 @@ ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-w
     <div><button type="submit">Create key</button></div>
   </div>
 </form>
+<p><a href="/dashboard/reports">Reported addresses ›</a></p>
 <h2>API Keys</h2>
 <form method="get" action="/dashboard" role="search">
   <div class="row">

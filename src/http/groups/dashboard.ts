@@ -18,5 +18,7 @@ export function dashboard(deps: DashboardDeps, client: ClientResolver, listening
     .get("/email", async ({ request }) => pages.emailOverrides(request, client.info(request, listening())))
     .post("/email", async ({ request }) => pages.addOverride(request))
     .post("/email/remove", async ({ request }) => pages.removeOverride(request))
+    .get("/reports", async ({ request }) => pages.reports(request))
+    .post("/reports/delete", async ({ request }) => pages.deleteReports(request))
     .get("/assets/:name", synchronous(({ params }: { params: { name: string } }) => Dashboard.asset(params.name)));
 }

@@ -14,6 +14,10 @@ import { emailOverridesPage } from "../../dashboard/pages/email-overrides.ts";
 import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../../email/overrides.ts";
 import { normaliseDomain } from "../../email/domain-name.ts";
 import { readBodyText } from "../request-body.ts";
+import { reportsPage } from "../../dashboard/pages/reports.ts";
+import { parseIpAddress } from "../../ip/address/parse.ts";
+import type { LocalReportIndex } from "../../reports/local-report-index.ts";
+import type { ReportStore } from "../../reports/report-store.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -30,6 +34,13 @@ export interface DashboardDeps {
   readonly emailOverrides: OverrideStore;
   /** Serves the override lines as stored now, in this instance (the others follow within seconds). */
   readonly refreshOverrides: () => Promise<void>;
+  readonly reports: {
+    readonly store: ReportStore;
+    readonly index: LocalReportIndex;
+    readonly windowMs: number;
+    /** Reads the store again, so that this instance's verdicts follow a deletion at once. */
+    readonly refresh: () => Promise<void>;
+  };
 }
 
 /** What the app knows about the client: its address (proxy-aware) and whether it reached us over TLS. */
@@ -63,6 +74,9 @@ const NOTICES = new Map([
   ["added", "The line was added; every running server applies it within 10 s."],
   ["removed", "The line was removed; the lists decide again."],
 ]);
+
+/** Addresses the reports page lists. */
+const REPORTED_SHOWN = 100;
 
 
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
@@ -284,6 +298,31 @@ export class Dashboard {
     await this.deps.emailOverrides.remove(domain);
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=removed");
+  }
+
+  async reports(request: Request): Promise<Response> {
+    const current = await this.session(request);
+    if (!current) return redirect("/dashboard");
+    const deleted = new URL(request.url).searchParams.get("deleted");
+    return this.reportsView(current.session.csrfToken, deleted !== null && /^\d+$/.test(deleted) ? `Deleted ${deleted} report(s).` : undefined);
+  }
+
+  async deleteReports(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const ip = parseIpAddress(field(current.form, "ip") ?? "");
+    if (ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
+    const key = field(current.form, "key");
+    const deleted = await this.deps.reports.store.delete(ip.text, key || undefined);
+    await this.deps.reports.refresh();
+    return redirect(`/dashboard/reports?deleted=${deleted}`);
+  }
+
+  private async reportsView(csrfToken: string, notice?: string): Promise<Response> {
+    const { index, windowMs } = this.deps.reports;
+    const names = new Map((await this.deps.keys.list()).map((k) => [k.id, k.name]));
+    const rows = index.mostReported(REPORTED_SHOWN).map((address) => ({ address, keyNames: names }));
+    return page(reportsPage(rows, Math.round(windowMs / 86_400_000), csrfToken, notice));
   }
 
   static asset(name: string): Response {
