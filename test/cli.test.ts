@@ -79,7 +79,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
+    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });

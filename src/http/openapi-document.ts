@@ -1,6 +1,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { API_ERRORS, type ApiError } from "./errors.ts";
-import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES } from "./openapi-examples.ts";
+import { REPORT_CATEGORIES, REPORT_PROBLEMS } from "../reports/report.ts";
+import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES, REPORT_EXAMPLES } from "./openapi-examples.ts";
 import { MAX_BATCH_ITEMS } from "./routes/batch.ts";
 
 /**
@@ -35,7 +36,8 @@ export const OPENAPI_DOCUMENT = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      "The order of checks is: authentication, rate limit, quota (IP check and batch only), parameter validation.",
+      "Keys carry permissions: `check` (the checks; every key made without a word on it) and `report` (POST /v1/reports). A key without the one a route needs gets `403 {\"error\":\"forbidden\",…}`.",
+      "The order of checks is: authentication, permission, rate limit, quota (IP check and batch only), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
   },
@@ -201,6 +203,53 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    "/v1/reports": {
+      post: {
+        tags: ["checks"],
+        operationId: "report",
+        summary: "Report abusive addresses your own services saw: the verdict's `local` source",
+        description:
+          "One report, or `{\"reports\": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key's repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. In the IP check, `local` adds per category the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days). The 200 is sent once the accepted reports are committed.",
+        security: [{ apiKey: [] }],
+        requestBody: {
+          required: true,
+          description: "At most 1 MiB of JSON.",
+          content: jsonContent(ref("schemas", "ReportRequest"), { batch: { summary: "Three reports, one a duplicate and one of a private address", value: REPORT_EXAMPLES.request } }),
+        },
+        responses: {
+          "200": {
+            description: "How many reports were accepted and how many were duplicates; each rejected item by its index, with its error.",
+            headers: RATE_HEADERS,
+            content: jsonContent(ref("schemas", "ReportAnswer"), { batch: { summary: "POST /v1/reports with the request's example", value: REPORT_EXAMPLES.answer } }),
+          },
+          "400": {
+            description: "The body is not JSON, not one report nor `{\"reports\": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, { error: "invalid_ip" }, { error: "private_address" }, { error: "invalid_category" }, { error: "invalid_comment" }, { error: "invalid_report" }] as ApiError[]), {
+              invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
+              too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
+              private_address: { summary: '{"ip": "10.0.0.1", "category": "bot"}', value: { error: "private_address", message: REPORT_PROBLEMS.private_address } },
+            }),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "403": {
+            description: "The key lacks the `report` permission.",
+            content: jsonContent(errorSchema([API_ERRORS.forbidden]), { forbidden: errorExample(API_ERRORS.forbidden, "A key made with only `check`") }),
+          },
+          "413": {
+            description: "The body is over 1 MiB.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.reportsTooLarge]), { body_too_large: errorExample(API_ERRORS.reportsTooLarge, "A body over 1 MiB") }),
+          },
+          "429": {
+            description: "The key's rate limit is used up; nothing was stored.",
+            headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+          },
+          "500": ref("responses", "InternalError"),
+        },
+      },
+    },
     "/healthz": {
       get: {
         tags: ["operations"],
@@ -287,6 +336,45 @@ export const OPENAPI_DOCUMENT = {
         allOf: [{ $ref: "#/components/schemas/Error" }],
         required: ["retry_after"],
         properties: { retry_after: { type: "integer", description: "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.", enum: [60, 86400] } },
+      },
+      ReportRequest: {
+        oneOf: [
+          ref("schemas", "Report"),
+          {
+            type: "object",
+            additionalProperties: false,
+            required: ["reports"],
+            properties: { reports: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "Reports; an item that is no report is rejected by its index." } },
+          },
+        ],
+      },
+      Report: {
+        type: "object",
+        additionalProperties: false,
+        required: ["ip", "category"],
+        properties: {
+          ip: { type: "string", description: "A global unicast address; private and reserved space cannot be reported." },
+          category: { type: "string", enum: [...REPORT_CATEGORIES] },
+          comment: { type: "string", description: "At most 1,024 bytes, kept for the operator." },
+        },
+      },
+      ReportAnswer: {
+        type: "object",
+        additionalProperties: false,
+        required: ["accepted", "duplicates", "rejected"],
+        properties: {
+          accepted: { type: "integer", minimum: 0 },
+          duplicates: { type: "integer", minimum: 0 },
+          rejected: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["index", "error", "message"],
+              properties: { index: { type: "integer", minimum: 0 }, error: { type: "string", enum: Object.keys(REPORT_PROBLEMS) }, message: { type: "string" } },
+            },
+          },
+        },
       },
       BatchRequest: {
         type: "object",

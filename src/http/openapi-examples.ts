@@ -130,3 +130,9 @@ export const BATCH_EXAMPLES = {
     ips: [GOOGLE_DNS, { input: "1.2.3", error: "invalid_ip", message: "invalid IP address format" }],
   },
 };
+
+/** POST /v1/reports: three reports, the second a repeat of the first, the third of a private address. */
+export const REPORT_EXAMPLES = {
+  request: { reports: [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing on /login" }, { ip: "81.2.69.142", category: "attack" }, { ip: "10.0.0.1", category: "bot" }] },
+  answer: { accepted: 1, duplicates: 1, rejected: [{ index: 2, error: "private_address", message: "Private, loopback and other reserved addresses cannot be reported" }] },
+};

@@ -5,7 +5,12 @@ import addFormats from "ajv-formats";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
-import { BATCH_EXAMPLES } from "../../src/http/openapi-examples.ts";
+import { BATCH_EXAMPLES, REPORT_EXAMPLES } from "../../src/http/openapi-examples.ts";
+import { openDatabase } from "../../src/db.ts";
+import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
+import type { Permission } from "../../src/keys/permissions.ts";
+import { sqliteStores } from "../../src/stores/sqlite-stores.ts";
+import type { Stores } from "../../src/stores/stores.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
 
@@ -51,10 +56,10 @@ interface Scenario {
 }
 
 /** A request with a fresh key on an app with rate limit and quota on, so their headers show. */
-function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown } = {}) {
+function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown; permissions?: readonly Permission[]; failingReports?: boolean } = {}) {
   return async (): Promise<Response> => {
-    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options });
-    const created = await t.newKey();
+    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options, ...(options.failingReports ? { stores: withFailingReports() } : {}) });
+    const created = await t.newKey("test", options.permissions ? { permissions: options.permissions } : {});
     if (options.key === "revoked") await t.keys.revoke(created.key.id);
     const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
     const init = { key, ...(options.body === undefined ? {} : { method: "POST", body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }) };
@@ -64,7 +69,16 @@ function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | 
   };
 }
 
+/** Stores whose report writes fail, as a full disk would make them. */
+function withFailingReports(): Stores {
+  const stores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
+  const reports = Object.assign(Object.create(stores.reports), { add: () => Promise.reject(new Error("disk I/O error")) });
+  return { ...stores, reports, serving: stores.serving };
+}
+
 const CHECK = "/v1/check";
+const REPORTS = "/v1/reports";
+const REPORTER = { permissions: ["report"] as Permission[] };
 const BATCH = "/v1/check/batch";
 const MIXED = BATCH_EXAMPLES.request;
 const IP = "/v1/ip-reputation-check";
@@ -106,6 +120,17 @@ const SCENARIOS: Scenario[] = [
   { path: BATCH, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }) },
   { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }) },
   { path: BATCH, method: "post", status: 500, example: "internal_error", answer: ask(BATCH, { snapshot: broken("ip"), body: MIXED }) },
+  { path: REPORTS, method: "post", status: 200, example: "batch", answer: ask(REPORTS, { ...REPORTER, body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 400, example: "invalid_body", answer: ask(REPORTS, { ...REPORTER, body: "not json" }) },
+  { path: REPORTS, method: "post", status: 400, example: "too_many_items", answer: ask(REPORTS, { ...REPORTER, body: { reports: Array(1001).fill({ ip: "8.8.8.8", category: "bot" }) } }) },
+  { path: REPORTS, method: "post", status: 400, example: "private_address", answer: ask(REPORTS, { ...REPORTER, body: { ip: "10.0.0.1", category: "bot" } }) },
+  { path: REPORTS, method: "post", status: 401, example: "missing_key", answer: ask(REPORTS, { key: "none", body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 401, example: "unknown_key", answer: ask(REPORTS, { key: "unknown", body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 401, example: "revoked_key", answer: ask(REPORTS, { ...REPORTER, key: "revoked", body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 403, example: "forbidden", answer: ask(REPORTS, { body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 413, example: "body_too_large", answer: ask(REPORTS, { ...REPORTER, body: { ip: "8.8.8.8", category: "bot", comment: "x".repeat(1 << 20) } }) },
+  { path: REPORTS, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(REPORTS, { ...REPORTER, rateBurst: 1, times: 2, body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 500, example: "internal_error", answer: ask(REPORTS, { ...REPORTER, failingReports: true, body: REPORT_EXAMPLES.request }) },
   { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
   { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },
   { path: "/openapi.json", status: 200, answer: ask("/openapi.json", { key: "none" }) },
