@@ -7,6 +7,7 @@ export interface CopyReport {
   usageRows: number;
   sessions: number;
   signInFailures: number;
+  reports: number;
   adminPassword: boolean;
   /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
   limitedKeys: string[];
@@ -19,6 +20,7 @@ const TABLES = [
   ["admin_password", ["id", "password_hash", "updated_at"]],
   ["admin_sessions", ["token_hash", "csrf_token", "created_at", "expires_at"]],
   ["sign_in_failures", ["client", "failures", "window_start", "locked_until", "lockouts", "last_failure"]],
+  ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
 ] as const;
 
 const BATCH_ROWS = 5_000;
@@ -53,6 +55,7 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
       usageRows: counts.get("usage_daily")!,
       sessions: counts.get("admin_sessions")!,
       signInFailures: counts.get("sign_in_failures")!,
+      reports: counts.get("reports")!,
       adminPassword: counts.get("admin_password")! > 0,
       limitedKeys,
     };

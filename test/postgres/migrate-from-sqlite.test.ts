@@ -26,6 +26,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   await setAdminPassword(sqlite.adminPassword, "correct horse battery");
   const { token } = await sqlite.sessions.create(now);
   for (let i = 0; i < 5; i++) await sqlite.signInThrottle.begin("203.0.113.9", now);
+  await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, now - 86_400_000);
   await sqlite.close();
 
   const url = await freshDatabaseUrl();
@@ -33,7 +34,9 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.stderr).toBe("");
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
-  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, the dashboard password");
+  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, the dashboard password");
+  const reports = JSON.parse((await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
+  expect(reports).toEqual([{ reported_at: new Date(now - 500).toISOString(), ip: "81.2.69.142", category: "attack", key_id: kept.key.id, key_name: "checkout", comment: "credential stuffing" }]);
 
   const listed = JSON.parse((await runCliAsync(["keys", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
   expect(listed.map((k: { name: string; status: string }) => [k.name, k.status])).toEqual([
