@@ -1,3 +1,4 @@
+import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import type { LocalCategory, LocalContribution, LocalReportView } from "../ip/verdict/local-reports.ts";
 import type { Counters } from "../ip/verdict/reputation.ts";
 import type { ReportCategory } from "./report.ts";
@@ -9,6 +10,52 @@ interface Reporter {
   readonly category: ReportCategory;
   firstMs: number;
   lastMs: number;
+}
+
+/** One reported address and every key's reports of it. */
+interface Reported {
+  readonly ip: string;
+  readonly reporters: Reporter[];
+}
+
+/**
+ * IPv4 addresses by their number, IPv6 ones by their canonical text: a number key is
+ * found in a fraction of the time a string key takes once the table outgrows the CPU's
+ * caches (bench/reports.ts), and most reported addresses are IPv4.
+ */
+class AddressTable {
+  readonly v4 = new Map<number, Reported>();
+  readonly v6 = new Map<string, Reported>();
+
+  get size(): number {
+    return this.v4.size + this.v6.size;
+  }
+
+  get(ip: ParsedIp): Reported | undefined {
+    return ip.version === 4 ? this.v4.get(ip.v4) : this.v6.get(ip.text);
+  }
+
+  add(row: ReportRow): void {
+    const ip = parseIpAddress(row.ip);
+    if (ip === null) return;
+    let entry = this.get(ip);
+    if (entry === undefined) {
+      entry = { ip: ip.text, reporters: [] };
+      if (ip.version === 4) this.v4.set(ip.v4, entry);
+      else this.v6.set(ip.text, entry);
+    }
+    const held = entry.reporters.find((r) => r.keyId === row.keyId && r.category === row.category);
+    if (held === undefined) entry.reporters.push({ keyId: row.keyId, category: row.category, firstMs: row.reportedAtMs, lastMs: row.reportedAtMs });
+    else {
+      held.firstMs = Math.min(held.firstMs, row.reportedAtMs);
+      held.lastMs = Math.max(held.lastMs, row.reportedAtMs);
+    }
+  }
+
+  *entries(): Generator<Reported> {
+    yield* this.v4.values();
+    yield* this.v6.values();
+  }
 }
 
 /** An address of the window with the keys that reported it, for the dashboard. */
@@ -27,7 +74,7 @@ export interface ReportedAddress {
  * ages out, without a write.
  */
 export class LocalReportIndex implements LocalReportView {
-  private byAddress = new Map<string, Reporter[]>();
+  private byAddress = new AddressTable();
 
   constructor(
     private readonly windowMs: number,
@@ -39,18 +86,19 @@ export class LocalReportIndex implements LocalReportView {
   }
 
   add(rows: readonly ReportRow[]): void {
-    for (const row of rows) addTo(this.byAddress, row);
+    for (const row of rows) this.byAddress.add(row);
   }
 
   /** Replaces everything held with these rows. */
   reset(rows: readonly ReportRow[]): void {
-    const next = new Map<string, Reporter[]>();
-    for (const row of rows) addTo(next, row);
+    const next = new AddressTable();
+    for (const row of rows) next.add(row);
     this.byAddress = next;
   }
 
-  contributionOf(ip: string): LocalContribution | null {
-    const reporters = this.byAddress.get(ip);
+  contributionOf(ip: ParsedIp): LocalContribution | null {
+    if (this.byAddress.size === 0) return null;
+    const reporters = this.byAddress.get(ip)?.reporters;
     if (reporters === undefined) return null;
     const since = this.now() - this.windowMs;
     const counters: Counters = { bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 };
@@ -70,7 +118,7 @@ export class LocalReportIndex implements LocalReportView {
   mostReported(limit: number): ReportedAddress[] {
     const since = this.now() - this.windowMs;
     const all: ReportedAddress[] = [];
-    for (const [ip, reporters] of this.byAddress) {
+    for (const { ip, reporters } of this.byAddress.entries()) {
       const byKey = new Map<string, { keyId: string; categories: ReportCategory[]; lastMs: number }>();
       for (const r of reporters) {
         if (r.lastMs < since) continue;
@@ -82,16 +130,5 @@ export class LocalReportIndex implements LocalReportView {
       if (byKey.size > 0) all.push({ ip, reporters: byKey.size, byKey: [...byKey.values()] });
     }
     return all.sort((a, b) => b.reporters - a.reporters || a.ip.localeCompare(b.ip)).slice(0, limit);
-  }
-}
-
-function addTo(byAddress: Map<string, Reporter[]>, row: ReportRow): void {
-  let reporters = byAddress.get(row.ip);
-  if (reporters === undefined) byAddress.set(row.ip, (reporters = []));
-  const held = reporters.find((r) => r.keyId === row.keyId && r.category === row.category);
-  if (held === undefined) reporters.push({ keyId: row.keyId, category: row.category, firstMs: row.reportedAtMs, lastMs: row.reportedAtMs });
-  else {
-    held.firstMs = Math.min(held.firstMs, row.reportedAtMs);
-    held.lastMs = Math.max(held.lastMs, row.reportedAtMs);
   }
 }

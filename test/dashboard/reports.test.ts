@@ -1,6 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { parseIpAddress } from "../../src/ip/address/parse.ts";
 
 setDefaultTimeout(30_000);
 
@@ -45,9 +46,9 @@ describe("dashboard: permissions and reported addresses", () => {
     const one = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id });
     expect(one.res.status).toBe(303);
     expect(one.res.headers.get("location")).toBe("/dashboard/reports?deleted=1");
-    expect(t.deps.localReports.contributionOf("81.2.69.142")?.counters).toEqual({ bot: 1, probe: 0, rate: 0, attack: 0, crawler: 0 });
+    expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)?.counters).toEqual({ bot: 1, probe: 0, rate: 0, attack: 0, crawler: 0 });
     await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142" });
-    expect(t.deps.localReports.contributionOf("81.2.69.142")).toBeNull();
+    expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)).toBeNull();
     expect((await t.stores.reports.list({})).map((r) => r.ip)).toEqual(["89.160.20.112"]);
 
     const forged = await t.browser.post("/dashboard/reports/delete", { csrf: "forged", ip: "89.160.20.112" });

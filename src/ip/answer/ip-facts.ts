@@ -81,7 +81,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
   const curatedEntry = d.curated.entryOf(ip);
   const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
   const fromFeeds = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
-  const reported = local && local.contributionOf(ip.text);
+  const reported = local && local.contributionOf(ip);
   const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
   const kinds = flags & ALL_KINDS;
   const fromDatabase = d.geo.lookup(ip);

@@ -1,3 +1,4 @@
+import type { ParsedIp } from "../address/parse.ts";
 import type { CounterName } from "./report-counting.ts";
 import type { Counters } from "./reputation.ts";
 
@@ -19,5 +20,5 @@ export interface LocalContribution {
 /** The local reports as the verdict reads them: from memory, never the database. */
 export interface LocalReportView {
   /** Null when no key reported the address within the window. */
-  contributionOf(ip: string): LocalContribution | null;
+  contributionOf(ip: ParsedIp): LocalContribution | null;
 }
