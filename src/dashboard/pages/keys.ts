@@ -38,7 +38,7 @@ ${page < pages ? html`<a href="${listingHref(search, page + 1)}" rel="next">Next
 export function keysPage(listing: KeyListing, csrfToken: string, notice?: { text: string; error?: boolean }, warnings: readonly string[] = []): string {
   const { rows, search } = listing;
   const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
-<p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a></p>
+<p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
 ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-warnings"><h2 id="data-warnings">About the data being served</h2><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></section>` : ""}
 <h2>Create New API Key</h2>
 <form method="post" action="/dashboard/keys">
@@ -51,7 +51,6 @@ ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-w
     <div><button type="submit">Create key</button></div>
   </div>
 </form>
-<p><a href="/dashboard/reports">Reported addresses ›</a></p>
 <h2>API Keys</h2>
 <form method="get" action="/dashboard" role="search">
   <div class="row">

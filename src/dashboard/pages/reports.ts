@@ -12,7 +12,7 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T"
 
 /** `/dashboard/reports`: the most-reported addresses of the window, who reported them, and a way to take reports back. */
 export function reportsPage(rows: readonly ReportedRow[], windowDays: number, csrfToken: string, notice?: string): string {
-  const body = html`<p><a href="/dashboard">‹ API keys</a></p>
+  const body = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <strong>Reported addresses</strong></p>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <h2>Most-reported addresses</h2>
 <p>Reports your own services sent with POST /v1/reports over the last ${String(windowDays)} days, by the number of keys that reported each address: what the <code>local</code> source adds to the verdict. Deleting takes the reports back on every instance within 10 s.</p>
