@@ -16,7 +16,7 @@ const errorExample = (e: ApiError, summary: string) => ({
   summary,
   value: e.status === 429 ? { error: e.error, message: e.message, retry_after: e.error === "quota_exceeded" ? 86400 : 60 } : { error: e.error, message: e.message },
 });
-const errorSchema = (errors: readonly ApiError[], retryAfter?: boolean) => ({
+const errorSchema = (errors: readonly Pick<ApiError, "error">[], retryAfter?: boolean) => ({
   allOf: [ref("schemas", retryAfter ? "RetryableError" : "Error")],
   properties: { error: { enum: errors.map((e) => e.error) } },
 });
@@ -225,7 +225,7 @@ export const OPENAPI_DOCUMENT = {
           "400": {
             description: "The body is not JSON, not one report nor `{\"reports\": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).",
             headers: RATE_HEADERS,
-            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, { error: "invalid_ip" }, { error: "private_address" }, { error: "invalid_category" }, { error: "invalid_comment" }, { error: "invalid_report" }] as ApiError[]), {
+            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, ...Object.keys(REPORT_PROBLEMS).map((error) => ({ error }))]), {
               invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
               too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
               private_address: { summary: '{"ip": "10.0.0.1", "category": "bot"}', value: { error: "private_address", message: REPORT_PROBLEMS.private_address } },

@@ -13,8 +13,8 @@ interface Row {
 }
 
 /**
- * Local reports in SQLite. `add` writes a whole call in one transaction, committed (WAL)
- * before it returns; readers follow new rows by id, which SQLite's single writer hands
+ * Local reports in SQLite. `add` writes a whole call in one transaction, committed and
+ * synced to disk before it returns; readers follow new rows by id, which SQLite's single writer hands
  * out in commit order, and reread everything when the deletion count moved.
  */
 export class SqliteReportStore implements ReportStore {
@@ -35,7 +35,16 @@ export class SqliteReportStore implements ReportStore {
         return true;
       }),
     );
-    return writeWhenUnlocked(this.db, () => write.immediate());
+    return writeWhenUnlocked(this.db, () => {
+      // The 200 promises the reports are on disk: this commit waits for the WAL's fsync,
+      // which the connection's synchronous = NORMAL leaves to the next checkpoint.
+      this.db.exec("PRAGMA synchronous = FULL");
+      try {
+        return write.immediate();
+      } finally {
+        this.db.exec("PRAGMA synchronous = NORMAL");
+      }
+    });
   }
 
   async list({ ip, sinceMs, limit }: ReportFilter): Promise<StoredReport[]> {
