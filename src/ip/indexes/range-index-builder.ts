@@ -1,26 +1,48 @@
 import type { AddressRange } from "../address/address-range.ts";
 import type { RangeColumns } from "./range-index.ts";
 
-/** The arithmetic the sweep needs; IPv4 bounds are plain numbers (exact far beyond 2^32), IPv6 bounds bigints. */
+/**
+ * The arithmetic the sweep needs; IPv4 bounds are plain numbers in typed arrays (exact far
+ * beyond 2^32, and no heap cell each), IPv6 bounds bigints.
+ */
 interface Arithmetic<K> {
   compare(a: K, b: K): number;
   next(a: K): K;
   previous(a: K): K;
-  sortedDistinct(values: K[]): K[];
+  /** Each end's successor: where the entry stops covering. */
+  afterEnds(ends: readonly K[]): ArrayLike<K>;
+  /** Every start and after-end, sorted, each once. */
+  points(starts: readonly K[], afterEnds: ArrayLike<K>): ArrayLike<K>;
 }
 
 const IPV4: Arithmetic<number> = {
   compare: (a, b) => a - b,
   next: (a) => a + 1,
   previous: (a) => a - 1,
-  sortedDistinct: (values) => distinct(Array.from(Float64Array.from(values).sort())),
+  afterEnds: (ends) => {
+    const after = new Float64Array(ends.length);
+    for (let e = 0; e < ends.length; e++) after[e] = ends[e] + 1;
+    return after;
+  },
+  points: (starts, afterEnds) => {
+    const points = new Float64Array(starts.length + afterEnds.length);
+    points.set(starts);
+    points.set(afterEnds as Float64Array, starts.length);
+    points.sort();
+    return points.subarray(0, distinct(points));
+  },
 };
 
 const IPV6: Arithmetic<bigint> = {
   compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   next: (a) => a + 1n,
   previous: (a) => a - 1n,
-  sortedDistinct: (values) => distinct(values.sort(IPV6.compare)),
+  afterEnds: (ends) => ends.map((end) => end + 1n),
+  points: (starts, afterEnds) => {
+    const points = [...starts, ...(afterEnds as bigint[])].sort(IPV6.compare);
+    points.length = distinct(points);
+    return points;
+  },
 };
 
 const MAX_V4 = 0xffffffffn;
@@ -29,7 +51,9 @@ const MAX_V6 = (1n << 128n) - 1n;
 /**
  * Collects possibly overlapping ranges with payloads and produces the sorted,
  * non-overlapping columns of a RangeIndex: where entries overlap, their payloads
- * are merged; neighbouring ranges with equal payloads become one.
+ * are merged; neighbouring ranges with equal payloads become one. Callers that add
+ * many ranges with the same payload pass one object for them: a stretch covered by a
+ * single entry is encoded once per payload object.
  */
 export class RangeIndexBuilder<P> {
   private readonly v4 = { starts: [] as number[], ends: [] as number[], payloads: [] as P[] };
@@ -48,9 +72,15 @@ export class RangeIndexBuilder<P> {
    * numbers for equal payloads.
    */
   build<M>(merge: (payloads: P[]) => M, encode: (merged: M) => number): RangeColumns {
+    const single = new Map<P, number>();
     const valueOf = (payloads: P[]) => encode(merge(payloads));
-    const v4 = sweep(this.v4, IPV4, valueOf);
-    const v6 = sweep(this.v6, IPV6, valueOf);
+    const valueOfOne = (payload: P) => {
+      let value = single.get(payload);
+      if (value === undefined) single.set(payload, (value = valueOf([payload])));
+      return value;
+    };
+    const v4 = sweep(this.v4, IPV4, valueOf, valueOfOne);
+    const v6 = sweep(this.v6, IPV6, valueOf, valueOfOne);
     return {
       v4Starts: Uint32Array.from(v4.starts),
       v4Ends: Uint32Array.from(v4.ends),
@@ -78,7 +108,7 @@ function push<K, P>(entries: Entries<K, P>, start: K, end: K, payload: P): void 
  * Cuts the line at every point where an entry starts or stops, and walks the pieces
  * keeping the set of entries that cover the current one.
  */
-function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payloads: P[]) => number) {
+function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payloads: P[]) => number, valueOfOne: (payload: P) => number) {
   const out = { starts: [] as K[], ends: [] as K[], values: [] as number[] };
   const emit = (start: K, end: K, value: number) => {
     const last = out.values.length - 1;
@@ -92,11 +122,11 @@ function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payl
   };
   if (isSortedAndDisjoint(entries, math)) {
     // Such as the ASN tables: nothing to cut.
-    entries.starts.forEach((start, e) => emit(start, entries.ends[e], valueOf([entries.payloads[e]])));
+    entries.starts.forEach((start, e) => emit(start, entries.ends[e], valueOfOne(entries.payloads[e])));
     return out;
   }
-  const afterEnds = entries.ends.map(math.next);
-  const points = math.sortedDistinct([...entries.starts, ...afterEnds]);
+  const afterEnds = math.afterEnds(entries.ends);
+  const points = math.points(entries.starts, afterEnds);
   const opening = groupByPoint(entries.starts, points, math);
   const closing = groupByPoint(afterEnds, points, math);
 
@@ -106,7 +136,8 @@ function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payl
     for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++) active.splice(active.indexOf(closing.entries[k]), 1);
     for (let k = opening.offsets[p]; k < opening.offsets[p + 1]; k++) insertSorted(active, opening.entries[k]);
     if (active.length === 0) continue;
-    emit(points[p], math.previous(points[p + 1]), valueOf(active.map((e) => entries.payloads[e])));
+    const value = active.length === 1 ? valueOfOne(entries.payloads[active[0]]) : valueOf(active.map((e) => entries.payloads[e]));
+    emit(points[p], math.previous(points[p + 1]), value);
   }
   return out;
 }
@@ -117,14 +148,14 @@ function isSortedAndDisjoint<K, P>({ starts, ends }: Entries<K, P>, math: Arithm
 }
 
 /** For each point, the entries whose bound is that point, in the order they were added. */
-function groupByPoint<K>(bounds: K[], points: K[], math: Arithmetic<K>) {
+function groupByPoint<K>(bounds: ArrayLike<K>, points: ArrayLike<K>, math: Arithmetic<K>) {
   const pointOf = new Uint32Array(bounds.length);
   const offsets = new Uint32Array(points.length + 1);
-  bounds.forEach((bound, e) => {
-    const p = indexOf(points, bound, math);
+  for (let e = 0; e < bounds.length; e++) {
+    const p = indexOf(points, bounds[e], math);
     pointOf[e] = p;
     offsets[p + 1]++;
-  });
+  }
   for (let p = 0; p < points.length; p++) offsets[p + 1] += offsets[p];
   const filled = offsets.slice(0, points.length);
   const entries = new Uint32Array(bounds.length);
@@ -132,7 +163,7 @@ function groupByPoint<K>(bounds: K[], points: K[], math: Arithmetic<K>) {
   return { offsets, entries };
 }
 
-function indexOf<K>(sorted: K[], value: K, math: Arithmetic<K>): number {
+function indexOf<K>(sorted: ArrayLike<K>, value: K, math: Arithmetic<K>): number {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo < hi) {
@@ -149,11 +180,11 @@ function insertSorted(list: number[], value: number): void {
   list.splice(at, 0, value);
 }
 
-function distinct<K>(sorted: K[]): K[] {
+/** Moves each value of a sorted list once to its front; returns how many there are. */
+function distinct<K>(sorted: { [i: number]: K; length: number }): number {
   let kept = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i];
-  sorted.length = kept;
-  return sorted;
+  return kept;
 }
 
 function toWords(values: bigint[]): Uint32Array {
