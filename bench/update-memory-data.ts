@@ -21,8 +21,9 @@ export function syntheticGeofeed(rows: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function syntheticAddressList(entries: number): string {
+/** Single addresses, the `from`-th onwards: 11.0.0.1, 11.0.1.1, … */
+export function syntheticAddressList(entries: number, from = 0): string {
   const lines: string[] = [];
-  for (let i = 0; i < entries; i++) lines.push(`${11 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}.1`);
+  for (let i = from; i < from + entries; i++) lines.push(`${11 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}.1`);
   return `${lines.join("\n")}\n`;
 }

@@ -7,7 +7,7 @@
  * - `--geofeed N` (default 300,000): the icloud-private-relay source as Apple's real file
  *   is, an RFC 8805 geofeed with places (2022: 284k lines; 2025: ~300k), 60 % IPv4 /28
  *   rows, 40 % IPv6 /64 rows, neighbouring rows often sharing a place, ~2,000 places;
- * - `--list N` (default 0): one more address list of N single IPv4 addresses.
+ * - `--list N` (default 0): N more single IPv4 addresses, in address lists of 500,000.
  *
  * Prints the entries per IP source, the outcome of the synthetic ones and the peak RSS
  * of each run (measured by test/support/peak-rss.ts, a process of its own).
@@ -40,9 +40,11 @@ try {
       writeFileSync(join(dir, "geofeed.csv"), syntheticGeofeed(geofeedRows));
       sources.push({ name: "icloud-private-relay", url: `file://${join(dir, "geofeed.csv")}`, format: "geofeed-csv", feeds: "relay", class: "relay:icloud", licence: "synthetic" });
     }
-    if (listEntries > 0) {
-      writeFileSync(join(dir, "dense.txt"), syntheticAddressList(listEntries));
-      sources.push({ name: "synthetic-list", url: `file://${join(dir, "dense.txt")}`, format: "address-list", feeds: "attack", licence: "synthetic" });
+    // Lists of at most 500,000 addresses each (6.5 MB), under an address list's 8 MB ceiling.
+    for (let from = 0, part = 1; from < listEntries; from += 500_000, part++) {
+      const file = join(dir, `dense-${part}.txt`);
+      writeFileSync(file, syntheticAddressList(Math.min(500_000, listEntries - from), from));
+      sources.push({ name: `synthetic-list-${part}`, url: `file://${file}`, format: "address-list", feeds: "attack", licence: "synthetic" });
     }
     writeSources(dir, sources);
     const peakFile = join(dir, "peak-rss");

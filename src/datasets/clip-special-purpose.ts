@@ -13,9 +13,18 @@ export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: Fe
   const kept: FeedEntry[] = [];
   let clipped = 0;
   for (const entry of entries) {
+    // Most entries touch no special-purpose range: kept as they are, nothing allocated.
+    if (!SPECIAL.some((s) => overlaps(s, entry.range))) {
+      kept.push(entry);
+      continue;
+    }
     const pieces = subtractRanges([entry.range], SPECIAL);
     if (pieces.length !== 1 || pieces[0].first !== entry.range.first || pieces[0].last !== entry.range.last) clipped++;
     for (const range of pieces) kept.push({ ...entry, range });
   }
   return { entries: kept, clipped };
+}
+
+function overlaps(a: AddressRange, b: AddressRange): boolean {
+  return a.version === b.version && a.first <= b.last && b.first <= a.last;
 }

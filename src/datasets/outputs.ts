@@ -2,12 +2,12 @@ import { type AsnRange, compileAsnIndex } from "../ip/indexes/asn-index.ts";
 import { kindBit } from "../ip/verdict/network-kinds.ts";
 import { encodeIndexFile } from "../ip/indexes/range-index-file.ts";
 import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/verdict/report-counting.ts";
-import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
+import { type Contribution, FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "./data-layout.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
 import { type FormatValues, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
-import { LabelIndexBuilder } from "../ip/indexes/label-index.ts";
-import { RelayPlaceIndexBuilder } from "../ip/indexes/relay-place-index.ts";
+import { LabelIndexBuilder, type RangeLabel } from "../ip/indexes/label-index.ts";
+import { type Place, type RelayPlace, RelayPlaceIndexBuilder } from "../ip/indexes/relay-place-index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
 export interface OutputInput {
@@ -84,8 +84,11 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
         clipped += feed.clipped;
         const counter = isCounter(input.feeds) ? input.feeds : null;
         if (counter) reporting.set(input.name, { category: counter, weight: input.weight, includes: input.includes });
-        const flags = counter === null ? flagsOf(input.feeds) : 0;
-        for (const e of feed.entries) builder.add(e.range, counter ? { source: input.name, count: e.count } : { source: input.name, flags });
+        // One contribution object per list and count, shared by its entries.
+        const flagged: Contribution = { source: input.name, flags: counter === null ? flagsOf(input.feeds) : 0 };
+        const counted = new Map<number, Contribution>();
+        const countedAs = (count: number) => counted.get(count) ?? counted.set(count, { source: input.name, count }).get(count)!;
+        for (const e of feed.entries) builder.add(e.range, counter ? countedAs(e.count) : flagged);
       }
       const file = builder.build({ built }, reporting);
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };
@@ -99,7 +102,10 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
       if (inputs.length === 0) return null;
       const builder = new LabelIndexBuilder();
       for (const input of inputs) {
-        for (const e of input.ipEntries().entries) if (e.label) builder.add(e.range, { source: input.name, label: e.label });
+        const labels = new Map<string, RangeLabel>();
+        for (const e of input.ipEntries().entries) {
+          if (e.label) builder.add(e.range, labels.get(e.label) ?? labels.set(e.label, { source: input.name, label: e.label }).get(e.label)!);
+        }
       }
       const file = builder.build({ built });
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
@@ -113,7 +119,11 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
       if (inputs.length === 0) return null;
       const builder = new RelayPlaceIndexBuilder();
       for (const input of inputs) {
-        for (const e of input.ipEntries().entries) if (e.place) builder.add(e.range, { source: input.name, ...e.place });
+        // The geofeed parser shares one Place between the rows that name it.
+        const places = new Map<Place, RelayPlace>();
+        for (const e of input.ipEntries().entries) {
+          if (e.place) builder.add(e.range, places.get(e.place) ?? places.set(e.place, { source: input.name, ...e.place }).get(e.place)!);
+        }
       }
       const file = builder.build({ built });
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };

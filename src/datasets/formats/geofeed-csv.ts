@@ -1,5 +1,6 @@
 import { parseCidr } from "../../ip/address/address-range.ts";
 import { checkRejects, listText } from "./content-checks.ts";
+import type { Place } from "../../ip/indexes/relay-place-index.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
@@ -18,6 +19,8 @@ const MAX_CITY = 100;
 export function parseGeofeedCsv(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const text = listText(bytes, WHAT);
   const entries: FeedEntry[] = [];
+  // A few thousand places for hundreds of thousands of rows: each held once.
+  const places = new Map<string, Place>();
   let rejected = 0;
   let firstRejected: string | undefined;
   const lines = text.split("\n");
@@ -32,7 +35,10 @@ export function parseGeofeedCsv(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       if (rejected++ === 0) firstRejected = `line ${i + 1}`;
       continue;
     }
-    entries.push({ range, count: 1, place: { country, region, city } });
+    const key = `${country},${region},${city}`;
+    let place = places.get(key);
+    if (place === undefined) places.set(key, (place = { country, region, city }));
+    entries.push({ range, count: 1, place });
   }
   if (entries.length === 0) throw new ContentError(`has no rows: expected ${WHAT}, "prefix,country,region,city,postal" a line`);
   checkRejects(entries.length, rejected, firstRejected, "geofeed rows");

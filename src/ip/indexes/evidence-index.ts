@@ -15,8 +15,14 @@ export interface Evidence {
 /** One list's listings, for explanations: ranges → (count, first seen). */
 export class EvidenceIndexBuilder {
   private readonly ranges = new RangeIndexBuilder<Evidence>();
+  /** One object per count and first-seen time, shared by the ranges that have them. */
+  private readonly shared = new Map<number, Map<number, Evidence>>();
 
-  add(range: AddressRange, evidence: Evidence): void {
+  add(range: AddressRange, { count, firstSeen }: Evidence): void {
+    let byTime = this.shared.get(count);
+    if (byTime === undefined) this.shared.set(count, (byTime = new Map()));
+    let evidence = byTime.get(firstSeen);
+    if (evidence === undefined) byTime.set(firstSeen, (evidence = { count, firstSeen }));
     this.ranges.add(range, evidence);
   }
 

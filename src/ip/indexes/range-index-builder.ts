@@ -52,8 +52,8 @@ const MAX_V6 = (1n << 128n) - 1n;
  * Collects possibly overlapping ranges with payloads and produces the sorted,
  * non-overlapping columns of a RangeIndex: where entries overlap, their payloads
  * are merged; neighbouring ranges with equal payloads become one. Callers that add
- * many ranges with the same payload pass one object for them: a stretch covered by a
- * single entry is encoded once per payload object.
+ * many ranges with the same payload pass one object for them: each sequence of payload
+ * objects covering a stretch is merged and encoded once.
  */
 export class RangeIndexBuilder<P> {
   private readonly v4 = { starts: [] as number[], ends: [] as number[], payloads: [] as P[] };
@@ -72,15 +72,9 @@ export class RangeIndexBuilder<P> {
    * numbers for equal payloads.
    */
   build<M>(merge: (payloads: P[]) => M, encode: (merged: M) => number): RangeColumns {
-    const single = new Map<P, number>();
-    const valueOf = (payloads: P[]) => encode(merge(payloads));
-    const valueOfOne = (payload: P) => {
-      let value = single.get(payload);
-      if (value === undefined) single.set(payload, (value = valueOf([payload])));
-      return value;
-    };
-    const v4 = sweep(this.v4, IPV4, valueOf, valueOfOne);
-    const v6 = sweep(this.v6, IPV6, valueOf, valueOfOne);
+    const valueOf = memoised((payloads: P[]) => encode(merge(payloads)));
+    const v4 = sweep(this.v4, IPV4, valueOf);
+    const v6 = sweep(this.v6, IPV6, valueOf);
     return {
       v4Starts: Uint32Array.from(v4.starts),
       v4Ends: Uint32Array.from(v4.ends),
@@ -90,6 +84,34 @@ export class RangeIndexBuilder<P> {
       v6Values: Uint32Array.from(v6.values),
     };
   }
+}
+
+/** The value of the stretch covered by these entries (numbers into `payloads`, in the order added). */
+type ValueOf<P> = (payloads: readonly P[], covering: readonly number[]) => number;
+
+interface Memo<P> {
+  value: number | undefined;
+  readonly next: Map<P, Memo<P>>;
+}
+
+/**
+ * The value of each sequence of payload objects computed once: merging and encoding are
+ * functions of the payloads, and a feed's entries share a few payload objects, so most
+ * stretches repeat a sequence seen before and cost a walk of a small tree, nothing allocated.
+ */
+function memoised<P>(compute: (payloads: P[]) => number): ValueOf<P> {
+  const root: Memo<P> = { value: undefined, next: new Map() };
+  return (payloads, covering) => {
+    let node = root;
+    for (const e of covering) {
+      const payload = payloads[e];
+      let child = node.next.get(payload);
+      if (child === undefined) node.next.set(payload, (child = { value: undefined, next: new Map() }));
+      node = child;
+    }
+    node.value ??= compute(covering.map((e) => payloads[e]));
+    return node.value;
+  };
 }
 
 interface Entries<K, P> {
@@ -108,7 +130,7 @@ function push<K, P>(entries: Entries<K, P>, start: K, end: K, payload: P): void 
  * Cuts the line at every point where an entry starts or stops, and walks the pieces
  * keeping the set of entries that cover the current one.
  */
-function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payloads: P[]) => number, valueOfOne: (payload: P) => number) {
+function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: ValueOf<P>) {
   const out = { starts: [] as K[], ends: [] as K[], values: [] as number[] };
   const emit = (start: K, end: K, value: number) => {
     const last = out.values.length - 1;
@@ -122,7 +144,11 @@ function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payl
   };
   if (isSortedAndDisjoint(entries, math)) {
     // Such as the ASN tables: nothing to cut.
-    entries.starts.forEach((start, e) => emit(start, entries.ends[e], valueOfOne(entries.payloads[e])));
+    const one = [0];
+    entries.starts.forEach((start, e) => {
+      one[0] = e;
+      emit(start, entries.ends[e], valueOf(entries.payloads, one));
+    });
     return out;
   }
   const afterEnds = math.afterEnds(entries.ends);
@@ -136,8 +162,7 @@ function sweep<K, P>(entries: Entries<K, P>, math: Arithmetic<K>, valueOf: (payl
     for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++) active.splice(active.indexOf(closing.entries[k]), 1);
     for (let k = opening.offsets[p]; k < opening.offsets[p + 1]; k++) insertSorted(active, opening.entries[k]);
     if (active.length === 0) continue;
-    const value = active.length === 1 ? valueOfOne(entries.payloads[active[0]]) : valueOf(active.map((e) => entries.payloads[e]));
-    emit(points[p], math.previous(points[p + 1]), value);
+    emit(points[p], math.previous(points[p + 1]), valueOf(entries.payloads, active));
   }
   return out;
 }

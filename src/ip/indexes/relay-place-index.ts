@@ -24,9 +24,16 @@ const REGION_NAMES = new Map(iso31662.map((s) => [s.code, s.name]));
 /** The geofeed rows of every privacy relay's egress ranges; where rows overlap, the narrowest speaks (RFC 8805). */
 export class RelayPlaceIndexBuilder {
   private readonly ranges = new RangeIndexBuilder<{ place: RelayPlace; size: bigint }>();
+  /** One payload per place and range size, so rows of a place share it (pass one RelayPlace object per place). */
+  private readonly payloads = new Map<RelayPlace, Map<bigint, { place: RelayPlace; size: bigint }>>();
 
   add(range: AddressRange, place: RelayPlace): void {
-    this.ranges.add(range, { place, size: range.last - range.first });
+    const size = range.last - range.first;
+    let bySize = this.payloads.get(place);
+    if (bySize === undefined) this.payloads.set(place, (bySize = new Map()));
+    let payload = bySize.get(size);
+    if (payload === undefined) bySize.set(size, (payload = { place, size }));
+    this.ranges.add(range, payload);
   }
 
   build(meta: Record<string, unknown> = {}): IndexFile {
