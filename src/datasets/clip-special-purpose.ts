@@ -9,20 +9,22 @@ const SPECIAL: readonly AddressRange[] = [...SPECIAL_PURPOSE_IPV4, ...SPECIAL_PU
  * entries are cut to their global-unicast parts. Returns the entries that remain
  * and how many were cut or dropped, for the update summary.
  */
-export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: FeedEntry[]; clipped: number } {
-  const kept: FeedEntry[] = [];
+export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: readonly FeedEntry[]; clipped: number } {
+  // A list none of whose entries touches special-purpose space is returned as it is.
+  let kept: FeedEntry[] | null = null;
   let clipped = 0;
-  for (const entry of entries) {
-    // Most entries touch no special-purpose range: kept as they are, nothing allocated.
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
     if (!SPECIAL.some((s) => overlaps(s, entry.range))) {
-      kept.push(entry);
+      kept?.push(entry);
       continue;
     }
+    kept ??= entries.slice(0, i);
     const pieces = subtractRanges([entry.range], SPECIAL);
     if (pieces.length !== 1 || pieces[0].first !== entry.range.first || pieces[0].last !== entry.range.last) clipped++;
     for (const range of pieces) kept.push({ ...entry, range });
   }
-  return { entries: kept, clipped };
+  return { entries: kept ?? entries, clipped };
 }
 
 function overlaps(a: AddressRange, b: AddressRange): boolean {

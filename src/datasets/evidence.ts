@@ -12,6 +12,8 @@ import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
  * survives updates.
  */
 export async function composeEvidence(inputs: readonly { input: OutputInput; changed: boolean }[], currentDir: string | null, dir: string, nowSeconds: number): Promise<void> {
+  // What building the outputs left for the collector, freed before these builds add theirs.
+  Bun.gc(true);
   for (const { input, changed } of inputs) {
     const file = `${input.name}.idx`;
     const before = currentDir === null ? null : join(currentDir, file);
