@@ -83,8 +83,8 @@ export interface UpdateReport {
  * that `update` stays under 1 GB. Measured peaks (bench/update-memory.ts: the real feed
  * snapshots and synthetic lists; a relay geofeed costs most, its rows carry places and
  * 40 % are IPv6): the default sources with a 300,000-row iCloud geofeed, 575,000 entries,
- * 486–499 MB; 1,200,000 entries of which 700,000 geofeed rows 769 MB, of plain lists 636 MB;
- * 1,700,000 entries 901 MB.
+ * ~500 MB (the email lists' check sets that); 1,200,000 entries of which 700,000 geofeed
+ * rows 788 MB, of plain lists 672 MB; 1,700,000 entries 947 MB.
  */
 export const MAX_IP_LIST_ENTRIES = 1_200_000;
 
@@ -117,6 +117,8 @@ interface Held {
   /** New data, or the same data feeding something else: outputs it feeds are rebuilt. */
   readonly changed: boolean;
   parsed?: ParsedSource<unknown>;
+  /** An IP list's entries cut to public space, as the outputs and its evidence read them. */
+  ipEntries?: ReturnType<OutputInput["ipEntries"]>;
 }
 
 /**
@@ -189,6 +191,12 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
     const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
     await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, Math.floor(now.getTime() / 1000));
+    // Every source is folded into the outputs: loading the staged version needs that memory.
+    for (const h of held.values()) {
+      h.parsed = undefined;
+      h.ipEntries = undefined;
+    }
+    Bun.gc(true);
     const disputed = await checkDisputedNames({ inputsOf: outputs.inputsOf, held, force: options.force, currentRoot, out, dataDir: options.dataDir, nowSeconds: Math.floor(now.getTime() / 1000) });
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
     const guard = { outcomes, previous: current?.sources ?? {} };
@@ -381,7 +389,6 @@ function sameDeclaration(record: SourceRecord, source: Source): boolean {
 
 function inputOf(h: Held, rawDir: string): OutputInput {
   const rawFile = join(rawDir, h.record.raw);
-  let ipEntries: ReturnType<OutputInput["ipEntries"]> | undefined;
   return {
     name: h.source.name,
     format: h.source.format,
@@ -400,8 +407,8 @@ function inputOf(h: Held, rawDir: string): OutputInput {
       return h.parsed.value as FormatValues[F];
     },
     ipEntries() {
-      ipEntries ??= clipSpecialPurpose(this.parsed(h.source.format as IpFormat));
-      return ipEntries;
+      h.ipEntries ??= clipSpecialPurpose(this.parsed(h.source.format as IpFormat));
+      return h.ipEntries;
     },
   };
 }
