@@ -1,8 +1,13 @@
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
+import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
-import { createTestApp } from "../support/test-app.ts";
+import { makeDataDir } from "../support/processes.ts";
+import { createTestApp, testSnapshot } from "../support/test-app.ts";
 
 // The first test loads the bundled IP data; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(60_000);
@@ -12,6 +17,17 @@ const DAY = 86_400_000;
 const QUIET = "81.2.69.142";
 
 type App = Awaited<ReturnType<typeof createTestApp>>;
+
+/** The bundled data with QUIET on the operator's IP allowlist; loaded once, for the test that needs it. */
+const allowlistDir = makeDataDir();
+afterAll(() => rmSync(allowlistDir, { recursive: true, force: true }));
+let withAllowlist: ReturnType<typeof testSnapshot> | undefined;
+function quietAllowlisted() {
+  mkdirSync(join(allowlistDir, "ip"), { recursive: true });
+  writeFileSync(join(allowlistDir, "ip", "allowlist.txt"), `${QUIET}/32\n`);
+  withAllowlist ??= loadIpDatasets(allowlistDir, DEFAULT_THRESHOLDS).then((r) => testSnapshot(r.ip));
+  return withAllowlist;
+}
 
 async function reporter(t: App, name: string, permissions: readonly Permission[] = ["check", "report"]) {
   const { secret, key } = await t.newKey(name, { permissions });
@@ -216,6 +232,21 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     expect(r.attack).toBeGreaterThanOrEqual(6);
     expect(r.reputation).toBe("suspicious");
     expect(r.reasons!.rule.id).toBe("benign-cap");
+  });
+
+  test("the operator's IP allowlist still wins: an allowlisted address reported by six keys is ok", async () => {
+    const t = await app(false, { snapshot: await quietAllowlisted() });
+    const keys = [];
+    for (let i = 0; i < 6; i++) keys.push(await reporter(t, `k${i}`));
+    for (const key of keys) {
+      expect((await key.post({ ip: QUIET, category: "attack" })).status).toBe(200);
+      expect((await key.post({ ip: "81.2.69.143", category: "attack" })).status).toBe(200);
+    }
+    const allowlisted = await reputation(t, keys[0].secret, QUIET, true);
+    expect(allowlisted).toMatchObject({ reputation: "ok", attack: 6 });
+    expect(allowlisted.reasons!.rule.id).toBe("allowlisted");
+    expect(allowlisted.reasons!.contributions.map((c) => c.source)).toContain("local");
+    expect((await reputation(t, keys[0].secret, "81.2.69.143")).reputation).toBe("bad");
   });
 
   test("a report posted to one instance is counted by another, and survives a restart", async () => {
