@@ -8,7 +8,7 @@ const ROOT = resolve(import.meta.dir, "..");
 
 describe("the compiled binary", () => {
   test("runs alone, without Bun or node_modules: version, keys and serve", async () => {
-    const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT });
+    const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, timeout: 90_000, killSignal: "SIGKILL" });
     expect(build.exitCode).toBe(0);
 
     const dir = mkdtempSync(join(tmpdir(), "riskcheck-bin-"));
@@ -17,7 +17,7 @@ describe("the compiled binary", () => {
     const dataDir = makeDataDir();
     // PATH without Bun, and a working directory with no node_modules anywhere above it.
     const env = { PATH: "/usr/bin:/bin", HOME: dir, RISKCHECK_DATA_DIR: dataDir };
-    const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env });
+    const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env, timeout: 20_000, killSignal: "SIGKILL" });
 
     expect(run("version").stdout.toString()).toMatch(/^riskcheck \d+\.\d+\.\d+\n$/);
     const help = run("update", "--help");

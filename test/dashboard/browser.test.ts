@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumExecutable } from "../support/chromium.ts";
+import { withinDeadline } from "../support/deadline.ts";
 import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -20,8 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await withinDeadline("closing the browser", 10_000, browser?.close()).finally(() => server?.stop());
 });
 
 const api = (key: string) => fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });

@@ -1,7 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+
+// Each sign-in hashes a password (memory-hard by design): six of them take seconds on a loaded machine.
+setDefaultTimeout(20_000);
 
 const PASSWORD = "correct horse battery staple";
 

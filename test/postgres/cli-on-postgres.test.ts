@@ -1,13 +1,15 @@
-import { expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { AdminPassword } from "../../src/dashboard/admin-password.ts";
 import { redactedDatabaseUrl } from "../../src/postgres/connection-url.ts";
 import { openPostgresStores } from "../../src/stores/postgres-stores.ts";
-import { freshDatabaseUrl } from "../support/postgres.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { CLI, runCliAsync } from "../support/processes.ts";
+
+beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 /** `riskcheck admin set-password`, the password on standard input. */
 async function setPassword(password: string, env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, CLI, "admin", "set-password"], { env: { ...process.env, ...env }, stdin: new Blob([password]), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, "admin", "set-password"], { env: { ...process.env, ...env }, stdin: new Blob([password]), stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
   return { code: await proc.exited, stdout: await new Response(proc.stdout).text() };
 }
 

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,8 +8,10 @@ import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
 import { openPostgresStores } from "../../src/stores/postgres-stores.ts";
 import { openSqliteStores } from "../../src/stores/sqlite-stores.ts";
-import { freshDatabaseUrl } from "../support/postgres.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { runCliAsync } from "../support/processes.ts";
+
+beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 test("db migrate --from-sqlite copies keys, usage and the dashboard's state into an empty PostgreSQL database, once", async () => {
   const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");

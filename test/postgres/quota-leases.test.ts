@@ -1,13 +1,19 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { SQL } from "bun";
 import { openPostgres } from "../../src/postgres/database.ts";
 import { PostgresKeyStore } from "../../src/postgres/key-store.ts";
 import { PostgresQuotaLeases } from "../../src/postgres/quota-leases.ts";
-import { freshDatabaseUrl } from "../support/postgres.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl } from "../support/postgres.ts";
 
-const url = await freshDatabaseUrl();
-const pools = [await openPostgres(url), await openPostgres(url)];
-afterAll(() => Promise.all(pools.map((sql) => sql.close())));
-const [one, two] = pools.map((sql) => new PostgresQuotaLeases(sql));
+let pools: SQL[] = [];
+let one: PostgresQuotaLeases;
+let two: PostgresQuotaLeases;
+beforeAll(async () => {
+  const url = await freshDatabaseUrl();
+  pools = [await openPostgres(url), await openPostgres(url)];
+  [one, two] = pools.map((sql) => new PostgresQuotaLeases(sql));
+}, POSTGRES_SETUP_TIMEOUT_MS);
+afterAll(() => Promise.all(pools.map((sql) => sql.close({ timeout: 5 }))));
 
 test("leases asked for at once by two instances never hand out more than the limit", async () => {
   const { key } = await new PostgresKeyStore(pools[0]).create({ name: "contended" });

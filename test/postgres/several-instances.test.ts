@@ -1,12 +1,14 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { leaseSize } from "../../src/limits/leased-monthly-quota.ts";
 import { redactedDatabaseUrl } from "../../src/postgres/connection-url.ts";
 import { DashboardClient } from "../support/dashboard-client.ts";
-import { freshDatabaseUrl } from "../support/postgres.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { type ServeProcess, makeDataDir, runCliAsync, startServe } from "../support/processes.ts";
+
+beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 const PASSWORD = "correct horse battery staple";
 const QUOTA = 100;

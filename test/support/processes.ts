@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { linkTree } from "../../src/datasets/staged-files.ts";
 import { SERVE_RUNTIME_FLAGS } from "../../src/runtime-flags.ts";
+import { stopProcess } from "./deadline.ts";
 import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
+
+/** The longest a CLI command run by a test may take before it is killed. */
+const CLI_DEADLINE_MS = 60_000;
 
 export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
 
@@ -28,13 +32,13 @@ export function makeDataDir(): string {
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}) {
-  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore" });
+  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 /** Like runCli, but lets this process's own servers answer the CLI meanwhile. */
 export async function runCliAsync(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -45,6 +49,7 @@ export interface ServeProcess {
   output: () => string;
   /** Resolves once the output matches, or rejects after `ms`: lines may arrive in separate chunks. */
   waitForOutput: (pattern: RegExp | string, ms?: number) => Promise<void>;
+  /** Sends `signal` (SIGTERM unless said), SIGKILL after five seconds: resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number>;
 }
 
@@ -80,15 +85,12 @@ export async function startServe(args: string[], env: Record<string, string> = {
             await Bun.sleep(10);
           }
         },
-        stop: async (signal = "SIGTERM") => {
-          proc.kill(signal);
-          return await proc.exited;
-        },
+        stop: (signal = "SIGTERM") => stopProcess(proc, signal),
       };
     }
     if (proc.exitCode !== null) break;
     await Bun.sleep(20);
   }
-  proc.kill();
+  await stopProcess(proc, "SIGKILL");
   throw new Error(`serve did not start:\n${output}`);
 }

@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { stopProcess } from "../support/deadline.ts";
+
+// Each test runs `bun test` itself, which starts PostgreSQL or waits for one.
+setDefaultTimeout(90_000);
+
+const ROOT = resolve(import.meta.dir, "../..");
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+/** `bun test FILE` in a temp folder of its own, so that what the run leaves behind can be seen. */
+function runTests(file: string, env: Record<string, string> = {}) {
+  const temp = mkdtempSync(join(tmpdir(), "riskcheck-run-"));
+  folders.push(temp);
+  // As root, the test PostgreSQL server runs as the user postgres, who must reach its folder.
+  chmodSync(temp, 0o755);
+  const proc = Bun.spawn([process.execPath, "test", file], { cwd: ROOT, env: { ...process.env, TMPDIR: temp, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 80_000, killSignal: "SIGKILL" });
+  let output = "";
+  const decoder = new TextDecoder();
+  const done = Promise.all([proc.stdout, proc.stderr].map(async (stream) => {
+    for await (const chunk of stream) output += decoder.decode(chunk);
+  }));
+  return { proc, temp, output: () => output, done };
+}
+
+async function until(what: string, ms: number, check: () => boolean): Promise<number> {
+  const started = performance.now();
+  while (!check()) {
+    if (performance.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await Bun.sleep(50);
+  }
+  return performance.now() - started;
+}
+
+describe("a test run is bounded", () => {
+  test("a stalled database server (accepts, never answers) fails the PostgreSQL test file within seconds instead of hanging", async () => {
+    const stalled = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const started = performance.now();
+      const run = runTests("test/postgres/quota-leases.test.ts", { RISKCHECK_TEST_DATABASE_URL: `postgres://riskcheck:x@127.0.0.1:${stalled.port}/postgres` });
+      const code = await run.proc.exited;
+      await run.done;
+      const seconds = (performance.now() - started) / 1000;
+      expect(code).not.toBe(0);
+      expect(run.output()).toContain("on the test PostgreSQL server took longer than 10 s");
+      expect(run.output()).toMatch(/\b0 pass\b/);
+      expect(seconds).toBeLessThan(40);
+      expect(readdirSync(run.temp)).toEqual([]);
+    } finally {
+      stalled.stop(true);
+    }
+  });
+
+  test("SIGTERM stops a run whose JavaScript thread is stuck within seconds, and its PostgreSQL server and temp files go too", async () => {
+    const run = runTests("./test/harness/holds-postgres.fixture.ts");
+    try {
+      await until("the run to hold its test database", 60_000, () => run.output().includes("holding the test database") || run.proc.exitCode !== null);
+      expect(run.output()).toContain("holding the test database");
+      const [folder] = readdirSync(run.temp);
+      expect(readdirSync(join(run.temp, folder))).toContainEqual(expect.stringMatching(/^riskcheck-pg-/));
+      const signalled = performance.now();
+      run.proc.kill("SIGTERM");
+      await run.proc.exited;
+      expect(performance.now() - signalled).toBeLessThan(3_000);
+      expect(run.proc.signalCode).toBe("SIGTERM");
+      // The run's watcher stops the server and deletes the folder.
+      await until("the run's temp files to be gone", 10_000, () => readdirSync(run.temp).length === 0);
+    } finally {
+      if (run.proc.exitCode === null && run.proc.signalCode === null) await stopProcess(run.proc, "SIGKILL");
+    }
+  });
+});
