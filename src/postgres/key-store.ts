@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { KeyRecord } from "../keys/key-record.ts";
 import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../keys/key-store.ts";
+import { boundedTransaction } from "./bounded-transaction.ts";
 
 /** API keys in PostgreSQL; a trigger announces every change to the instances (see database.ts). */
 export class PostgresKeyStore implements KeyStore {
@@ -8,7 +9,7 @@ export class PostgresKeyStore implements KeyStore {
 
   async create(input: NewKey, now = new Date()): Promise<{ key: KeyRecord; secret: string }> {
     const { row, secret } = newKeyRow(input, now);
-    await this.sql`INSERT INTO api_keys ${this.sql(row)}`;
+    await boundedTransaction(this.sql, (tx) => tx`INSERT INTO api_keys ${tx(row)}`);
     return { key: toRecord(row), secret };
   }
 
@@ -27,7 +28,10 @@ export class PostgresKeyStore implements KeyStore {
       keyNamed(idOrName, await this.sql<KeyRow[]>`SELECT ${this.sql.unsafe(KEY_COLUMNS)} FROM api_keys WHERE name = ${idOrName} ORDER BY created_at`);
     const revokedAt = now.toISOString();
     // Conditional, so that of two revocations at once exactly one succeeds.
-    const [row] = await this.sql<KeyRow[]>`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${key.id} AND revoked_at IS NULL RETURNING ${this.sql.unsafe(KEY_COLUMNS)}`;
+    const [row] = await boundedTransaction(
+      this.sql,
+      (tx) => tx<KeyRow[]>`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${key.id} AND revoked_at IS NULL RETURNING ${tx.unsafe(KEY_COLUMNS)}`,
+    );
     if (!row) throw alreadyRevoked((await this.find(key.id)) ?? key);
     return toRecord(row);
   }

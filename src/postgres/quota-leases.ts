@@ -1,16 +1,19 @@
 import type { SQL } from "bun";
 import type { LeaseRequest, QuotaLeaseStore } from "../limits/leased-monthly-quota.ts";
+import { boundedTransaction } from "./bounded-transaction.ts";
 
 /**
  * The shared count behind the instances' quota leases: per key and month, the checks
  * used or leased. Each lease holds the key's row lock for its transaction, so two
  * instances asking at once are served one after the other and never past the limit.
+ * Leases and give-backs are bounded transactions: one that waits for the lock past its
+ * bound fails, and the instance serves from what it holds until a later one succeeds.
  */
 export class PostgresQuotaLeases implements QuotaLeaseStore {
   constructor(private readonly sql: SQL) {}
 
   lease({ keyId, month, want, owed, limit }: LeaseRequest): Promise<{ granted: number; charged: number }> {
-    return this.sql.begin(async (tx) => {
+    return boundedTransaction(this.sql, async (tx) => {
       const [{ charged }] = await tx<{ charged: number }[]>`
         INSERT INTO quota_leases (key_id, month, charged) VALUES (${keyId}, ${month}, 0)
         ON CONFLICT (key_id, month) DO UPDATE SET charged = quota_leases.charged
@@ -30,7 +33,7 @@ export class PostgresQuotaLeases implements QuotaLeaseStore {
   async giveBack(unused: readonly { keyId: string; month: string; count: number }[]): Promise<void> {
     if (unused.length === 0) return;
     const rows = JSON.stringify([...unused].sort((a, b) => (a.keyId < b.keyId ? -1 : 1)).map((u) => ({ key_id: u.keyId, month: u.month, count: u.count })));
-    await this.sql.begin(async (tx) => {
+    await boundedTransaction(this.sql, async (tx) => {
       await tx`INSERT INTO quota_leases (key_id, month, charged)
                SELECT key_id, month, 0 FROM json_to_recordset(${rows}::text::json) AS r(key_id text, month text)
                ON CONFLICT (key_id, month) DO NOTHING`;
