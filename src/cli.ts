@@ -9,7 +9,9 @@ import { commandHelp, commandList } from "./cli/help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./cli/reports-command.ts";
 import { SCAN, runScan } from "./cli/scan-command.ts";
 import { type Config, UsageError, integer, loadConfig } from "./config.ts";
+import { DATA_DIR_ORIGIN } from "./datasets/dataset-error.ts";
 import { progressLine } from "./datasets/fetch-source.ts";
+import { describeGroup, groupProblems } from "./datasets/source-problems.ts";
 import { SourcesError } from "./datasets/sources.ts";
 import { runUpdate } from "./datasets/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "./datasets/versions.ts";
@@ -23,6 +25,7 @@ import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
+import { hint, selfCommand } from "./self-command.ts";
 import { type Stores, openStores } from "./stores/stores.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, disputedSummary, emailCommands } from "./cli/email.ts";
 
@@ -30,11 +33,6 @@ const log: Log = {
   info: (line) => console.log(line),
   error: (line) => console.error(line),
 };
-
-/** How the user runs this program, for hints printed to them. */
-function selfCommand(): string {
-  return Bun.main.startsWith("/$bunfs/") ? process.argv0 : "npx bun src/cli.ts";
-}
 
 /** `serve`'s exit status: none, the process goes on until a signal stops it. */
 const KEEP_RUNNING = -1;
@@ -71,6 +69,41 @@ async function serve({ values }: ParsedCommandLine<typeof SERVE>): Promise<numbe
   return KEEP_RUNNING;
 }
 
+/** Where a SQLite database path came from, for messages. */
+function databaseOrigin(config: Config, values: { "data-dir"?: string; db?: string }): string {
+  if (values.db !== undefined) return "--db";
+  if (process.env.RISKCHECK_DB) return "RISKCHECK_DB";
+  if (values["data-dir"] !== undefined) return `--data-dir ${values["data-dir"]}`;
+  if (process.env.RISKCHECK_DATA_DIR) return `RISKCHECK_DATA_DIR=${process.env.RISKCHECK_DATA_DIR}`;
+  return `the default data directory ${config.dataDir} in ${process.cwd()}`;
+}
+
+/**
+ * For commands that read keys: a SQLite file that is not there means a wrong data directory
+ * (a command run elsewhere than the server), not an empty database to create.
+ */
+function requireDatabase(config: Config, values: { "data-dir"?: string; db?: string }): void {
+  if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
+  throw new Error(
+    `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
+  );
+}
+
+/**
+ * For commands that write a new database's first row (a key, the dashboard password): a data
+ * directory that is not there means the command runs elsewhere than the server, whose data
+ * directory holds its datasets; a database made there would be one no server reads. A new
+ * database in a real data directory is made, and said so.
+ */
+function prepareDatabase(config: Config, values: { "data-dir"?: string; db?: string }): void {
+  if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
+  const ownFile = resolvePath(config.dbPath) === resolvePath(config.dataDir, "riskcheck.sqlite");
+  if (ownFile && !existsSync(config.dataDir)) {
+    throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
+  }
+  console.error(`riskcheck: new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`);
+}
+
 /** Runs `use` on the configured database's stores and closes them, whatever happens. */
 async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>): Promise<T> {
   const stores = await openStores(config);
@@ -93,7 +126,9 @@ async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Pro
   const quota = keyLimit(values["ip-quota-per-month"], "--ip-quota-per-month");
   const permissions = values.permissions === undefined ? undefined : parsePermissions(values.permissions);
   if (permissions !== undefined && "error" in permissions) throw new UsageError(`--permissions: ${permissions.error}`);
-  const { key, secret } = await withStores(loadConfig(values, process.env), async ({ keys }) => {
+  const config = loadConfig(values, process.env);
+  prepareDatabase(config, values);
+  const { key, secret } = await withStores(config, async ({ keys }) => {
     try {
       return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota, permissions: permissions?.permissions });
     } catch (err) {
@@ -112,18 +147,21 @@ async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Pro
 
 async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>): Promise<number> {
   const config = loadConfig(values, process.env);
+  requireDatabase(config, values);
   const { list, totals } = await withStores(config, async ({ keys, usage }) => {
     const list = await keys.list();
     return { list, totals: await usage.usageOf(list.map((k) => k.id), 0, Date.now()) };
   });
   const rows = list.map((k) => ({ ...keyJson(k), usage: usageJson(totals.get(k.id), k, config) }));
   if (values.json) console.log(JSON.stringify(rows, null, 2));
-  else printKeyTable(rows);
+  else printKeyTable(rows, config);
   return 0;
 }
 
 async function revokeKey({ values, operand }: ParsedCommandLine<typeof KEYS_REVOKE>): Promise<number> {
-  const key = await withStores(loadConfig(values, process.env), ({ keys }) => keys.revoke(operand));
+  const config = loadConfig(values, process.env);
+  requireDatabase(config, values);
+  const key = await withStores(config, ({ keys }) => keys.revoke(operand));
   console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
   return 0;
 }
@@ -152,7 +190,7 @@ async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<num
     return 0;
   }
   if (values.list) {
-    printVersions(await listVersions(config.dataDir));
+    printVersions(await listVersions(config.dataDir), config);
     return 0;
   }
   const maxShrink = values["max-shrink"] === undefined ? DEFAULT_MAX_SHRINK : Number(values["max-shrink"]);
@@ -196,13 +234,18 @@ async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<num
     console.error(`riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`);
     return 1;
   }
+  const groups = groupProblems(report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null })));
   if (report.version) {
     const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
     console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
     for (const line of disputedSummary(report.disputed)) console.log(line);
+  } else if (groups.length) {
+    console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
   } else {
     console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }
+  // One line on stderr: what failed, grouped by why, and what can help.
+  if (groups.length) console.error(`riskcheck: could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}.`);
   return failed ? 1 : 0;
 }
 
@@ -217,9 +260,9 @@ function installedPackages(): string | null {
   return candidates.find((dir) => existsSync(dir)) ?? null;
 }
 
-function printVersions(versions: VersionListing[]): void {
+function printVersions(versions: VersionListing[], config: Config): void {
   if (versions.length === 0) {
-    console.log("No dataset version yet: run npm install (bundled data) or riskcheck update.");
+    console.log(`No dataset version yet in ${resolvePath(config.dataDir)} (${DATA_DIR_ORIGIN}); to fill it, run: ${hint(config, "update")}`);
     return;
   }
   const count = (v: VersionListing, output: string) => String(v.manifest?.outputs[output]?.count ?? "-");
@@ -244,7 +287,8 @@ async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWO
   // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   const problem = checkNewPassword(password);
-  if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | riskcheck admin set-password`);
+  if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`);
+  prepareDatabase(config, values);
   await withStores(config, ({ adminPassword }) => setAdminPassword(adminPassword, password));
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
@@ -255,7 +299,9 @@ async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWO
 async function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN_UNLOCK>): Promise<number> {
   const address = operand || null;
   if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
-  const unlocked = await withStores(loadConfig(values, process.env), ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
+  const config = loadConfig(values, process.env);
+  requireDatabase(config, values);
+  const unlocked = await withStores(config, ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
   console.log(
     unlocked.length === 0
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`
@@ -290,9 +336,9 @@ function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
   };
 }
 
-function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[]): void {
+function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[], config: Config): void {
   if (rows.length === 0) {
-    console.log(`No keys yet. Create one with: ${selfCommand()} keys create --name my-app`);
+    console.log(`No keys yet. Create one with: ${hint(config, "keys create --name my-app")}`);
     return;
   }
   const table = [
@@ -381,8 +427,9 @@ function usageError(problem: string, helpFor?: string): number {
   return 2;
 }
 
-/** `riskcheck help [COMMAND...]`. */
-function help(words: string[]): number {
+/** `riskcheck help [COMMAND...]`; `help --help` is the command list, which tells how help works. */
+function help(args: string[]): number {
+  const words = args.filter((w) => w !== "--help" && w !== "-h");
   if (words.length === 0) {
     console.log(commandList(COMMANDS.map((c) => c.spec)));
     return 0;

@@ -6,8 +6,12 @@ export function parseDuration(text: string): number | null {
   return match && Number(match[1]) > 0 ? Number(match[1]) * UNITS[match[2]] : null;
 }
 
-/** The duration in the largest unit that divides it: 86_400_000 → "1d", 90_000 → "90s". */
+/**
+ * The duration in the largest unit that divides it, as the settings spell it: days only from
+ * two days on (86_400_000 → "24h", as the defaults and the README say; 7_776_000_000 → "90d"),
+ * 90_000 → "90s".
+ */
 export function formatDuration(ms: number): string {
-  for (const unit of ["d", "h", "m", "s"]) if (ms % UNITS[unit] === 0) return `${ms / UNITS[unit]}${unit}`;
+  for (const unit of ["d", "h", "m", "s"]) if (ms % UNITS[unit] === 0 && (unit !== "d" || ms >= 2 * UNITS.d)) return `${ms / UNITS[unit]}${unit}`;
   return `${ms}ms`;
 }

@@ -1,9 +1,11 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
+import { resolve } from "node:path";
 import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
 import { formatDuration } from "./duration.ts";
+import { DATA_DIR_ORIGIN } from "./datasets/dataset-error.ts";
 import { type LongTimeout, setLongTimeout } from "./long-timeout.ts";
 import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { UpdateChild } from "./datasets/refresh-child.ts";
@@ -12,6 +14,7 @@ import { SnapshotHolder } from "./datasets/snapshot.ts";
 import { currentVersion } from "./datasets/versions.ts";
 import { createApp, listen } from "./http/app.ts";
 import { clientResolver } from "./http/client-info.ts";
+import { hint } from "./self-command.ts";
 import { openStores } from "./stores/stores.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -85,7 +88,7 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
  */
 export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new Error(`${config.dataDir}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
+    throw new Error(`${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`);
   }
   const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
   for (const note of notes) log.info(`datasets: ${note}`);
@@ -192,12 +195,15 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
   if (refresh) {
     refresh.scheduler.start();
     const next = refresh.scheduler.state().nextAt;
-    log.info(`datasets: refreshed from ${config.sourcesFile} every ${formatDuration(config.updateEveryMs!)} (RISKCHECK_UPDATE_EVERY); next at ${next === null ? "-" : new Date(next).toISOString()}`);
+    const first = lastRefreshedFromNetwork(snapshot.sources) === null ? " (the data has never been refreshed, so within a minute of start)" : "";
+    log.info(
+      `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
+    );
   } else {
-    log.info("datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); run riskcheck update to refresh");
+    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${hint(config, "update")}`);
   }
   if (!(await keys.list()).some((k) => k.revokedAt === null)) {
-    log.info(`No API key yet. Create one with: ${cliCommand} keys create --name my-app (or in the dashboard at ${url}/dashboard)`);
+    log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
   }
 
   const closeConnections = () => server.stop(true);

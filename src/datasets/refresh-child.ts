@@ -31,7 +31,7 @@ export class UpdateChild {
         const reason = stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`;
         return { finishedAt: this.now(), version: null, error: reason, failedSources: [] };
       }
-      const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.detail }));
+      const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null }));
       // Every download failed (the network is down, the feed server unreachable): not a
       // success, so it is retried an hour later and /healthz and /metrics say so.
       const unreached = report.version === null && report.reached === 0 && failedSources.length > 0;

@@ -1,3 +1,5 @@
+import { type SourceProblem, describeGroup, groupProblems } from "./source-problems.ts";
+
 /** What one refresh did. */
 export interface RefreshResult {
   readonly finishedAt: number;
@@ -6,7 +8,7 @@ export interface RefreshResult {
   /** Why nothing was installed (a guard refused the swap, the update could not run), or null. */
   readonly error: string | null;
   /** Sources that could not be refreshed; the others went ahead and they keep their data. */
-  readonly failedSources: readonly { readonly name: string; readonly detail: string }[];
+  readonly failedSources: readonly SourceProblem[];
 }
 
 export interface RefreshState {
@@ -102,9 +104,10 @@ export class RefreshScheduler {
   }
 }
 
-/** The one log line of a refresh. */
+/** The one log line of a refresh: failed sources grouped by the kind of problem. */
 function describe(r: RefreshResult): string {
-  const failed = r.failedSources.length ? `; ${r.failedSources.length} source${r.failedSources.length === 1 ? "" : "s"} kept their data: ${r.failedSources.map((s) => `${s.name} (${s.detail})`).join(", ")}` : "";
+  const groups = groupProblems(r.failedSources);
+  const failed = groups.length ? `; could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}` : "";
   if (r.error !== null) return `refresh: nothing installed, the current data keeps serving: ${r.error}${failed}`;
   return `refresh: ${r.version ? `dataset version ${r.version} installed` : "nothing changed"}${failed}`;
 }

@@ -52,6 +52,9 @@ export interface SourceOutcome {
   readonly entries?: number;
   readonly dataDate?: string | null;
   readonly detail: string;
+  /** A source not refreshed (failed or skipped): why, without what it keeps, and the date of the data it keeps (null: none yet). */
+  readonly problem?: string;
+  readonly keeps?: string | null;
 }
 
 export interface OutputChange {
@@ -264,7 +267,9 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       const record = { ...previous, ...declared(source), licence: source.licence, raw: source.name, ...(confirmed ? { checkedAt } : {}) };
       held.set(source.name, { source, record, changed: !sameDeclaration(previous, source) });
     };
-    const kept = previous ? `; keeps its data of ${previous.fetchedAt.slice(0, 10)}` : "; it has no data yet";
+    // The date of the data itself: a bundled list's is its package's release, not the install.
+    const keeps = previous ? (previous.dataDate ?? previous.fetchedAt).slice(0, 10) : null;
+    const kept = keeps ? `; keeps its data of ${keeps}` : "; it has no data yet";
     if (options.only?.length && !options.only.includes(source.name)) {
       keep(false);
       continue;
@@ -274,7 +279,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     if (missing.length || url === null) {
       keep(false);
       const why = missing.length ? `needs ${missing.join(", ")} in the environment` : "its URL names an environment variable that is not set; list it in requires";
-      outcomes.push({ name: source.name, outcome: missing.length ? "skipped" : "failed", detail: why + kept });
+      outcomes.push({ name: source.name, outcome: missing.length ? "skipped" : "failed", detail: why + kept, problem: why, keeps });
       continue;
     }
     let downloaded: Uint8Array | null = null;
@@ -326,7 +331,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
         const head = new TextDecoder().decode(downloaded.subarray(0, REFUSED_HEAD_BYTES));
         options.log?.(`update: ${source.name}: refused download (${downloaded.byteLength} bytes) begins ${JSON.stringify(head)}`);
       }
-      outcomes.push({ name: source.name, outcome, detail: reason + kept });
+      outcomes.push({ name: source.name, outcome, detail: reason + kept, problem: reason, keeps });
     }
   }
   return { held, outcomes };

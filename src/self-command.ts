@@ -1,0 +1,38 @@
+import { join, relative, resolve } from "node:path";
+import type { Config } from "./config.ts";
+import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
+
+/** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * How to run this program again, for hints printed to the user, so that a hint can be pasted
+ * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli.ts` in
+ * the project's folder, or else Bun's and the script's absolute paths.
+ */
+export function selfCommand(cwd = process.cwd()): string {
+  if (Bun.main.startsWith("/$bunfs/")) return shellWord(process.execPath);
+  if (relative(cwd, Bun.main) === join("src", "cli.ts")) return "npx bun src/cli.ts";
+  return `${shellWord(process.execPath)} ${shellWord(Bun.main)}`;
+}
+
+/**
+ * The flags that make another command use the database this one used: the data directory
+ * (absolute) and, when it is not the data directory's own, the SQLite file. A PostgreSQL URL
+ * carries a password, so it is not printed: the hint says to set it as the server has it.
+ */
+export function databaseFlags(config: Config): { flags: string; note: string } {
+  if (config.databaseUrl !== null) return { flags: "", note: ` (with RISKCHECK_DATABASE_URL set to ${redactedDatabaseUrl(config.databaseUrl)}, as this server has it)` };
+  const dataDir = resolve(config.dataDir);
+  const db = resolve(config.dbPath);
+  const flags = ` --data-dir ${shellWord(dataDir)}${db === join(dataDir, "riskcheck.sqlite") ? "" : ` --db ${shellWord(db)}`}`;
+  return { flags, note: "" };
+}
+
+/** A command line to paste: this program, the subcommand and its arguments, then the flags of this database. */
+export function hint(config: Config, args: string): string {
+  const { flags, note } = databaseFlags(config);
+  return `${selfCommand()} ${args}${flags}${note}`;
+}
