@@ -93,15 +93,15 @@ function requireDatabase(config: Config, values: { "data-dir"?: string; db?: str
  * For commands that write a new database's first row (a key, the dashboard password): a data
  * directory that is not there means the command runs elsewhere than the server, whose data
  * directory holds its datasets; a database made there would be one no server reads. A new
- * database in a real data directory is made, and said so.
+ * database in a real data directory is made: the returned function says so, once it is.
  */
-function prepareDatabase(config: Config, values: { "data-dir"?: string; db?: string }): void {
-  if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
+function prepareDatabase(config: Config, values: { "data-dir"?: string; db?: string }): () => void {
+  if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
   const ownFile = resolvePath(config.dbPath) === resolvePath(config.dataDir, "riskcheck.sqlite");
   if (ownFile && !existsSync(config.dataDir)) {
     throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
   }
-  console.error(`riskcheck: new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`);
+  return () => console.error(`riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`);
 }
 
 /** Runs `use` on the configured database's stores and closes them, whatever happens. */
@@ -127,7 +127,7 @@ async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Pro
   const permissions = values.permissions === undefined ? undefined : parsePermissions(values.permissions);
   if (permissions !== undefined && "error" in permissions) throw new UsageError(`--permissions: ${permissions.error}`);
   const config = loadConfig(values, process.env);
-  prepareDatabase(config, values);
+  const madeNew = prepareDatabase(config, values);
   const { key, secret } = await withStores(config, async ({ keys }) => {
     try {
       return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota, permissions: permissions?.permissions });
@@ -136,6 +136,7 @@ async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Pro
       throw err;
     }
   });
+  madeNew();
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(key), key: secret }));
   } else {
@@ -288,8 +289,9 @@ async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWO
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   const problem = checkNewPassword(password);
   if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`);
-  prepareDatabase(config, values);
+  const madeNew = prepareDatabase(config, values);
   await withStores(config, ({ adminPassword }) => setAdminPassword(adminPassword, password));
+  madeNew();
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
   return 0;

@@ -1,9 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json";
-import { runCli } from "./support/processes.ts";
+import { openSqliteStores } from "../src/stores/sqlite-stores.ts";
+import { makeDataDir, runCli } from "./support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
@@ -172,5 +173,66 @@ describe("keys", () => {
     expect(runCli(["keys", "revoke", "three"], env).code).toBe(1);
     const rows = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(["revoked", "revoked"]);
+  });
+});
+
+describe("commands lead the right way", () => {
+  /** A directory with no data directory in it, as a user's home or another project would be. */
+  const elsewhere = () => mkdtempSync(join(tmpdir(), "riskcheck-elsewhere-"));
+  const withoutDataSettings = { RISKCHECK_DATA_DIR: "", RISKCHECK_DB: "", RISKCHECK_DATABASE_URL: "" };
+
+  test("help --help and help COMMAND --help answer with exit 0", () => {
+    const list = runCli(["help", "--help"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("keys create");
+    expect(list.stdout).toBe(runCli(["--help"]).stdout);
+    const one = runCli(["help", "keys", "create", "-h"]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toStartWith("usage: riskcheck keys create");
+  });
+
+  test.each([[["keys", "list"]], [["keys", "revoke", "my-app"]], [["admin", "unlock"]]])("%j in a directory without the server's database creates none and names the one it looked for", (args) => {
+    const cwd = elsewhere();
+    const { code, stdout, stderr } = runCli(args, withoutDataSettings, cwd);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `riskcheck: no database at ${join(cwd, "data", "riskcheck.sqlite")} (from the default data directory ./data in ${cwd}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them\n`,
+    );
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  test("keys create where there is no data directory refuses instead of making a database no server reads", () => {
+    const cwd = elsewhere();
+    const { code, stderr } = runCli(["keys", "create", "--name", "my-app"], withoutDataSettings, cwd);
+    expect(code).toBe(1);
+    expect(stderr).toStartWith(`riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  test("keys create in a data directory without a database makes it and says so", () => {
+    const dataDir = makeDataDir();
+    expect(runCli(["keys", "list", "--data-dir", dataDir], withoutDataSettings, elsewhere()).code).toBe(1);
+    const created = runCli(["keys", "create", "--name", "first", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(`riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`);
+    const again = runCli(["keys", "create", "--name", "second", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    expect(again.stderr).toBe("");
+    const other = runCli(["keys", "create", "--name", "other", "--data-dir", dataDir, "--db", join(dataDir, "other.sqlite")], withoutDataSettings, elsewhere());
+    expect(other.stderr).toContain("when started with the same --data-dir and --db");
+    expect(JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout)).toHaveLength(2);
+  });
+
+  test("the hint of an empty key list is a command line that works as printed, from another directory", async () => {
+    const dataDir = makeDataDir();
+    await openSqliteStores(join(dataDir, "riskcheck.sqlite")).close();
+    const listed = runCli(["keys", "list", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    const hint = listed.stdout.match(/^No keys yet\. Create one with: (.+)$/m)?.[1];
+    expect(hint).toEndWith(`keys create --name my-app --data-dir ${dataDir}`);
+    expect(hint).toStartWith(`${process.execPath} `);
+    const pasted = Bun.spawnSync(["sh", "-c", hint!], { cwd: elsewhere(), env: { ...process.env, ...withoutDataSettings }, timeout: 30_000 });
+    expect(pasted.exitCode).toBe(0);
+    const [key] = JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    expect(key.name).toBe("my-app");
   });
 });

@@ -136,3 +136,64 @@ describe("a refresh that reaches no source is a failure", () => {
     expect(result.failedSources.map((s) => s.name)).toEqual(["gone"]);
   });
 });
+
+describe("a first start that says what it does", () => {
+  const closedPort = () => {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = listener.port;
+    listener.stop(true);
+    return port;
+  };
+  /** A data directory whose sources are the bundled ones and `count` feeds that cannot be reached, as on a machine without the internet. */
+  const offlineDataDir = (count: number) => {
+    const dir = makeDataDir();
+    const port = closedPort();
+    const unreachable = Array.from({ length: count }, (_, i) => ({ name: `feed-${i}`, url: `http://127.0.0.1:${port}/feed-${i}.txt`, format: "address-list", feeds: "attack", licence: "test" }));
+    writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ...unreachable] }));
+    return dir;
+  };
+
+  test("the start-up log says the server refreshes from the internet by itself, every 24h as configured, and how to switch it off; its key hint names the data directory", async () => {
+    const dir = makeDataDir();
+    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_UPDATE_EVERY: "24h" });
+    try {
+      await server.waitForOutput("No API key yet");
+      const output = server.output();
+      expect(output).toContain(
+        `datasets: this server refreshes its data from the internet by itself, from the sources in ${join(dir, "sources.json")}, every 24h; next at `,
+      );
+      expect(output).toContain("(the data has never been refreshed, so within a minute of start). --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off");
+      expect(output).not.toMatch(/every 1d/);
+      expect(output).toContain(`No API key yet. Create one with: npx bun src/cli.ts keys create --name my-app --data-dir ${dir} (or in the dashboard at ${server.url}/dashboard)`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("offline, the first refresh logs one line and /healthz shows a few grouped warnings, not one per source", async () => {
+    const dir = offlineDataDir(12);
+    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_UPDATE_EVERY: "3s" });
+    try {
+      await server.waitForOutput(/refresh: nothing installed.*\n/, 30_000);
+      const line = server.output().split("\n").find((l) => l.startsWith("refresh: "))!;
+      expect(line).toStartWith("refresh: nothing installed, the current data keeps serving: no source could be reached (12 failed); could not fetch 12 sources (feed-0, feed-1 and 10 more; none has data yet): the connection failed or timed out. Fix: ");
+      expect(line).not.toContain("kept their data");
+      const { warnings } = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[] };
+      expect(warnings.filter((w) => w.includes("could not fetch"))).toEqual([expect.stringContaining("could not fetch 12 sources")]);
+      expect(warnings.length).toBeLessThanOrEqual(4);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("riskcheck update offline: exit 1, one stderr line naming the failure and a fix that can help, no advice to --force", () => {
+    const dir = offlineDataDir(3);
+    const { code, stdout, stderr } = runCli(["update", "--data-dir", dir]);
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split("\n")).toEqual([
+      "riskcheck: could not fetch 3 sources (feed-0, feed-1, feed-2; none has data yet): the connection failed or timed out. Fix: check this machine's network and DNS; behind a proxy, set HTTPS_PROXY (and HTTP_PROXY); to use only the bundled data, set RISKCHECK_UPDATE_EVERY=off or give --sources a file without network sources.",
+    ]);
+    expect(stdout).toMatch(/Nothing changed \([\d.]+ s\): the data in use keeps serving\.\n$/);
+    expect(stdout).not.toContain("--force");
+  });
+});

@@ -431,7 +431,7 @@ describe("start-up failures", () => {
     const dir = makeDataDir();
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe(`riskcheck: ${join(dir, "nowhere")}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one, or run "npm install" in the project to make ./data`);
+    expect(stderr.trim()).toBe(`riskcheck: ${join(dir, "nowhere")}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one ("npm install" in the project makes ./data with the bundled datasets)`);
   });
 
   test("a missing dataset names the file and exits 1", () => {

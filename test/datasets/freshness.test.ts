@@ -43,7 +43,15 @@ describe("what /healthz and the dashboard warn about", () => {
 
   test("a source in use older than its publisher's cadence, by its data's own date", () => {
     const stale = source({ dataDate: "2026-11-10T00:00:00.000Z", fetchedAt: "2026-11-23T06:00:00.000Z" });
-    expect(datasetWarnings(snapshot({ ipsum: stale }), refreshing(), NOW)).toEqual(["source ipsum: its data (2026-11-10) is 13 days old, older than the 2-day cadence its publisher keeps"]);
+    expect(datasetWarnings(snapshot({ ipsum: stale }), refreshing(), NOW)).toEqual(["1 source in use is older than the cadence its publisher keeps: ipsum: 2026-11-10, 13 days old (cadence 2 days)"]);
+  });
+
+  test("stale sources make one line, those of one date together, the oldest first", () => {
+    const of = (dataDate: string, days: number) => source({ dataDate, cadenceMs: days * DAY });
+    const sources = { a: of("2026-06-17T19:52:21.000Z", 60), b: of("2026-06-17T19:53:00.000Z", 60), c: of("2026-06-17T00:00:00.000Z", 60), d: of("2024-12-07T08:23:11.000Z", 180), e: of("2026-09-21T08:30:21.000Z", 60) };
+    expect(datasetWarnings(snapshot(sources), refreshing(), NOW)).toEqual([
+      "5 sources in use are older than the cadence their publishers keep: d: 2024-12-07, 716 days old (cadence 180 days); a, b, c: 2026-06-17, 159 days old (cadence 60 days); e: 2026-09-21, 63 days old (cadence 60 days)",
+    ]);
   });
 
   test("no warning for a source without a cadence, or one no output uses", () => {
@@ -59,8 +67,26 @@ describe("what /healthz and the dashboard warn about", () => {
     );
     expect(warnings).toEqual([
       "the last refresh (2026-11-23T11:59:00.000Z) installed nothing: refused: reputation-index would shrink from 184172 to 86062",
-      "the last refresh could not fetch bingbot, which keeps its data: HTTP 404",
+      "the last refresh could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 404; the publisher refused or failed: try again later, or leave the source out of --sources",
     ]);
+  });
+
+  test("a fresh install offline: one line per kind of problem, with counts, never one per source", () => {
+    const offline = Array.from({ length: 29 }, (_, i) => ({ name: `feed-${i}`, detail: `getaddrinfo ENOTFOUND host-${i % 4}.example`, keeps: null }));
+    const refused = [{ name: "bingbot", detail: "HTTP 503 Service Unavailable", keeps: "2026-11-20" }];
+    const warnings = datasetWarnings(
+      snapshot({}, []),
+      refreshing({ finishedAt: NOW - 60_000, version: null, error: "no source could be reached (30 failed)", failedSources: [...offline, ...refused] }),
+      NOW,
+    );
+    expect(warnings).toEqual([
+      expect.stringMatching(/^no reputation feed is loaded: /),
+      "the last refresh (2026-11-23T11:59:00.000Z) installed nothing: no source could be reached (30 failed)",
+      expect.stringMatching(/^the last refresh could not fetch 29 sources \(feed-0, feed-1 and 27 more; none has data yet\): the host name could not be resolved \(no network, or no DNS\); check this machine's network and DNS; behind a proxy, set HTTPS_PROXY/),
+      "the last refresh could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 503; the publisher refused or failed: try again later, or leave the source out of --sources",
+    ]);
+    // Nothing says a source keeps data it does not have.
+    expect(warnings.join("\n")).not.toMatch(/keeps? (its|their) data.*no data yet/);
   });
 
   test("refresh off, data never refreshed from the network", () => {

@@ -92,7 +92,21 @@ describe("when the automatic refresh runs", () => {
     expect(state.lastSuccessAt).toBe(h.runs[0]);
     expect(state.last?.failedSources).toEqual([{ name: "bingbot", detail: "HTTP 404" }]);
     expect(state.nextAt).toBe(h.runs[0] + DAY + 0.5 * 30 * 60_000);
-    expect(h.log[0]).toBe("refresh: dataset version v1 installed; 1 source kept their data: bingbot (HTTP 404)");
+    expect(h.log[0]).toBe("refresh: dataset version v1 installed; could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 404. Fix: the publisher refused or failed: try again later, or leave the source out of --sources");
+  });
+
+  test("a first refresh offline logs one short line: the sources grouped by why, none said to keep data it does not have", async () => {
+    const failedSources = [
+      ...Array.from({ length: 29 }, (_, i) => ({ name: `feed-${i}`, detail: "getaddrinfo ENOTFOUND raw.githubusercontent.com", keeps: null })),
+      { name: "maxmind", detail: "needs MAXMIND_LICENSE_KEY in the environment", keeps: null },
+    ];
+    const h = harness({ everyMs: DAY, lastRefreshedAt: null, results: [{ error: "no source could be reached (30 failed)", failedSources }] });
+    h.scheduler.start();
+    await h.fire();
+    expect(h.log).toEqual([
+      "refresh: nothing installed, the current data keeps serving: no source could be reached (30 failed); could not fetch 29 sources (feed-0, feed-1 and 27 more; none has data yet): the host name could not be resolved (no network, or no DNS); 1 source (maxmind; it has no data yet): needs MAXMIND_LICENSE_KEY in the environment. Fix: check this machine's network and DNS; behind a proxy, set HTTPS_PROXY (and HTTP_PROXY); to use only the bundled data, set RISKCHECK_UPDATE_EVERY=off or give --sources a file without network sources",
+    ]);
+    expect(h.log[0].length).toBeLessThan(700);
   });
 
   test("a refresh that throws is logged and retried", async () => {

@@ -31,8 +31,9 @@ export function makeDataDir(): string {
   return dir;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}) {
-  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
+/** `cwd`: where the command runs (this process's working directory, the project's, unless given). */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string) {
+  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, cwd, stdin: "ignore", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
