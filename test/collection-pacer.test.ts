@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { CollectionPacer, TrafficCounter } from "../src/collection-pacer.ts";
 import { createTestApp } from "./support/test-app.ts";
+
+// Starts a server and sends traffic: over 4 s on a loaded two-core machine.
+setDefaultTimeout(20_000);
 
 describe("collections are paced by traffic", () => {
   test("a busy server collects each period; an idle one never", () => {

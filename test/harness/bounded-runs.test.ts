@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stopProcess } from "../support/deadline.ts";
@@ -14,11 +14,12 @@ afterAll(() => {
 });
 
 /** `bun test FILE` in a temp folder of its own, so that what the run leaves behind can be seen. */
-function runTests(file: string, env: Record<string, string> = {}) {
+function runTests(file: string, env: Record<string, string> = {}, prepare: (temp: string) => void = () => {}) {
   const temp = mkdtempSync(join(tmpdir(), "riskcheck-run-"));
   folders.push(temp);
   // As root, the test PostgreSQL server runs as the user postgres, who must reach its folder.
   chmodSync(temp, 0o755);
+  prepare(temp);
   const proc = Bun.spawn([process.execPath, "test", file], { cwd: ROOT, env: { ...process.env, TMPDIR: temp, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 80_000, killSignal: "SIGKILL" });
   let output = "";
   const decoder = new TextDecoder();
@@ -73,5 +74,17 @@ describe("a test run is bounded", () => {
     } finally {
       if (run.proc.exitCode === null && run.proc.signalCode === null) await stopProcess(run.proc, "SIGKILL");
     }
+  });
+
+  test("a run deletes the temp folder of an earlier run killed together with its watcher, and leaves other runs' alone", async () => {
+    const ended = Bun.spawn(["true"]);
+    await ended.exited;
+    const [leftover, live] = [ended.pid, process.pid].map((pid) => `riskcheck-test-${pid}-abcdef`);
+    const run = runTests("test/harness/readme-commands.test.ts", {}, (temp) => {
+      for (const folder of [leftover, live]) mkdirSync(join(temp, folder, "riskcheck-pg-x", "data"), { recursive: true });
+    });
+    expect(await run.proc.exited).toBe(0);
+    await until("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)));
+    expect(readdirSync(run.temp)).toEqual([live]);
   });
 });

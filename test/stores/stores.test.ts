@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { AdminPassword, setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { SESSION_LIFETIME_MS } from "../../src/dashboard/sessions.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
@@ -8,6 +8,9 @@ import { OverrideWatch } from "../../src/email/override-watch.ts";
 import type { OverrideLine } from "../../src/email/overrides.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
+
+// Password hashing and two database connections per test: seconds on a loaded two-core machine.
+setDefaultTimeout(20_000);
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 

@@ -70,7 +70,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
   };
   void collect(proc.stdout);
   void collect(proc.stderr);
-  const deadline = Date.now() + 15_000;
+  // Long enough for two servers starting at once on a loaded two-core machine.
+  const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const match = output.match(/listening on (http:\/\/\S+)/);
     if (match) {

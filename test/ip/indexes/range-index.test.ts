@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { RangeIndexBuilder } from "../../../src/ip/indexes/range-index-builder.ts";
 import { NOT_FOUND, RangeIndex } from "../../../src/ip/indexes/range-index.ts";
+
+// Searches every range edge of the bundled indexes: seconds on a loaded two-core machine.
+setDefaultTimeout(20_000);
 
 const ip = (s: string) => parseIpAddress(s)!;
 
