@@ -28,7 +28,8 @@ const KINDS: readonly Kind[] = [
   { test: /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|Unable to connect|timed? ?out|socket connection was closed/i, kind: () => "the connection failed or timed out", fix: NETWORK_FIX },
   { test: /needs (.+) in the environment/, kind: (m) => `needs ${m[1]} in the environment`, fix: "set those variables (see the source in sources.json), or leave the source out of --sources" },
   { test: /^HTTP (\d{3})/, kind: (m) => `the server answered HTTP ${m[1]}`, fix: "the publisher refused or failed: try again later, or leave the source out of --sources" },
-  { test: /^refused: /, kind: () => "the download was refused (not what the source declares)", fix: "see the update's table for each source; --force accepts it" },
+  // What was refused and why is particular to the source: kept whole.
+  { test: /^refused: (.*)$/, kind: (m) => `the download was refused: ${m[1]}`, fix: "the publisher's file is not what the source declares; see the update's table; --force accepts it" },
   { test: /[\s\S]*/, kind: (m) => m[0], fix: "see the update's table for each source" },
 ];
 
@@ -62,6 +63,6 @@ export function someNames(names: readonly string[], shown = 3): string {
 export function describeGroup(group: ProblemGroup): string {
   const count = `${group.names.length} source${group.names.length === 1 ? "" : "s"}`;
   const data =
-    group.withoutData === 0 ? "each keeps the data it had" : group.withoutData === group.names.length ? (group.names.length === 1 ? "it has no data yet" : "none has data yet") : `${group.withoutData} have no data yet, the others keep theirs`;
+    group.withoutData === 0 ? (group.names.length === 1 ? "it keeps the data it had" : "each keeps the data it had") : group.withoutData === group.names.length ? (group.names.length === 1 ? "it has no data yet" : "none has data yet") : `${group.withoutData} have no data yet, the others keep theirs`;
   return `${count} (${someNames(group.names)}; ${data}): ${group.kind}`;
 }

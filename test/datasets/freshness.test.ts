@@ -67,7 +67,7 @@ describe("what /healthz and the dashboard warn about", () => {
     );
     expect(warnings).toEqual([
       "the last refresh (2026-11-23T11:59:00.000Z) installed nothing: refused: reputation-index would shrink from 184172 to 86062",
-      "the last refresh could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 404; the publisher refused or failed: try again later, or leave the source out of --sources",
+      "the last refresh could not fetch 1 source (bingbot; it keeps the data it had): the server answered HTTP 404; the publisher refused or failed: try again later, or leave the source out of --sources",
     ]);
   });
 
@@ -83,7 +83,7 @@ describe("what /healthz and the dashboard warn about", () => {
       expect.stringMatching(/^no reputation feed is loaded: /),
       "the last refresh (2026-11-23T11:59:00.000Z) installed nothing: no source could be reached (30 failed)",
       expect.stringMatching(/^the last refresh could not fetch 29 sources \(feed-0, feed-1 and 27 more; none has data yet\): the host name could not be resolved \(no network, or no DNS\); check this machine's network and DNS; behind a proxy, set HTTPS_PROXY/),
-      "the last refresh could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 503; the publisher refused or failed: try again later, or leave the source out of --sources",
+      "the last refresh could not fetch 1 source (bingbot; it keeps the data it had): the server answered HTTP 503; the publisher refused or failed: try again later, or leave the source out of --sources",
     ]);
     // Nothing says a source keeps data it does not have.
     expect(warnings.join("\n")).not.toMatch(/keeps? (its|their) data.*no data yet/);
@@ -94,5 +94,27 @@ describe("what /healthz and the dashboard warn about", () => {
     expect(lastRefreshedFromNetwork({ bundled })).toBeNull();
     expect(datasetWarnings(snapshot({ bundled }), null, NOW)).toContainEqual(expect.stringContaining("automatic refresh is off (RISKCHECK_UPDATE_EVERY=off)"));
     expect(lastRefreshedFromNetwork({ bundled, ipsum: source({}) })).toBe(Date.parse("2026-11-23T06:00:00.000Z"));
+  });
+});
+
+describe("sources grouped by the kind of problem", () => {
+  test("a refusal keeps its particular reason; two different refusals are two lines", () => {
+    const warnings = datasetWarnings(
+      snapshot({ ipsum: source({}) }),
+      refreshing({
+        finishedAt: NOW - 60_000,
+        version: "v2",
+        error: null,
+        failedSources: [
+          { name: "googlebot", detail: "refused: has no prefixes", keeps: null },
+          { name: "bingbot", detail: "refused: looks like an HTML page", keeps: "2026-11-20" },
+        ],
+      }),
+      NOW,
+    );
+    expect(warnings).toEqual([
+      expect.stringMatching(/^the last refresh could not fetch 1 source \(googlebot; it has no data yet\): the download was refused: has no prefixes; /),
+      expect.stringMatching(/^the last refresh could not fetch 1 source \(bingbot; each keeps the data it had\): the download was refused: looks like an HTML page; /),
+    ]);
   });
 });

@@ -92,7 +92,7 @@ describe("when the automatic refresh runs", () => {
     expect(state.lastSuccessAt).toBe(h.runs[0]);
     expect(state.last?.failedSources).toEqual([{ name: "bingbot", detail: "HTTP 404" }]);
     expect(state.nextAt).toBe(h.runs[0] + DAY + 0.5 * 30 * 60_000);
-    expect(h.log[0]).toBe("refresh: dataset version v1 installed; could not fetch 1 source (bingbot; each keeps the data it had): the server answered HTTP 404. Fix: the publisher refused or failed: try again later, or leave the source out of --sources");
+    expect(h.log[0]).toBe("refresh: dataset version v1 installed; could not fetch 1 source (bingbot; it keeps the data it had): the server answered HTTP 404. Fix: the publisher refused or failed: try again later, or leave the source out of --sources");
   });
 
   test("a first refresh offline logs one short line: the sources grouped by why, none said to keep data it does not have", async () => {
