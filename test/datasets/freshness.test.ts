@@ -114,7 +114,7 @@ describe("sources grouped by the kind of problem", () => {
     );
     expect(warnings).toEqual([
       expect.stringMatching(/^the last refresh could not fetch 1 source \(googlebot; it has no data yet\): the download was refused: has no prefixes; /),
-      expect.stringMatching(/^the last refresh could not fetch 1 source \(bingbot; each keeps the data it had\): the download was refused: looks like an HTML page; /),
+      expect.stringMatching(/^the last refresh could not fetch 1 source \(bingbot; it keeps the data it had\): the download was refused: looks like an HTML page; /),
     ]);
   });
 });
