@@ -41,7 +41,8 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = (await page.locator("#new-key").textContent())!;
     expect(secret).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
-    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true); // the script ran under the CSP
+    // The script ran under the CSP: it adds the button (after the page loads, so wait for it; isVisible does not).
+    await page.getByRole("button", { name: "Copy" }).waitFor({ state: "visible", timeout: 10_000 });
     expect((await api(secret)).status).toBe(200);
 
     await page.getByRole("link", { name: "Back to the keys" }).click();
