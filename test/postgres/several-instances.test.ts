@@ -29,8 +29,8 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   const cliDir = mkdtempSync(join(tmpdir(), "riskcheck-cli-"));
   const env = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_ADMIN_PASSWORD: PASSWORD, RISKCHECK_DATA_DIR: cliDir };
   const dataDirs = [makeDataDir(), makeDataDir()];
-  const servers = await Promise.all(dataDirs.map((dir) => startServe(["--data-dir", dir], env)));
-  running.push(...servers);
+  // Each is kept for the teardown as soon as it runs: should the other fail to start, this one is stopped too.
+  const servers = await Promise.all(dataDirs.map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))));
   for (const server of servers) expect(server.output()).toContain(`database: PostgreSQL ${redactedDatabaseUrl(env.RISKCHECK_DATABASE_URL)}`);
 
   const created = await runCliAsync(["keys", "create", "--name", "shared", "--ip-quota-per-month", String(QUOTA), "--json"], env);

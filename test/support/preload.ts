@@ -1,5 +1,7 @@
 import { afterAll } from "bun:test";
+import { readFileSync } from "node:fs";
 import { stopTestPostgres } from "./postgres.ts";
+import { descendantsOf, killProcesses } from "./run-leftovers.ts";
 import { removeRunTempFolder, startRunTempFolder } from "./run-temp-folder.ts";
 
 // Preloaded (bunfig.toml): runs before the first test file; the hook runs once after the last.
@@ -9,6 +11,23 @@ afterAll(async () => {
   try {
     await stopTestPostgres();
   } finally {
+    // A process a test left running (its teardown missed it) is named and killed: the run leaves none.
+    const left = [...descendantsOf(process.pid)].filter(([pid]) => !isReaper(pid));
+    if (left.length) console.error(`test run: killing ${left.length} process(es) that tests left running: ${left.map(([pid]) => commandOf(pid)).join("; ")}`);
+    killProcesses(new Map(left));
     removeRunTempFolder(temp);
   }
 }, 30_000);
+
+function commandOf(pid: number): string {
+  try {
+    return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim().slice(0, 160)}`;
+  } catch {
+    return String(pid);
+  }
+}
+
+/** The run's watcher, which exits by itself once the folder is gone. */
+function isReaper(pid: number): boolean {
+  return commandOf(pid).includes("run-reaper.ts");
+}
