@@ -98,7 +98,7 @@ describe("riskcheck serve with local reports", () => {
     const listed = runCli(["reports", "list", "--ip", "81.2.69.142", "--json", "--data-dir", dataDir]);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ ip: "81.2.69.142", category: "attack", key_name: "waf", comment: "credential stuffing" })]);
     const exported = runCli(["reports", "export", "--since", "2000-01-01", "--data-dir", dataDir]);
-    expect(exported.stdout.split("\n")[1]).toMatch(/^[\d-]+T[\d:.]+Z,81\.2\.69\.142,attack,key_\w+,waf,credential stuffing$/);
+    expect(exported.stdout.split("\n")[1]).toMatch(/^[\d-]+T[\d:.]+Z,81\.2\.69\.142,attack,key_[\w-]+,waf,credential stuffing$/);
     const deleted = await runCliAsync(["reports", "delete", "--ip", "81.2.69.142", "--key", "waf", "--data-dir", dataDir]);
     expect(deleted.stdout).toContain("Deleted 1 report(s)");
     await within10s(one.url, "ok");
