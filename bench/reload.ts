@@ -11,11 +11,13 @@
  * - Cold start: `serve` on a copy of the bundled data until `/healthz` answers, `--starts` times.
  * - With `--compare DIR` (another checkout, e.g. the main branch): the same for its code,
  *   and `ip-distinct` head to head, 64 connections, alternating `--rounds` rounds.
+ * - With `--only cold`: the cold starts alone, the checkouts' starts alternating, and the
+ *   median of their ratios.
  *
  * Each server reads its own copy of the bundled data, with a second version made by
  * `update --force` on the bundled packages, so `--rollback` has a version to return to.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     compare: { type: "string" },
     rounds: { type: "string", default: "4" },
     duration: { type: "string", default: "4" },
+    only: { type: "string" },
   },
 });
 const QUIET = Number(values.quiet);
@@ -212,7 +215,30 @@ function report(name: string, r: ReloadResult): void {
 
 const checkouts: Checkout[] = [{ name: "this", root: ROOT }];
 if (values.compare) checkouts.push({ name: "compare", root: resolve(values.compare) });
+if (values.only !== undefined && values.only !== "cold") {
+  console.error(`bench: --only takes "cold" (cold starts alone), not "${values.only}"`);
+  process.exit(2);
+}
 const dataDirs = checkouts.map(makeDataDir);
+
+if (values.only === "cold") {
+  // Cold starts alone, the checkouts alternating start by start, so the machine's load falls on both alike.
+  const starts: number[][] = checkouts.map(() => []);
+  const dbs = checkouts.map((c) => join(work, `${c.name}.sqlite`));
+  for (let i = 0; i < Number(values.starts); i++) {
+    for (const [c, checkout] of checkouts.entries()) {
+      const cold = await serve(checkout, dataDirs[c], dbs[c]);
+      starts[c].push(cold.readyMs);
+      await stop(cold);
+    }
+  }
+  for (const [c, checkout] of checkouts.entries()) {
+    console.log(`${checkout.name} (${checkout.root}): cold start to /healthz: median ${median(starts[c]).toFixed(0)} ms (${starts[c].map((x) => x.toFixed(0)).join(", ")})`);
+  }
+  if (values.compare) console.log(`median ratio this / compare: ${median(starts[0].map((x, i) => x / starts[1][i])).toFixed(3)}; load average ${loadAverage()}`);
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
 const results: Record<string, ReloadResult> = {};
 for (const [i, checkout] of checkouts.entries()) {
   results[checkout.name] = await measure(checkout, dataDirs[i]);

@@ -11,6 +11,7 @@ import { loadSnapshot } from "./datasets/load-snapshot.ts";
 import { UpdateChild } from "./datasets/refresh-child.ts";
 import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
 import { SnapshotHolder } from "./datasets/snapshot.ts";
+import type { StartedLoad } from "./datasets/start-load.ts";
 import { currentVersion } from "./datasets/versions.ts";
 import { createApp, listen } from "./http/app.ts";
 import { clientResolver } from "./http/client-info.ts";
@@ -84,13 +85,14 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
 
 /**
  * `onFatal` is told when the server cannot go on serving correctly (its database file was
- * replaced under it); the caller shuts it down and exits non-zero.
+ * replaced under it); the caller shuts it down and exits non-zero. `startedLoad`: the
+ * first dataset load, when the caller began it already (`startServeLoad`).
  */
-export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}): Promise<RunningServer> {
+export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}, startedLoad?: StartedLoad): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`);
   }
-  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
+  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence, startedLoad);
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const stores = await openStores(config, true);

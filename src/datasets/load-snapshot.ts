@@ -1,14 +1,13 @@
 import type { FreeListReport } from "../email/domain-lists.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
-import { basename, isAbsolute, join, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
-import { dataFiles, dataFilesAt } from "./data-layout.ts";
+import { dataFilesAt } from "./data-layout.ts";
 import { assembleIpDatasets } from "./load-ip-datasets.ts";
-import { prepareInWorker } from "./load-in-worker.ts";
 import type { Manifest } from "./manifest.ts";
 import { assembleEmailLists } from "./prepare-datasets.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
-import { currentVersion } from "./versions.ts";
+import { type StartedLoad, startLoad } from "./start-load.ts";
 
 export interface LoadReport {
   snapshot: Snapshot;
@@ -23,12 +22,20 @@ export interface LoadReport {
  * file. Without `root`, the version `current` points at when the load starts: every file
  * comes from that one folder, even if an update moves the link meanwhile. The reading,
  * checking and compiling run in a Worker; this thread only opens what it hands back.
+ * `started`: that Worker's load, when the caller began it earlier (`serve` does, before
+ * it imports the rest of the program).
  */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, givenRoot?: string, now = new Date(), emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE): Promise<LoadReport> {
-  const version = givenRoot === undefined ? currentVersion(dataDir) : null;
-  const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
+export async function loadSnapshot(
+  dataDir: string,
+  thresholds: Thresholds,
+  givenRoot?: string,
+  now = new Date(),
+  emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE,
+  started: StartedLoad = startLoad(dataDir, givenRoot, emailRule),
+): Promise<LoadReport> {
+  const { root } = started;
   const files = dataFilesAt(dataDir, root);
-  const prepared = await prepareInWorker(dataDir, root, emailRule);
+  const prepared = await started.prepared;
   const manifest = prepared.manifest ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const email = prepared.email!;
   const { lists, dropped, freeReport, allowList: allow, feedAllow, supplement } = { ...email, lists: assembleEmailLists(email) };

@@ -1,0 +1,26 @@
+import { statSync } from "node:fs";
+import { loadConfig } from "../config.ts";
+import { type StartedLoad, startLoad } from "../datasets/start-load.ts";
+import { parseCommandLine, wantsHelp } from "./command-spec.ts";
+import { SERVE } from "./commands.ts";
+
+/**
+ * `serve`'s first dataset load, started from the command line alone; null for another
+ * command, a help request, or a command line `serve` refuses (it says why itself).
+ */
+export function startServeLoad(argv: readonly string[], env: Record<string, string | undefined>): StartedLoad | null {
+  const [first, ...args] = argv;
+  if (first !== "serve" || wantsHelp(args)) return null;
+  let dataDir: string;
+  let emailRule;
+  try {
+    ({ dataDir, emailEvidence: emailRule } = loadConfig(parseCommandLine(SERVE, args).values, env));
+  } catch {
+    return null;
+  }
+  if (!statSync(dataDir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  const started = startLoad(dataDir, undefined, emailRule);
+  // `serve` awaits it and reports a failure; if `serve` stops before that, the failure is no second error.
+  started.prepared.catch(() => {});
+  return started;
+}

@@ -1,0 +1,23 @@
+import { join } from "node:path";
+import { dataFiles } from "./data-layout.ts";
+import { prepareInWorker } from "./load-in-worker.ts";
+import type { EvidenceRule } from "../email/evidence-rule.ts";
+import type { PreparedDatasets } from "./prepare-datasets.ts";
+import { currentVersion } from "./versions.ts";
+
+/** A load under way in its Worker, and the version folder it reads (undefined: a data directory without versions). */
+export interface StartedLoad {
+  readonly root: string | undefined;
+  readonly prepared: Promise<PreparedDatasets>;
+}
+
+/**
+ * Starts reading the version at `givenRoot`, or the one `current` names now, in a Worker
+ * (`loadSnapshot` finishes it). Light to import: `serve` calls it before the rest of the
+ * program is loaded, so the two run at once.
+ */
+export function startLoad(dataDir: string, givenRoot: string | undefined, emailRule: EvidenceRule | null): StartedLoad {
+  const version = givenRoot === undefined ? currentVersion(dataDir) : null;
+  const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
+  return { root, prepared: prepareInWorker(dataDir, root, emailRule) };
+}
