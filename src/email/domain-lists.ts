@@ -61,6 +61,12 @@ export interface FreeListReport {
 }
 
 const PSL = { allowPrivateDomains: true } as const;
+/**
+ * For names `normaliseDomain` made or `update` wrote normalised (lower-case host names):
+ * tldts need not extract or validate them again, which makes a load's pass over the
+ * lists several times faster; the answers are the same for such names.
+ */
+const PSL_NORMALISED = { allowPrivateDomains: true, extractHostname: false, validateHostname: false, detectIp: false, mixedInputs: false } as const;
 const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
 
 /**
@@ -89,7 +95,7 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
   const disposable = without(exact.names, heldBack);
   const disposableLists = {
     disposable: new PackedDomainSet(disposable),
-    disposableSuffixes: new Set([...disposable].filter(isPublicSuffix)),
+    disposableSuffixes: new Set([...disposable].filter((name) => getPublicSuffix(name, PSL_NORMALISED) === name)),
     disposableWildcard: without(wildcard.names, heldBack),
     allow: new Set([...normalised("allow"), ...RELAY_DOMAINS]),
     overrides: new Map<string, OverrideLine>(),
@@ -99,7 +105,7 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
   const free = new Set<string>();
   const report = { candidates: candidates.size, kept: 0, disposable: 0, throwawayName: 0, suffixOrReserved: 0, institutional: 0 };
   for (const domain of candidates) {
-    const suffix = getPublicSuffix(domain, PSL) ?? "";
+    const suffix = getPublicSuffix(domain, PSL_NORMALISED) ?? "";
     if (suffix === domain || isReserved(domain)) report.suffixOrReserved++;
     else if (INSTITUTIONAL_SUFFIX.test(suffix)) report.institutional++;
     else if (isDisposable(disposableLists, domain)) report.disposable++;
