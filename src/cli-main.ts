@@ -25,7 +25,7 @@ import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
 import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
-import { hint, selfCommand } from "./self-command.ts";
+import { hint } from "./self-command.ts";
 import { type Stores, openStores } from "./stores/stores.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, disputedSummary, emailCommands } from "./cli/email.ts";
 
@@ -39,7 +39,7 @@ const KEEP_RUNNING = -1;
 
 async function serve({ values }: ParsedCommandLine<typeof SERVE>, { startedLoad }: RunContext): Promise<number> {
   let stopWith: (reason: string, exitCode: number) => void = () => {};
-  const server = await startServer(loadConfig(values, process.env), log, selfCommand(), (reason) => stopWith(reason, 1), startedLoad ?? undefined);
+  const server = await startServer(loadConfig(values, process.env), log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
   }

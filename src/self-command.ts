@@ -12,7 +12,7 @@ function shellWord(word: string): string {
  * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli.ts` in
  * the project's folder, or else Bun's and the script's absolute paths.
  */
-export function selfCommand(cwd = process.cwd()): string {
+function selfCommand(cwd = process.cwd()): string {
   if (Bun.main.startsWith("/$bunfs/")) return shellWord(process.execPath);
   if (relative(cwd, Bun.main) === join("src", "cli.ts")) return "npx bun src/cli.ts";
   return `${shellWord(process.execPath)} ${shellWord(Bun.main)}`;

@@ -88,7 +88,7 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
  * replaced under it); the caller shuts it down and exits non-zero. `startedLoad`: the
  * first dataset load, when the caller began it already (`startServeLoad`).
  */
-export async function startServer(config: Config, log: Log, cliCommand: string, onFatal: (reason: string) => void = () => {}, startedLoad?: StartedLoad): Promise<RunningServer> {
+export async function startServer(config: Config, log: Log, onFatal: (reason: string) => void = () => {}, startedLoad?: StartedLoad): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`);
   }
@@ -105,7 +105,7 @@ export async function startServer(config: Config, log: Log, cliCommand: string, 
     adminPassword: config.adminPassword,
     now: Date.now,
     client: clientResolver(config.trustProxy),
-    cliCommand,
+    setPasswordCommand: hint(config, "admin set-password"),
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
     metricsToken: config.metricsToken,

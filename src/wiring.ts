@@ -25,7 +25,8 @@ export interface WiringInput {
   adminPassword: string | null;
   now: () => number;
   client: AppDeps["client"];
-  cliCommand: string;
+  /** The `admin set-password` command line to paste, shown while no dashboard password is set. */
+  setPasswordCommand: string;
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
   refreshState: () => RefreshState | null;
@@ -76,7 +77,7 @@ export async function wireApp(input: WiringInput) {
       sessions: stores.sessions,
       throttle: stores.signInThrottle,
       defaultIpQuota: input.limits.ipQuotaPerMonth,
-      cliCommand: input.cliCommand,
+      setPasswordCommand: input.setPasswordCommand,
       now,
       warnings,
       emailOverrides: stores.emailOverrides,

@@ -34,6 +34,11 @@ describe("the real serve process", () => {
     expect(server.output()).toContain("keys create --name");
   });
 
+  test("the dashboard's set-a-password hint can be pasted as it is: it names the data directory", async () => {
+    const body = await (await get("/dashboard")).text();
+    expect(body).toContain(`admin set-password --data-dir ${dataDir}</code>`);
+  });
+
   test("a key created by the CLI works at once and a CLI revocation applies to the next request", async () => {
     const secret = runCli(["keys", "create", "--name", "e2e"], env).stdout.trimEnd().split("\n").at(-1)!;
     const ok = await get("/v1/check?email=someone@mailinator.com", secret);
