@@ -1,3 +1,4 @@
+import { writeSectionedFile } from "../sectioned-file.ts";
 import { readSync } from "node:fs";
 import { DatasetError } from "../../datasets/dataset-error.ts";
 import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
@@ -41,7 +42,6 @@ const MAGIC = 0x54524352; // "RCRT" little-endian
 const HEADER_WORDS = 8;
 const SECTIONS = 9;
 const HEADER_BYTES = (HEADER_WORDS + SECTIONS * 2) * 4;
-const align = (n: number) => (n + 7) & ~7;
 
 export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
   const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -56,23 +56,8 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
     file.pool,
     new TextEncoder().encode(JSON.stringify(file.meta)),
   ];
-  let size = HEADER_BYTES;
-  const offsets = sections.map((s) => {
-    size = align(size);
-    const at = size;
-    size += s.byteLength;
-    return at;
-  });
-  const out = new Uint8Array(align(size));
-  const view = new DataView(out.buffer);
   const { shape } = file;
-  [MAGIC, RECORD_TABLE_LAYOUT, shape.recordSize, shape.nodeCount, shape.ipVersion, file.columns, file.recordCount, file.stringsPerChunk].forEach((word, i) => view.setUint32(i * 4, word, true));
-  sections.forEach((s, i) => {
-    view.setUint32((HEADER_WORDS + i * 2) * 4, offsets[i], true);
-    view.setUint32((HEADER_WORDS + i * 2 + 1) * 4, s.byteLength, true);
-    out.set(s, offsets[i]);
-  });
-  return out;
+  return writeSectionedFile([MAGIC, RECORD_TABLE_LAYOUT, shape.recordSize, shape.nodeCount, shape.ipVersion, file.columns, file.recordCount, file.stringsPerChunk], sections);
 }
 
 /**

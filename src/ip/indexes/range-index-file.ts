@@ -1,3 +1,4 @@
+import { writeSectionedFile } from "../sectioned-file.ts";
 import { DatasetError } from "../../datasets/dataset-error.ts";
 import { type RangeColumns, compareWords } from "./range-index.ts";
 
@@ -24,7 +25,6 @@ const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence
 const SECTIONS = 9;
 const HEADER_BYTES = 12 + SECTIONS * 8;
 
-const align = (n: number) => (n + 7) & ~7;
 
 export function encodeIndexFile(file: IndexFile): Uint8Array {
   const kind = KINDS.indexOf(file.kind);
@@ -35,24 +35,7 @@ export function encodeIndexFile(file: IndexFile): Uint8Array {
     encoder.encode(file.text),
     encoder.encode(JSON.stringify(file.meta)),
   ];
-  let size = HEADER_BYTES;
-  const offsets = sections.map((s) => {
-    size = align(size);
-    const at = size;
-    size += s.byteLength;
-    return at;
-  });
-  const out = new Uint8Array(align(size));
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, FORMAT_VERSION, true);
-  view.setUint32(8, kind, true);
-  sections.forEach((s, i) => {
-    view.setUint32(12 + i * 8, offsets[i], true);
-    view.setUint32(16 + i * 8, s.byteLength, true);
-    out.set(s, offsets[i]);
-  });
-  return out;
+  return writeSectionedFile([MAGIC, FORMAT_VERSION, kind], sections);
 }
 
 export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: IndexKind): IndexFile {
