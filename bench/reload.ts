@@ -21,8 +21,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { ROOT, type WrkResult as LoadResult, requireWrk } from "./load.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
 const { values } = parseArgs({
   options: {
     quiet: { type: "string", default: "8" },
@@ -41,20 +41,10 @@ const WINDOW = Number(values.window);
 const RELOAD_AT = Number(values["reload-at"]);
 const CONNECTIONS = Number(values.connections);
 
-if (!Bun.which("wrk")) {
-  console.error("bench: wrk is missing; install it with: apt-get install wrk");
-  process.exit(1);
-}
+requireWrk();
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  non2xx: number;
-  errors: number;
-  p50_us: number;
-  p99_us: number;
-  max_us: number;
-}
+/** This script reads wrk alone, not the server's CPU time. */
+type WrkResult = Omit<LoadResult, "server_cpu_us">;
 
 interface Checkout {
   readonly name: string;
