@@ -21,12 +21,13 @@ import type { KeyRecord } from "./keys/key-record.ts";
 import { KeyStoreError, MAX_KEY_LIMIT } from "./keys/key-store.ts";
 import { parsePermissions } from "./keys/permissions.ts";
 import type { KeyUsage } from "./keys/usage-store.ts";
-import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
-import { copySqliteToPostgres } from "./postgres/copy-from-sqlite.ts";
+import { redactedDatabaseUrl } from "./stores/postgres/connection-url.ts";
+import { copySqliteToPostgres } from "./stores/copy-sqlite-to-postgres.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "./runtime-flags.ts";
 import { type Log, startServer } from "./server.ts";
 import { hint } from "./self-command.ts";
-import { type Stores, openStores } from "./stores/stores.ts";
+import { openStores } from "./stores/open.ts";
+import type { Stores } from "./stores/stores.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, disputedSummary, emailCommands } from "./cli/email.ts";
 
 const log: Log = {

@@ -6,7 +6,7 @@ import type { ReportSettings } from "./reports/report.ts";
 import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
 import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "./email/evidence-rule.ts";
-import { problemWithDatabaseUrl } from "./postgres/connection-url.ts";
+import { problemWithDatabaseUrl } from "./stores/postgres/connection-url.ts";
 
 export class UsageError extends Error {}
 

@@ -1,6 +1,6 @@
 import { join, relative, resolve } from "node:path";
 import type { Config } from "./config.ts";
-import { redactedDatabaseUrl } from "./postgres/connection-url.ts";
+import { redactedDatabaseUrl } from "./stores/postgres/connection-url.ts";
 
 /** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
 function shellWord(word: string): string {

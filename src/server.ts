@@ -16,7 +16,7 @@ import { currentVersion } from "./datasets/versions.ts";
 import { createApp, listen } from "./http/app.ts";
 import { clientResolver } from "./http/client-info.ts";
 import { hint } from "./self-command.ts";
-import { openStores } from "./stores/stores.ts";
+import { openStores } from "./stores/open.ts";
 import { wireApp } from "./wiring.ts";
 
 export interface Log {

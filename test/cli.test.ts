@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json";
-import { openSqliteStores } from "../src/stores/sqlite-stores.ts";
+import { openSqliteStores } from "../src/stores/sqlite/stores.ts";
 import { makeDataDir, runCli } from "./support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.

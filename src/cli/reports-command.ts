@@ -2,7 +2,8 @@ import { UsageError, loadConfig } from "../config.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { StoredReport } from "../reports/report.ts";
 import { reportsCsv } from "../reports/reports-csv.ts";
-import { type Stores, openStores } from "../stores/stores.ts";
+import { openStores } from "../stores/open.ts";
+import type { Stores } from "../stores/stores.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
 

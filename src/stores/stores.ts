@@ -1,4 +1,3 @@
-import type { Config } from "../config.ts";
 import type { AdminPasswordStore } from "../dashboard/admin-password.ts";
 import type { SessionStore } from "../dashboard/sessions.ts";
 import type { SignInThrottle } from "../dashboard/sign-in-throttle.ts";
@@ -8,8 +7,6 @@ import type { UsageStore } from "../keys/usage-store.ts";
 import type { MonthlyQuota } from "../limits/monthly-quota.ts";
 import type { OverrideStore } from "../email/overrides.ts";
 import type { ReportStore } from "../reports/report-store.ts";
-import { openPostgresStores } from "./postgres-stores.ts";
-import { openSqliteStores } from "./sqlite-stores.ts";
 
 /** Everything riskcheck keeps in its database, SQLite or PostgreSQL: what the CLI and the dashboard use. */
 export interface Stores {
@@ -41,13 +38,4 @@ export interface ServingState {
   tick(nowMs: number): Promise<void>;
   /** At shutdown, after the last request: hands back what this instance holds of the shared quota. */
   release(): Promise<void>;
-}
-
-/**
- * PostgreSQL when a database URL is configured, else the SQLite file. The server opens it
- * `forServing`: a write that finds SQLite locked by another process is retried between
- * requests instead of blocking them (the CLI may simply wait).
- */
-export function openStores(config: Config, forServing = false): Promise<Stores> {
-  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing)) : openPostgresStores(config.databaseUrl);
 }

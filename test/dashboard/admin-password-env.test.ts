@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
 import { UsageError, loadConfig } from "../../src/config.ts";
 import { AdminPassword } from "../../src/dashboard/admin-password.ts";
-import { openDatabase } from "../../src/db.ts";
-import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
-import { sqliteStores } from "../../src/stores/sqlite-stores.ts";
+import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
+import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 
 test("RISKCHECK_ADMIN_PASSWORD follows admin set-password's rules: 12 to 1,024 characters", () => {
   expect(() => loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "a" })).toThrow(new UsageError("RISKCHECK_ADMIN_PASSWORD: the password needs at least 12 characters"));

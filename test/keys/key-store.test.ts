@@ -2,11 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/db.ts";
-import { inMemoryChangeSignal, openChangeSignal } from "../../src/keys/change-signal.ts";
+import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { inMemoryChangeSignal, openChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
-import { SqliteKeyIndex } from "../../src/keys/sqlite-key-index.ts";
-import { SqliteKeyStore } from "../../src/keys/sqlite-key-store.ts";
+import { SqliteKeyIndex } from "../../src/stores/sqlite/key-index.ts";
+import { SqliteKeyStore } from "../../src/stores/sqlite/key-store.ts";
 import { digestOfStoredHash, displayPrefix, generateSecret, hashSecret, looksLikeSecret, secretDigest } from "../../src/keys/secret.ts";
 
 function memoryStore() {
@@ -55,7 +55,7 @@ describe("key store in SQLite", () => {
     const db = openDatabase(join(dir, "x.sqlite"));
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
-    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 7 });
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 8 });
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { openDatabase } from "../../src/db.ts";
-import { inMemoryChangeSignal } from "../../src/keys/change-signal.ts";
-import { SqliteKeyStore } from "../../src/keys/sqlite-key-store.ts";
-import { SqliteUsageStore } from "../../src/keys/sqlite-usage-store.ts";
+import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
+import { SqliteKeyStore } from "../../src/stores/sqlite/key-store.ts";
+import { SqliteUsageStore } from "../../src/stores/sqlite/usage-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
 import type { UsageRow, UsageStore } from "../../src/keys/usage-store.ts";
 

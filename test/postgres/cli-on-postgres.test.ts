@@ -1,7 +1,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import { AdminPassword } from "../../src/dashboard/admin-password.ts";
-import { redactedDatabaseUrl } from "../../src/postgres/connection-url.ts";
-import { openPostgresStores } from "../../src/stores/postgres-stores.ts";
+import { redactedDatabaseUrl } from "../../src/stores/postgres/connection-url.ts";
+import { openPostgresStores } from "../../src/stores/postgres/stores.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { CLI, runCliAsync } from "../support/processes.ts";
 

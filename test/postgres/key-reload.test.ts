@@ -1,8 +1,8 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
-import { openPostgres } from "../../src/postgres/database.ts";
-import { PostgresKeyIndex } from "../../src/postgres/key-index.ts";
-import { PostgresKeyStore } from "../../src/postgres/key-store.ts";
+import { openPostgres } from "../../src/stores/postgres/database.ts";
+import { PostgresKeyIndex } from "../../src/stores/postgres/key-index.ts";
+import { PostgresKeyStore } from "../../src/stores/postgres/key-store.ts";
 import { freshDatabaseUrl } from "../support/postgres.ts";
 
 setDefaultTimeout(30_000);

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
-import { openPostgresStores } from "../../src/stores/postgres-stores.ts";
-import { openSqliteStores } from "../../src/stores/sqlite-stores.ts";
+import { openPostgresStores } from "../../src/stores/postgres/stores.ts";
+import { openSqliteStores } from "../../src/stores/sqlite/stores.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { runCliAsync } from "../support/processes.ts";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { SQL } from "bun";
 import { LeasedMonthlyQuota } from "../../src/limits/leased-monthly-quota.ts";
-import { SERVING_BOUNDS, boundedTransaction } from "../../src/postgres/bounded-transaction.ts";
-import { openPostgres } from "../../src/postgres/database.ts";
-import { PostgresKeyStore } from "../../src/postgres/key-store.ts";
-import { PostgresQuotaLeases } from "../../src/postgres/quota-leases.ts";
+import { SERVING_BOUNDS, boundedTransaction } from "../../src/stores/postgres/bounded-transaction.ts";
+import { openPostgres } from "../../src/stores/postgres/database.ts";
+import { PostgresKeyStore } from "../../src/stores/postgres/key-store.ts";
+import { PostgresQuotaLeases } from "../../src/stores/postgres/quota-leases.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl } from "../support/postgres.ts";
 
 // The bounded-transaction tests wait for PostgreSQL's timeouts to fire.

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { leaseSize } from "../../src/limits/leased-monthly-quota.ts";
-import { redactedDatabaseUrl } from "../../src/postgres/connection-url.ts";
+import { redactedDatabaseUrl } from "../../src/stores/postgres/connection-url.ts";
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { type ServeProcess, makeDataDir, runCliAsync, startServe } from "../support/processes.ts";

@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { SqliteSignInThrottle } from "../../src/dashboard/sqlite-sign-in-throttle.ts";
-import { openDatabase } from "../../src/db.ts";
+import { SqliteSignInThrottle } from "../../src/stores/sqlite/sign-in-throttle.ts";
+import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { makeDataDir, runCli, runCliAsync, startServe } from "../support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.

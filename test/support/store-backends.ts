@@ -3,9 +3,9 @@ import type { SQL } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPostgres } from "../../src/postgres/database.ts";
-import { postgresStores } from "../../src/stores/postgres-stores.ts";
-import { openSqliteStores } from "../../src/stores/sqlite-stores.ts";
+import { openPostgres } from "../../src/stores/postgres/database.ts";
+import { postgresStores } from "../../src/stores/postgres/stores.ts";
+import { openSqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
 import { freshDatabaseUrl } from "./postgres.ts";
 

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { writeWhenUnlocked } from "../../sqlite-lock-wait.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
 import { type ReportChanges, type ReportFilter, type ReportRow, type ReportStore, firstOfEach } from "../../reports/report-store.ts";
 

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
-import type { KeyRecord } from "./key-record.ts";
-import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "./key-store.ts";
+import type { KeyRecord } from "../../keys/key-record.ts";
+import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../../keys/key-store.ts";
 
 /** API keys in SQLite. Safe to use from the CLI while a server has the same file open. */
 export class SqliteKeyStore implements KeyStore {

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../keys/usage-store.ts";
+import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
 
 /**
  * Daily usage counters in PostgreSQL, added to by every instance's flushes. Rows and keys

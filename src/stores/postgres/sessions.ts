@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "../dashboard/sessions.ts";
+import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "../../dashboard/sessions.ts";
 
 export class PostgresSessionStore implements SessionStore {
   constructor(private readonly sql: SQL) {}

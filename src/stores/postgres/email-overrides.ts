@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { type OverrideLine, type OverrideRow, type OverrideStore, lineOfRow } from "../email/overrides.ts";
+import { type OverrideLine, type OverrideRow, type OverrideStore, lineOfRow } from "../../email/overrides.ts";
 
 export class PostgresOverrideStore implements OverrideStore {
   constructor(private readonly sql: SQL) {}

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { type OverrideLine, type OverrideRow, type OverrideStore, lineOfRow } from "./overrides.ts";
+import { type OverrideLine, type OverrideRow, type OverrideStore, lineOfRow } from "../../email/overrides.ts";
 
 export class SqliteOverrideStore implements OverrideStore {
   constructor(private readonly db: Database) {}

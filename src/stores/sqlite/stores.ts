@@ -1,17 +1,17 @@
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { SqliteAdminPasswordStore } from "../dashboard/sqlite-admin-password.ts";
-import { SqliteSessionStore } from "../dashboard/sqlite-sessions.ts";
-import { SqliteSignInThrottle } from "../dashboard/sqlite-sign-in-throttle.ts";
-import { openDatabase } from "../db.ts";
-import { SqliteOverrideStore } from "../email/sqlite-override-store.ts";
-import { type ChangeSignal, openChangeSignal } from "../keys/change-signal.ts";
-import { SqliteKeyIndex } from "../keys/sqlite-key-index.ts";
-import { SqliteKeyStore } from "../keys/sqlite-key-store.ts";
-import { SqliteUsageStore } from "../keys/sqlite-usage-store.ts";
-import { LocalMonthlyQuota } from "../limits/local-monthly-quota.ts";
-import { SqliteReportStore } from "./sqlite/reports.ts";
-import type { Stores } from "./stores.ts";
+import { SqliteAdminPasswordStore } from "./admin-password.ts";
+import { SqliteSessionStore } from "./sessions.ts";
+import { SqliteSignInThrottle } from "./sign-in-throttle.ts";
+import { openDatabase } from "./database.ts";
+import { SqliteOverrideStore } from "./email-overrides.ts";
+import { type ChangeSignal, openChangeSignal } from "./change-signal.ts";
+import { SqliteKeyIndex } from "./key-index.ts";
+import { SqliteKeyStore } from "./key-store.ts";
+import { SqliteUsageStore } from "./usage-store.ts";
+import { LocalMonthlyQuota } from "../../limits/local-monthly-quota.ts";
+import { SqliteReportStore } from "./reports.ts";
+import type { Stores } from "../stores.ts";
 
 /** The file beside the database through which processes announce changes to keys. */
 export function signalPath(dbPath: string): string {

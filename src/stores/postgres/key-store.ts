@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { KeyRecord } from "../keys/key-record.ts";
-import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../keys/key-store.ts";
+import type { KeyRecord } from "../../keys/key-record.ts";
+import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../../keys/key-store.ts";
 import { boundedTransaction } from "./bounded-transaction.ts";
 
 /** API keys in PostgreSQL; a trigger announces every change to the instances (see database.ts). */

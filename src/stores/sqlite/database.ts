@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { lockedError } from "./sqlite-lock-wait.ts";
+import { lockedError } from "./lock-wait.ts";
 
 /** Each entry moves the schema one version forward; never edit a shipped entry, append. */
 const MIGRATIONS: readonly string[] = [
@@ -68,6 +68,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX reports_by_time ON reports (reported_at);
    CREATE TABLE report_deletions (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
    INSERT INTO report_deletions VALUES (1, 0);`,
+  // `keys revoke NAME` looks keys up by name; PostgreSQL has had this index from its first version.
+  `CREATE INDEX IF NOT EXISTS api_keys_name ON api_keys (name);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
-import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "./usage-store.ts";
-import { utcMonthStart } from "./usage.ts";
-import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
+import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
+import { utcMonthStart } from "../../keys/usage.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
 
 /** Daily usage counters in SQLite. */
 export class SqliteUsageStore implements UsageStore {

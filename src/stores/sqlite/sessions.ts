@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
-import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "./sessions.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
+import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "../../dashboard/sessions.ts";
 
 export class SqliteSessionStore implements SessionStore {
   constructor(private readonly db: Database) {}

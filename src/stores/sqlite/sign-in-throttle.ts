@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
-import { type ClientRow, DEFAULT_THROTTLE, type SignInThrottle, type ThrottlePolicy, attempt, lockedOut, throttledClient } from "./sign-in-throttle.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
+import { type ClientRow, DEFAULT_THROTTLE, type SignInThrottle, type ThrottlePolicy, attempt, lockedOut, throttledClient } from "../../dashboard/sign-in-throttle.ts";
 
 /**
  * Failed sign-ins per client, in SQLite: a restart does not lift a lock-out, and

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { AdminPasswordStore } from "../dashboard/admin-password.ts";
+import type { AdminPasswordStore } from "../../dashboard/admin-password.ts";
 
 export class PostgresAdminPasswordStore implements AdminPasswordStore {
   constructor(private readonly sql: SQL) {}

@@ -1,17 +1,17 @@
 import type { SQL } from "bun";
-import { LeasedMonthlyQuota } from "../limits/leased-monthly-quota.ts";
-import { PostgresAdminPasswordStore } from "../postgres/admin-password.ts";
-import { redactedDatabaseUrl } from "../postgres/connection-url.ts";
-import { openPostgres } from "../postgres/database.ts";
-import { PostgresKeyIndex } from "../postgres/key-index.ts";
-import { PostgresOverrideStore } from "../postgres/email-overrides.ts";
-import { PostgresKeyStore } from "../postgres/key-store.ts";
-import { PostgresQuotaLeases } from "../postgres/quota-leases.ts";
-import { PostgresSessionStore } from "../postgres/sessions.ts";
-import { PostgresSignInThrottle } from "../postgres/sign-in-throttle.ts";
-import { PostgresUsageStore } from "../postgres/usage-store.ts";
-import { PostgresReportStore } from "./postgres/reports.ts";
-import type { Stores } from "./stores.ts";
+import { LeasedMonthlyQuota } from "../../limits/leased-monthly-quota.ts";
+import { PostgresAdminPasswordStore } from "./admin-password.ts";
+import { redactedDatabaseUrl } from "./connection-url.ts";
+import { openPostgres } from "./database.ts";
+import { PostgresKeyIndex } from "./key-index.ts";
+import { PostgresOverrideStore } from "./email-overrides.ts";
+import { PostgresKeyStore } from "./key-store.ts";
+import { PostgresQuotaLeases } from "./quota-leases.ts";
+import { PostgresSessionStore } from "./sessions.ts";
+import { PostgresSignInThrottle } from "./sign-in-throttle.ts";
+import { PostgresUsageStore } from "./usage-store.ts";
+import { PostgresReportStore } from "./reports.ts";
+import type { Stores } from "../stores.ts";
 
 export async function openPostgresStores(url: string): Promise<Stores> {
   return postgresStores(await openPostgres(url), redactedDatabaseUrl(url));

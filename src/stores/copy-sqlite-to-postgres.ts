@@ -1,6 +1,6 @@
-import { openDatabase } from "../db.ts";
+import { openDatabase } from "./sqlite/database.ts";
 import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
-import { openPostgres } from "./database.ts";
+import { openPostgres } from "./postgres/database.ts";
 
 export interface CopyReport {
   keys: number;

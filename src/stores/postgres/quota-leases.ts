@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { LeaseRequest, QuotaLeaseStore } from "../limits/leased-monthly-quota.ts";
+import type { LeaseRequest, QuotaLeaseStore } from "../../limits/leased-monthly-quota.ts";
 import { boundedTransaction } from "./bounded-transaction.ts";
 
 /**

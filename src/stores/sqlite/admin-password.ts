@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "../sqlite-lock-wait.ts";
-import type { AdminPasswordStore } from "./admin-password.ts";
+import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { AdminPasswordStore } from "../../dashboard/admin-password.ts";
 
 export class SqliteAdminPasswordStore implements AdminPasswordStore {
   constructor(private readonly db: Database) {}
