@@ -26,7 +26,7 @@ const dir = freshDataDir();
 writeSources(dir, trialSources(feeds.base).sources);
 
 async function update(): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) throw new Error(`update exited ${code}:\n${out}`);
 }

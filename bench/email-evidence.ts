@@ -22,7 +22,7 @@ async function updatedDataDir(): Promise<string> {
   try {
     const dir = freshDataDir();
     writeSources(dir, trialSources(feeds.base).sources);
-    const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     if (code !== 0) throw new Error(`update exited ${code}:\n${out}${err}`);
     const disputed = out.split("\n").filter((l) => /disputed|allowlist overrules/i.test(l));

@@ -7,7 +7,7 @@
  *   bun bench/floor-server.ts DATABASE [BODY_BYTES]
  */
 import { Elysia } from "elysia";
-import { CollectionPacer, PACER_PERIOD_MS, TrafficCounter } from "../src/collection-pacer.ts";
+import { CollectionPacer, PACER_PERIOD_MS, TrafficCounter } from "../src/app/gc-pacer.ts";
 import { type AdmissionDeps, admit } from "../src/http/admission.ts";
 import { listen } from "../src/http/app.ts";
 import { lifecycle } from "../src/http/lifecycle.ts";
@@ -15,7 +15,7 @@ import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
 import { UsageRecorder } from "../src/keys/usage-recorder.ts";
 import { RateLimiter } from "../src/limits/rate-limiter.ts";
 import { RequestMetrics } from "../src/metrics/request-metrics.ts";
-import { openSqliteStores } from "../src/stores/sqlite-stores.ts";
+import { openSqliteStores } from "../src/stores/sqlite/stores.ts";
 
 const [database, size = "600"] = process.argv.slice(2);
 if (!database) throw new Error("usage: bun bench/floor-server.ts DATABASE [BODY_BYTES]");

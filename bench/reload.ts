@@ -17,7 +17,7 @@
  * Each server reads its own copy of the bundled data, with a second version made by
  * `update --force` on the bundled packages, so `--rollback` has a version to return to.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -49,6 +49,12 @@ type WrkResult = Omit<LoadResult, "server_cpu_us">;
 interface Checkout {
   readonly name: string;
   readonly root: string;
+  /** The CLI's entry, relative to root: src/cli/main.ts, or src/cli.ts in a checkout from before issue 29. */
+  readonly cli: string;
+}
+
+function checkout(name: string, root: string): Checkout {
+  return { name, root, cli: existsSync(join(root, "src/cli/main.ts")) ? "src/cli/main.ts" : "src/cli.ts" };
 }
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-reload-"));
@@ -96,7 +102,7 @@ function makeDataDir(checkout: Checkout): string {
   // Each checkout's own sources file: an older one may not know a newer one's formats.
   cpSync(join(checkout.root, "data", "sources.json"), join(dir, "sources.json"));
   const bundled = (JSON.parse(readFileSync(join(dir, "sources.json"), "utf8")).sources as { name: string; url: string }[]).filter((s) => s.url.startsWith("npm:")).map((s) => s.name);
-  const update = Bun.spawnSync([process.execPath, "src/cli.ts", "update", "--data-dir", dir, "--force", "--only", bundled.join(",")], { cwd: checkout.root, env: { ...process.env } });
+  const update = Bun.spawnSync([process.execPath, checkout.cli, "update", "--data-dir", dir, "--force", "--only", bundled.join(",")], { cwd: checkout.root, env: { ...process.env } });
   if (update.exitCode !== 0) throw new Error(`update --force failed for ${checkout.name}: ${update.stderr.toString()}${update.stdout.toString()}`);
   return dir;
 }
@@ -112,7 +118,7 @@ interface Serve {
 async function serve(checkout: Checkout, dataDir: string, db: string): Promise<Serve> {
   const started = performance.now();
   const env = { ...process.env, RISKCHECK_DB: db, RISKCHECK_RATE_PER_MINUTE: "1000000000", RISKCHECK_RATE_BURST: "1000000000", RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000", RISKCHECK_UPDATE_EVERY: "off" };
-  const proc = Bun.spawn([process.execPath, "--max-http-header-size=65536", "src/cli.ts", "serve", "--port", "0", "--data-dir", dataDir], { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, "--max-http-header-size=65536", checkout.cli, "serve", "--port", "0", "--data-dir", dataDir], { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" });
   let output = "";
   const decoder = new TextDecoder();
   void (async () => {
@@ -154,7 +160,7 @@ interface ReloadResult {
 
 async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResult> {
   const db = join(work, `${checkout.name}.sqlite`);
-  const cli = (args: string[]) => Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: checkout.root, env: { ...process.env, RISKCHECK_DB: db } });
+  const cli = (args: string[]) => Bun.spawnSync([process.execPath, checkout.cli, ...args], { cwd: checkout.root, env: { ...process.env, RISKCHECK_DB: db } });
   const key = cli(["keys", "create", "--name", "bench"]).stdout.toString().trim().split("\n").at(-1)!;
   const server = await serve(checkout, dataDir, db);
   const load = [loadAverage()];
@@ -203,8 +209,8 @@ function report(name: string, r: ReloadResult): void {
   console.log(`load average:               ${r.load.join(" → ")}`);
 }
 
-const checkouts: Checkout[] = [{ name: "this", root: ROOT }];
-if (values.compare) checkouts.push({ name: "compare", root: resolve(values.compare) });
+const checkouts: Checkout[] = [checkout("this", ROOT)];
+if (values.compare) checkouts.push(checkout("compare", resolve(values.compare)));
 if (values.only !== undefined && values.only !== "cold") {
   console.error(`bench: --only takes "cold" (cold starts alone), not "${values.only}"`);
   process.exit(2);
@@ -245,7 +251,7 @@ if (values.compare) {
   // Both servers up at once, rounds alternating, so the machine's load falls on both alike.
   const servers = await Promise.all(checkouts.map((c, i) => serve(c, dataDirs[i], join(work, `${c.name}.sqlite`))));
   const keys = checkouts.map((c) =>
-    Bun.spawnSync([process.execPath, "src/cli.ts", "keys", "create", "--name", "distinct"], { cwd: c.root, env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) } }).stdout.toString().trim().split("\n").at(-1)!,
+    Bun.spawnSync([process.execPath, c.cli, "keys", "create", "--name", "distinct"], { cwd: c.root, env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) } }).stdout.toString().trim().split("\n").at(-1)!,
   );
   const rounds: { this: Side; compare: Side }[] = [];
   try {

@@ -33,7 +33,7 @@ requireWrk();
 const load = { durationSeconds: Number(values.duration), connections: Number(values.connections) };
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-reports-"));
-const cli = [process.execPath, "src/cli.ts"];
+const cli = [process.execPath, "src/cli/main.ts"];
 const env = (db: string) => ({ RISKCHECK_DB: db, RISKCHECK_UPDATE_EVERY: "off", RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" });
 const createKey = (db: string) =>
   Bun.spawnSync([...cli, "keys", "create", "--name", "bench", "--permissions", "check,report"], { env: { ...process.env, ...env(db) } }).stdout.toString().trim().split("\n").at(-1)!;

@@ -62,7 +62,7 @@ const serverEnv = {
   RISKCHECK_RATE_BURST: "1000000000",
   RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
 };
-const cli = [process.execPath, "src/cli.ts"];
+const cli = [process.execPath, "src/cli/main.ts"];
 const createKey = (env: Record<string, string>) =>
   Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...env } }).stdout.toString().trim().split("\n").at(-1)!;
 const key = createKey(serverEnv);

@@ -34,7 +34,7 @@ const ROWS = Number(values.rows);
 const ROUNDS = Number(values.rounds);
 const ITEMS = Number(values.items);
 const ONLY = new Set(values.only!.split(","));
-const cli = [process.execPath, join(ROOT, "src/cli.ts")];
+const cli = [process.execPath, join(ROOT, "src/cli/main.ts")];
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-scan-"));
 const emails = makeEmailPool(join(ROOT, "data"), 100_000);
 

@@ -49,7 +49,7 @@ try {
     writeSources(dir, sources);
     const peakFile = join(dir, "peak-rss");
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, join(ROOT, "test/support/peak-rss.ts"), peakFile, process.execPath, join(ROOT, "src/cli.ts"), "update", "--json", "--data-dir", dir], { stdout: "pipe", stderr: "ignore" });
+    const child = Bun.spawn([process.execPath, join(ROOT, "test/support/peak-rss.ts"), peakFile, process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--json", "--data-dir", dir], { stdout: "pipe", stderr: "ignore" });
     const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const report = JSON.parse(stdout) as { outcomes: { name: string; outcome: string; entries?: number; detail: string }[]; version: string | null; refused: string[] };

@@ -16,7 +16,7 @@ console.log(`data dir ${dir}; ${sources.length} sources; left out (no snapshot):
 /** Runs the CLI as a child, so this process keeps serving the feeds meanwhile. */
 async function run(title: string, ...args: string[]): Promise<string> {
   const started = performance.now();
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli.ts"), "update", "--data-dir", dir, ...args], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir, ...args], { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const rss = Math.round((proc.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024);

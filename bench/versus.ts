@@ -6,7 +6,7 @@
  *   bun bench/versus.ts --a OLD_BINARY --b NEW_BINARY [--rounds 4] [--duration 5] [--connections 64] [--only ip-distinct,email]
  *
  * A side is a compiled binary (`bun run build`; for another commit, build it in a
- * `git worktree` of that commit) or `src/cli.ts` of this checkout when given as `source`.
+ * `git worktree` of that commit) or `src/cli/main.ts` of this checkout when given as `source`.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +37,7 @@ const pools: Record<string, string> = {
 };
 const scenarios = values.only.split(",").filter((name) => name in pools);
 
-const command = (side: string) => (side === "source" ? [process.execPath, "src/cli.ts"] : [side]);
+const command = (side: string) => (side === "source" ? [process.execPath, "src/cli/main.ts"] : [side]);
 async function start(label: string, side: string) {
   const env = {
     RISKCHECK_DATA_DIR: join(ROOT, "data"),

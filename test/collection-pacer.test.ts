@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CollectionPacer, TrafficCounter } from "../src/collection-pacer.ts";
+import { CollectionPacer, TrafficCounter } from "../src/app/gc-pacer.ts";
 import { createTestApp } from "./support/test-app.ts";
 
 // Starts a server and sends traffic: over 4 s on a loaded two-core machine.

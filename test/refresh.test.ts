@@ -164,7 +164,7 @@ describe("a first start that says what it does", () => {
       );
       expect(output).toContain("(the data has never been refreshed, so within a minute of start). --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off");
       expect(output).not.toMatch(/every 1d/);
-      expect(output).toContain(`No API key yet. Create one with: npx bun src/cli.ts keys create --name my-app --data-dir ${dir} (or in the dashboard at ${server.url}/dashboard)`);
+      expect(output).toContain(`No API key yet. Create one with: npx bun src/cli/main.ts keys create --name my-app --data-dir ${dir} (or in the dashboard at ${server.url}/dashboard)`);
     } finally {
       await server.stop();
     }

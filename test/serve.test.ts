@@ -3,7 +3,7 @@ import { cpSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import pkg from "../package.json" with { type: "json" };
-import { SERVE_RUNTIME_FLAGS } from "../src/runtime-flags.ts";
+import { SERVE_RUNTIME_FLAGS } from "../src/app/runtime-flags.ts";
 import { parsePrometheusText } from "./support/prometheus-text.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
@@ -97,7 +97,7 @@ describe("the real serve process", () => {
   });
 
   test("bun run start passes the runtime flags the tests start serve with", () => {
-    expect(pkg.scripts.start).toBe(`bun ${SERVE_RUNTIME_FLAGS.join(" ")} src/cli.ts serve`);
+    expect(pkg.scripts.start).toBe(`bun ${SERVE_RUNTIME_FLAGS.join(" ")} src/cli/main.ts serve`);
   });
 
   test("health answers without a key", async () => {
@@ -449,7 +449,7 @@ describe("start-up failures", () => {
   });
 
   test("a second serve on a busy port exits 1 with one line saying so", async () => {
-    // Started as "npx bun src/cli.ts serve" would be, without the runtime flags: it says what that costs.
+    // Started as "npx bun src/cli/main.ts serve" would be, without the runtime flags: it says what that costs.
     const first = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() }, [process.execPath, CLI]);
     await first.waitForOutput("Note: Bun was started without --max-http-header-size=65536");
     const port = new URL(first.url).port;

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { UsageError } from "../config.ts";
+import { UsageError } from "../app/config.ts";
 
 /** One flag of a command: drives both the parser and the help text. */
 export interface FlagSpec {

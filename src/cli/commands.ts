@@ -1,4 +1,4 @@
-import { DEFAULTS } from "../config.ts";
+import { DEFAULTS } from "../app/config.ts";
 import { DEFAULT_THRESHOLDS } from "../ip/verdict/reputation.ts";
 import type { CommandSpec, FlagSpec } from "./command-spec.ts";
 

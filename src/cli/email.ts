@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { type Config, UsageError, loadConfig } from "../config.ts";
+import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
 import type { DisputedNames } from "../datasets/disputed-names.ts";

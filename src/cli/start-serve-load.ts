@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../app/config.ts";
 import { type StartedLoad, startLoad } from "../datasets/start-load.ts";
 import { parseCommandLine, wantsHelp } from "./command-spec.ts";
 import { SERVE } from "./commands.ts";
@@ -23,4 +23,10 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
   // `serve` awaits it and reports a failure; if `serve` stops before that, the failure is no second error.
   started.prepared.catch(() => {});
   return started;
+}
+
+/** What the entry point (main.ts) began before it loaded the commands. */
+export interface RunContext {
+  /** `serve`'s first dataset load (`startServeLoad`), or null. */
+  readonly startedLoad: StartedLoad | null;
 }

@@ -1,8 +1,18 @@
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
-import type { KeyRow } from "./pages/keys.ts";
+import type { SafeHtml } from "./html.ts";
 import { lastDays, usageChart } from "./usage-chart.ts";
+
+export interface KeyRow {
+  key: KeyRecord;
+  today: { email: number; ip: number };
+  month: { email: number; ip: number };
+  /** null when the key's IP quota is unlimited. */
+  quotaLeft: number | null;
+  quota: number | null;
+  chart: SafeHtml;
+}
 
 const CHART_DAYS = 30;
 export const KEYS_PER_PAGE = 50;

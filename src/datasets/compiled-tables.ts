@@ -7,18 +7,8 @@ import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import { RECORD_TABLE_LAYOUT, type RecordTableFile, encodeRecordTableFile, readRecordTableFile } from "../ip/geo/record-table-file.ts";
 import { versionFiles } from "./data-layout.ts";
 import { DatasetError } from "./dataset-error.ts";
-import { type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
+import { type CompiledTable, type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
-
-/** A compiled table of a version, as its manifest records it. */
-export interface CompiledTable {
-  /** Its path inside the version folder. */
-  readonly file: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  /** The layout it was written in (`RECORD_TABLE_LAYOUT`). */
-  readonly layout: number;
-}
 
 type VersionFile = keyof ReturnType<typeof versionFiles>;
 

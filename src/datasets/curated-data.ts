@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { KIND } from "../ip/verdict/network-kinds.ts";
+import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
@@ -29,13 +29,6 @@ const OPERATOR_LISTS = [
   ["ipAllowlist", FLAG.allowlisted, "operator/ip-allowlist"],
   ["ipDenylist", FLAG.denylisted, "operator/ip-denylist"],
 ] as const;
-
-/** Kind bits an AS number has from one list. */
-export interface AsnKindSource {
-  readonly bits: number;
-  /** The list: "curated/hosting-asns.txt", or the source that fed `update`'s ASN lists. */
-  readonly source: string;
-}
 
 export interface CuratedData {
   readonly asnKindSources: Map<number, AsnKindSource[]>;

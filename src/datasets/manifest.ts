@@ -1,6 +1,15 @@
 import { existsSync } from "node:fs";
-import type { CompiledTable } from "./compiled-tables.ts";
 import { writeFileAtomically } from "./staged-files.ts";
+
+/** A compiled table of a version, as its manifest records it. */
+export interface CompiledTable {
+  /** Its path inside the version folder. */
+  readonly file: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** The layout it was written in (`RECORD_TABLE_LAYOUT`). */
+  readonly layout: number;
+}
 
 /** How the date of a source's data is known. */
 export type DataDateFrom = "content" | "package" | "last-modified";

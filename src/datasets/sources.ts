@@ -1,4 +1,4 @@
-import { parseDuration } from "../duration.ts";
+import { parseDuration } from "../time/duration.ts";
 import { COUNTER_NAMES } from "../ip/verdict/report-counting.ts";
 import { FORMAT_NAMES, FORMATS, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
 

@@ -1,5 +1,5 @@
-import type { DomainLists } from "./domain-lists.ts";
-import { overrideFor } from "./overrides.ts";
+import { type OverrideLine, overrideFor } from "./overrides.ts";
+import type { DomainSet } from "./packed-domain-set.ts";
 import { isReserved } from "./reserved-names.ts";
 
 export interface DomainVerdict {
@@ -12,12 +12,19 @@ const FREE: DomainVerdict = Object.freeze({ isDisposable: false, isFree: true })
 const NEITHER: DomainVerdict = Object.freeze({ isDisposable: false, isFree: false });
 
 /** `domain` is normalised (lower-case ASCII). Disposable wins over free. */
-export function classifyDomain(lists: DomainLists, domain: string): DomainVerdict {
+export function classifyDomain(lists: DisposableLists & { readonly free: DomainSet }, domain: string): DomainVerdict {
   if (isDisposable(lists, domain)) return DISPOSABLE;
   return lists.free.has(domain) ? FREE : NEITHER;
 }
 
-type DisposableLists = Pick<DomainLists, "disposable" | "disposableSuffixes" | "disposableWildcard" | "allow" | "overrides">;
+/** What decides whether a domain is disposable: the part of `DomainLists` (domain-lists.ts) that isDisposable reads. */
+export interface DisposableLists {
+  readonly disposable: DomainSet;
+  readonly disposableSuffixes: DomainSet;
+  readonly disposableWildcard: DomainSet;
+  readonly allow: DomainSet;
+  readonly overrides: ReadonlyMap<string, OverrideLine>;
+}
 
 /**
  * Listed exactly; or it or an ancestor in the wildcard list; or an ancestor listed

@@ -1,11 +1,11 @@
 import { type AnyElysia, Elysia } from "elysia";
-import type { TrafficCounter } from "../collection-pacer.ts";
+import type { TrafficCounter } from "../app/gc-pacer.ts";
 import type { ClientResolver } from "./client-info.ts";
 import { type ApiDeps, api } from "./groups/api.ts";
 import { dashboard } from "./groups/dashboard.ts";
 import { type OperatorDeps, operator } from "./groups/operator.ts";
 import { lifecycle } from "./lifecycle.ts";
-import type { DashboardDeps } from "./routes/dashboard.ts";
+import type { DashboardDeps } from "../dashboard/controller.ts";
 
 export interface AppDeps extends ApiDeps, OperatorDeps {
   readonly dashboard: DashboardDeps;

@@ -1,4 +1,3 @@
-import type { Config } from "../config.ts";
 import { openPostgresStores } from "./postgres/stores.ts";
 import { openSqliteStores } from "./sqlite/stores.ts";
 import type { Stores } from "./stores.ts";
@@ -8,6 +7,6 @@ import type { Stores } from "./stores.ts";
  * `forServing`: a write that finds SQLite locked by another process is retried between
  * requests instead of blocking them (the CLI may simply wait).
  */
-export function openStores(config: Config, forServing = false): Promise<Stores> {
+export function openStores(config: { readonly databaseUrl: string | null; readonly dbPath: string }, forServing = false): Promise<Stores> {
   return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing)) : openPostgresStores(config.databaseUrl);
 }

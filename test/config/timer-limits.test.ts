@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { UsageError, loadConfig } from "../../src/config.ts";
-import { MAX_TIMER_MS, setLongTimeout } from "../../src/long-timeout.ts";
+import { UsageError, loadConfig } from "../../src/app/config.ts";
+import { MAX_TIMER_MS, setLongTimeout } from "../../src/time/long-timeout.ts";
 
 test("a drain timeout or flush period past setTimeout's limit is a usage error, not a 1 ms timer", () => {
   for (const variable of ["RISKCHECK_DRAIN_TIMEOUT_MS", "RISKCHECK_USAGE_FLUSH_MS"]) {

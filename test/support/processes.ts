@@ -2,14 +2,14 @@ import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeF
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { linkTree } from "../../src/datasets/staged-files.ts";
-import { SERVE_RUNTIME_FLAGS } from "../../src/runtime-flags.ts";
+import { SERVE_RUNTIME_FLAGS } from "../../src/app/runtime-flags.ts";
 import { stopProcess } from "./deadline.ts";
 import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 /** The longest a CLI command run by a test may take before it is killed. */
 const CLI_DEADLINE_MS = 60_000;
 
-export const CLI = resolve(import.meta.dir, "../../src/cli.ts");
+export const CLI = resolve(import.meta.dir, "../../src/cli/main.ts");
 
 /** The npm: sources of the shipped data/sources.json: what every data directory's versions are composed from. */
 export const BUNDLED_SOURCES: unknown[] = JSON.parse(readFileSync(join(BUNDLED_DATA_DIR, "sources.json"), "utf8")).sources.filter((s: { url: string }) => s.url.startsWith("npm:"));

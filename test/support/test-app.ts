@@ -10,7 +10,7 @@ import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
-import { wireApp } from "../../src/wiring.ts";
+import { wireApp } from "../../src/app/wiring.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
 

@@ -1,18 +1,8 @@
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { KEY_NAME_MAX_LENGTH } from "../../keys/key-record.ts";
 import { type SafeHtml, html } from "../html.ts";
-import { KEYS_PER_PAGE, type KeyListing } from "../key-rows.ts";
+import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
-
-export interface KeyRow {
-  key: KeyRecord;
-  today: { email: number; ip: number };
-  month: { email: number; ip: number };
-  /** null when the key's IP quota is unlimited. */
-  quotaLeft: number | null;
-  quota: number | null;
-  chart: SafeHtml;
-}
 
 function date(iso: string | null): string {
   return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "never";

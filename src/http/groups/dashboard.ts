@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { ClientResolver, Listening } from "../client-info.ts";
-import { Dashboard, type DashboardDeps } from "../routes/dashboard.ts";
+import { Dashboard, type DashboardDeps } from "../../dashboard/controller.ts";
 import { synchronous } from "../synchronous.ts";
 
 /** The operator's key management pages under /dashboard; the pages read their forms and cookies themselves. */

@@ -1,4 +1,3 @@
-import type { AsnKindSource } from "../../datasets/curated-data.ts";
 import type { ParsedIp } from "../address/parse.ts";
 import type { GeoLookup, Located } from "../geo/geolocation.ts";
 import type { NetworkOwner } from "../geo/network-owner.ts";
@@ -8,7 +7,7 @@ import { NOT_FOUND } from "../indexes/range-index.ts";
 import type { LabelIndex } from "../indexes/label-index.ts";
 import type { RelayPlaces } from "../indexes/relay-place-index.ts";
 import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
-import { ALL_KINDS, connectionTypeOf } from "../verdict/network-kinds.ts";
+import { ALL_KINDS, type AsnKindSource, connectionTypeOf } from "../verdict/network-kinds.ts";
 import type { LocalContribution, LocalReportView } from "../verdict/local-reports.ts";
 import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
 

@@ -1,3 +1,10 @@
+/** Kind bits an AS number has from one list. */
+export interface AsnKindSource {
+  readonly bits: number;
+  /** The list: "curated/hosting-asns.txt", or the source that fed `update`'s ASN lists. */
+  readonly source: string;
+}
+
 /** The spec's network kinds as bits, in the order the `kind` array lists them. */
 export const KIND_NAMES = ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] as const;
 export type KindName = (typeof KIND_NAMES)[number];

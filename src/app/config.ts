@@ -1,12 +1,12 @@
 import { join } from "node:path";
-import { checkNewPassword } from "./dashboard/admin-password.ts";
-import { parseDuration } from "./duration.ts";
-import { MAX_TIMER_MS } from "./long-timeout.ts";
-import type { ReportSettings } from "./reports/report.ts";
-import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "./ip/address/client-address.ts";
-import { DEFAULT_THRESHOLDS, type Thresholds } from "./ip/verdict/reputation.ts";
-import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "./email/evidence-rule.ts";
-import { problemWithDatabaseUrl } from "./stores/postgres/connection-url.ts";
+import { checkNewPassword } from "../dashboard/admin-password.ts";
+import { parseDuration } from "../time/duration.ts";
+import { MAX_TIMER_MS } from "../time/long-timeout.ts";
+import type { ReportSettings } from "../reports/report.ts";
+import { PROXY_HEADERS, type ProxyHeader, type ProxyTrust, parseTrustedProxies } from "../ip/address/client-address.ts";
+import { DEFAULT_THRESHOLDS, type Thresholds } from "../ip/verdict/reputation.ts";
+import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES, type EvidenceRule } from "../email/evidence-rule.ts";
+import { problemWithDatabaseUrl } from "../stores/postgres/connection-url.ts";
 
 export class UsageError extends Error {}
 

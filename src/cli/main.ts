@@ -4,10 +4,10 @@
  * program (Elysia, the stores, the routes) is imported, so a cold start waits for the
  * longer of the two rather than for both; only light modules are imported up here.
  */
-import { startServeLoad } from "./cli/start-serve-load.ts";
+import { startServeLoad } from "./start-serve-load.ts";
 
 const argv = Bun.argv.slice(2);
 const startedLoad = startServeLoad(argv, process.env);
-const { main } = await import("./cli-main.ts");
+const { main } = await import("./dispatch.ts");
 const code = await main(argv, { startedLoad });
 if (code >= 0) process.exit(code);

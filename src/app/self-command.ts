@@ -1,6 +1,6 @@
 import { join, relative, resolve } from "node:path";
 import type { Config } from "./config.ts";
-import { redactedDatabaseUrl } from "./stores/postgres/connection-url.ts";
+import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
 
 /** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
 function shellWord(word: string): string {
@@ -9,12 +9,12 @@ function shellWord(word: string): string {
 
 /**
  * How to run this program again, for hints printed to the user, so that a hint can be pasted
- * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli.ts` in
+ * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli/main.ts` in
  * the project's folder, or else Bun's and the script's absolute paths.
  */
 function selfCommand(cwd = process.cwd()): string {
   if (Bun.main.startsWith("/$bunfs/")) return shellWord(process.execPath);
-  if (relative(cwd, Bun.main) === join("src", "cli.ts")) return "npx bun src/cli.ts";
+  if (relative(cwd, Bun.main) === join("src", "cli", "main.ts")) return "npx bun src/cli/main.ts";
   return `${shellWord(process.execPath)} ${shellWord(Bun.main)}`;
 }
 

@@ -1,23 +1,23 @@
-import { DEFAULT_PERMISSIONS, parsePermissions } from "../../keys/permissions.ts";
-import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "../../dashboard/assets.ts";
-import type { AdminPassword } from "../../dashboard/admin-password.ts";
-import { PasswordCheckSlots } from "../../dashboard/password-check-slots.ts";
-import { keyListing } from "../../dashboard/key-rows.ts";
-import { passwordNotSetPage, signInPage } from "../../dashboard/pages/sign-in.ts";
-import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "../../dashboard/pages/keys.ts";
-import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "../../dashboard/sessions.ts";
-import type { SignInThrottle } from "../../dashboard/sign-in-throttle.ts";
-import { KeyStoreError, type KeyStore } from "../../keys/key-store.ts";
-import type { UsageRecorder } from "../../keys/usage-recorder.ts";
-import type { UsageStore } from "../../keys/usage-store.ts";
-import { emailOverridesPage } from "../../dashboard/pages/email-overrides.ts";
-import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../../email/overrides.ts";
-import { normaliseDomain } from "../../email/domain-name.ts";
-import { readBodyText } from "../request-body.ts";
-import { reportsPage } from "../../dashboard/pages/reports.ts";
-import { parseIpAddress } from "../../ip/address/parse.ts";
-import type { LocalReportIndex } from "../../reports/local-report-index.ts";
-import type { ReportStore } from "../../reports/report-store.ts";
+import { DEFAULT_PERMISSIONS, parsePermissions } from "../keys/permissions.ts";
+import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "./assets.ts";
+import type { AdminPassword } from "./admin-password.ts";
+import { PasswordCheckSlots } from "./password-check-slots.ts";
+import { keyListing } from "./key-rows.ts";
+import { passwordNotSetPage, signInPage } from "./pages/sign-in.ts";
+import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "./pages/keys.ts";
+import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "./sessions.ts";
+import type { SignInThrottle } from "./sign-in-throttle.ts";
+import { KeyStoreError, type KeyStore } from "../keys/key-store.ts";
+import type { UsageRecorder } from "../keys/usage-recorder.ts";
+import type { UsageStore } from "../keys/usage-store.ts";
+import { emailOverridesPage } from "./pages/email-overrides.ts";
+import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../email/overrides.ts";
+import { normaliseDomain } from "../email/domain-name.ts";
+import { readBodyText } from "../http/request-body.ts";
+import { reportsPage } from "./pages/reports.ts";
+import { parseIpAddress } from "../ip/address/parse.ts";
+import type { LocalReportIndex } from "../reports/local-report-index.ts";
+import type { ReportStore } from "../reports/report-store.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -139,6 +139,10 @@ function ignoreAlreadyRevoked(err: unknown): void {
   if (!(err instanceof KeyStoreError)) throw err;
 }
 
+/**
+ * The dashboard's controller: sign-in and sessions, the CSRF check on every form, and the keys,
+ * email override and reports pages. src/http/groups/dashboard.ts binds it to routes.
+ */
 export class Dashboard {
   private readonly passwordChecks = new PasswordCheckSlots();
 

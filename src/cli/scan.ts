@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { type Config, UsageError, loadConfig } from "../config.ts";
+import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { loadSnapshot } from "../datasets/load-snapshot.ts";
 import { withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";

@@ -1,4 +1,4 @@
-import { UsageError, loadConfig } from "../config.ts";
+import { UsageError, loadConfig } from "../app/config.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { StoredReport } from "../reports/report.ts";
 import { reportsCsv } from "../reports/reports-csv.ts";

@@ -1,22 +1,22 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { CollectionPacer, PACER_PERIOD_MS } from "./collection-pacer.ts";
+import { CollectionPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
 import type { Config } from "./config.ts";
-import { lastRefreshedFromNetwork } from "./datasets/freshness.ts";
-import { formatDuration } from "./duration.ts";
-import { DATA_DIR_ORIGIN } from "./datasets/dataset-error.ts";
-import { type LongTimeout, setLongTimeout } from "./long-timeout.ts";
-import { loadSnapshot } from "./datasets/load-snapshot.ts";
-import { UpdateChild } from "./datasets/refresh-child.ts";
-import { RefreshScheduler } from "./datasets/refresh-scheduler.ts";
-import { SnapshotHolder } from "./datasets/snapshot.ts";
-import type { StartedLoad } from "./datasets/start-load.ts";
-import { currentVersion } from "./datasets/versions.ts";
-import { createApp, listen } from "./http/app.ts";
-import { clientResolver } from "./http/client-info.ts";
+import { lastRefreshedFromNetwork } from "../datasets/freshness.ts";
+import { formatDuration } from "../time/duration.ts";
+import { DATA_DIR_ORIGIN } from "../datasets/dataset-error.ts";
+import { type LongTimeout, setLongTimeout } from "../time/long-timeout.ts";
+import { loadSnapshot } from "../datasets/load-snapshot.ts";
+import { UpdateChild } from "../datasets/refresh-child.ts";
+import { RefreshScheduler } from "../datasets/refresh-scheduler.ts";
+import { SnapshotHolder } from "../datasets/snapshot.ts";
+import type { StartedLoad } from "../datasets/start-load.ts";
+import { currentVersion } from "../datasets/versions.ts";
+import { createApp, listen } from "../http/app.ts";
+import { clientResolver } from "../http/client-info.ts";
 import { hint } from "./self-command.ts";
-import { openStores } from "./stores/open.ts";
+import { openStores } from "../stores/open.ts";
 import { wireApp } from "./wiring.ts";
 
 export interface Log {

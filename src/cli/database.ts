@@ -1,0 +1,50 @@
+import { existsSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import type { Config } from "../app/config.ts";
+import { openStores } from "../stores/open.ts";
+import type { Stores } from "../stores/stores.ts";
+
+/** Where a SQLite database path came from, for messages. */
+function databaseOrigin(config: Config, values: { "data-dir"?: string; db?: string }): string {
+  if (values.db !== undefined) return "--db";
+  if (process.env.RISKCHECK_DB) return "RISKCHECK_DB";
+  if (values["data-dir"] !== undefined) return `--data-dir ${values["data-dir"]}`;
+  if (process.env.RISKCHECK_DATA_DIR) return `RISKCHECK_DATA_DIR=${process.env.RISKCHECK_DATA_DIR}`;
+  return `the default data directory ${config.dataDir} in ${process.cwd()}`;
+}
+
+/**
+ * For commands that read keys: a SQLite file that is not there means a wrong data directory
+ * (a command run elsewhere than the server), not an empty database to create.
+ */
+export function requireDatabase(config: Config, values: { "data-dir"?: string; db?: string }): void {
+  if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
+  throw new Error(
+    `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
+  );
+}
+
+/**
+ * For commands that write a new database's first row (a key, the dashboard password): a data
+ * directory that is not there means the command runs elsewhere than the server, whose data
+ * directory holds its datasets; a database made there would be one no server reads. A new
+ * database in a real data directory is made: the returned function says so, once it is.
+ */
+export function prepareDatabase(config: Config, values: { "data-dir"?: string; db?: string }): () => void {
+  if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
+  const ownFile = resolvePath(config.dbPath) === resolvePath(config.dataDir, "riskcheck.sqlite");
+  if (ownFile && !existsSync(config.dataDir)) {
+    throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
+  }
+  return () => console.error(`riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`);
+}
+
+/** Runs `use` on the configured database's stores and closes them, whatever happens. */
+export async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>): Promise<T> {
+  const stores = await openStores(config);
+  try {
+    return await use(stores);
+  } finally {
+    await stores.close();
+  }
+}

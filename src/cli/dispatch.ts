@@ -1,0 +1,120 @@
+/**
+ * `riskcheck COMMAND …`: finds the command the words name, parses its flags, prints help or
+ * a usage error, and runs it. The commands live one group a file beside this one.
+ */
+import pkg from "../../package.json" with { type: "json" };
+import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./command-spec.ts";
+import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./commands.ts";
+import { commandHelp, commandList } from "./help.ts";
+import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
+import { SCAN, runScan } from "./scan.ts";
+import { UsageError } from "../app/config.ts";
+import { SourcesError } from "../datasets/sources.ts";
+import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, emailCommands } from "./email.ts";
+import { serve } from "./serve.ts";
+import { withStores } from "./database.ts";
+import { createKey, listKeys, revokeKey } from "./keys.ts";
+import { migrateDatabase } from "./db.ts";
+import { update } from "./update.ts";
+import { setPassword, unlock } from "./admin.ts";
+import type { RunContext } from "./start-serve-load.ts";
+
+function version(): number {
+  console.log(`riskcheck ${pkg.version}`);
+  return 0;
+}
+
+const email = emailCommands(withStores);
+
+interface Command {
+  readonly spec: CommandSpec;
+  run(args: string[], context: RunContext): Promise<number>;
+}
+
+function command<C extends CommandSpec>(spec: C, run: (parsed: ParsedCommandLine<C>, context: RunContext) => number | Promise<number>): Command {
+  return { spec, run: async (args, context) => run(parseCommandLine(spec, args), context) };
+}
+
+const COMMANDS: readonly Command[] = [
+  command(SERVE, serve),
+  command(UPDATE, update),
+  command(SCAN, runScan),
+  command(KEYS_CREATE, createKey),
+  command(KEYS_LIST, listKeys),
+  command(KEYS_REVOKE, revokeKey),
+  command(REPORTS_LIST, listReports),
+  command(REPORTS_EXPORT, exportReports),
+  command(REPORTS_DELETE, deleteReports),
+  command(ADMIN_SET_PASSWORD, setPassword),
+  command(ADMIN_UNLOCK, unlock),
+  command(DB_MIGRATE, migrateDatabase),
+  command(EMAIL_ALLOW, email.allow),
+  command(EMAIL_DENY, email.deny),
+  command(EMAIL_LIST, email.list),
+  command(EMAIL_REMOVE, email.remove),
+  command(VERSION, version),
+];
+
+interface Group {
+  readonly name: string;
+  readonly commands: readonly Command[];
+}
+
+type Resolved = { readonly command: Command; readonly args: string[] } | { readonly problem: string; readonly group?: Group };
+
+/** The command the first words name: "serve", or a group and its subcommand, "keys create". */
+function resolve(words: string[]): Resolved {
+  const [first, second] = words;
+  const single = COMMANDS.find((c) => c.spec.name === first);
+  if (single) return { command: single, args: words.slice(1) };
+  const group = COMMANDS.filter((c) => c.spec.name.startsWith(`${first} `));
+  if (group.length === 0) return { problem: first === undefined ? "no command given" : `unknown command "${first}"` };
+  const sub = group.find((c) => c.spec.name === `${first} ${second}`);
+  if (sub) return { command: sub, args: words.slice(2) };
+  const names = group.map((c) => c.spec.name.slice(first.length + 1)).join(", ");
+  const problem = second === undefined || second.startsWith("-") ? `${first} needs a subcommand: ${names}` : `unknown ${first} subcommand "${second}"`;
+  return { problem, group: { name: first, commands: group } };
+}
+
+/** One line naming the problem, one pointing at the help. */
+function usageError(problem: string, helpFor?: string): number {
+  console.error(`riskcheck: ${problem}\nRun 'riskcheck ${helpFor ? `${helpFor} ` : ""}--help' for usage.`);
+  return 2;
+}
+
+/** `riskcheck help [COMMAND...]`; `help --help` is the command list, which tells how help works. */
+function help(args: string[]): number {
+  const words = args.filter((w) => w !== "--help" && w !== "-h");
+  if (words.length === 0) {
+    console.log(commandList(COMMANDS.map((c) => c.spec)));
+    return 0;
+  }
+  const found = resolve(words);
+  if ("command" in found && found.args.length === 0) console.log(commandHelp(found.command.spec));
+  else if ("group" in found && found.group && words.length === 1) console.log(commandList(found.group.commands.map((c) => c.spec), found.group.name));
+  else return usageError(`no help for "${words.join(" ")}"`);
+  return 0;
+}
+
+export async function main(argv: string[], context: RunContext = { startedLoad: null }): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "help") return help(rest);
+  if (first === "--help" || first === "-h") return help([]);
+  const found = resolve(first === "--version" ? ["version", ...rest] : argv);
+  if ("problem" in found) {
+    if (found.group && wantsHelp(argv.slice(1, 2))) return help([found.group.name]);
+    return usageError(found.problem, found.group?.name);
+  }
+  const { spec } = found.command;
+  if (wantsHelp(found.args)) {
+    console.log(commandHelp(spec));
+    return 0;
+  }
+  try {
+    return await found.command.run(found.args, context);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof SourcesError) return usageError(err.message, spec.name);
+    console.error(`riskcheck: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}

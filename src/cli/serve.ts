@@ -1,0 +1,47 @@
+import { maxHeaderSize } from "node:http";
+import type { ParsedCommandLine } from "./command-spec.ts";
+import { SERVE } from "./commands.ts";
+import { loadConfig } from "../app/config.ts";
+import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "../app/runtime-flags.ts";
+import { type Log, startServer } from "../app/server.ts";
+import type { RunContext } from "./start-serve-load.ts";
+
+const log: Log = {
+  info: (line) => console.log(line),
+  error: (line) => console.error(line),
+};
+
+/** `serve`'s exit status: none, the process goes on until a signal stops it. */
+const KEEP_RUNNING = -1;
+
+export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { startedLoad }: RunContext): Promise<number> {
+  let stopWith: (reason: string, exitCode: number) => void = () => {};
+  const server = await startServer(loadConfig(values, process.env), log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
+  if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
+    log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
+  }
+  let signals = 0;
+  const stop = (signal: string, exitCode = 0) => {
+    if (signals++ > 0) {
+      log.info(`${signal} received again: closing open connections now`);
+      void server.closeConnections();
+      return;
+    }
+    log.info(`${signal}${exitCode ? "" : " received"}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
+    server.shutdown().then(
+      () => process.exit(exitCode),
+      (err) => {
+        log.error(`shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  stopWith = (reason, exitCode) => {
+    log.error(reason);
+    stop("stopping", exitCode);
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGHUP", () => void server.reload("SIGHUP"));
+  return KEEP_RUNNING;
+}

@@ -1,0 +1,5 @@
+/** Prints rows as columns, each as wide as its widest cell on a terminal; the first row is the heading. */
+export function printTable(table: string[][]): void {
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => Bun.stringWidth(row[i]))));
+  for (const row of table) console.log(row.map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell))).join("  ").trimEnd());
+}

@@ -1,0 +1,113 @@
+import { existsSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import type { ParsedCommandLine } from "./command-spec.ts";
+import { DEFAULT_MAX_SHRINK, UPDATE, VERSION } from "./commands.ts";
+import { type Config, UsageError, loadConfig } from "../app/config.ts";
+import { DATA_DIR_ORIGIN } from "../datasets/dataset-error.ts";
+import { progressLine } from "../datasets/fetch-source.ts";
+import { describeGroup, groupProblems } from "../datasets/source-problems.ts";
+import { runUpdate } from "../datasets/update.ts";
+import { type VersionListing, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
+import { hint } from "../app/self-command.ts";
+import { disputedSummary } from "./email.ts";
+import { printTable } from "./table.ts";
+
+export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
+  const config = loadConfig(values, process.env);
+  if (values.rollback) {
+    const { current, from } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
+    console.log(`Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. Roll back again to step further.`);
+    return 0;
+  }
+  if (values.list) {
+    printVersions(await listVersions(config.dataDir), config);
+    return 0;
+  }
+  const maxShrink = values["max-shrink"] === undefined ? DEFAULT_MAX_SHRINK : Number(values["max-shrink"]);
+  if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
+  const started = performance.now();
+  const report = await runUpdate({
+    dataDir: config.dataDir,
+    sourcesFile: config.sourcesFile,
+    only: values.only?.split(",").map((n) => n.trim()).filter(Boolean),
+    force: values.force ?? false,
+    maxShrink,
+    keepVersions: config.keepVersions,
+    thresholds: config.thresholds,
+    env: process.env,
+    progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
+    nodeModules: installedPackages(),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
+  const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");
+  if (values.json) {
+    console.log(JSON.stringify(report));
+    return failed ? 1 : 0;
+  }
+  printTable([
+    ["SOURCE", "RESULT", "ENTRIES", "DATA DATE", "DETAIL"],
+    ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.dataDate?.slice(0, 10) ?? "", o.detail]),
+  ]);
+  const rebuilt = report.outputs.filter((o) => o.rebuilt);
+  if (rebuilt.length) {
+    console.log("");
+    printTable([
+      ["OUTPUT", "BEFORE", "AFTER", "FROM", "NOTE"],
+      ...rebuilt.map((o) => [o.name, o.before === null ? "-" : String(o.before), o.after === null ? "-" : String(o.after), sourceNames(o.sources), o.note ?? ""]),
+    ]);
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log("");
+  if (report.refused.length) {
+    for (const line of report.refused) console.error(`riskcheck: refused: ${line}`);
+    console.error(`riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`);
+    return 1;
+  }
+  const groups = groupProblems(report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null })));
+  if (report.version) {
+    const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
+    console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
+    for (const line of disputedSummary(report.disputed)) console.log(line);
+  } else if (groups.length) {
+    console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
+  } else {
+    console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
+  }
+  // One line on stderr: what failed, grouped by why, and what can help.
+  if (groups.length) console.error(`riskcheck: could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}.`);
+  return failed ? 1 : 0;
+}
+
+function sourceNames(names: readonly string[]): string {
+  if (names.length === 0) return "no source";
+  return names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
+}
+
+/** npm: sources read the packages installed beside the program, when there are any. */
+function installedPackages(): string | null {
+  const candidates = [resolvePath("node_modules"), resolvePath(import.meta.dir, "../..", "node_modules")];
+  return candidates.find((dir) => existsSync(dir)) ?? null;
+}
+
+function printVersions(versions: VersionListing[], config: Config): void {
+  if (versions.length === 0) {
+    console.log(`No dataset version yet in ${resolvePath(config.dataDir)} (${DATA_DIR_ORIGIN}); to fill it, run: ${hint(config, "update")}`);
+    return;
+  }
+  const count = (v: VersionListing, output: string) => String(v.manifest?.outputs[output]?.count ?? "-");
+  printTable([
+    ["", "VERSION", "CREATED", "BUILT ON", "SOURCES", "DISPOSABLE", "FREE", "REPUTATION", "ASN"],
+    ...versions.map((v) => [
+      v.current ? "*" : "",
+      v.name,
+      v.manifest?.created.slice(0, 19).replace("T", " ") ?? "?",
+      v.manifest?.base ?? "-",
+      String(Object.keys(v.manifest?.sources ?? {}).length),
+      count(v, "disposable-domains"),
+      count(v, "free-domains"),
+      count(v, "reputation-index"),
+      count(v, "asn-index"),
+    ]),
+  ]);
+}

@@ -1,0 +1,136 @@
+import { expect, test } from "bun:test";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+/**
+ * The layout's rules (docs/architecture.md), read from the source: every import counts,
+ * `import type` and `typeof import(…)` included, since a type-only circle still ties the
+ * files together.
+ */
+const ROOT = resolve(import.meta.dir, "../..");
+const SRC = join(ROOT, "src");
+
+/** Plain TypeScript, taking what they need as arguments. */
+const DOMAIN = ["ip", "email", "keys", "limits", "datasets"];
+/** What no domain folder may import: the web layer, the store implementations, the composition root and the command line. */
+const ABOVE_DOMAIN = ["http", "stores", "app", "cli"];
+
+const SPECIFIERS = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s*["']([^"']+)["']/gm];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Each src file (relative to src/) with what it imports: other src files (relative to src/) and packages. */
+function importGraph(): Map<string, { files: string[]; packages: string[] }> {
+  const graph = new Map<string, { files: string[]; packages: string[] }>();
+  for (const path of sourceFiles(SRC)) {
+    const text = readFileSync(path, "utf8");
+    const specifiers = new Set(SPECIFIERS.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1])));
+    const files: string[] = [];
+    const packages: string[] = [];
+    for (const specifier of specifiers) {
+      if (!specifier.startsWith(".")) packages.push(specifier);
+      else {
+        const target = resolve(dirname(path), specifier);
+        if (target.startsWith(`${SRC}/`) && target.endsWith(".ts")) files.push(relative(SRC, target));
+      }
+    }
+    graph.set(relative(SRC, path), { files, packages });
+  }
+  return graph;
+}
+
+const topFolder = (file: string) => file.split("/")[0];
+
+/** Every import cycle, each as the files around it, first file repeated at the end (Tarjan's strongly connected components, then one circle through each). */
+function cycles(edges: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (edges.get(v) ?? []).includes(v)) components.push(component);
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return components.map((component) => circleThrough(component.sort()[0], new Set(component), edges));
+}
+
+/** The shortest way from `start` back to itself inside one component. */
+function circleThrough(start: string, component: Set<string>, edges: Map<string, string[]>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift()!;
+    for (const w of edges.get(v) ?? []) {
+      if (!component.has(w)) continue;
+      if (w === start) {
+        const between: string[] = [];
+        for (let u = v; u !== start; u = cameFrom.get(u)!) between.unshift(u);
+        return [start, ...between, start];
+      }
+      if (!cameFrom.has(w)) {
+        cameFrom.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start];
+}
+
+const graph = importGraph();
+
+test("the reader finds the imports it checks, type-only ones included", () => {
+  expect(graph.size).toBeGreaterThan(100);
+  expect(graph.get("stores/stores.ts")?.files).toContain("keys/key-store.ts"); // `import type { KeyStore }`
+  expect(graph.get("http/app.ts")?.packages).toContain("elysia");
+  expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
+});
+
+test("src/ holds only folders", () => {
+  expect(readdirSync(SRC).filter((name) => !statSync(join(SRC, name)).isDirectory())).toEqual([]);
+});
+
+test("no domain folder imports the web layer, a store implementation, the composition root, the command line or Elysia", () => {
+  const wrong: string[] = [];
+  for (const [file, { files, packages }] of graph) {
+    if (!DOMAIN.includes(topFolder(file))) continue;
+    for (const target of files) if (ABOVE_DOMAIN.includes(topFolder(target))) wrong.push(`${file} → ${target}`);
+    for (const name of packages) if (name === "elysia" || name.startsWith("elysia/") || name.startsWith("@elysiajs/")) wrong.push(`${file} → ${name}`);
+  }
+  expect(wrong).toEqual([]);
+});
+
+test("ip/ does not import datasets/: the datasets feed the lookups, not the other way", () => {
+  const wrong = [...graph].flatMap(([file, { files }]) => (topFolder(file) === "ip" ? files.filter((t) => topFolder(t) === "datasets").map((t) => `${file} → ${t}`) : []));
+  expect(wrong).toEqual([]);
+});
+
+test("no import cycles, type-only ones included", () => {
+  const edges = new Map([...graph].map(([file, { files }]) => [file, files]));
+  expect(cycles(edges).map((circle) => circle.join(" → "))).toEqual([]);
+});
