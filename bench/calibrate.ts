@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clipSpecialPurpose } from "../src/datasets/clip-special-purpose.ts";
-import { FORMATS, type SourceFormat } from "../src/datasets/formats/index.ts";
+import { clipSpecialPurpose } from "../src/datasets/update/clip-special-purpose.ts";
+import { FORMATS, type SourceFormat } from "../src/datasets/update/formats/index.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../src/datasets/snapshot.ts";
 import { cidrsOfRange } from "../src/ip/address/address-range.ts";

@@ -7,8 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { asnCsvRows } from "../src/datasets/formats/asn-csv.ts";
-import { parseAddressList } from "../src/datasets/formats/address-list.ts";
+import { asnCsvRows } from "../src/datasets/update/formats/asn-csv.ts";
+import { parseAddressList } from "../src/datasets/update/formats/address-list.ts";
 import { AsnIndex, type AsnRange, compileAsnIndex } from "../src/ip/indexes/asn-index.ts";
 import { encodeIndexFile, readIndexFile } from "../src/ip/indexes/range-index-file.ts";
 import { RangeIndex } from "../src/ip/indexes/range-index.ts";

@@ -8,8 +8,8 @@ import { join, resolve } from "node:path";
 import { compileMissingTables } from "../src/datasets/compiled-tables.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { dataFiles } from "../src/datasets/data-layout.ts";
-import { parseSources } from "../src/datasets/sources.ts";
-import { runUpdate } from "../src/datasets/update.ts";
+import { parseSources } from "../src/datasets/update/sources.ts";
+import { runUpdate } from "../src/datasets/update/update.ts";
 import { currentVersion } from "../src/datasets/versions.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";

@@ -1,4 +1,5 @@
 import { join, relative, resolve } from "node:path";
+import { RUNNING_COMPILED } from "../runtime/compiled.ts";
 import type { Config } from "./config.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
 
@@ -7,13 +8,18 @@ function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** How this program runs itself, for a child process: the compiled binary, or Bun with the script. */
+export function selfArgv(): string[] {
+  return RUNNING_COMPILED ? [process.execPath] : [process.execPath, Bun.main];
+}
+
 /**
  * How to run this program again, for hints printed to the user, so that a hint can be pasted
  * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli/main.ts` in
  * the project's folder, or else Bun's and the script's absolute paths.
  */
 function selfCommand(cwd = process.cwd()): string {
-  if (Bun.main.startsWith("/$bunfs/")) return shellWord(process.execPath);
+  if (RUNNING_COMPILED) return shellWord(process.execPath);
   if (relative(cwd, Bun.main) === join("src", "cli", "main.ts")) return "npx bun src/cli/main.ts";
   return `${shellWord(process.execPath)} ${shellWord(Bun.main)}`;
 }

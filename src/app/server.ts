@@ -5,7 +5,7 @@ import { CollectionPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "../datasets/freshness.ts";
 import { formatDuration } from "../time/duration.ts";
-import { DATA_DIR_ORIGIN } from "../datasets/dataset-error.ts";
+import { DATA_DIR_ORIGIN } from "../ip/dataset-error.ts";
 import { type LongTimeout, setLongTimeout } from "../time/long-timeout.ts";
 import { loadSnapshot } from "../datasets/load-snapshot.ts";
 import { UpdateChild } from "../datasets/refresh-child.ts";
@@ -15,7 +15,7 @@ import type { StartedLoad } from "../datasets/start-load.ts";
 import { currentVersion } from "../datasets/versions.ts";
 import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
-import { hint } from "./self-command.ts";
+import { hint, selfArgv } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -37,11 +37,6 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Closes every connection now; a shutdown under way then finishes without waiting. */
   closeConnections(): Promise<void>;
-}
-
-/** How this program runs itself: the compiled binary, or Bun with the script. */
-function riskcheckCommand(): string[] {
-  return Bun.main.startsWith("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main];
 }
 
 const VERSION_CHECK_MS = 2_000;
@@ -163,7 +158,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
 
   if (config.updateEveryMs !== null) {
     const child = new UpdateChild(
-      riskcheckCommand(),
+      selfArgv(),
       ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
       process.env,
       Date.now,

@@ -9,7 +9,7 @@ import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
 import { UsageError } from "../app/config.ts";
-import { SourcesError } from "../datasets/sources.ts";
+import { SourcesError } from "../datasets/update/sources.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, emailCommands } from "./email.ts";
 import { serve } from "./serve.ts";
 import { withStores } from "./database.ts";

@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
-import type { DisputedNames } from "../datasets/disputed-names.ts";
+import type { DisputedNames } from "../datasets/update/disputed-names.ts";
 import type { Stores } from "../stores/stores.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";

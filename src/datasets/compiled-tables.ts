@@ -6,7 +6,7 @@ import { type OpenedMmdb, openMmdb, parseMmdb } from "../ip/geo/mmdb.ts";
 import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import { RECORD_TABLE_LAYOUT, type RecordTableFile, encodeRecordTableFile, readRecordTableFile } from "../ip/geo/record-table-file.ts";
 import { versionFiles } from "./data-layout.ts";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 import { type CompiledTable, type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
 

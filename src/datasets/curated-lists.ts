@@ -1,5 +1,5 @@
 import { type AddressRange, parseCidr } from "../ip/address/address-range.ts";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 
 function entries(text: string): { line: number; value: string }[] {
   const out: { line: number; value: string }[] = [];

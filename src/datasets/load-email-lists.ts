@@ -3,7 +3,7 @@ import type { SourceInput } from "../email/disposable-evidence.ts";
 import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
 import { dataFilesAt } from "./data-layout.ts";
-import { parseEvidenceFile } from "./email-evidence.ts";
+import { parseEvidenceFile } from "./email-evidence-file.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
 

@@ -1,5 +1,6 @@
+import { RUNNING_COMPILED } from "../runtime/compiled.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 import type { LoadRequest } from "./load-worker.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
 
@@ -13,7 +14,7 @@ type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; probl
  * answered: reading, checking and compiling never hold up the thread that serves.
  */
 export function prepareInWorker(dataDir: string, root: string | undefined, emailRule: EvidenceRule | null): Promise<PreparedDatasets> {
-  const worker = new Worker(Bun.main.startsWith("/$bunfs/") ? COMPILED_WORKER : new URL("./load-worker.ts", import.meta.url).href);
+  const worker = new Worker(RUNNING_COMPILED ? COMPILED_WORKER : new URL("./load-worker.ts", import.meta.url).href);
   return new Promise<PreparedDatasets>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<LoadReply>) => {
       const reply = event.data;

@@ -4,7 +4,7 @@
  * thread never waits on that work.
  */
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 import { buffersOf, prepareDatasets } from "./prepare-datasets.ts";
 
 declare const self: Worker;

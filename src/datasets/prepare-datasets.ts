@@ -17,7 +17,7 @@ import type { AsnKindSource } from "../ip/verdict/network-kinds.ts";
 import { type TableOutput, readVersionTable, recordTables } from "./compiled-tables.ts";
 import type { CompiledTable } from "./manifest.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { loadEmailLists } from "./load-email-lists.ts";
 import type { TextDataset } from "./read-text-dataset.ts";

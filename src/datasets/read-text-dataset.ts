@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { DatasetError } from "./dataset-error.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 
 export interface TextDataset {
   readonly text: string;

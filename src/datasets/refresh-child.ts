@@ -1,5 +1,5 @@
 import type { RefreshResult } from "./refresh-scheduler.ts";
-import type { UpdateReport } from "./update.ts";
+import type { UpdateReport } from "./update/update.ts";
 
 /**
  * Runs `riskcheck update --json` as a child process, so an update's parsing and

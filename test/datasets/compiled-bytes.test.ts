@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { clipSpecialPurpose } from "../../src/datasets/clip-special-purpose.ts";
-import { FORMATS, type FormatValues, type IpFormat, type SourceFormat } from "../../src/datasets/formats/index.ts";
-import { OUTPUTS, type OutputInput } from "../../src/datasets/outputs.ts";
+import { clipSpecialPurpose } from "../../src/datasets/update/clip-special-purpose.ts";
+import { FORMATS, type FormatValues, type IpFormat, type SourceFormat } from "../../src/datasets/update/formats/index.ts";
+import { OUTPUTS, type OutputInput } from "../../src/datasets/update/outputs.ts";
 import { EvidenceIndexBuilder } from "../../src/ip/indexes/evidence-index.ts";
 import { encodeIndexFile } from "../../src/ip/indexes/range-index-file.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import NPM_DATA_DATES from "../../src/datasets/npm-data-dates.json" with { type: "json" };
-import { parseSources } from "../../src/datasets/sources.ts";
+import NPM_DATA_DATES from "../../src/datasets/update/npm-data-dates.json" with { type: "json" };
+import { parseSources } from "../../src/datasets/update/sources.ts";
 import { COUNTER_NAMES, type CounterName, type ReportingSource, countersOf } from "../../src/ip/verdict/report-counting.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -25,7 +25,7 @@ describe("the shipped data/sources.json", () => {
       const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
       expect(existsSync(join(ROOT, "node_modules", path))).toBe(true);
       const version = JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
-      // Upgrading a package means recording its data's date in src/datasets/npm-data-dates.json.
+      // Upgrading a package means recording its data's date in src/datasets/update/npm-data-dates.json.
       expect(Object.keys(NPM_DATA_DATES)).toContain(`${name}@${version}`);
     }
   });

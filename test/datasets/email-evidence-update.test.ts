@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
-import { parseEvidenceFile } from "../../src/datasets/email-evidence.ts";
+import { parseEvidenceFile } from "../../src/datasets/email-evidence-file.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
 import { createTestApp } from "../support/test-app.ts";

@@ -1,15 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clipSpecialPurpose } from "../../src/datasets/clip-special-purpose.ts";
-import { parseAddressList } from "../../src/datasets/formats/address-list.ts";
-import { parseAsnCsv } from "../../src/datasets/formats/asn-csv.ts";
-import { parseAsnListFeed } from "../../src/datasets/formats/asn-list.ts";
-import { parseDomainList } from "../../src/datasets/formats/domain-list.ts";
-import type { FeedEntry } from "../../src/datasets/formats/feed-entry.ts";
-import { parseMmdbSource } from "../../src/datasets/formats/mmdb.ts";
-import { ContentError } from "../../src/datasets/formats/parsed-source.ts";
-import { parsePrefixJson } from "../../src/datasets/formats/prefix-json.ts";
+import { clipSpecialPurpose } from "../../src/datasets/update/clip-special-purpose.ts";
+import { parseAddressList } from "../../src/datasets/update/formats/address-list.ts";
+import { parseAsnCsv } from "../../src/datasets/update/formats/asn-csv.ts";
+import { parseAsnListFeed } from "../../src/datasets/update/formats/asn-list.ts";
+import { parseDomainList } from "../../src/datasets/update/formats/domain-list.ts";
+import type { FeedEntry } from "../../src/datasets/update/formats/feed-entry.ts";
+import { parseMmdbSource } from "../../src/datasets/update/formats/mmdb.ts";
+import { ContentError } from "../../src/datasets/update/formats/parsed-source.ts";
+import { parsePrefixJson } from "../../src/datasets/update/formats/prefix-json.ts";
 import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 

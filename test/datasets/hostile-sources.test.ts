@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { refusedRedirect } from "../../src/datasets/redirect-target.ts";
+import { refusedRedirect } from "../../src/datasets/update/redirect-target.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, startServe } from "../support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { clipSpecialPurpose } from "../../src/datasets/clip-special-purpose.ts";
-import { parseAwsIpRanges } from "../../src/datasets/formats/aws-ip-ranges.ts";
-import { parseFastlyIpList } from "../../src/datasets/formats/fastly-ip-list.ts";
-import type { FeedEntry } from "../../src/datasets/formats/feed-entry.ts";
-import { parseGeofeedCsv } from "../../src/datasets/formats/geofeed-csv.ts";
-import { parseGithubMeta } from "../../src/datasets/formats/github-meta.ts";
-import { parseGoogleCloudRanges } from "../../src/datasets/formats/google-cloud-ranges.ts";
-import { FORMATS } from "../../src/datasets/formats/index.ts";
-import { parseOracleCloudRanges } from "../../src/datasets/formats/oracle-cloud-ranges.ts";
-import { ContentError, type ParsedSource } from "../../src/datasets/formats/parsed-source.ts";
+import { clipSpecialPurpose } from "../../src/datasets/update/clip-special-purpose.ts";
+import { parseAwsIpRanges } from "../../src/datasets/update/formats/aws-ip-ranges.ts";
+import { parseFastlyIpList } from "../../src/datasets/update/formats/fastly-ip-list.ts";
+import type { FeedEntry } from "../../src/datasets/update/formats/feed-entry.ts";
+import { parseGeofeedCsv } from "../../src/datasets/update/formats/geofeed-csv.ts";
+import { parseGithubMeta } from "../../src/datasets/update/formats/github-meta.ts";
+import { parseGoogleCloudRanges } from "../../src/datasets/update/formats/google-cloud-ranges.ts";
+import { FORMATS } from "../../src/datasets/update/formats/index.ts";
+import { parseOracleCloudRanges } from "../../src/datasets/update/formats/oracle-cloud-ranges.ts";
+import { ContentError, type ParsedSource } from "../../src/datasets/update/formats/parsed-source.ts";
 import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
 import { AWS_IP_RANGES, FASTLY_IP_LIST, GITHUB_META, GOOGLE_ACTION_NEEDED, GOOGLE_CLOUD, ICLOUD_EGRESS, OPENAI_GPTBOT, ORACLE_CLOUD } from "../fixtures/infrastructure/publishers.ts";
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { SourcesError, expand, parseSources } from "../../src/datasets/sources.ts";
+import { SourcesError, expand, parseSources } from "../../src/datasets/update/sources.ts";
 
 const source = (fields: object) => JSON.stringify({ sources: [{ name: "feed", format: "address-list", feeds: "attack", licence: "test", url: "https://feeds.example/list.txt", ...fields }] });
 

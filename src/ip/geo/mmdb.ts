@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { Reader, type Response as MmdbRecord } from "maxmind";
-import { DatasetError } from "../../datasets/dataset-error.ts";
+import { DatasetError } from "../dataset-error.ts";
 import { MmdbTree } from "./mmdb-tree.ts";
 
 export type { Response as MmdbRecord } from "maxmind";

@@ -1,6 +1,6 @@
 import { writeSectionedFile } from "../sectioned-file.ts";
 import { readSync } from "node:fs";
-import { DatasetError } from "../../datasets/dataset-error.ts";
+import { DatasetError } from "../dataset-error.ts";
 import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { writeSectionedFile } from "../sectioned-file.ts";
-import { DatasetError } from "../../datasets/dataset-error.ts";
+import { DatasetError } from "../dataset-error.ts";
 import { type RangeColumns, compareWords } from "./range-index.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { asnCsvRows } from "../../../src/datasets/formats/asn-csv.ts";
+import { asnCsvRows } from "../../../src/datasets/update/formats/asn-csv.ts";
 import { AsnIndex, type AsnRange, compileAsnIndex } from "../../../src/ip/indexes/asn-index.ts";
 import { type ParsedIp, parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../../src/ip/indexes/range-index-file.ts";

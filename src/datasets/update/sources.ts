@@ -1,5 +1,5 @@
-import { parseDuration } from "../time/duration.ts";
-import { COUNTER_NAMES } from "../ip/verdict/report-counting.ts";
+import { parseDuration } from "../../time/duration.ts";
+import { COUNTER_NAMES } from "../../ip/verdict/report-counting.ts";
 import { FORMAT_NAMES, FORMATS, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
 
 export interface Source {

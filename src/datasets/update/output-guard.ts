@@ -1,5 +1,5 @@
-import type { OutputRecord, SourceRecord } from "./manifest.ts";
-import type { SourceOutcome } from "./update.ts";
+import type { OutputRecord, SourceRecord } from "../manifest.ts";
+import type { SourceOutcome } from "./source-outcome.ts";
 
 export interface ShrinkCheck {
   readonly name: string;

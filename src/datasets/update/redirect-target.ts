@@ -1,5 +1,5 @@
-import { isGlobalUnicast } from "../ip/address/special-purpose.ts";
-import { parseIpAddress } from "../ip/address/parse.ts";
+import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
+import { parseIpAddress } from "../../ip/address/parse.ts";
 
 /**
  * Why a feed's redirect may not be followed, or null: a publisher (or whoever took over

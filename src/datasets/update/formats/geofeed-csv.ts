@@ -1,6 +1,6 @@
-import { parseCidr } from "../../ip/address/address-range.ts";
+import { parseCidr } from "../../../ip/address/address-range.ts";
 import { checkRejects, listText } from "./content-checks.ts";
-import type { Place } from "../../ip/indexes/relay-place-index.ts";
+import type { Place } from "../../../ip/indexes/relay-place-index.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";

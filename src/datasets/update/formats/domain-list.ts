@@ -1,5 +1,5 @@
-import { parseDomainListText } from "../../email/domain-lists.ts";
-import { normaliseDomain } from "../../email/domain-name.ts";
+import { parseDomainListText } from "../../../email/domain-lists.ts";
+import { normaliseDomain } from "../../../email/domain-name.ts";
 import { checkRejects, listText } from "./content-checks.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
 

@@ -1,5 +1,5 @@
-import { type AddressRange, rangeOfCidr, subtractRanges } from "../ip/address/address-range.ts";
-import { SPECIAL_PURPOSE_IPV4, SPECIAL_PURPOSE_IPV6 } from "../ip/address/special-purpose.ts";
+import { type AddressRange, rangeOfCidr, subtractRanges } from "../../ip/address/address-range.ts";
+import { SPECIAL_PURPOSE_IPV4, SPECIAL_PURPOSE_IPV6 } from "../../ip/address/special-purpose.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
 
 const SPECIAL: readonly AddressRange[] = [...SPECIAL_PURPOSE_IPV4, ...SPECIAL_PURPOSE_IPV6].map(rangeOfCidr);

@@ -1,6 +1,6 @@
-import type { AsnRange } from "../../ip/indexes/asn-index.ts";
-import { KIND_NAMES } from "../../ip/verdict/network-kinds.ts";
-import { COUNTER_NAMES } from "../../ip/verdict/report-counting.ts";
+import type { AsnRange } from "../../../ip/indexes/asn-index.ts";
+import { KIND_NAMES } from "../../../ip/verdict/network-kinds.ts";
+import { COUNTER_NAMES } from "../../../ip/verdict/report-counting.ts";
 import { parseAddressList } from "./address-list.ts";
 import { parseAsnCsv } from "./asn-csv.ts";
 import { parseAsnListFeed } from "./asn-list.ts";

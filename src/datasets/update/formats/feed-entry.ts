@@ -1,5 +1,5 @@
-import type { AddressRange } from "../../ip/address/address-range.ts";
-import type { Place } from "../../ip/indexes/relay-place-index.ts";
+import type { AddressRange } from "../../../ip/address/address-range.ts";
+import type { Place } from "../../../ip/indexes/relay-place-index.ts";
 
 /** One address range a feed lists, with the count it gives (1 unless the format carries one). */
 export interface FeedEntry {

@@ -1,5 +1,5 @@
-import { type MmdbRecord, parseMmdb, verifyRecords } from "../../ip/geo/mmdb.ts";
-import { DatasetError } from "../dataset-error.ts";
+import { type MmdbRecord, parseMmdb, verifyRecords } from "../../../ip/geo/mmdb.ts";
+import { DatasetError } from "../../../ip/dataset-error.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
 
 export const MMDB_TARGETS = ["city", "city-ipv4", "city-ipv6", "country", "asn-isp"] as const;

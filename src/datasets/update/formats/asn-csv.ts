@@ -1,4 +1,4 @@
-import type { AsnRange } from "../../ip/indexes/asn-index.ts";
+import type { AsnRange } from "../../../ip/indexes/asn-index.ts";
 import { listText } from "./content-checks.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
 

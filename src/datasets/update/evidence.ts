@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { EvidenceIndex, EvidenceIndexBuilder } from "../ip/indexes/evidence-index.ts";
-import { decodeIndexFile, encodeIndexFile } from "../ip/indexes/range-index-file.ts";
+import { EvidenceIndex, EvidenceIndexBuilder } from "../../ip/indexes/evidence-index.ts";
+import { decodeIndexFile, encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
 import type { OutputInput } from "./outputs.ts";
-import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
+import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
 
 /**
  * Writes one evidence index per IP list into `dir`: each range it lists with its count

@@ -1,4 +1,4 @@
-import { parseCidr } from "../../ip/address/address-range.ts";
+import { parseCidr } from "../../../ip/address/address-range.ts";
 import { arrayAt, checkRejects, isoDate, jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";

@@ -1,15 +1,16 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { isPublicSuffix, parseDomainListText } from "../email/domain-lists.ts";
-import { nearest, normaliseDomain } from "../email/domain-name.ts";
-import type { Witness } from "../email/evidence-rule.ts";
-import { relayServiceOf } from "../email/relay-services.ts";
-import { dataFiles, versionFiles } from "./data-layout.ts";
-import { loadEmailLists } from "./load-email-lists.ts";
-import { type DisputedNames, composeEmailEvidence, disputedNames, parseEvidenceFile } from "./email-evidence.ts";
+import { isPublicSuffix, parseDomainListText } from "../../email/domain-lists.ts";
+import { nearest, normaliseDomain } from "../../email/domain-name.ts";
+import type { Witness } from "../../email/evidence-rule.ts";
+import { relayServiceOf } from "../../email/relay-services.ts";
+import { dataFiles, versionFiles } from "../data-layout.ts";
+import { loadEmailLists } from "../load-email-lists.ts";
+import { parseEvidenceFile } from "../email-evidence-file.ts";
+import { type DisputedNames, composeEmailEvidence, disputedNames } from "./email-evidence.ts";
 import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";
-import { writeFileAtomically } from "./staged-files.ts";
+import { writeFileAtomically } from "../staged-files.ts";
 
 export type { DisputedNames };
 

@@ -1,13 +1,13 @@
-import { type AsnRange, compileAsnIndex } from "../ip/indexes/asn-index.ts";
-import { kindBit } from "../ip/verdict/network-kinds.ts";
-import { encodeIndexFile } from "../ip/indexes/range-index-file.ts";
-import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../ip/verdict/report-counting.ts";
-import { type Contribution, FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
-import type { versionFiles } from "./data-layout.ts";
+import { type AsnRange, compileAsnIndex } from "../../ip/indexes/asn-index.ts";
+import { kindBit } from "../../ip/verdict/network-kinds.ts";
+import { encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
+import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../../ip/verdict/report-counting.ts";
+import { type Contribution, FLAG, ReputationIndexBuilder } from "../../ip/indexes/reputation-index.ts";
+import type { versionFiles } from "../data-layout.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
 import { type FormatValues, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
-import { LabelIndexBuilder, type RangeLabel } from "../ip/indexes/label-index.ts";
-import { type Place, type RelayPlace, RelayPlaceIndexBuilder } from "../ip/indexes/relay-place-index.ts";
+import { LabelIndexBuilder, type RangeLabel } from "../../ip/indexes/label-index.ts";
+import { type Place, type RelayPlace, RelayPlaceIndexBuilder } from "../../ip/indexes/relay-place-index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
 export interface OutputInput {

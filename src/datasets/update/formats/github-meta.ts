@@ -1,4 +1,4 @@
-import { type AddressRange, parseCidr } from "../../ip/address/address-range.ts";
+import { type AddressRange, parseCidr } from "../../../ip/address/address-range.ts";
 import { jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";

@@ -1,4 +1,4 @@
-import { parseCidr } from "../../ip/address/address-range.ts";
+import { parseCidr } from "../../../ip/address/address-range.ts";
 import { checkRejects, isoDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";

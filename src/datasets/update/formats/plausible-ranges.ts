@@ -1,4 +1,4 @@
-import type { AddressRange } from "../../ip/address/address-range.ts";
+import type { AddressRange } from "../../../ip/address/address-range.ts";
 import { ContentError } from "./parsed-source.ts";
 
 /** What a publisher's list of its own ranges can hold: how many prefixes, and none broader than these. */

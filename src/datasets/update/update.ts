@@ -1,24 +1,25 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { DomainLists } from "../email/domain-lists.ts";
-import type { Thresholds } from "../ip/verdict/reputation.ts";
-import { dataFiles, versionFiles } from "./data-layout.ts";
+import type { DomainLists } from "../../email/domain-lists.ts";
+import type { Thresholds } from "../../ip/verdict/reputation.ts";
+import { dataFiles, versionFiles } from "../data-layout.ts";
 import { type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
 import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
-import { loadEmailLists } from "./load-email-lists.ts";
-import { type LoadReport, loadSnapshot } from "./load-snapshot.ts";
-import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "./manifest.ts";
+import { loadEmailLists } from "../load-email-lists.ts";
+import { type LoadReport, loadSnapshot } from "../load-snapshot.ts";
+import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "../manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
-import { compileVersionTables } from "./compiled-tables.ts";
+import { compileVersionTables } from "../compiled-tables.ts";
 import { composeEvidence } from "./evidence.ts";
 import { type DisputedNames, checkDisputedNames } from "./disputed-names.ts";
 import { DISPUTE } from "./email-evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
 import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
-import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
-import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "./versions.ts";
+import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
+import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "../versions.ts";
+import type { SourceOutcome } from "./source-outcome.ts";
 
 export interface UpdateOptions {
   readonly dataDir: string;
@@ -43,19 +44,6 @@ export interface UpdateOptions {
 
 /** How much of a refused download the log shows. */
 const REFUSED_HEAD_BYTES = 200;
-
-export type Outcome = "updated" | "unchanged" | "skipped" | "failed" | "removed";
-
-export interface SourceOutcome {
-  readonly name: string;
-  readonly outcome: Outcome;
-  readonly entries?: number;
-  readonly dataDate?: string | null;
-  readonly detail: string;
-  /** A source not refreshed (failed or skipped): why, without what it keeps, and the date of the data it keeps (null: none yet). */
-  readonly problem?: string;
-  readonly keeps?: string | null;
-}
 
 export interface OutputChange {
   readonly name: OutputName;

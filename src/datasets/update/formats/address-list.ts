@@ -1,4 +1,4 @@
-import { parseCidr } from "../../ip/address/address-range.ts";
+import { parseCidr } from "../../../ip/address/address-range.ts";
 import { checkRejects, headerDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import type { ParsedSource } from "./parsed-source.ts";
