@@ -7,7 +7,8 @@
  *   bun bench/floor-server.ts DATABASE [BODY_BYTES]
  */
 import { Elysia } from "elysia";
-import { CollectionPacer, PACER_PERIOD_MS, TrafficCounter } from "../src/app/gc-pacer.ts";
+import { CollectionPacer, PACER_PERIOD_MS } from "../src/app/gc-pacer.ts";
+import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
 import { type AdmissionDeps, admit } from "../src/http/admission.ts";
 import { listen } from "../src/http/app.ts";
 import { lifecycle } from "../src/http/lifecycle.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CollectionPacer, TrafficCounter } from "../src/app/gc-pacer.ts";
+import { CollectionPacer } from "../src/app/gc-pacer.ts";
+import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
 import { createTestApp } from "./support/test-app.ts";
 
 // Starts a server and sends traffic: over 4 s on a loaded two-core machine.

@@ -1,7 +1,4 @@
-/** Requests the API has answered; the pacer reads it, the routes count. */
-export class TrafficCounter {
-  served = 0;
-}
+import type { TrafficCounter } from "../metrics/traffic-counter.ts";
 
 /** How often the pacer looks at the traffic. */
 export const PACER_PERIOD_MS = 100;

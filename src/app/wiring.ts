@@ -1,4 +1,4 @@
-import { TrafficCounter } from "./gc-pacer.ts";
+import { TrafficCounter } from "../metrics/traffic-counter.ts";
 import { datasetWarnings } from "../datasets/freshness.ts";
 import { lastUpdateSuccess } from "../metrics/last-update-success.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";

@@ -1,5 +1,5 @@
 import { type AnyElysia, Elysia } from "elysia";
-import type { TrafficCounter } from "../app/gc-pacer.ts";
+import type { TrafficCounter } from "../metrics/traffic-counter.ts";
 import type { ClientResolver } from "./client-info.ts";
 import { type ApiDeps, api } from "./groups/api.ts";
 import { dashboard } from "./groups/dashboard.ts";

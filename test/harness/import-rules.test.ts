@@ -125,6 +125,20 @@ test("no domain folder imports the web layer, a store implementation, the compos
   expect(wrong).toEqual([]);
 });
 
+test("only the command line imports the composition root, nothing imports the command line, and only the composition root and the command line pick a store implementation", () => {
+  const wrong: string[] = [];
+  for (const [file, { files }] of graph) {
+    const from = topFolder(file);
+    for (const target of files) {
+      const to = topFolder(target);
+      if (to === "app" && from !== "app" && from !== "cli") wrong.push(`${file} → ${target}`);
+      if (to === "cli" && from !== "cli") wrong.push(`${file} → ${target}`);
+      if (to === "stores" && !["stores", "app", "cli"].includes(from)) wrong.push(`${file} → ${target}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
 test("ip/ does not import datasets/: the datasets feed the lookups, not the other way", () => {
   const wrong = [...graph].flatMap(([file, { files }]) => (topFolder(file) === "ip" ? files.filter((t) => topFolder(t) === "datasets").map((t) => `${file} → ${t}`) : []));
   expect(wrong).toEqual([]);

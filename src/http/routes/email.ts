@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { TrafficCounter } from "../../app/gc-pacer.ts";
+import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
 import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
 import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, admit } from "../admission.ts";

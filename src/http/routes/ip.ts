@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { TrafficCounter } from "../../app/gc-pacer.ts";
+import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
