@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { parseCommandLine } from "../src/cli/command-spec.ts";
+import { UPDATE } from "../src/cli/commands.ts";
 import { readManifest, writeManifest } from "../src/datasets/manifest.ts";
 import { UpdateChild } from "../src/datasets/refresh-child.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
@@ -78,6 +80,10 @@ describe("serve keeps its data fresh by itself", () => {
       expect(health.refresh).toBeNull();
       expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off"));
       expect(server.output()).toContain("automatic refresh is off");
+      // The command it prints runs as printed: update takes the data directory, not the database (RISKCHECK_DB here).
+      const command = /to refresh, run: (.+)$/m.exec(server.output())![1]!;
+      const args = command.slice(command.indexOf(" update ") + " update ".length).split(" ");
+      expect(parseCommandLine(UPDATE, args).values["data-dir"]).toBe(resolve(env.RISKCHECK_DATA_DIR));
     } finally {
       await server.stop();
     }

@@ -42,3 +42,10 @@ export function hint(config: Config, args: string): string {
   const { flags, note } = databaseFlags(config);
   return `${selfCommand()} ${args}${flags}${note}`;
 }
+
+/** `update` for this server's data: it takes the data directory (and a sources file of its own), never a database. */
+export function updateHint(config: Config): string {
+  const dataDir = resolve(config.dataDir);
+  const sources = resolve(config.sourcesFile);
+  return `${selfCommand()} update --data-dir ${shellWord(dataDir)}${sources === join(dataDir, "sources.json") ? "" : ` --sources ${shellWord(sources)}`}`;
+}

@@ -15,7 +15,7 @@ import type { StartedLoad } from "../datasets/start-load.ts";
 import { currentVersion } from "../datasets/versions.ts";
 import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
-import { hint, selfArgv } from "./self-command.ts";
+import { hint, selfArgv, updateHint } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -197,7 +197,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
       `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
     );
   } else {
-    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${hint(config, "update")}`);
+    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${updateHint(config)}`);
   }
   if (!(await keys.list()).some((k) => k.revokedAt === null)) {
     log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
