@@ -1,6 +1,7 @@
 import { DEFAULTS } from "../app/config.ts";
 import { DEFAULT_THRESHOLDS } from "../ip/verdict/reputation.ts";
-import type { CommandSpec, FlagSpec } from "./command-spec.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../email/evidence-rule.ts";
+import type { CommandSpec, FlagSpec, VariableSpec } from "./command-spec.ts";
 
 /** What the commands take, one table each: the parser and the help text both read them. */
 
@@ -18,7 +19,16 @@ export const DATABASE_URL = {
 } as const satisfies FlagSpec;
 export const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
 const SOURCES = { name: "sources", type: "string", value: "FILE", env: "RISKCHECK_SOURCES", default: "DATA_DIR/sources.json", description: "Where the data comes from (sources.json)" } as const satisfies FlagSpec;
-const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept: the current one and those it was built on" } as const satisfies FlagSpec;
+const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept, 1 to 100: the current one and those it was built on (what update --rollback steps back through)" } as const satisfies FlagSpec;
+
+/** What the answers depend on besides the data: `serve` and `scan` read them alike. */
+export const VERDICT_SETTINGS = [
+    { name: "RISKCHECK_EMAIL_EVIDENCE", default: DEFAULT_EVIDENCE_RULE, description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
+    { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
+    { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
+    { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
+    { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`; the four must rise from informative to bad" },
+] as const satisfies readonly VariableSpec[];
 
 export const SERVE = {
   name: "serve",
@@ -42,20 +52,16 @@ export const SERVE = {
     { name: "RISKCHECK_RATE_PER_MINUTE", default: String(DEFAULTS.ratePerMinute), description: "Default token-bucket refill per key and minute; 0 disables rate limiting" },
     { name: "RISKCHECK_RATE_BURST", default: String(DEFAULTS.rateBurst), description: "Default bucket size: requests a key may send at once" },
     { name: "RISKCHECK_IP_QUOTA_PER_MONTH", default: String(DEFAULTS.ipQuotaPerMonth), description: "Default monthly quota of successful IP checks per key; 0 is unlimited" },
-    { name: "RISKCHECK_ADMIN_PASSWORD", default: "none", description: "Dashboard password; wins over one stored with `admin set-password`" },
+    { name: "RISKCHECK_ADMIN_PASSWORD", default: "none", description: "Dashboard password, 12 to 1,024 characters; wins over one stored with `admin set-password`, and is stored at start in place of a stored one it does not match, which signs every session out" },
     { name: "RISKCHECK_TRUST_PROXY", default: "none", description: "Comma-separated addresses/CIDRs of reverse proxies whose forwarding header is believed" },
     { name: "RISKCHECK_TRUST_PROXY_HEADER", default: "x-forwarded-for", description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip" },
-    { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections" },
+    { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections; 0 to 2147483647 (about 24.8 days)" },
     { name: "RISKCHECK_METRICS_TOKEN", default: "none", description: "When set, GET /metrics needs `Authorization: Bearer <token>`" },
-    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (and idle quota leases given back)" },
-    { name: "RISKCHECK_EMAIL_EVIDENCE", default: "corroborated", description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
-    { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
-    { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
-    { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
+    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (with PostgreSQL also: how often idle quota leases go back and every key's count is read); 100 to 2147483647" },
+    ...VERDICT_SETTINGS,
     { name: "RISKCHECK_REPORT_DEDUP", default: DEFAULTS.reportDedup, description: "A key's repeat of a report (same address and category) within this is a duplicate" },
     { name: "RISKCHECK_REPORT_WINDOW", default: DEFAULTS.reportWindow, description: "Local reports count in the verdict for this long: distinct reporting keys per category" },
     { name: "RISKCHECK_REPORT_RETENTION", default: DEFAULTS.reportRetention, description: "Local reports older than this are deleted" },
-    { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`" },
   ],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
 } as const satisfies CommandSpec;
@@ -137,7 +143,7 @@ export const DB_MIGRATE = {
   summary: "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
   details: [
     "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
-    "--from-sqlite copies keys, usage, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
+    "--from-sqlite copies keys, usage, local reports, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
   ],
   flags: [
     { name: "from-sqlite", type: "string", value: "FILE", description: "SQLite database to copy into the PostgreSQL database of --database-url" },

@@ -55,6 +55,9 @@ const COMMANDS: readonly Command[] = [
   command(VERSION, version),
 ];
 
+/** Every command's table, in the order `riskcheck --help` lists them (the manual's generated parts read it too). */
+export const COMMAND_SPECS: readonly CommandSpec[] = COMMANDS.map((c) => c.spec);
+
 interface Group {
   readonly name: string;
   readonly commands: readonly Command[];
@@ -86,7 +89,7 @@ function usageError(problem: string, helpFor?: string): number {
 function help(args: string[]): number {
   const words = args.filter((w) => w !== "--help" && w !== "-h");
   if (words.length === 0) {
-    console.log(commandList(COMMANDS.map((c) => c.spec)));
+    console.log(commandList(COMMAND_SPECS));
     return 0;
   }
   const found = resolve(words);

@@ -9,7 +9,7 @@ import type { Stores } from "../stores/stores.ts";
 import { ScanInputError, type ScanSink, scan } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
-import { DATABASE_URL, DATA_DIR, DB } from "./commands.ts";
+import { DATABASE_URL, DATA_DIR, DB, VERDICT_SETTINGS } from "./commands.ts";
 
 export const SCAN = {
   name: "scan",
@@ -33,6 +33,7 @@ export const SCAN = {
     DB,
     DATABASE_URL,
   ],
+  environment: VERDICT_SETTINGS,
   examples: [
     "riskcheck scan users.csv --out checked.csv",
     "riskcheck scan users.csv --email-column contact --ip-column last_login_ip --only-risky",

@@ -27,7 +27,7 @@ export const API_ERRORS = Object.freeze({
   rateLimited: define(429, "rate_limit_exceeded", "Rate limit exceeded. Please try again later."),
   quotaExceeded: define(429, "quota_exceeded", "Monthly quota exceeded. Please upgrade your plan or wait until next month."),
   metricsTokenRequired: define(401, "unauthorized", "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>"),
-  notFound: define(404, "not_found", "No such endpoint; see the API reference in the README"),
+  notFound: define(404, "not_found", "No such endpoint; see the API reference in docs/api.md"),
   internal: define(500, "internal_error", "The server failed to answer this request; the details are in its log"),
 });
 
