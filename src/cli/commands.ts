@@ -23,11 +23,17 @@ const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: 
 
 /** What the answers depend on besides the data: `serve` and `scan` read them alike. */
 export const VERDICT_SETTINGS = [
-    { name: "RISKCHECK_EMAIL_EVIDENCE", default: DEFAULT_EVIDENCE_RULE, description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
-    { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
-    { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
-    { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
-    { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`; the four must rise from informative to bad" },
+  { name: "RISKCHECK_EMAIL_EVIDENCE", default: DEFAULT_EVIDENCE_RULE, description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
+  { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
+  { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
+  { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
+  { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`; the four must rise from informative to bad" },
+] as const satisfies readonly VariableSpec[];
+
+/** Read by `update` and by the refresh that `serve` runs. */
+const MAXMIND_SETTINGS = [
+  { name: "MAXMIND_ACCOUNT_ID", default: "none", description: "With MAXMIND_LICENSE_KEY, enables the maxmind-* sources" },
+  { name: "MAXMIND_LICENSE_KEY", default: "none", description: "MaxMind licence key for the maxmind-* sources" },
 ] as const satisfies readonly VariableSpec[];
 
 export const SERVE = {
@@ -62,6 +68,7 @@ export const SERVE = {
     { name: "RISKCHECK_REPORT_DEDUP", default: DEFAULTS.reportDedup, description: "A key's repeat of a report (same address and category) within this is a duplicate" },
     { name: "RISKCHECK_REPORT_WINDOW", default: DEFAULTS.reportWindow, description: "Local reports count in the verdict for this long: distinct reporting keys per category" },
     { name: "RISKCHECK_REPORT_RETENTION", default: DEFAULTS.reportRetention, description: "Local reports older than this are deleted" },
+    ...MAXMIND_SETTINGS,
   ],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
 } as const satisfies CommandSpec;
@@ -85,10 +92,7 @@ export const UPDATE = {
     { name: "list", type: "boolean", description: "List the kept versions with their date, sources and counts" },
     JSON_OUTPUT,
   ],
-  environment: [
-    { name: "MAXMIND_ACCOUNT_ID", default: "none", description: "With MAXMIND_LICENSE_KEY, enables the maxmind-* sources" },
-    { name: "MAXMIND_LICENSE_KEY", default: "none", description: "MaxMind licence key for the maxmind-* sources" },
-  ],
+  environment: MAXMIND_SETTINGS,
   examples: ["riskcheck update --data-dir /var/lib/riskcheck", "riskcheck update --only ipsum,spamhaus-drop-v4", "riskcheck update --list", "riskcheck update --rollback"],
 } as const satisfies CommandSpec;
 
