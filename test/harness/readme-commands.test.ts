@@ -19,3 +19,21 @@ test("the README names the Node.js version, as package.json's engines field does
   expect(engines.node).toBe(">=20");
   expect(quickStart).toContain("Node.js 20 or newer");
 });
+
+test("the quick start creates a first key with a command that parses as written, by the tables the binary uses", async () => {
+  const { COMMAND_SPECS } = await import("../../src/cli-main.ts");
+  const { parseCommandLine } = await import("../../src/cli/command-spec.ts");
+  const cliLines = [...quickStart.matchAll(/^npx bun src\/cli\.ts ([^#\n]*?)\s*(?:#.*)?$/gm)].map((m) => m[1]!.split(" ").map((w) => w.replace(/^"(.*)"$/, "$1")));
+  expect(cliLines.length).toBeGreaterThan(0);
+  for (const words of cliLines) {
+    const spec = COMMAND_SPECS.find((c) => words.join(" ").startsWith(`${c.name} `));
+    expect(spec?.name).toBe("keys create");
+    expect(() => parseCommandLine(spec!, words.slice(spec!.name.split(" ").length))).not.toThrow();
+  }
+});
+
+test("the README's example requests name only paths the OpenAPI document describes", async () => {
+  const { OPENAPI_DOCUMENT } = await import("../../src/http/openapi-document.ts");
+  const paths = new Set([...readme.matchAll(/http:\/\/127\.0\.0\.1:8080(\/[\w/.-]*)/g)].map((m) => m[1]!));
+  expect([...paths].sort()).toEqual(Object.keys(OPENAPI_DOCUMENT.paths).sort());
+});
