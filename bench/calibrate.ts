@@ -4,7 +4,7 @@
  * bundled data, then prints, as Markdown, the levels served: over every listed address,
  * per ipsum count, per source, over random public addresses and for a known-benign set;
  * how much double counting the aggregation removes; and what a Googlebot address and a
- * public resolver planted into ipsum and blocklist.de get. CALIBRATION.md holds its output.
+ * public resolver planted into ipsum and blocklist.de get. docs/reputation-calibration.md holds its output.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

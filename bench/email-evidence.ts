@@ -6,7 +6,7 @@
  * disposable; per rule, how many names it serves and demotes, its recall on the names a
  * verifying list or two independent lists name, and which known false positives (names on
  * the allowlists or a relay service's) it would flag if the allowlist did not overrule them.
- * The tables in CALIBRATION-EMAIL.md are its output (`bun run calibrate:email`).
+ * The tables in docs/email-calibration.md are its output (`bun run calibrate:email`).
  */
 import { join } from "node:path";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";

@@ -8,7 +8,7 @@ export const PACER_PERIOD_MS = 100;
  * JavaScriptCore starts a full collection only once the heap has grown by about its
  * live size, and the datasets' buffers count as live: under load, per-request garbage
  * piled up before each stop-the-world full collection. Collecting as the garbage comes
- * keeps peak RSS down at the same throughput (figures in BENCHMARKS.md). Idle servers
+ * keeps peak RSS down at the same throughput (figures in docs/benchmarks.md). Idle servers
  * are left alone.
  */
 export class CollectionPacer {

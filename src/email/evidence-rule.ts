@@ -9,7 +9,7 @@
  *   others is not enough: that is how real companies' domains get listed.
  * - `strict`: a list that verifies its entries, or two independent lists.
  *
- * Chosen by measurement on the real lists: CALIBRATION-EMAIL.md.
+ * Chosen by measurement on the real lists: docs/email-calibration.md.
  */
 export const EVIDENCE_RULES = ["any", "corroborated", "strict"] as const;
 export type EvidenceRule = (typeof EVIDENCE_RULES)[number];

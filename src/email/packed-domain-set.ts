@@ -12,7 +12,7 @@ export interface DomainSet extends Iterable<string> {
  * cache misses (table, entry, string cell, characters), paid on every email check in the
  * server; here a lookup reads one table slot and, when the hash matches, the name's
  * bytes. It also keeps 130,000 strings out of the garbage collector's way. Figures in
- * BENCHMARKS.md.
+ * docs/benchmarks.md.
  */
 /** A packed set's arrays, as handed between threads (the arrays' buffers transfer without a copy). */
 export interface PackedDomainSetParts {

@@ -8,7 +8,7 @@ export function parseDuration(text: string): number | null {
 
 /**
  * The duration in the largest unit that divides it, as the settings spell it: days only from
- * two days on (86_400_000 → "24h", as the defaults and the README say; 7_776_000_000 → "90d"),
+ * two days on (86_400_000 → "24h", as the defaults and docs/configuration.md say; 7_776_000_000 → "90d"),
  * 90_000 → "90s".
  */
 export function formatDuration(ms: number): string {

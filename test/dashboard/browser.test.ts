@@ -9,7 +9,7 @@ import { type ServeProcess, makeDataDir, startServe } from "../support/processes
 setDefaultTimeout(30_000);
 
 const PASSWORD = "a long dashboard password";
-const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the README's picture
+const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the picture in docs/dashboard.md
 
 let server: ServeProcess;
 let browser: Browser;

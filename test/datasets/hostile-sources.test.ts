@@ -14,7 +14,7 @@ const SECRET = "internal-secret-7f3a9c first line of a file only this host serve
 /** 128 MiB of zeros as eight concatenated 16 MiB gzip members (~130 KB): gunzip reads them all. */
 const GZIP_BOMB = Buffer.concat(Array(8).fill(gzipSync(new Uint8Array(16 << 20))));
 
-/** An address list's ceiling (MAX_SOURCE_BYTES), written out: the README promises it to operators. */
+/** An address list's ceiling (MAX_SOURCE_BYTES), written out: docs/datasets.md promises it to operators. */
 const LIST_CEILING = 8 * 1_048_576;
 const requested: string[] = [];
 let feeds: ReturnType<typeof Bun.serve>;

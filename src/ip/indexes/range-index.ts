@@ -4,7 +4,7 @@ import type { ParsedIp } from "../address/parse.ts";
  * Sorted, non-overlapping address ranges, each with a uint32 value. IPv4 bounds are
  * uint32; IPv6 bounds are four uint32 words each (most significant first), the form
  * the parser delivers: comparing words allocates nothing, where BigUint64Array
- * halves would make a BigInt on every read (BENCHMARKS.md has the figures).
+ * halves would make a BigInt on every read (docs/benchmarks.md has the figures).
  */
 export interface RangeColumns {
   readonly v4Starts: Uint32Array;

@@ -27,7 +27,7 @@ export function kindBit(name: string): number {
   return 1 << i;
 }
 
-// Heuristics on the organisation name of the network; documented in the README.
+// Heuristics on the organisation name of the network; documented in docs/reputation.md.
 // "Academic" alone also names theatres and academies of arts; "Communications" alone
 // names transit carriers (Cogent, Level 3, GTT), whose addresses are not residential.
 const EDUCATION_NAME =

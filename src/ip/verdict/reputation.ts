@@ -33,7 +33,7 @@ export interface Thresholds {
 }
 
 /**
- * Calibrated on the real feeds (CALIBRATION.md): one report is one list, ipsum's count
+ * Calibrated on the real feeds (docs/reputation-calibration.md): one report is one list, ipsum's count
  * its number of lists. 3 is ipsum's own recommended level for blocking; 6 lists or more
  * are 318 of ipsum's 120,430 addresses.
  */
