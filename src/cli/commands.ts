@@ -8,7 +8,7 @@ import type { CommandSpec, FlagSpec, VariableSpec } from "./command-spec.ts";
 export const DEFAULT_MAX_SHRINK = 0.5;
 
 export const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
-export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage and dashboard sessions (one instance)" } as const satisfies FlagSpec;
+export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage, reports, email overrides and the dashboard's state (one instance)" } as const satisfies FlagSpec;
 export const DATABASE_URL = {
   name: "database-url",
   type: "string",
