@@ -37,3 +37,7 @@ test("the README's example requests name only paths the OpenAPI document describ
   const paths = new Set([...readme.matchAll(/http:\/\/127\.0\.0\.1:8080(\/[\w/.-]*)/g)].map((m) => m[1]!));
   expect([...paths].sort()).toEqual(Object.keys(OPENAPI_DOCUMENT.paths).sort());
 });
+
+test("the README stays short: what riskcheck is, the quick start, examples and links; the manual is in docs/", () => {
+  expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(12 * 1024);
+});
