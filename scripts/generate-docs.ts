@@ -4,7 +4,7 @@
  * fails while they differ from what this writes.
  */
 import { resolve } from "node:path";
-import { COMMAND_SPECS } from "../src/cli-main.ts";
+import { COMMAND_SPECS } from "../src/cli/dispatch.ts";
 import { GENERATED_DOCS, replaceGeneratedRegion } from "../src/cli/markdown-reference.ts";
 
 const ROOT = resolve(import.meta.dir, "..");

@@ -11,11 +11,6 @@ import { dirname, join, relative, resolve } from "node:path";
 const ROOT = resolve(import.meta.dir, "../..");
 const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 
-/**
- * Written by the helper that moves the code into the layout of docs/architecture.md, on its
- * own branch; the README links it already. Remove this exception once that page is merged.
- */
-const NOT_YET_MERGED = new Set(["docs/architecture.md"]);
 
 interface Page {
   /** The text outside fenced code blocks. */
@@ -72,7 +67,6 @@ describe.each(PAGES)("%s", (page) => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // http:, https:, mailto:
       const [path, anchor] = link.split("#") as [string, string | undefined];
       const target = path === "" ? page : relative(ROOT, resolve(ROOT, dirname(page), decodeURIComponent(path)));
-      if (NOT_YET_MERGED.has(target) && !existsSync(join(ROOT, target))) continue;
       if (!existsSync(join(ROOT, target))) {
         broken.push(`${link}: no file ${target}`);
         continue;

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { COMMAND_SPECS } from "../../src/cli-main.ts";
+import { COMMAND_SPECS } from "../../src/cli/dispatch.ts";
 import type { CommandSpec } from "../../src/cli/command-spec.ts";
 import { GENERATED_DOCS, generatedRegion, replaceGeneratedRegion, settings, synopsisBlock } from "../../src/cli/markdown-reference.ts";
 

@@ -21,9 +21,9 @@ test("the README names the Node.js version, as package.json's engines field does
 });
 
 test("the quick start creates a first key with a command that parses as written, by the tables the binary uses", async () => {
-  const { COMMAND_SPECS } = await import("../../src/cli-main.ts");
+  const { COMMAND_SPECS } = await import("../../src/cli/dispatch.ts");
   const { parseCommandLine } = await import("../../src/cli/command-spec.ts");
-  const cliLines = [...quickStart.matchAll(/^npx bun src\/cli\.ts ([^#\n]*?)\s*(?:#.*)?$/gm)].map((m) => m[1]!.split(" ").map((w) => w.replace(/^"(.*)"$/, "$1")));
+  const cliLines = [...quickStart.matchAll(/^npx bun src\/cli\/main\.ts ([^#\n]*?)\s*(?:#.*)?$/gm)].map((m) => m[1]!.split(" ").map((w) => w.replace(/^"(.*)"$/, "$1")));
   expect(cliLines.length).toBeGreaterThan(0);
   for (const words of cliLines) {
     const spec = COMMAND_SPECS.find((c) => words.join(" ").startsWith(`${c.name} `));
