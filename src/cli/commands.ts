@@ -147,7 +147,7 @@ export const DB_MIGRATE = {
   summary: "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
   details: [
     "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
-    "--from-sqlite copies keys, usage, local reports, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
+    "--from-sqlite copies keys, usage, local reports, email overrides, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
   ],
   flags: [
     { name: "from-sqlite", type: "string", value: "FILE", description: "SQLite database to copy into the PostgreSQL database of --database-url" },

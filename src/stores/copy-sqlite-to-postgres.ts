@@ -8,6 +8,7 @@ export interface CopyReport {
   sessions: number;
   signInFailures: number;
   reports: number;
+  emailOverrides: number;
   adminPassword: boolean;
   /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
   limitedKeys: string[];
@@ -21,6 +22,7 @@ const TABLES = [
   ["admin_sessions", ["token_hash", "csrf_token", "created_at", "expires_at"]],
   ["sign_in_failures", ["client", "failures", "window_start", "locked_until", "lockouts", "last_failure"]],
   ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
+  ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until"]],
 ] as const;
 
 const BATCH_ROWS = 5_000;
@@ -56,6 +58,7 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
       sessions: counts.get("admin_sessions")!,
       signInFailures: counts.get("sign_in_failures")!,
       reports: counts.get("reports")!,
+      emailOverrides: counts.get("email_overrides")!,
       adminPassword: counts.get("admin_password")! > 0,
       limitedKeys,
     };

@@ -29,6 +29,8 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const { token } = await sqlite.sessions.create(now);
   for (let i = 0; i < 5; i++) await sqlite.signInThrottle.begin("203.0.113.9", now);
   await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, now - 86_400_000);
+  const override = { domain: "partner.example", action: "allow" as const, reason: "our reseller's domain", author: "ops", created: new Date(now - 300).toISOString(), until: "2031-01-01T00:00:00.000Z" };
+  await sqlite.emailOverrides.put(override);
   await sqlite.close();
 
   const url = await freshDatabaseUrl();
@@ -36,7 +38,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.stderr).toBe("");
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
-  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, the dashboard password");
+  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, the dashboard password");
   const reports = JSON.parse((await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
   expect(reports).toEqual([{ reported_at: new Date(now - 500).toISOString(), ip: "81.2.69.142", category: "attack", key_id: kept.key.id, key_name: "checkout", comment: "credential stuffing" }]);
 
@@ -64,6 +66,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     expect(leased.filter(Boolean)).toHaveLength(7);
     await serving.release();
     expect(await pg.sessions.find(token, now + 1)).not.toBeNull();
+    expect(await pg.emailOverrides.list()).toEqual([override]);
     expect(await pg.signInThrottle.begin("203.0.113.9", now + 1)).toBeGreaterThan(0);
   } finally {
     await pg.close();
