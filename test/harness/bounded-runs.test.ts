@@ -39,7 +39,8 @@ async function until(what: string, ms: number, check: () => boolean): Promise<nu
 }
 
 describe("a test run is bounded", () => {
-  test("a stalled database server (accepts, never answers) fails the PostgreSQL test file within seconds instead of hanging", async () => {
+  // Each test runs `bun test` in a temp folder of its own, and mostly waits on it: they run together.
+  test.concurrent("a stalled database server (accepts, never answers) fails the PostgreSQL test file within seconds instead of hanging", async () => {
     const stalled = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     try {
       const started = performance.now();
@@ -57,7 +58,7 @@ describe("a test run is bounded", () => {
     }
   });
 
-  test("SIGTERM stops a run whose JavaScript thread is stuck within seconds, and its PostgreSQL server and temp files go too", async () => {
+  test.concurrent("SIGTERM stops a run whose JavaScript thread is stuck within seconds, and its PostgreSQL server and temp files go too", async () => {
     const run = runTests("./test/harness/holds-postgres.fixture.ts");
     try {
       await until("the run to hold its test database", 60_000, () => run.output().includes("holding the test database") || run.proc.exitCode !== null);
@@ -76,7 +77,7 @@ describe("a test run is bounded", () => {
     }
   });
 
-  test("a run deletes the temp folder of an earlier run killed together with its watcher, and leaves other runs' alone", async () => {
+  test.concurrent("a run deletes the temp folder of an earlier run killed together with its watcher, and leaves other runs' alone", async () => {
     const ended = Bun.spawn(["true"]);
     await ended.exited;
     const [leftover, live] = [ended.pid, process.pid].map((pid) => `riskcheck-test-${pid}-abcdef`);

@@ -41,6 +41,7 @@ test("credit served is charged even past the limit; unused checks go back; month
 });
 
 describe("lease and key transactions are bounded", () => {
+  // Each test waits out a PostgreSQL timeout on a key of its own: they wait together.
   /** Another session holding the key's quota row locked, as a stuck instance would: released by the returned function. */
   async function holdRowLock(keyId: string, month: string): Promise<() => Promise<void>> {
     const reserved = await pools[1].reserve();
@@ -52,7 +53,7 @@ describe("lease and key transactions are bounded", () => {
     };
   }
 
-  test("a lease waiting for a key's row lock fails after the lock bound instead of waiting for the holder", async () => {
+  test.concurrent("a lease waiting for a key's row lock fails after the lock bound instead of waiting for the holder", async () => {
     const { key } = await new PostgresKeyStore(pools[0]).create({ name: "locked" });
     const release = await holdRowLock(key.id, "2026-11");
     try {
@@ -70,7 +71,7 @@ describe("lease and key transactions are bounded", () => {
     expect(await one.lease({ keyId: key.id, month: "2026-11", want: 10, owed: 0, limit: 100 })).toEqual({ granted: 10, charged: 10 });
   });
 
-  test("what a caller sees meanwhile: the instance serves from what it holds, refuses with quota_exceeded, and serves again once the lock is gone", async () => {
+  test.concurrent("what a caller sees meanwhile: the instance serves from what it holds, refuses with quota_exceeded, and serves again once the lock is gone", async () => {
     const { key } = await new PostgresKeyStore(pools[0]).create({ name: "parked" });
     const errors: string[] = [];
     const quota = await LeasedMonthlyQuota.open(one, Date.now, (line) => errors.push(line));
@@ -103,7 +104,7 @@ describe("lease and key transactions are bounded", () => {
     expect((await one.chargedIn(new Date().toISOString().slice(0, 7))).get(key.id)).toBe(6);
   });
 
-  test("past the statement bound a statement is cancelled, and a transaction left idle past its bound is ended by the server", async () => {
+  test.concurrent("past the statement bound a statement is cancelled, and a transaction left idle past its bound is ended by the server", async () => {
     const bounds = { statementMs: 300, lockMs: 200, idleMs: 300 };
     const slow = await boundedTransaction(pools[0], (tx) => tx`SELECT pg_sleep(3)`, bounds).catch((err: Error) => err);
     expect((slow as Error).message).toContain("statement timeout");
@@ -121,7 +122,7 @@ describe("lease and key transactions are bounded", () => {
     expect(statement_timeout).toBe("30s");
   });
 
-  test("a key revocation waiting for the key's row lock fails after the lock bound", async () => {
+  test.concurrent("a key revocation waiting for the key's row lock fails after the lock bound", async () => {
     const keys = new PostgresKeyStore(pools[0]);
     const { key } = await keys.create({ name: "revoking" });
     const reserved = await pools[1].reserve();
