@@ -69,7 +69,8 @@ describe("serve keeps its data fresh by itself", () => {
     }
   });
 
-  test("off: nothing is fetched, and /healthz says the data was never refreshed", async () => {
+  // The next two watch for a while that nothing is fetched; neither fetches, so they watch together.
+  test.concurrent("off: nothing is fetched, and /healthz says the data was never refreshed", async () => {
     const { env } = setUp();
     const seen = requests.length;
     const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "off" });
@@ -89,7 +90,7 @@ describe("serve keeps its data fresh by itself", () => {
     }
   });
 
-  test("a period of 30 days (past setTimeout's 24.8-day limit) waits its 30 days, not 1 ms", async () => {
+  test.concurrent("a period of 30 days (past setTimeout's 24.8-day limit) waits its 30 days, not 1 ms", async () => {
     const { env } = setUp();
     await markRefreshedJustNow(env.RISKCHECK_DATA_DIR);
     const seen = requests.length;
@@ -159,7 +160,8 @@ describe("a first start that says what it does", () => {
     return dir;
   };
 
-  test("the start-up log says the server refreshes from the internet by itself, every 24h as configured, and how to switch it off; its key hint names the data directory", async () => {
+  // Each test has a data directory of its own and none reaches the feed server: they run together.
+  test.concurrent("the start-up log says the server refreshes from the internet by itself, every 24h as configured, and how to switch it off; its key hint names the data directory", async () => {
     const dir = makeDataDir();
     const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_UPDATE_EVERY: "24h" });
     try {
@@ -176,7 +178,7 @@ describe("a first start that says what it does", () => {
     }
   });
 
-  test("offline, the first refresh logs one line and /healthz shows a few grouped warnings, not one per source", async () => {
+  test.concurrent("offline, the first refresh logs one line and /healthz shows a few grouped warnings, not one per source", async () => {
     const dir = offlineDataDir(12);
     const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_UPDATE_EVERY: "3s" });
     try {
@@ -192,7 +194,7 @@ describe("a first start that says what it does", () => {
     }
   });
 
-  test("riskcheck update offline: exit 1, one stderr line naming the failure and a fix that can help, no advice to --force", () => {
+  test.concurrent("riskcheck update offline: exit 1, one stderr line naming the failure and a fix that can help, no advice to --force", () => {
     const dir = offlineDataDir(3);
     const { code, stdout, stderr } = runCli(["update", "--data-dir", dir]);
     expect(code).toBe(1);
