@@ -158,7 +158,8 @@ describe("graceful shutdown", () => {
     return { code: await work, ms: performance.now() - started };
   };
 
-  test("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
+  // Each test has a server of its own and mostly waits on its shutdown: they run together.
+  test.concurrent("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
     const dir = makeDataDir();
     const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" });
     const first = await requestInFlight(server.url);
@@ -179,7 +180,7 @@ describe("graceful shutdown", () => {
     expect(server.output()).toContain("SIGINT received again: closing open connections now");
   });
 
-  test("stalled clients (unfinished headers, an unsent body) are cut off at the drain deadline; usage is saved and the exit is 0", async () => {
+  test.concurrent("stalled clients (unfinished headers, an unsent body) are cut off at the drain deadline; usage is saved and the exit is 0", async () => {
     const dir = makeDataDir();
     const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" };
     const secret = runCli(["keys", "create", "--name", "drain"], env).stdout.trimEnd().split("\n").at(-1)!;
