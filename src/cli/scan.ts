@@ -1,12 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { type Config, UsageError, loadConfig } from "../app/config.ts";
-import { loadSnapshot } from "../datasets/load-snapshot.ts";
 import { withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
 import type { OverrideLine } from "../email/overrides.ts";
 import { openStores } from "../stores/open.ts";
 import type { Stores } from "../stores/stores.ts";
-import { ScanInputError, type ScanSink, scan } from "../scan/scan.ts";
+import type { ScanSink } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, VERDICT_SETTINGS } from "./commands.ts";
@@ -54,6 +53,8 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   }
   const config = loadConfig({ "data-dir": values["data-dir"], db: values.db, "database-url": values["database-url"] }, process.env);
   const overrides = await overridesInForce(config);
+  // Loaded here, not at the top: the CLI's other commands start without the dataset code.
+  const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
   const size = fromStdin ? null : statSync(operand).size;
   const input = fromStdin ? Bun.stdin.stream() : Bun.file(operand).stream();
