@@ -78,7 +78,7 @@ describe("riskcheck serve with local reports", () => {
   test("a report posted to one instance moves another's verdict within 10 s, and `reports delete` takes it back within 10 s", async () => {
     const dataDir = makeDataDir();
     const key = reportingKey(dataDir);
-    const [one, other] = [await serve(dataDir), await serve(dataDir)];
+    const [one, other] = await Promise.all([serve(dataDir), serve(dataDir)]);
     const level = async (url: string) => {
       const res = await fetch(`${url}/v1/ip-reputation-check?ip=81.2.69.142`, { headers: { authorization: `Bearer ${key}` } });
       return ((await res.json()) as { reputation: { reputation: string } }).reputation.reputation;
@@ -101,7 +101,6 @@ describe("riskcheck serve with local reports", () => {
     expect(exported.stdout.split("\n")[1]).toMatch(/^[\d-]+T[\d:.]+Z,81\.2\.69\.142,attack,key_[\w-]+,waf,credential stuffing$/);
     const deleted = await runCliAsync(["reports", "delete", "--ip", "81.2.69.142", "--key", "waf", "--data-dir", dataDir]);
     expect(deleted.stdout).toContain("Deleted 1 report(s)");
-    await within10s(one.url, "ok");
-    await within10s(other.url, "ok");
+    await Promise.all([within10s(one.url, "ok"), within10s(other.url, "ok")]);
   });
 });
