@@ -370,9 +370,8 @@ describe("riskcheck update against a loopback feed server", () => {
   });
 });
 
-// The tests below each work in a data directory of their own, without the server or the feed server: they run together.
 describe("staging never writes through to the current version", () => {
-  test.concurrent("a version that fails to load is not installed, and the current one is untouched", async () => {
+  test("a version that fails to load is not installed, and the current one is untouched", async () => {
     const dir = makeDataDir();
     const before = readlinkSync(join(dir, "current"));
     const manifest = join(dir, before, "manifest.json");
@@ -394,7 +393,7 @@ describe("staging never writes through to the current version", () => {
 });
 
 describe("update's start-up failures name the path and the setting to change", () => {
-  test.concurrent("a data directory that is not there, or a sources path that is a directory", async () => {
+  test("a data directory that is not there, or a sources path that is a directory", async () => {
     const missing = join(makeDataDir(), "nowhere");
     const run = await runCliAsync(["update", "--data-dir", missing]);
     expect(run.code).toBe(1);
@@ -407,7 +406,7 @@ describe("update's start-up failures name the path and the setting to change", (
 });
 
 describe("the free set is guarded as it is served", () => {
-  test.concurrent("a disposable list that carries the free providers is refused, though every compiled list grows", async () => {
+  test("a disposable list that carries the free providers is refused, though every compiled list grows", async () => {
     const dir = makeDataDir();
     const before = readlinkSync(join(dir, "current"));
     // A slip in sources.json: the free-provider list declared as a disposable list. Every
@@ -423,7 +422,7 @@ describe("the free set is guarded as it is served", () => {
 });
 
 describe("the allowlists are guarded against un-flagging the disposable lists", () => {
-  test.concurrent("a block list declared as an allowlist is refused, though no output shrinks", async () => {
+  test("a block list declared as an allowlist is refused, though no output shrinks", async () => {
     const dir = makeDataDir();
     const before = readlinkSync(join(dir, "current"));
     // The maintained block list at the allowlist's place: 8,883 names would stop being disposable.
