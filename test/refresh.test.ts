@@ -25,14 +25,17 @@ beforeAll(() => {
 });
 afterAll(() => feeds?.stop(true));
 
-/** A data directory with the bundled data and one feed on the loopback server, and a key for it. */
+let setUps = 0;
+
+/** A data directory with the bundled data and one feed on the loopback server, at a path of its own (what its server fetches is told apart), and a key for it. */
 function setUp() {
   const dir = makeDataDir();
-  const ipsum = { name: "ipsum", url: `http://127.0.0.1:${feeds.port}/ipsum.txt`, format: "address-list", feeds: "attack", cadence: "2d", licence: "Unlicense" };
+  const path = `/ipsum-${++setUps}.txt`;
+  const ipsum = { name: "ipsum", url: `http://127.0.0.1:${feeds.port}${path}`, format: "address-list", feeds: "attack", cadence: "2d", licence: "Unlicense" };
   writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ipsum] }));
   const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite") };
   const key = runCli(["keys", "create", "--name", "r"], env).stdout.trimEnd().split("\n").at(-1)!;
-  return { env, key };
+  return { env, key, path };
 }
 
 /** Records in the current version's manifest that the ipsum feed was fetched a moment ago, as an update would (a full update takes a minute here). */
@@ -46,7 +49,8 @@ async function markRefreshedJustNow(dir: string) {
 }
 
 describe("serve keeps its data fresh by itself", () => {
-  test("data never refreshed: the first refresh comes at once, and /healthz warns before and not after", async () => {
+  // Each test has a data directory and a feed path of its own: they run together.
+  test.concurrent("data never refreshed: the first refresh comes at once, and /healthz warns before and not after", async () => {
     const { env, key } = setUp();
     const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "3s" });
     try {
@@ -69,14 +73,12 @@ describe("serve keeps its data fresh by itself", () => {
     }
   });
 
-  // The next two watch for a while that nothing is fetched; neither fetches, so they watch together.
   test.concurrent("off: nothing is fetched, and /healthz says the data was never refreshed", async () => {
-    const { env } = setUp();
-    const seen = requests.length;
+    const { env, path } = setUp();
     const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "off" });
     try {
       await Bun.sleep(3_000);
-      expect(requests.length).toBe(seen);
+      expect(requests.filter((p) => p === path)).toEqual([]);
       const health = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[]; refresh: unknown };
       expect(health.refresh).toBeNull();
       expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off"));
@@ -91,15 +93,14 @@ describe("serve keeps its data fresh by itself", () => {
   });
 
   test.concurrent("a period of 30 days (past setTimeout's 24.8-day limit) waits its 30 days, not 1 ms", async () => {
-    const { env } = setUp();
+    const { env, path } = setUp();
     await markRefreshedJustNow(env.RISKCHECK_DATA_DIR);
-    const seen = requests.length;
     const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "30d" });
     try {
       await Bun.sleep(2_000);
       expect(server.output()).not.toContain("TimeoutOverflowWarning");
       expect(server.output()).not.toContain("refresh:");
-      expect(requests.length).toBe(seen);
+      expect(requests.filter((p) => p === path)).toEqual([]);
       const health = (await (await fetch(`${server.url}/healthz`)).json()) as { refresh: { next_at: string } };
       expect(Date.parse(health.refresh.next_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     } finally {
