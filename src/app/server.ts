@@ -39,7 +39,8 @@ export interface RunningServer {
   closeConnections(): Promise<void>;
 }
 
-const VERSION_CHECK_MS = 2_000;
+/** How often `current` (and the SQLite file) are looked at: a readlink and a stat, so an update is served within half a second. */
+const VERSION_CHECK_MS = 500;
 /** Override lines are read again this often: within 10 s, with the interval's jitter, on every instance. */
 const OVERRIDE_CHECK_MS = 3_000;
 /** Local reports are read again this often (as the email overrides are): within 10 s on every instance. */
