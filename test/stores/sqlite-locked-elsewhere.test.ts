@@ -15,6 +15,7 @@ test("a write lock held by another process slows no API answer, loses no count, 
   const key = runCli(["keys", "create", "--name", "locked"], env).stdout.trimEnd().split("\n").at(-1)!;
   const server = await startServe([], { ...env, RISKCHECK_USAGE_FLUSH_MS: "200", RISKCHECK_RATE_PER_MINUTE: "0" });
   const other = new Database(dbPath);
+  let whileLocked: ReturnType<typeof runCliAsync> | undefined;
   try {
     const check = async () => {
       const started = performance.now();
@@ -25,7 +26,7 @@ test("a write lock held by another process slows no API answer, loses no count, 
     await check();
     other.exec("BEGIN IMMEDIATE");
     // The CLI waits out its lock patience meanwhile, as the server's flush does.
-    const whileLocked = runCliAsync(["keys", "create", "--name", "while-locked"], env);
+    whileLocked = runCliAsync(["keys", "create", "--name", "while-locked"], env);
     const latencies: number[] = [];
     const until = performance.now() + 3_000;
     while (performance.now() < until) latencies.push(await check());
@@ -46,6 +47,8 @@ test("a write lock held by another process slows no API answer, loses no count, 
   } finally {
     if (other.inTransaction) other.exec("ROLLBACK");
     other.close();
+    // Ended by then unless an expectation failed first; it is killed after the CLI deadline either way.
+    await whileLocked?.catch(() => {});
     await server.stop();
   }
 });
