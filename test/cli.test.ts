@@ -191,7 +191,7 @@ describe("commands lead the right way", () => {
     expect(one.stdout).toStartWith("usage: riskcheck keys create");
   });
 
-  test.each([[["keys", "list"]], [["keys", "revoke", "my-app"]], [["admin", "unlock"]]])("%j in a directory without the server's database creates none and names the one it looked for", (args) => {
+  test.each([[["keys", "list"]], [["keys", "revoke", "my-app"]], [["admin", "unlock"]], [["email", "list"]], [["email", "remove", "example.com"]], [["reports", "list"]], [["reports", "export", "--since", "2026-01-01"]], [["reports", "delete", "--ip", "203.0.113.9"]]])("%j in a directory without the server's database creates none and names the one it looked for", (args) => {
     const cwd = elsewhere();
     const { code, stdout, stderr } = runCli(args, withoutDataSettings, cwd);
     expect(code).toBe(1);
@@ -208,6 +208,19 @@ describe("commands lead the right way", () => {
     expect(code).toBe(1);
     expect(stderr).toStartWith(`riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  test("email allow where there is no data directory refuses too; in a data directory it makes the database and says so", () => {
+    const cwd = elsewhere();
+    const refused = runCli(["email", "allow", "example.com", "--reason", "ours"], withoutDataSettings, cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toStartWith(`riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`);
+    expect(readdirSync(cwd)).toEqual([]);
+    const dataDir = makeDataDir();
+    const made = runCli(["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    expect(made.code).toBe(0);
+    expect(made.stderr).toBe(`riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`);
+    expect(JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout).map((l: { domain: string }) => l.domain)).toEqual(["example.com"]);
   });
 
   test("keys create in a data directory without a database makes it and says so", () => {

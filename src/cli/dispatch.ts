@@ -9,8 +9,7 @@ import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
 import { UsageError } from "../app/config.ts";
-import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, emailCommands } from "./email.ts";
-import { withStores } from "./database.ts";
+import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, allowDomain, denyDomain, listOverrides, removeOverride } from "./email.ts";
 import { createKey, listKeys, revokeKey } from "./keys.ts";
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
@@ -20,8 +19,6 @@ function version(): number {
   console.log(`riskcheck ${pkg.version}`);
   return 0;
 }
-
-const email = emailCommands(withStores);
 
 interface Command {
   readonly spec: CommandSpec;
@@ -47,10 +44,10 @@ const COMMANDS: readonly Command[] = [
   command(ADMIN_SET_PASSWORD, setPassword),
   command(ADMIN_UNLOCK, unlock),
   command(DB_MIGRATE, migrateDatabase),
-  command(EMAIL_ALLOW, email.allow),
-  command(EMAIL_DENY, email.deny),
-  command(EMAIL_LIST, email.list),
-  command(EMAIL_REMOVE, email.remove),
+  command(EMAIL_ALLOW, allowDomain),
+  command(EMAIL_DENY, denyDomain),
+  command(EMAIL_LIST, listOverrides),
+  command(EMAIL_REMOVE, removeOverride),
   command(VERSION, version),
 ];
 

@@ -1,11 +1,11 @@
 import { userInfo } from "node:os";
-import { type Config, UsageError, loadConfig } from "../app/config.ts";
+import { UsageError, loadConfig } from "../app/config.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
 import type { DisputedNames } from "../datasets/update/disputed-names.ts";
-import type { Stores } from "../stores/stores.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
+import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
 
@@ -48,51 +48,55 @@ export const EMAIL_REMOVE = {
   examples: ["riskcheck email remove example-corp.com"],
 } as const satisfies CommandSpec;
 
-type WithStores = <T>(config: Config, use: (stores: Stores) => Promise<T>) => Promise<T>;
+const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
+  let line: OverrideLine;
+  try {
+    line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null }, new Date());
+  } catch (err) {
+    if (err instanceof OverrideError) throw new UsageError(err.message);
+    throw err;
+  }
+  const config = loadConfig(values, process.env);
+  const madeNew = prepareDatabase(config, values);
+  await withStores(config, ({ emailOverrides }) => emailOverrides.put(line));
+  madeNew();
+  const until = line.until ? ` until ${line.until}` : "";
+  console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
+  return 0;
+};
 
-export function emailCommands(withStores: WithStores) {
-  const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
-    let line: OverrideLine;
-    try {
-      line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null }, new Date());
-    } catch (err) {
-      if (err instanceof OverrideError) throw new UsageError(err.message);
-      throw err;
-    }
-    await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.put(line));
-    const until = line.until ? ` until ${line.until}` : "";
-    console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
+export const allowDomain = put("allow");
+export const denyDomain = put("deny");
+
+export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_LIST>): Promise<number> {
+  const config = loadConfig(values, process.env);
+  requireDatabase(config, values);
+  const lines = await withStores(config, ({ emailOverrides }) => emailOverrides.list());
+  const active = activeOverrides(lines, Date.now());
+  if (values.json) {
+    console.log(JSON.stringify(lines.map((l) => ({ ...l, active: active.has(l.domain) })), null, 2));
     return 0;
-  };
-  return {
-    allow: put("allow"),
-    deny: put("deny"),
-    async list({ values }: ParsedCommandLine<typeof EMAIL_LIST>): Promise<number> {
-      const lines = await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.list());
-      const active = activeOverrides(lines, Date.now());
-      if (values.json) {
-        console.log(JSON.stringify(lines.map((l) => ({ ...l, active: active.has(l.domain) })), null, 2));
-        return 0;
-      }
-      if (lines.length === 0) {
-        console.log('No override lines. Add one with: riskcheck email allow DOMAIN --reason "…"');
-        return 0;
-      }
-      const rows = lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]);
-      const header = ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"];
-      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-      for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  "));
-      return 0;
-    },
-    async remove({ values, operand }: ParsedCommandLine<typeof EMAIL_REMOVE>): Promise<number> {
-      const domain = normaliseDomain(operand.trim());
-      if (domain === null) throw new UsageError(`"${operand}" is not a domain name`);
-      const removed = await withStores(loadConfig(values, process.env), ({ emailOverrides }) => emailOverrides.remove(domain));
-      if (!removed) throw new UsageError(`no override line for ${domain}; see riskcheck email list`);
-      console.log(`Removed the line for ${domain}; the lists decide again within 10 s.`);
-      return 0;
-    },
-  };
+  }
+  if (lines.length === 0) {
+    console.log('No override lines. Add one with: riskcheck email allow DOMAIN --reason "…"');
+    return 0;
+  }
+  const rows = lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]);
+  const header = ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  "));
+  return 0;
+}
+
+export async function removeOverride({ values, operand }: ParsedCommandLine<typeof EMAIL_REMOVE>): Promise<number> {
+  const domain = normaliseDomain(operand.trim());
+  if (domain === null) throw new UsageError(`"${operand}" is not a domain name`);
+  const config = loadConfig(values, process.env);
+  requireDatabase(config, values);
+  const removed = await withStores(config, ({ emailOverrides }) => emailOverrides.remove(domain));
+  if (!removed) throw new UsageError(`no override line for ${domain}; see riskcheck email list`);
+  console.log(`Removed the line for ${domain}; the lists decide again within 10 s.`);
+  return 0;
 }
 
 function currentUser(): string {
