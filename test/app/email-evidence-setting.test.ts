@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { UsageError, loadConfig } from "../src/app/config.ts";
-import { DEFAULT_EVIDENCE_RULE } from "../src/email/evidence-rule.ts";
+import { UsageError, loadConfig } from "../../src/app/config.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
 
 describe("RISKCHECK_EMAIL_EVIDENCE", () => {
   test("defaults to the measured rule", () => {

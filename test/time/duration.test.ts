@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { formatDuration, parseDuration } from "../src/time/duration.ts";
+import { formatDuration, parseDuration } from "../../src/time/duration.ts";
 
 test("periods are printed as the settings spell them: 24h, not 1d; days from two on", () => {
   expect(formatDuration(parseDuration("24h")!)).toBe("24h");

@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CollectionPacer } from "../src/app/gc-pacer.ts";
-import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
-import { createTestApp } from "./support/test-app.ts";
+import { CollectionPacer } from "../../src/app/gc-pacer.ts";
+import { TrafficCounter } from "../../src/metrics/traffic-counter.ts";
+import { createTestApp } from "../support/test-app.ts";
 
 // Starts a server and sends traffic: over 4 s on a loaded two-core machine.
 setDefaultTimeout(20_000);
