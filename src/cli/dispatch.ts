@@ -112,7 +112,7 @@ export async function main(argv: string[], context: RunContext = { startedLoad: 
   try {
     return await found.command.run(found.args, context);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof (await import("../datasets/update/sources.ts")).SourcesError) return usageError(err.message, spec.name);
+    if (err instanceof UsageError) return usageError(err.message, spec.name);
     console.error(`riskcheck: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }

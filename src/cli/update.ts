@@ -6,6 +6,7 @@ import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { DATA_DIR_ORIGIN } from "../ip/dataset-error.ts";
 import { progressLine } from "../datasets/update/fetch-source.ts";
 import { describeGroup, groupProblems } from "../datasets/source-problems.ts";
+import { SourcesError } from "../datasets/update/sources.ts";
 import { runUpdate } from "../datasets/update/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
 import { hint } from "../app/self-command.ts";
@@ -38,6 +39,9 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
     nodeModules: installedPackages(),
     log: (line) => process.stderr.write(`${line}\n`),
+  }).catch((err) => {
+    // A sources file the user wrote wrong is a usage error (exit 2), as a wrong flag is.
+    throw err instanceof SourcesError ? new UsageError(err.message) : err;
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");
