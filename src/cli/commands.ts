@@ -28,6 +28,7 @@ export const VERDICT_SETTINGS = [
   { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
   { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
   { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`; the four must rise from informative to bad" },
+  { name: "RISKCHECK_REPORT_WINDOW", default: DEFAULTS.reportWindow, description: "Local reports count in the verdict for this long: distinct reporting keys per category" },
 ] as const satisfies readonly VariableSpec[];
 
 /** Read by `update` and by the refresh that `serve` runs. */
@@ -66,7 +67,6 @@ export const SERVE = {
     { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (with PostgreSQL also: how often idle quota leases go back and every key's count is read); 100 to 2147483647" },
     ...VERDICT_SETTINGS,
     { name: "RISKCHECK_REPORT_DEDUP", default: DEFAULTS.reportDedup, description: "A key's repeat of a report (same address and category) within this is a duplicate" },
-    { name: "RISKCHECK_REPORT_WINDOW", default: DEFAULTS.reportWindow, description: "Local reports count in the verdict for this long: distinct reporting keys per category" },
     { name: "RISKCHECK_REPORT_RETENTION", default: DEFAULTS.reportRetention, description: "Local reports older than this are deleted" },
     ...MAXMIND_SETTINGS,
   ],

@@ -3,6 +3,8 @@ import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
 import type { OverrideLine } from "../email/overrides.ts";
+import { LocalReportIndex } from "../reports/local-report-index.ts";
+import { formatDuration } from "../time/duration.ts";
 import { openStores } from "../stores/open.ts";
 import type { Stores } from "../stores/stores.ts";
 import type { ScanSink } from "../scan/scan.ts";
@@ -17,7 +19,7 @@ export const SCAN = {
     "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET /v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one piece at a time: memory stays flat however long the input.",
     "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address.",
     "Writes each row with its line number, its input and the answers' fields; a row that cannot be read or holds an invalid value is written with its error and counted, and the scan goes on. On a terminal a progress line is shown; at the end a summary (on standard error when the rows go to standard output).",
-    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE and with the email override lines (riskcheck email allow/deny) in force when the scan starts, read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line applies, and the summary says so.",
+    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email allow/deny) in force when the scan starts and this appliance's own abuse reports of the last RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, and the summary says so.",
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
   operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },
@@ -52,7 +54,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     return 1;
   }
   const config = loadConfig({ "data-dir": values["data-dir"], db: values.db, "database-url": values["database-url"] }, process.env);
-  const overrides = await overridesInForce(config);
+  const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
   const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
@@ -70,11 +72,12 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   let summary: ScanSummary;
   const started = performance.now();
   try {
-    summary = await scan(input, sink, withOverrides(snapshot, overrides.active), {
+    summary = await scan(input, sink, withOverrides(snapshot, state.overrides), {
       format: format as "csv" | "jsonl" | undefined,
       explain: values.explain ?? false,
       onlyRisky: values["only-risky"] ?? false,
       columns: { email: values["email-column"], ip: values["ip-column"] },
+      localReports: state.reports,
     }, progress?.update);
   } catch (err) {
     if (err instanceof ScanInputError) throw new UsageError(err.message);
@@ -83,34 +86,52 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     progress?.clear();
     await writer.end();
   }
-  const table = summaryTable(summary, (performance.now() - started) / 1000) + `${overrides.note}\n`;
+  const table = summaryTable(summary, (performance.now() - started) / 1000) + state.notes.map((note) => `${note}\n`).join("");
   if (out === null) process.stderr.write(table);
   else process.stdout.write(table);
   return 0;
 }
 
+interface DatabaseState {
+  readonly overrides: ReadonlyMap<string, OverrideLine>;
+  readonly reports: LocalReportIndex | null;
+  /** What was read, and from where, for the summary. */
+  readonly notes: readonly string[];
+}
+
 /**
- * The email override lines in force, read from the database as `serve` reads them, and a line
- * saying where from. A SQLite file that does not exist holds no line: it is not created.
+ * What the server's database adds to the datasets, read once as `serve` reads it: the email
+ * override lines in force and the local reports of the window. Read only: a SQLite file
+ * that does not exist is not created, and nothing is pruned.
  */
-async function overridesInForce(config: Config): Promise<{ active: ReadonlyMap<string, OverrideLine>; note: string }> {
+async function databaseState(config: Config): Promise<DatabaseState> {
   if (config.databaseUrl === null && !existsSync(config.dbPath)) {
-    return { active: new Map(), note: `email overrides: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)` };
+    return { overrides: new Map(), reports: null, notes: [`email overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`] };
   }
-  // A database that cannot be read is an I/O error: answers without the operator's lines would contradict the server's.
+  // A database that cannot be read is an I/O error: answers without the operator's lines or reports would contradict the server's.
   let stores: Stores;
   try {
     stores = await openStores(config);
   } catch (err) {
-    throw new Error(`scan: cannot read the email override lines: ${(err as Error).message}`);
+    throw new Error(`scan: cannot read the server's database: ${(err as Error).message}`);
   }
   try {
     const watch = new OverrideWatch(stores.emailOverrides, Date.now);
     await watch.refresh();
-    const n = watch.active.size;
-    return { active: watch.active, note: `email overrides: ${n} ${n === 1 ? "line" : "lines"} in force, from ${stores.description}` };
+    const nowMs = Date.now();
+    const reports = new LocalReportIndex(config.reports.windowMs, () => nowMs);
+    reports.reset((await stores.reports.changes(null, nowMs - config.reports.windowMs)).rows);
+    const lines = watch.active.size;
+    return {
+      overrides: watch.active,
+      reports,
+      notes: [
+        `email overrides: ${lines} ${lines === 1 ? "line" : "lines"} in force, from ${stores.description}`,
+        `local reports: ${reports.addresses} reported ${reports.addresses === 1 ? "address" : "addresses"} in the last ${formatDuration(config.reports.windowMs)}, from ${stores.description}`,
+      ],
+    };
   } catch (err) {
-    throw new Error(`scan: cannot read the email override lines from ${stores.description}: ${(err as Error).message}`);
+    throw new Error(`scan: cannot read the server's database (${stores.description}): ${(err as Error).message}`);
   } finally {
     await stores.close();
   }

@@ -6,6 +6,7 @@ import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import { explain } from "../ip/answer/explanation.ts";
 import { answerFacts, answerJsonFrom } from "../ip/answer/ip-answer.ts";
 import type { IpFacts } from "../ip/answer/ip-facts.ts";
+import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { CLEAN_REPUTATION, type Reputation } from "../ip/verdict/reputation.ts";
 
 /** An invalid value's place in an answer: the value, and the error the GET endpoint gives it. */
@@ -32,6 +33,7 @@ export class Answers {
   constructor(
     private readonly snapshot: Snapshot,
     readonly explain: boolean,
+    private readonly localReports: LocalReportView | null = null,
   ) {
     this.free = freeListNames(snapshot);
   }
@@ -53,7 +55,7 @@ export class Answers {
   ip(value: string): IpChecked | ItemError {
     const parsed = parseIpAddress(value);
     if (parsed === null) return invalidIp(value);
-    return { parsed, facts: answerFacts(this.snapshot.ip, parsed) };
+    return { parsed, facts: answerFacts(this.snapshot.ip, parsed, this.localReports) };
   }
 
   /** Exactly the body of GET /v1/ip-reputation-check for the address (with ?explain=1 when explaining). */

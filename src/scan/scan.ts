@@ -3,6 +3,7 @@ import type { ColumnChoice } from "./input-columns.ts";
 import { type InputRow, type RowReader, openRowReader } from "./input-rows.ts";
 import { Answers, reputationOf } from "./row-answers.ts";
 import { type OutputFormat, type RowFormat, rowFormat } from "./scan-output.ts";
+import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { ScanSummary } from "./scan-summary.ts";
 
 export interface ScanOptions {
@@ -12,6 +13,8 @@ export interface ScanOptions {
   /** Write only rows with a disposable address or a risky IP address. */
   readonly onlyRisky: boolean;
   readonly columns: ColumnChoice;
+  /** This appliance's own abuse reports (the verdict's `local` source), as the server counts them; none when null. */
+  readonly localReports?: LocalReportView | null;
 }
 
 /** Where the output goes; a write that returns a promise is waited for before more input is read. */
@@ -45,7 +48,7 @@ export async function scan(
   progress?: (rows: number, bytes: number) => void,
 ): Promise<ScanSummary> {
   const summary = new ScanSummary();
-  const answers = new Answers(snapshot, options.explain);
+  const answers = new Answers(snapshot, options.explain, options.localReports ?? null);
   const decoder = new TextDecoder("utf-8");
   const rows: InputRow[] = [];
   let opened: { reader: RowReader; format: RowFormat } | null = null;

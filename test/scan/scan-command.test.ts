@@ -40,7 +40,7 @@ describe("riskcheck scan", () => {
     expect(stdout).toMatch(/^ {2}disposable\s+2$/m);
     expect(stdout).toMatch(/^ {2}free provider\s+1$/m);
     expect(stdout).toMatch(/^ {2}informative\s+\d+$/m);
-    expect(stdout).toContain(`email overrides: none applied, no database at ${NO_DB}`);
+    expect(stdout).toContain(`email overrides and local reports: none applied, no database at ${NO_DB}`);
     expect(existsSync(NO_DB)).toBe(false);
   });
 
@@ -86,10 +86,10 @@ describe("riskcheck scan", () => {
     expect(runCli(["scan", join(dir, "missing.csv"), ...DATA])).toMatchObject({ code: 1, stderr: expect.stringContaining("no such file") });
     expect(runCli(["scan", users, "--out", join(dir, "no", "such", "dir", "x.csv"), ...DATA]).code).toBe(1);
     expect(runCli(["scan", users, "--data-dir", join(dir, "empty")]).code).toBe(1);
-    // A database that cannot be read: answering without the operator's override lines would contradict the server.
+    // A database that cannot be read: answering without the operator's override lines and reports would contradict the server.
     const notADatabase = join(dir, "not-a-database.sqlite");
     writeFileSync(notADatabase, "not SQLite");
-    expect(runCli(["scan", users, "--data-dir", BUNDLED_DATA_DIR, "--db", notADatabase])).toMatchObject({ code: 1, stderr: expect.stringContaining("scan: cannot read the email override lines") });
+    expect(runCli(["scan", users, "--data-dir", BUNDLED_DATA_DIR, "--db", notADatabase])).toMatchObject({ code: 1, stderr: expect.stringContaining("scan: cannot read the server's database: ") });
   });
 });
 
@@ -97,6 +97,7 @@ describe("riskcheck scan with the server's override lines", () => {
   let server: ServeProcess;
   let env: Record<string, string>;
   let key: string;
+  let reporters: string[];
   let data: string;
 
   beforeAll(async () => {
@@ -105,12 +106,36 @@ describe("riskcheck scan with the server's override lines", () => {
     for (const [action, domain] of [["allow", "mailinator.com"], ["deny", "yahoo.com"]]) {
       expect(runCli(["email", action, domain, "--reason", `scan test ${action}`, "--author", "ops"], env).code).toBe(0);
     }
+    reporters = ["ids", "waf"].map((name) => JSON.parse(runCli(["keys", "create", "--name", name, "--permissions", "check,report", "--json"], env).stdout).key as string);
     server = await startServe([], { ...env, RISKCHECK_RATE_PER_MINUTE: "0" });
     key = runCli(["keys", "create", "--name", "scan"], env).stdout.trimEnd().split("\n").at(-1)!;
   });
 
   afterAll(async () => {
     if (server.proc.exitCode === null) await server.stop();
+  });
+
+  test("local reports count as the running server counts them: scan --explain answers each IP as its GET with explain", async () => {
+    // Two keys report 81.2.69.142 (one for attack, one for attack and bot); 89.160.20.112 once; the rest were never reported.
+    const report = async (secret: string, reports: object[]) => {
+      const res = await fetch(`${server.url}/v1/reports`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify({ reports }) });
+      expect(res.status).toBe(200);
+    };
+    await report(reporters[0]!, [{ ip: "81.2.69.142", category: "attack" }, { ip: "89.160.20.112", category: "probe" }]);
+    await report(reporters[1]!, [{ ip: "81.2.69.142", category: "attack" }, { ip: "81.2.69.142", category: "bot" }]);
+    const ips = ["81.2.69.142", "89.160.20.112", "8.8.8.8", "10.0.0.1", "2001:db8::1", "not-an-ip"];
+    const input = join(data, "ips.txt");
+    writeFileSync(input, `${ips.join("\n")}\n`);
+    const { code, stdout, stderr } = runCli(["scan", input, "--format", "jsonl", "--explain"], env);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`local reports: 2 reported addresses in the last 90d, from SQLite ${env.RISKCHECK_DB}`);
+    const rows = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(rows.find((r) => r.ip?.ip === "81.2.69.142").ip.reputation).toMatchObject({ attack: 2, bot: 1 });
+    for (const [i, ip] of ips.entries()) {
+      const res = await fetch(`${server.url}/v1/ip-reputation-check?ip=${encodeURIComponent(ip)}&explain=1`, { headers: { authorization: `Bearer ${key}` } });
+      if (res.status === 200) expect(JSON.stringify(rows[i].ip)).toBe(await res.text());
+      else expect(rows[i].ip).toMatchObject({ input: ip, error: ((await res.json()) as { error: string }).error });
+    }
   });
 
   test("an override line is honoured: scan --explain answers each email as the running server's GET with explain", async () => {
