@@ -98,3 +98,45 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   if (password) for (const server of servers) expect(server.output()).not.toContain(password);
   console.log(`two instances: new key accepted after ${acceptedAfter.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; ${successes} of ${REQUESTS} IP checks succeeded with a quota of ${QUOTA}; revocation refused after ${delays.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; keys list after SIGTERM: ${row.usage.today.ip} IP and ${row.usage.today.email} email requests, ${row.usage.ip_quota_used} successes`);
 }, 60_000);
+
+test("two instances on one PostgreSQL database: a report to one counts on both, an override or a deletion from the CLI reaches both within 10 s", async () => {
+  const env = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_DATA_DIR: mkdtempSync(join(tmpdir(), "riskcheck-cli-")), RISKCHECK_RATE_PER_MINUTE: "0" };
+  const created = await runCliAsync(["keys", "create", "--name", "waf", "--permissions", "check,report", "--json"], env);
+  expect(created.code).toBe(0);
+  const headers = { authorization: `Bearer ${JSON.parse(created.stdout).key}` };
+  const servers = await Promise.all([makeDataDir(), makeDataDir()].map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))));
+  const ask = async (server: ServeProcess, query: string) => {
+    const res = await fetch(`${server.url}${query}`, { headers });
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, any>;
+  };
+  /** Polls both instances until each answers as `settled` says; how long each took. */
+  const bothWithin10s = (query: string, settled: (answer: Record<string, any>) => boolean) => {
+    const since = performance.now();
+    return Promise.all(
+      servers.map(async (server) => {
+        while (!settled(await ask(server, query))) {
+          if (performance.now() - since > 10_000) throw new Error(`${server.url}${query} not settled after 10 s`);
+          await Bun.sleep(100);
+        }
+        return performance.now() - since;
+      }),
+    );
+  };
+  const attackOf = (answer: Record<string, any>) => answer.reputation.attack as number;
+  const before = attackOf(await ask(servers[0], "/v1/ip-reputation-check?ip=81.2.69.142"));
+
+  const posted = await fetch(`${servers[0].url}/v1/reports`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ ip: "81.2.69.142", category: "attack" }) });
+  expect(await posted.json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+  const reported = await bothWithin10s("/v1/ip-reputation-check?ip=81.2.69.142", (a) => attackOf(a) === before + 1);
+
+  for (const server of servers) expect((await ask(server, "/v1/check?email=a@yahoo.com")).is_disposable).toBe(false);
+  expect((await runCliAsync(["email", "deny", "yahoo.com", "--reason", "sign-up wave"], env)).code).toBe(0);
+  const denied = await bothWithin10s("/v1/check?email=a@yahoo.com", (a) => a.is_disposable === true);
+
+  expect((await runCliAsync(["reports", "delete", "--ip", "81.2.69.142"], env)).stdout).toContain("Deleted 1 report(s) of 81.2.69.142");
+  const retracted = await bothWithin10s("/v1/ip-reputation-check?ip=81.2.69.142", (a) => attackOf(a) === before);
+
+  expect(await Promise.all(servers.map((s) => s.stop("SIGTERM")))).toEqual([0, 0]);
+  console.log(`two instances: a report counted after ${reported.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an email override after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a deletion after ${retracted.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`);
+}, 60_000);
