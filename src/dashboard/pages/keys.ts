@@ -1,7 +1,7 @@
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { KEY_NAME_MAX_LENGTH } from "../../keys/key-record.ts";
 import { type SafeHtml, html } from "../html.ts";
-import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
+import { KEYS_PER_PAGE, type KeyListing } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 
 function date(iso: string | null): string {
