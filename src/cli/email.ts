@@ -2,7 +2,6 @@ import { userInfo } from "node:os";
 import { UsageError, loadConfig } from "../app/config.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
-import type { DisputedNames } from "../datasets/update/disputed-names.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
 import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
@@ -107,27 +106,4 @@ function currentUser(): string {
   } catch {
     return `uid ${process.getuid?.() ?? "unknown"}`;
   }
-}
-
-/** Names shown in full before the rest is counted. */
-const SHOWN = 20;
-
-/** The update summary's lines on disputed disposable names. */
-export function disputedSummary(disputed: DisputedNames | undefined): string[] {
-  if (!disputed) return [];
-  const lines: string[] = [];
-  const list = (entries: DisputedNames["heldBack"]) => {
-    for (const n of entries.slice(0, SHOWN)) lines.push(`  ${n.domain}: ${n.why}; listed by ${n.sources.join(", ")}`);
-    if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (data/current/email/disputed.txt)`);
-  };
-  if (disputed.heldBack.length) {
-    lines.push(`Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`);
-    list(disputed.heldBack);
-  }
-  if (disputed.servedAnyway.length) {
-    lines.push(`Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that a verifying list or two independent lists name:`);
-    list(disputed.servedAnyway);
-  }
-  if (disputed.allowOverruled) lines.push(`The allowlist overrules ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`);
-  return lines;
 }

@@ -6,11 +6,11 @@ import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { DATA_DIR_ORIGIN } from "../ip/dataset-error.ts";
 import { progressLine } from "../datasets/update/fetch-source.ts";
 import { describeGroup, groupProblems } from "../datasets/source-problems.ts";
+import type { DisputedNames } from "../datasets/update/email-evidence.ts";
 import { SourcesError } from "../datasets/update/sources.ts";
 import { runUpdate } from "../datasets/update/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
 import { hint } from "../app/self-command.ts";
-import { disputedSummary } from "./email.ts";
 import { printTable } from "./table.ts";
 
 export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
@@ -114,4 +114,27 @@ function printVersions(versions: VersionListing[], config: Config): void {
       count(v, "asn-index"),
     ]),
   ]);
+}
+
+/** Names shown in full before the rest is counted. */
+const SHOWN = 20;
+
+/** The update summary's lines on disputed disposable names. */
+function disputedSummary(disputed: DisputedNames | undefined): string[] {
+  if (!disputed) return [];
+  const lines: string[] = [];
+  const list = (entries: DisputedNames["heldBack"]) => {
+    for (const n of entries.slice(0, SHOWN)) lines.push(`  ${n.domain}: ${n.why}; listed by ${n.sources.join(", ")}`);
+    if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (data/current/email/disputed.txt)`);
+  };
+  if (disputed.heldBack.length) {
+    lines.push(`Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`);
+    list(disputed.heldBack);
+  }
+  if (disputed.servedAnyway.length) {
+    lines.push(`Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that a verifying list or two independent lists name:`);
+    list(disputed.servedAnyway);
+  }
+  if (disputed.allowOverruled) lines.push(`The allowlist overrules ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`);
+  return lines;
 }

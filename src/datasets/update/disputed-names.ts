@@ -12,8 +12,6 @@ import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";
 import { writeFileAtomically } from "../staged-files.ts";
 
-export type { DisputedNames };
-
 const DISPUTED_HEADER = '# disputed names held back by riskcheck update; "riskcheck email allow|deny" settles each\n';
 
 interface DisputeInputs {

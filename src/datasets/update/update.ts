@@ -12,8 +12,8 @@ import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writ
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { compileVersionTables } from "../compiled-tables.ts";
 import { composeEvidence } from "./evidence.ts";
-import { type DisputedNames, checkDisputedNames } from "./disputed-names.ts";
-import { DISPUTE } from "./email-evidence.ts";
+import { checkDisputedNames } from "./disputed-names.ts";
+import { DISPUTE, type DisputedNames } from "./email-evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
 import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
