@@ -249,3 +249,15 @@ describe("commands lead the right way", () => {
     expect(key.name).toBe("my-app");
   });
 });
+
+describe("email", () => {
+  test("list aligns its columns by display width, wide characters in a name included", () => {
+    const dataDir = makeDataDir();
+    expect(runCli(["email", "allow", "example.com", "--reason", "ours", "--author", "田中", "--data-dir", dataDir]).code).toBe(0);
+    expect(runCli(["email", "deny", "throwaway.example", "--reason", "sign-up wave", "--author", "ops", "--data-dir", dataDir]).code).toBe(0);
+    const lines = runCli(["email", "list", "--data-dir", dataDir]).stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    const reasonColumn = lines.map((line) => Bun.stringWidth(line.slice(0, line.search(/ours|sign-up wave|REASON/))));
+    expect(new Set(reasonColumn).size).toBe(1);
+  });
+});

@@ -5,6 +5,7 @@ import { normaliseDomain } from "../email/domain-name.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
 import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
+import { printTable } from "./table.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
 
@@ -80,10 +81,10 @@ export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_L
     console.log('No override lines. Add one with: riskcheck email allow DOMAIN --reason "…"');
     return 0;
   }
-  const rows = lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]);
-  const header = ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  "));
+  printTable([
+    ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"],
+    ...lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]),
+  ]);
   return 0;
 }
 
