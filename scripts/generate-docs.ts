@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { COMMAND_SPECS } from "../src/cli/dispatch.ts";
-import { GENERATED_DOCS, replaceGeneratedRegion } from "../src/cli/markdown-reference.ts";
+import { GENERATED_DOCS, replaceGeneratedRegion } from "./markdown-reference.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 for (const { file, regions } of GENERATED_DOCS) {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMMAND_SPECS } from "../../src/cli/dispatch.ts";
 import type { CommandSpec } from "../../src/cli/command-spec.ts";
-import { GENERATED_DOCS, generatedRegion, replaceGeneratedRegion, settings, synopsisBlock } from "../../src/cli/markdown-reference.ts";
+import { GENERATED_DOCS, generatedRegion, replaceGeneratedRegion, settings, synopsisBlock } from "../../scripts/markdown-reference.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 

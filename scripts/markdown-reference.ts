@@ -1,4 +1,4 @@
-import type { CommandSpec, FlagSpec } from "./command-spec.ts";
+import type { CommandSpec, FlagSpec } from "../src/cli/command-spec.ts";
 
 /**
  * The manual's parts that the command tables already say: the README's synopsis and the
@@ -62,14 +62,14 @@ export function settings(commands: readonly CommandSpec[]): Setting[] {
   return [...byVariable.values()];
 }
 
-export function settingsTable(commands: readonly CommandSpec[]): string {
+function settingsTable(commands: readonly CommandSpec[]): string {
   const all = commands.map((c) => c.name);
   const rows = settings(commands).map((s) => [code(s.variable), s.flag ? code(s.flag) : "", value(s.default), readBy(s.commands, all), s.description]);
   return table(["Variable", "Flag", "Default", "Read by", "Meaning"], rows);
 }
 
 /** Per command: its operand and flags, with variable and default. */
-export function commandOptions(commands: readonly CommandSpec[]): string {
+function commandOptions(commands: readonly CommandSpec[]): string {
   return commands
     .map((c) => {
       const rows: string[][] = [];
@@ -129,7 +129,7 @@ function markers(name: string): [string, string] {
   return [`<!-- generated: ${name} (bun run docs; edit the command tables in src/cli/, not this) -->`, `<!-- end: ${name} -->`];
 }
 
-export interface GeneratedRegion {
+interface GeneratedRegion {
   readonly name: string;
   render(commands: readonly CommandSpec[]): string;
 }
