@@ -29,7 +29,7 @@ function selfCommand(cwd = process.cwd()): string {
  * (absolute) and, when it is not the data directory's own, the SQLite file. A PostgreSQL URL
  * carries a password, so it is not printed: the hint says to set it as the server has it.
  */
-export function databaseFlags(config: Config): { flags: string; note: string } {
+function databaseFlags(config: Config): { flags: string; note: string } {
   if (config.databaseUrl !== null) return { flags: "", note: ` (with RISKCHECK_DATABASE_URL set to ${redactedDatabaseUrl(config.databaseUrl)}, as this server has it)` };
   const dataDir = resolve(config.dataDir);
   const db = resolve(config.dbPath);

@@ -144,10 +144,10 @@ export async function prepareDatasets(dataDir: string, root: string | undefined,
   // The lists first, and their temporaries collected, before the tables' buffers come in: the load peaks lower.
   const email = emailRule === null ? null : await prepareEmail(dataDir, root, emailRule, manifest);
   if (email) Bun.gc(true);
-  return { manifest, ip: await prepareIp(dataDir, versionRoot, manifest, files), email };
+  return { manifest, ip: await prepareIp(versionRoot, manifest, files), email };
 }
 
-async function prepareIp(dataDir: string, versionRoot: string, manifest: Manifest | null, files: ReturnType<typeof dataFilesAt>): Promise<PreparedIp> {
+async function prepareIp(versionRoot: string, manifest: Manifest | null, files: ReturnType<typeof dataFilesAt>): Promise<PreparedIp> {
   const notes: string[] = [];
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
   const compiled = new Map<TableOutput, CompiledTable>();

@@ -1,6 +1,6 @@
 import { type OpenedMmdb, checkedRecords } from "./mmdb.ts";
 import { MmdbTree } from "./mmdb-tree.ts";
-import { LATIN1, type RecordTableFile, STRINGS_PER_CHUNK, UTF8, encodeRecordTableFile } from "./record-table-file.ts";
+import { LATIN1, type RecordTableFile, STRINGS_PER_CHUNK, UTF8 } from "./record-table-file.ts";
 
 const LATIN1_TEXT = /^[\x00-\xff]*$/;
 
@@ -79,9 +79,4 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
     pool,
     meta: { databaseType: mmdb.databaseType, buildDate: mmdb.buildDate },
   };
-}
-
-/** The compiled file's bytes. */
-export function compileRecordTableBytes(mmdb: OpenedMmdb, columns: TableColumns): Uint8Array {
-  return encodeRecordTableFile(compileRecordTable(mmdb, columns));
 }

@@ -1,7 +1,7 @@
 import type { AddressRange } from "../address/address-range.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import { type IndexFile } from "./range-index-file.ts";
-import { NOT_FOUND, RangeIndex } from "./range-index.ts";
+import { RangeIndex } from "./range-index.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
 export interface AsnRange extends AddressRange {
@@ -70,5 +70,3 @@ export class AsnIndex {
     return this.text.slice(this.payload[entry * 3 + 1], this.payload[entry * 3 + 2]);
   }
 }
-
-export { NOT_FOUND };

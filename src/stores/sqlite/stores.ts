@@ -14,7 +14,7 @@ import { SqliteReportStore } from "./reports.ts";
 import type { Stores } from "../stores.ts";
 
 /** The file beside the database through which processes announce changes to keys. */
-export function signalPath(dbPath: string): string {
+function signalPath(dbPath: string): string {
   return `${dbPath}-signal`;
 }
 
