@@ -4,7 +4,7 @@ import { UsageError, loadConfig } from "../app/config.ts";
 import { checkNewPassword, setAdminPassword } from "../dashboard/admin-password.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import { hint } from "../app/self-command.ts";
-import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
+import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 
 export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET_PASSWORD>): Promise<number> {
   const config = loadConfig(values, process.env);
@@ -12,9 +12,7 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   const problem = checkNewPassword(password);
   if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`);
-  const madeNew = prepareDatabase(config, values);
-  await withStores(config, ({ adminPassword }) => setAdminPassword(adminPassword, password));
-  madeNew();
+  await withStoresMadeIfNeeded(config, values, ({ adminPassword }) => setAdminPassword(adminPassword, password));
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
   return 0;
@@ -25,8 +23,7 @@ export async function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN
   const address = operand || null;
   if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
   const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  const unlocked = await withStores(config, ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
+  const unlocked = await withExistingStores(config, values, ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
   console.log(
     unlocked.length === 0
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`

@@ -4,8 +4,11 @@ import type { Config } from "../app/config.ts";
 import { openStores } from "../stores/open.ts";
 import type { Stores } from "../stores/stores.ts";
 
+/** The flags a command was given that choose its SQLite file. */
+type DatabaseFlags = { readonly "data-dir"?: string; readonly db?: string };
+
 /** Where a SQLite database path came from, for messages. */
-function databaseOrigin(config: Config, values: { "data-dir"?: string; db?: string }): string {
+function databaseOrigin(config: Config, values: DatabaseFlags): string {
   if (values.db !== undefined) return "--db";
   if (process.env.RISKCHECK_DB) return "RISKCHECK_DB";
   if (values["data-dir"] !== undefined) return `--data-dir ${values["data-dir"]}`;
@@ -14,10 +17,10 @@ function databaseOrigin(config: Config, values: { "data-dir"?: string; db?: stri
 }
 
 /**
- * For commands that read keys: a SQLite file that is not there means a wrong data directory
- * (a command run elsewhere than the server), not an empty database to create.
+ * For commands that read or change what is there: a SQLite file that is not there means a wrong
+ * data directory (a command run elsewhere than the server), not an empty database to create.
  */
-export function requireDatabase(config: Config, values: { "data-dir"?: string; db?: string }): void {
+function requireDatabase(config: Config, values: DatabaseFlags): void {
   if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
   throw new Error(
     `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
@@ -30,7 +33,7 @@ export function requireDatabase(config: Config, values: { "data-dir"?: string; d
  * directory holds its datasets; a database made there would be one no server reads. A new
  * database in a real data directory is made: the returned function says so, once it is.
  */
-export function prepareDatabase(config: Config, values: { "data-dir"?: string; db?: string }): () => void {
+function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
   if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
   const ownFile = resolvePath(config.dbPath) === resolvePath(config.dataDir, "riskcheck.sqlite");
   if (ownFile && !existsSync(config.dataDir)) {
@@ -47,4 +50,18 @@ export async function withStores<T>(config: Config, use: (stores: Stores) => Pro
   } finally {
     await stores.close();
   }
+}
+
+/** `use` on the stores of a database that is there already (`requireDatabase`): reading or removing never makes one. */
+export async function withExistingStores<T>(config: Config, values: DatabaseFlags, use: (stores: Stores) => Promise<T>): Promise<T> {
+  requireDatabase(config, values);
+  return withStores(config, use);
+}
+
+/** `use` on the stores, the database made first where `prepareDatabase` allows it; says so once `use` succeeded. */
+export async function withStoresMadeIfNeeded<T>(config: Config, values: DatabaseFlags, use: (stores: Stores) => Promise<T>): Promise<T> {
+  const madeNew = prepareDatabase(config, values);
+  const result = await withStores(config, use);
+  madeNew();
+  return result;
 }

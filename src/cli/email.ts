@@ -4,7 +4,7 @@ import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from 
 import { normaliseDomain } from "../email/domain-name.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
-import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
+import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
@@ -57,9 +57,7 @@ const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedComm
     throw err;
   }
   const config = loadConfig(values, process.env);
-  const madeNew = prepareDatabase(config, values);
-  await withStores(config, ({ emailOverrides }) => emailOverrides.put(line));
-  madeNew();
+  await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
   const until = line.until ? ` until ${line.until}` : "";
   console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
   return 0;
@@ -70,8 +68,7 @@ export const denyDomain = put("deny");
 
 export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_LIST>): Promise<number> {
   const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  const lines = await withStores(config, ({ emailOverrides }) => emailOverrides.list());
+  const lines = await withExistingStores(config, values, ({ emailOverrides }) => emailOverrides.list());
   const active = activeOverrides(lines, Date.now());
   if (values.json) {
     console.log(JSON.stringify(lines.map((l) => ({ ...l, active: active.has(l.domain) })), null, 2));
@@ -92,8 +89,7 @@ export async function removeOverride({ values, operand }: ParsedCommandLine<type
   const domain = normaliseDomain(operand.trim());
   if (domain === null) throw new UsageError(`"${operand}" is not a domain name`);
   const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  const removed = await withStores(config, ({ emailOverrides }) => emailOverrides.remove(domain));
+  const removed = await withExistingStores(config, values, ({ emailOverrides }) => emailOverrides.remove(domain));
   if (!removed) throw new UsageError(`no override line for ${domain}; see riskcheck email list`);
   console.log(`Removed the line for ${domain}; the lists decide again within 10 s.`);
   return 0;

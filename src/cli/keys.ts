@@ -6,7 +6,7 @@ import { KeyStoreError, MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import { parsePermissions } from "../keys/permissions.ts";
 import type { KeyUsage } from "../keys/usage-store.ts";
 import { hint } from "../app/self-command.ts";
-import { prepareDatabase, requireDatabase, withStores } from "./database.ts";
+import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
 
 /** A per-key limit flag: absent is the server's default; empty is a mistake, not 0 (which means unlimited). */
@@ -22,8 +22,7 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
   const permissions = values.permissions === undefined ? undefined : parsePermissions(values.permissions);
   if (permissions !== undefined && "error" in permissions) throw new UsageError(`--permissions: ${permissions.error}`);
   const config = loadConfig(values, process.env);
-  const madeNew = prepareDatabase(config, values);
-  const { key, secret } = await withStores(config, async ({ keys }) => {
+  const { key, secret } = await withStoresMadeIfNeeded(config, values, async ({ keys }) => {
     try {
       return await keys.create({ name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota, permissions: permissions?.permissions });
     } catch (err) {
@@ -31,7 +30,6 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
       throw err;
     }
   });
-  madeNew();
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(key), key: secret }));
   } else {
@@ -43,8 +41,7 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
 
 export async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>): Promise<number> {
   const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  const { list, totals } = await withStores(config, async ({ keys, usage }) => {
+  const { list, totals } = await withExistingStores(config, values, async ({ keys, usage }) => {
     const list = await keys.list();
     return { list, totals: await usage.usageOf(list.map((k) => k.id), 0, Date.now()) };
   });
@@ -56,8 +53,7 @@ export async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>):
 
 export async function revokeKey({ values, operand }: ParsedCommandLine<typeof KEYS_REVOKE>): Promise<number> {
   const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  const key = await withStores(config, ({ keys }) => keys.revoke(operand));
+  const key = await withExistingStores(config, values, ({ keys }) => keys.revoke(operand));
   console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt}; the API refuses it from the next request.`);
   return 0;
 }

@@ -1,11 +1,10 @@
 import { UsageError, loadConfig } from "../app/config.ts";
-import type { Stores } from "../stores/stores.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { StoredReport } from "../reports/report.ts";
 import { reportsCsv } from "../reports/reports-csv.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
-import { requireDatabase, withStores } from "./database.ts";
+import { withExistingStores } from "./database.ts";
 
 const SINCE = { name: "since", type: "string", value: "DATE", description: "Only reports made at or after this date (2026-11-01, or a full ISO time)" } as const;
 
@@ -38,7 +37,7 @@ export const REPORTS_DELETE = {
 
 export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_LIST>): Promise<number> {
   const filter = { ip: values.ip === undefined ? undefined : address(values.ip), sinceMs: values.since === undefined ? undefined : date(values.since) };
-  const reports = await withReports(values, (stores) => stores.reports.list(filter));
+  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) => stores.reports.list(filter));
   if (values.json) console.log(JSON.stringify(reports.map(reportJson), null, 2));
   else if (reports.length === 0) console.log("No reports.");
   else for (const r of reports) console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${r.keyName} (${r.keyId})${r.comment ? `  ${JSON.stringify(r.comment)}` : ""}`);
@@ -47,14 +46,14 @@ export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_L
 
 export async function exportReports({ values }: ParsedCommandLine<typeof REPORTS_EXPORT>): Promise<number> {
   const sinceMs = date(values.since);
-  const reports = await withReports(values, (stores) => stores.reports.list({ sinceMs }));
+  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) => stores.reports.list({ sinceMs }));
   process.stdout.write(reportsCsv(reports));
   return 0;
 }
 
 export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS_DELETE>): Promise<number> {
   const ip = address(values.ip);
-  const deleted = await withReports(values, async (stores) => {
+  const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores) => {
     if (values.key === undefined) return stores.reports.delete(ip);
     const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
     if (keys.length === 0) throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
@@ -64,13 +63,6 @@ export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS
   });
   console.log(`Deleted ${deleted} report(s) of ${ip}${values.key === undefined ? "" : ` by ${values.key}`}; running servers count without them within 10 s.`);
   return 0;
-}
-
-/** The stores of an existing database: reading or retracting reports never creates one. */
-async function withReports<T>(values: Parameters<typeof loadConfig>[0] & { "data-dir"?: string; db?: string }, use: (stores: Stores) => Promise<T>): Promise<T> {
-  const config = loadConfig(values, process.env);
-  requireDatabase(config, values);
-  return withStores(config, use);
 }
 
 /** The canonical spelling, as the reports are stored. */
