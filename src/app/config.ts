@@ -64,6 +64,11 @@ export const DEFAULTS = Object.freeze({
   reportRetention: "365d",
 });
 
+/** The SQLite file a data directory holds unless --db / RISKCHECK_DB names another. */
+export function ownDbPath(dataDir: string): string {
+  return join(dataDir, "riskcheck.sqlite");
+}
+
 /** Flags win over the environment, which wins over the defaults. */
 export function loadConfig(flags: ConfigFlags, env: Env): Config {
   const pick = (flag: keyof ConfigFlags | null, variable: string) =>
@@ -74,7 +79,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     host: pick("host", "RISKCHECK_HOST") ?? DEFAULTS.host,
     port: integer(pick("port", "RISKCHECK_PORT"), "--port / RISKCHECK_PORT", DEFAULTS.port, 0, 65535),
     dataDir,
-    dbPath: pick("db", "RISKCHECK_DB") ?? join(dataDir, "riskcheck.sqlite"),
+    dbPath: pick("db", "RISKCHECK_DB") ?? ownDbPath(dataDir),
     databaseUrl: databaseUrl(pick("database-url", "RISKCHECK_DATABASE_URL"), pick("db", "RISKCHECK_DB")),
     ratePerMinute: integer(env.RISKCHECK_RATE_PER_MINUTE, "RISKCHECK_RATE_PER_MINUTE", DEFAULTS.ratePerMinute, 0),
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),

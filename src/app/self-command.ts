@@ -1,6 +1,6 @@
 import { join, relative, resolve } from "node:path";
 import { RUNNING_COMPILED } from "../runtime/compiled.ts";
-import type { Config } from "./config.ts";
+import { type Config, ownDbPath } from "./config.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
 
 /** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
@@ -33,7 +33,7 @@ function databaseFlags(config: Config): { flags: string; note: string } {
   if (config.databaseUrl !== null) return { flags: "", note: ` (with RISKCHECK_DATABASE_URL set to ${redactedDatabaseUrl(config.databaseUrl)}, as this server has it)` };
   const dataDir = resolve(config.dataDir);
   const db = resolve(config.dbPath);
-  const flags = ` --data-dir ${shellWord(dataDir)}${db === join(dataDir, "riskcheck.sqlite") ? "" : ` --db ${shellWord(db)}`}`;
+  const flags = ` --data-dir ${shellWord(dataDir)}${db === ownDbPath(dataDir) ? "" : ` --db ${shellWord(db)}`}`;
   return { flags, note: "" };
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import type { Config } from "../app/config.ts";
+import { type Config, ownDbPath } from "../app/config.ts";
 import { openStores } from "../stores/open.ts";
 import type { Stores } from "../stores/stores.ts";
 
@@ -35,7 +35,7 @@ function requireDatabase(config: Config, values: DatabaseFlags): void {
  */
 function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
   if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
-  const ownFile = resolvePath(config.dbPath) === resolvePath(config.dataDir, "riskcheck.sqlite");
+  const ownFile = resolvePath(config.dbPath) === resolvePath(ownDbPath(config.dataDir));
   if (ownFile && !existsSync(config.dataDir)) {
     throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
   }
