@@ -95,7 +95,7 @@ function help(args: string[]): number {
   return 0;
 }
 
-export async function main(argv: string[], context: RunContext = { startedLoad: null }): Promise<number> {
+export async function main(argv: string[], context: RunContext): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "help") return help(rest);
   if (first === "--help" || first === "-h") return help([]);

@@ -2,7 +2,7 @@ import type { CommandSpec, FlagSpec } from "./command-spec.ts";
 
 const HELP_FLAG: FlagSpec = { name: "help", type: "boolean", description: "Show this help and exit" };
 
-export function synopsis(c: CommandSpec): string {
+function synopsis(c: CommandSpec): string {
   const flags = c.flags.map((f) => {
     const text = f.value ? `--${f.name} ${f.value}` : `--${f.name}`;
     return f.required ? text : `[${text}]`;
