@@ -102,6 +102,28 @@ function circleThrough(start: string, component: Set<string>, edges: Map<string,
   return [start];
 }
 
+/**
+ * What importing `entries` loads: their imports that are not `import type` nor `import(…)`,
+ * followed through src/ (an `import { type A }` counts as loading its file).
+ */
+function loadedWith(entries: string[]): { files: Set<string>; packages: Set<string> } {
+  const loading = /^\s*(?:import|export)\s+(?!type\s)[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const path = join(SRC, file);
+    for (const m of readFileSync(path, "utf8").matchAll(loading)) {
+      const specifier = (m[1] ?? m[2])!;
+      if (!specifier.startsWith(".")) packages.add(specifier);
+      else if (specifier.endsWith(".ts")) visit(relative(SRC, resolve(dirname(path), specifier)));
+    }
+  };
+  for (const entry of entries) visit(entry);
+  return { files, packages };
+}
+
 const graph = importGraph();
 
 test("the reader finds the imports it checks, type-only ones included", () => {
@@ -147,4 +169,12 @@ test("ip/ does not import datasets/: the datasets feed the lookups, not the othe
 test("no import cycles, type-only ones included", () => {
   const edges = new Map([...graph].map(([file, { files }]) => [file, files]));
   expect(cycles(edges).map((circle) => circle.join(" → "))).toEqual([]);
+});
+
+test("keys, email, reports, admin, db and help start without Elysia, the web layer or the dataset code: serve, update and scan import theirs when they run", () => {
+  const { files, packages } = loadedWith(["cli/main.ts", "cli/dispatch.ts"]);
+  expect(files).toContain("cli/keys.ts"); // the reader follows the imports
+  const heavy = [...files].filter((f) => ["http", "scan"].includes(topFolder(f)) || f.startsWith("datasets/update/") || ["datasets/load-snapshot.ts", "cli/serve.ts", "cli/update.ts"].includes(f));
+  expect(heavy).toEqual([]);
+  expect([...packages].filter((name) => name.includes("elysia"))).toEqual([]);
 });
