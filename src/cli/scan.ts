@@ -53,7 +53,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     console.error(`riskcheck: scan: ${operand}: no such file`);
     return 1;
   }
-  const config = loadConfig({ "data-dir": values["data-dir"], db: values.db, "database-url": values["database-url"] }, process.env);
+  const config = loadConfig(values, process.env);
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
   const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
