@@ -7,7 +7,7 @@
  *   bun bench/floor-server.ts DATABASE [BODY_BYTES]
  */
 import { Elysia } from "elysia";
-import { CollectionPacer, PACER_PERIOD_MS } from "../src/app/gc-pacer.ts";
+import { GcPacer, PACER_PERIOD_MS } from "../src/app/gc-pacer.ts";
 import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
 import { type AdmissionDeps, admit } from "../src/http/admission.ts";
 import { listen } from "../src/http/app.ts";
@@ -39,7 +39,7 @@ const app = new Elysia({ strictPath: true, systemRouter: false })
     const admission = admit(deps, request, "ip");
     return admission instanceof Response ? admission : admission.answer(1, body);
   });
-const pacer = new CollectionPacer(traffic);
+const pacer = new GcPacer(traffic);
 setInterval(() => pacer.tick(), PACER_PERIOD_MS);
 setInterval(() => void usage.flush().catch(console.error), 5_000);
 const server = listen(app, "127.0.0.1", 0);

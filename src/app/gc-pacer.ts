@@ -11,7 +11,7 @@ export const PACER_PERIOD_MS = 100;
  * keeps peak RSS down at the same throughput (figures in docs/benchmarks.md). Idle servers
  * are left alone.
  */
-export class CollectionPacer {
+export class GcPacer {
   private servedAtLastCollection: number;
 
   constructor(

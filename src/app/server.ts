@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { CollectionPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
+import { GcPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "../datasets/freshness.ts";
 import { formatDuration } from "../time/duration.ts";
@@ -180,7 +180,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     refresh = { scheduler, child };
   }
 
-  const pacer = new CollectionPacer(deps.traffic);
+  const pacer = new GcPacer(deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   let server: Bun.Server<unknown>;
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CollectionPacer } from "../../src/app/gc-pacer.ts";
+import { GcPacer } from "../../src/app/gc-pacer.ts";
 import { TrafficCounter } from "../../src/metrics/traffic-counter.ts";
 import { createTestApp } from "../support/test-app.ts";
 
@@ -10,7 +10,7 @@ describe("collections are paced by traffic", () => {
   test("a busy server collects each period; an idle one never", () => {
     const traffic = new TrafficCounter();
     let collections = 0;
-    const pacer = new CollectionPacer(traffic, () => collections++, 100);
+    const pacer = new GcPacer(traffic, () => collections++, 100);
     pacer.tick();
     expect(collections).toBe(0);
 
