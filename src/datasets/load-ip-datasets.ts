@@ -9,7 +9,6 @@ import { LabelIndex, NO_LABELS } from "../ip/indexes/label-index.ts";
 import { NO_RELAY_PLACES, RelayPlaces } from "../ip/indexes/relay-place-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
-import { prepareInWorker } from "./load-in-worker.ts";
 import type { PreparedIp, PreparedTable } from "./prepare-datasets.ts";
 import type { DatasetInfo } from "./snapshot.ts";
 
@@ -61,10 +60,4 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
     datasets,
     notes: p.notes,
   };
-}
-
-/** Opens every IP dataset of the version at `root` (default: the current one); throws a DatasetError naming the file when one is missing or broken. */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
-  const prepared = await prepareInWorker(dataDir, root, null);
-  return assembleIpDatasets(prepared.ip, thresholds);
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
+import { loadIpDatasets } from "../support/ip-datasets.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
 import type { Permission } from "../../src/keys/permissions.ts";

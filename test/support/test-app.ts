@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { loadIpDatasets } from "../../src/datasets/load-ip-datasets.ts";
+import { loadIpDatasets } from "./ip-datasets.ts";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
 import type { IpDatasets } from "../../src/ip/answer/ip-facts.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";

@@ -1,6 +1,6 @@
-import { type TableColumns, compileRecordTable } from "./compile-record-table.ts";
+import type { TableColumns } from "./compile-record-table.ts";
 import { type FlatRecord, type Geolocation, type Located, type MaxMindRecord, NOT_LOCATED, type RecordSchema, countryJson, fromFlatRecord, fromMaxMindRecord, placeJson, schemaOfRecord, tailJson } from "./geo-record.ts";
-import { type OpenedMmdb, openMmdb } from "./mmdb.ts";
+import type { OpenedMmdb } from "./mmdb.ts";
 import { NO_ORDINAL, RecordTable } from "./record-table.ts";
 import type { RecordTableFile } from "./record-table-file.ts";
 import type { ParsedIp } from "../address/parse.ts";
@@ -109,26 +109,4 @@ export class CompiledGeolocation implements GeoLookup {
     const countryOnly = this.country.locate(ip);
     return countryOnly !== null && countryOnly.countryCode !== "" ? countryOnly : (found ?? NOT_LOCATED);
   }
-}
-
-export interface GeoFiles {
-  readonly cityV4: string;
-  readonly cityV6: string;
-  /** Country-level fallback covering IPv4 and IPv6; null for none. */
-  readonly country: string | null;
-}
-
-/** A city or country MMDB compiled in this process: for tests and tools, not the server. */
-export async function compileGeoTable(file: string): Promise<RecordTableFile> {
-  return compiledGeo(await openMmdb(file));
-}
-
-function compiledGeo(mmdb: OpenedMmdb): RecordTableFile {
-  return compileRecordTable(mmdb, geoColumns(mmdb));
-}
-
-/** Compiles the MMDB files in this process and opens them: for tests and tools. All open before any is compiled, so a missing one fails at once. */
-export async function openGeolocation(files: GeoFiles): Promise<CompiledGeolocation> {
-  const [cityV4, cityV6, country] = await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), files.country === null ? null : openMmdb(files.country)]);
-  return CompiledGeolocation.open(compiledGeo(cityV4), compiledGeo(cityV6), country && compiledGeo(country));
 }
