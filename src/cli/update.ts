@@ -11,6 +11,7 @@ import { SourcesError } from "../datasets/update/sources.ts";
 import { runUpdate } from "../datasets/update/update.ts";
 import { type VersionListing, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
 import { hint } from "../app/self-command.ts";
+import { dataFiles } from "../datasets/data-layout.ts";
 import { printTable } from "./table.ts";
 
 export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
@@ -72,7 +73,7 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
   if (report.version) {
     const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
     console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
-    for (const line of disputedSummary(report.disputed)) console.log(line);
+    for (const line of disputedSummary(report.disputed, dataFiles(config.dataDir).disputedDomains)) console.log(line);
   } else if (groups.length) {
     console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
   } else {
@@ -120,12 +121,12 @@ function printVersions(versions: VersionListing[], config: Config): void {
 const SHOWN = 20;
 
 /** The update summary's lines on disputed disposable names. */
-function disputedSummary(disputed: DisputedNames | undefined): string[] {
+function disputedSummary(disputed: DisputedNames | undefined, file: string): string[] {
   if (!disputed) return [];
   const lines: string[] = [];
   const list = (entries: DisputedNames["heldBack"]) => {
     for (const n of entries.slice(0, SHOWN)) lines.push(`  ${n.domain}: ${n.why}; listed by ${n.sources.join(", ")}`);
-    if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (data/current/email/disputed.txt)`);
+    if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (${file})`);
   };
   if (disputed.heldBack.length) {
     lines.push(`Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`);
