@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json";
+import { API_ERRORS } from "../src/http/errors.ts";
 import { openSqliteStores } from "../src/stores/sqlite/stores.ts";
 import { makeDataDir, runCli } from "./support/processes.ts";
 
@@ -173,6 +174,17 @@ describe("keys", () => {
     expect(runCli(["keys", "revoke", "three"], env).code).toBe(1);
     const rows = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(["revoked", "revoked"]);
+  });
+
+  test("the command a 403 answer names, with its NAME filled in, makes a key with both permissions", () => {
+    const named = API_ERRORS.forbidden.message.match(/\(riskcheck (keys create [^)]+)\)/)?.[1];
+    expect(named).toBeDefined();
+    const env = { RISKCHECK_DB: tempDb() };
+    const out = runCli(named!.replace("NAME", "waf").split(" "), env);
+    expect(out.stderr).not.toContain("Run ");
+    expect(out.code).toBe(0);
+    const [key] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
+    expect(key).toMatchObject({ name: "waf", permissions: ["check", "report"] });
   });
 });
 

@@ -20,7 +20,7 @@ export const API_ERRORS = Object.freeze({
   invalidBatch: define(400, "invalid_body", 'The body must be JSON of the form {"emails": ["..."], "ips": ["..."]}'),
   batchTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 items per batch"),
   tooManyItems: define(400, "too_many_items", "A batch holds at most 1,000 items, emails and IPs together"),
-  forbidden: define(403, "forbidden", "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --permissions check,report)"),
+  forbidden: define(403, "forbidden", "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --name NAME --permissions check,report)"),
   invalidReports: define(400, "invalid_body", 'The body must be JSON: one report {"ip": "...", "category": "bot|probe|rate|attack|crawler", "comment": "..."} or {"reports": [...]}'),
   reportsTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 reports per request"),
   tooManyReports: define(400, "too_many_items", "A request holds at most 1,000 reports"),
