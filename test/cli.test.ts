@@ -235,6 +235,15 @@ describe("commands lead the right way", () => {
     expect(JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout).map((l: { domain: string }) => l.domain)).toEqual(["example.com"]);
   });
 
+  test("an override line made without USER or LOGNAME names the user (by uid where Bun cannot tell the name), not as unknown", () => {
+    const dataDir = makeDataDir();
+    const made = runCli(["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir], { ...withoutDataSettings, USER: "", LOGNAME: "" }, elsewhere());
+    expect(made.code).toBe(0);
+    const [line] = JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    const passwdName = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
+    expect([`uid ${process.getuid!()}`, passwdName]).toContain(line.author);
+  });
+
   test("keys create in a data directory without a database makes it and says so", () => {
     const dataDir = makeDataDir();
     expect(runCli(["keys", "list", "--data-dir", dataDir], withoutDataSettings, elsewhere()).code).toBe(1);

@@ -98,9 +98,12 @@ export async function removeOverride({ values, operand }: ParsedCommandLine<type
 function currentUser(): string {
   const fromEnvironment = process.env.USER || process.env.LOGNAME;
   if (fromEnvironment) return fromEnvironment;
+  const uid = `uid ${process.getuid?.() ?? "unknown"}`;
   try {
-    return userInfo().username;
+    // Bun answers "unknown" when USER is unset, whatever the passwd entry says (oven-sh/bun#39859).
+    const { username } = userInfo();
+    return username && username !== "unknown" ? username : uid;
   } catch {
-    return `uid ${process.getuid?.() ?? "unknown"}`;
+    return uid;
   }
 }
