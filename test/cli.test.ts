@@ -257,6 +257,19 @@ describe("commands lead the right way", () => {
     expect(JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout)).toHaveLength(2);
   });
 
+  test("the hint of an empty override list, its domain filled in, works from another directory", async () => {
+    const dataDir = makeDataDir();
+    await openSqliteStores(join(dataDir, "riskcheck.sqlite")).close();
+    const listed = runCli(["email", "list", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    const hint = listed.stdout.match(/^No override lines\. Add one with: (.+)$/m)?.[1];
+    expect(hint).toStartWith(`${process.execPath} `);
+    expect(hint).toEndWith(`email allow DOMAIN --reason "why" --data-dir ${dataDir}`);
+    const pasted = Bun.spawnSync(["sh", "-c", hint!.replace("DOMAIN", "example-corp.com")], { cwd: elsewhere(), env: { ...process.env, ...withoutDataSettings }, timeout: 30_000 });
+    expect(pasted.exitCode).toBe(0);
+    const [line] = JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    expect(line).toMatchObject({ domain: "example-corp.com", action: "allow", reason: "why" });
+  });
+
   test("the hint of an empty key list is a command line that works as printed, from another directory", async () => {
     const dataDir = makeDataDir();
     await openSqliteStores(join(dataDir, "riskcheck.sqlite")).close();

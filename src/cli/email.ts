@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
 import { UsageError, loadConfig } from "../app/config.ts";
+import { hint } from "../app/self-command.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
@@ -75,7 +76,7 @@ export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_L
     return 0;
   }
   if (lines.length === 0) {
-    console.log('No override lines. Add one with: riskcheck email allow DOMAIN --reason "…"');
+    console.log(`No override lines. Add one with: ${hint(config, 'email allow DOMAIN --reason "why"')}`);
     return 0;
   }
   printTable([
