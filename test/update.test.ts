@@ -272,6 +272,7 @@ describe("riskcheck update against a loopback feed server", () => {
     for (const step of [1, 2]) {
       const run = await update("--rollback");
       expect(run.code).toBe(0);
+      if (step === 1) expect(run.stdout).toContain("Roll back again to step further.");
       expect(current()).toBe(`datasets/${line[step]}`);
       await waitFor(async () => (await servedVersion()) === line[step]);
     }
@@ -289,6 +290,8 @@ describe("riskcheck update against a loopback feed server", () => {
     expect(kept).toContain(manifestOf(current().replace("datasets/", "")).base);
     const oldest = await update("--rollback");
     expect(oldest.code).toBe(0);
+    expect(oldest.stdout).toContain("It is the oldest version kept.");
+    expect(oldest.stdout).not.toContain("Roll back again");
     const beyond = await update("--rollback");
     expect(beyond.code).toBe(1);
     expect(beyond.stderr).toContain("is the oldest dataset version kept");

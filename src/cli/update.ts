@@ -17,8 +17,9 @@ import { printTable } from "./table.ts";
 export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
   const config = loadConfig(values, process.env);
   if (values.rollback) {
-    const { current, from } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
-    console.log(`Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. Roll back again to step further.`);
+    const { current, from, older } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
+    const next = older ? "Roll back again to step further." : "It is the oldest version kept.";
+    console.log(`Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. ${next}`);
     return 0;
   }
   if (values.list) {

@@ -61,15 +61,16 @@ export async function activateVersion(dataDir: string, version: string, keep: nu
   return removed;
 }
 
-/** Steps back to the version the current one was built on; each call goes one further. */
-export async function rollback(dataDir: string): Promise<{ current: string; from: string }> {
+/** Steps back to the version the current one was built on; each call goes one further, while `older` says one is kept. */
+export async function rollback(dataDir: string): Promise<{ current: string; from: string; older: boolean }> {
   const files = dataFiles(dataDir);
   const from = currentVersion(dataDir);
   if (!from) throw new Error(`${files.current}: no current dataset version`);
   const base = (await versionManifest(dataDir, from))?.base ?? null;
   if (!base || !existsSync(join(files.versions, base))) throw new Error(`${from} is the oldest dataset version kept; there is nothing to roll back to`);
   pointCurrentAt(dataDir, base);
-  return { current: base, from };
+  const older = (await versionManifest(dataDir, base))?.base ?? null;
+  return { current: base, from, older: older !== null && existsSync(join(files.versions, older)) };
 }
 
 export interface VersionListing {
