@@ -10,6 +10,8 @@ import { makeDataDir, runCli } from "./support/processes.ts";
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
 
+const ROOT = join(import.meta.dir, "..");
+
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), "riskcheck-cli-")), "riskcheck.sqlite");
 }
@@ -44,14 +46,24 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     [["keys", "list", "--database-url", "postgres://riskcheck:hunter2secret@db/riskcheck", "--db", "x.sqlite"], "riskcheck keys list --help"],
     [["db", "migrate", "--from-sqlite", "x.sqlite"], "riskcheck db migrate --help"],
   ])("%j", (args, hint) => {
-    const { code, stdout, stderr } = runCli(args, { RISKCHECK_DB: tempDb() });
+    const { code, stdout, stderr } = runCli(args, { RISKCHECK_DB: tempDb() }, ROOT);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     const lines = stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^riskcheck: \S.*\S$/);
-    expect(lines[1]).toBe(`Run '${hint}' for usage.`);
+    expect(lines[1]).toBe(`Run '${hint.replace(/^riskcheck/, "npx bun src/cli/main.ts")}' for usage.`);
     expect(stderr).not.toContain("hunter2secret");
+  });
+
+  test("the help a usage error points at answers when pasted, from another directory too", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "riskcheck-elsewhere-"));
+    const { stderr } = runCli(["keys", "create"], { RISKCHECK_DB: tempDb() }, elsewhere);
+    const pointer = stderr.match(/^Run '(.+)' for usage\.$/m)?.[1];
+    expect(pointer).toBe(`${process.execPath} ${join(ROOT, "src", "cli", "main.ts")} keys create --help`);
+    const pasted = Bun.spawnSync(["sh", "-c", pointer!], { cwd: elsewhere, timeout: 30_000 });
+    expect(pasted.exitCode).toBe(0);
+    expect(pasted.stdout.toString()).toStartWith("usage: riskcheck keys create");
   });
 
   test("a database that cannot be reached is a runtime failure naming it without its password", () => {

@@ -18,7 +18,7 @@ export function selfArgv(): string[] {
  * as it is from any directory: the compiled binary's absolute path, `npx bun src/cli/main.ts` in
  * the project's folder, or else Bun's and the script's absolute paths.
  */
-function selfCommand(cwd = process.cwd()): string {
+export function selfCommand(cwd = process.cwd()): string {
   if (RUNNING_COMPILED) return shellWord(process.execPath);
   if (relative(cwd, Bun.main) === join("src", "cli", "main.ts")) return "npx bun src/cli/main.ts";
   return `${shellWord(process.execPath)} ${shellWord(Bun.main)}`;

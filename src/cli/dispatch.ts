@@ -9,6 +9,7 @@ import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
 import { UsageError } from "../app/config.ts";
+import { selfCommand } from "../app/self-command.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, allowDomain, denyDomain, listOverrides, removeOverride } from "./email.ts";
 import { createKey, listKeys, revokeKey } from "./keys.ts";
 import { migrateDatabase } from "./db.ts";
@@ -77,7 +78,7 @@ function resolve(words: string[]): Resolved {
 
 /** One line naming the problem, one pointing at the help. */
 function usageError(problem: string, helpFor?: string): number {
-  console.error(`riskcheck: ${problem}\nRun 'riskcheck ${helpFor ? `${helpFor} ` : ""}--help' for usage.`);
+  console.error(`riskcheck: ${problem}\nRun '${selfCommand()} ${helpFor ? `${helpFor} ` : ""}--help' for usage.`);
   return 2;
 }
 

@@ -71,7 +71,7 @@ describe("riskcheck scan", () => {
     const { code, stderr } = runCli(["scan", users, ...args, ...DATA]);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
-    expect(stderr).toContain("riskcheck scan --help");
+    expect(stderr).toContain(" scan --help' for usage.");
   });
 
   test("a CSV without an email or IP column exits 2", () => {
