@@ -284,6 +284,8 @@ describe("riskcheck update against a loopback feed server", () => {
     publish("/vpn-ipv4.txt", `${fixture("x4bnet-vpn-ipv4.txt")}45.12.1.0/24\n`);
     const run = await update("--keep-versions", "2");
     expect(run.code).toBe(0);
+    // The two versions rolled back from before are among those removed.
+    expect(run.stdout).toMatch(/ Removed [2-9] versions outside the 2 kept along its history/);
     const kept = readdirSync(join(dataDir, "datasets")).filter((n) => !n.startsWith("."));
     expect(kept).toHaveLength(2);
     expect(kept).toContain(current().replace("datasets/", ""));

@@ -72,7 +72,7 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
   }
   const groups = groupProblems(report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null })));
   if (report.version) {
-    const pruned = report.pruned.length ? ` Removed ${report.pruned.length} older version${report.pruned.length === 1 ? "" : "s"} beyond --keep-versions ${config.keepVersions}.` : "";
+    const pruned = report.pruned.length ? ` Removed ${report.pruned.length} version${report.pruned.length === 1 ? "" : "s"} outside the ${config.keepVersions} kept along its history (--keep-versions; versions rolled back from are outside it).` : "";
     console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
     for (const line of disputedSummary(report.disputed, dataFiles(config.dataDir).disputedDomains)) console.log(line);
   } else if (groups.length) {
