@@ -24,6 +24,8 @@ afterAll(() => {
   }
 });
 
+// Skipped where no small file system can be mounted (not root, or a container that refuses mounts):
+// filling the real disk instead would disturb the whole machine.
 test.skipIf(small === null)("an update on a full disk says so and what to do, installs nothing and leaves no lock behind", async () => {
   // A data directory on the small file system whose current version is the bundled one (elsewhere):
   // the new version, copied there, cannot fit.

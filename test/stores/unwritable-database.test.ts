@@ -1,14 +1,22 @@
 import { Database } from "bun:sqlite";
 import { expect, setDefaultTimeout, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDataDir, runCli, startServe } from "../support/processes.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(60_000);
 
-/** Bind-mounts `file` read-only over itself (root only: root ignores file modes); null where that is not allowed. */
-function readOnlyMount(file: string): (() => void) | null {
-  if (process.getuid?.() !== 0) return null;
+/**
+ * Makes `file` readable but not writable for this process; returns how to undo it, or null where
+ * that cannot be done. Anyone else: its mode. Root ignores modes, so for root a read-only bind
+ * mount of the file over itself, which a container without CAP_SYS_ADMIN refuses.
+ */
+function readOnly(file: string): (() => void) | null {
+  if (process.getuid?.() !== 0) {
+    chmodSync(file, 0o444);
+    return () => chmodSync(file, 0o644);
+  }
   if (Bun.spawnSync(["mount", "--bind", file, file]).exitCode !== 0) return null;
   if (Bun.spawnSync(["mount", "-o", "remount,bind,ro", file]).exitCode !== 0) {
     Bun.spawnSync(["umount", file]);
@@ -17,27 +25,28 @@ function readOnlyMount(file: string): (() => void) | null {
   return () => void Bun.spawnSync(["umount", file]);
 }
 
-const canMount = (() => {
+const canMakeReadOnly = (() => {
   const dir = makeDataDir();
   const file = join(dir, "probe");
-  Bun.write(file, "");
-  const unmount = readOnlyMount(file);
-  unmount?.();
-  return unmount !== null;
+  writeFileSync(file, "");
+  const undo = readOnly(file);
+  undo?.();
+  return undo !== null;
 })();
 
-test.skipIf(!canMount)("serve refuses a database it can read but not write, instead of losing every count", async () => {
+// Skipped only as root where mounting is not allowed: there no file can be made read-only for root.
+test.skipIf(!canMakeReadOnly)("serve refuses a database it can read but not write, instead of losing every count", async () => {
   const dir = makeDataDir();
   const dbPath = join(dir, "r.sqlite");
   const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
   expect(runCli(["keys", "create", "--name", "ro"], env).code).toBe(0);
-  const unmount = readOnlyMount(dbPath)!;
+  const undo = readOnly(dbPath)!;
   try {
     const started = startServe([], env);
     await expect(started).rejects.toThrow("the database is read-only");
     await started.then((server) => server.stop(), () => {});
   } finally {
-    unmount();
+    undo();
   }
 });
 
