@@ -1,8 +1,7 @@
-import { parseCidr } from "../../../ip/address/address-range.ts";
-import { arrayAt, checkRejects, isoDate, jsonObject } from "./content-checks.ts";
+import { arrayAt, isoDate, jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
-import { checkPlausible } from "./plausible-ranges.ts";
-import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import type { ParsedSource } from "./parsed-source.ts";
+import { RangeEntries } from "./range-entries.ts";
 
 const WHAT = "Google Cloud's cloud.json";
 
@@ -13,22 +12,12 @@ const WHAT = "Google Cloud's cloud.json";
  */
 export function parseGoogleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const document = jsonObject(bytes, WHAT);
-  const entries: FeedEntry[] = [];
-  let rejected = 0;
-  let firstRejected: string | undefined;
+  const ranges = new RangeEntries();
   for (const [i, item] of arrayAt(document, "prefixes").entries()) {
     const record = (item ?? {}) as Record<string, unknown>;
-    const prefix = record.ipv4Prefix ?? record.ipv6Prefix;
-    const range = typeof prefix === "string" ? parseCidr(prefix) : null;
-    if (range === null) {
-      if (rejected++ === 0) firstRejected = `prefixes[${i}]`;
-      continue;
-    }
     const label = [typeof record.service === "string" ? record.service : "Google Cloud", typeof record.scope === "string" ? record.scope : ""].filter(Boolean).join(" ");
-    entries.push({ range, count: 1, label });
+    ranges.add(record.ipv4Prefix ?? record.ipv6Prefix, `prefixes[${i}]`, label);
   }
-  if (entries.length === 0) throw new ContentError(`has no prefixes: expected ${WHAT}, {"prefixes":[{"ipv4Prefix":…,"service":…,"scope":…}]}`);
-  checkRejects(entries.length, rejected, firstRejected, "Google Cloud prefix records");
-  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 50_000, broadestV4: 8, broadestV6: 16 }, WHAT);
+  const entries = ranges.checked(WHAT, '{"prefixes":[{"ipv4Prefix":…,"service":…,"scope":…}]}', "Google Cloud prefix records", 50_000);
   return { value: entries, entries: entries.length, dataDate: typeof document.creationTime === "string" ? isoDate(document.creationTime) : null };
 }

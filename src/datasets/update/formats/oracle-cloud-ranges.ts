@@ -1,8 +1,7 @@
-import { parseCidr } from "../../../ip/address/address-range.ts";
-import { arrayAt, checkRejects, isoDate, jsonObject } from "./content-checks.ts";
+import { arrayAt, isoDate, jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
-import { checkPlausible } from "./plausible-ranges.ts";
-import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import type { ParsedSource } from "./parsed-source.ts";
+import { RangeEntries } from "./range-entries.ts";
 
 const WHAT = "Oracle Cloud's public_ip_ranges.json";
 
@@ -13,26 +12,17 @@ const WHAT = "Oracle Cloud's public_ip_ranges.json";
  */
 export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const document = jsonObject(bytes, WHAT);
-  const entries: FeedEntry[] = [];
-  let rejected = 0;
-  let firstRejected: string | undefined;
+  const ranges = new RangeEntries();
   for (const [r, item] of arrayAt(document, "regions").entries()) {
     const region = (item ?? {}) as Record<string, unknown>;
     const name = typeof region.region === "string" ? region.region : "";
     for (const [i, cidrItem] of arrayAt(region, "cidrs").entries()) {
       const record = (cidrItem ?? {}) as Record<string, unknown>;
-      const range = typeof record.cidr === "string" ? parseCidr(record.cidr) : null;
-      if (range === null) {
-        if (rejected++ === 0) firstRejected = `regions[${r}].cidrs[${i}]`;
-        continue;
-      }
       const tags = Array.isArray(record.tags) ? record.tags.filter((t): t is string => typeof t === "string") : [];
-      entries.push({ range, count: 1, label: ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" ") });
+      ranges.add(record.cidr, `regions[${r}].cidrs[${i}]`, ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" "));
     }
   }
-  if (entries.length === 0) throw new ContentError(`has no prefixes: expected ${WHAT}, {"regions":[{"region":…,"cidrs":[{"cidr":…,"tags":[…]}]}]}`);
-  checkRejects(entries.length, rejected, firstRejected, "Oracle Cloud CIDR records");
-  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 50_000, broadestV4: 8, broadestV6: 16 }, WHAT);
+  const entries = ranges.checked(WHAT, '{"regions":[{"region":…,"cidrs":[{"cidr":…,"tags":[…]}]}]}', "Oracle Cloud CIDR records", 50_000);
   const stamp = document.last_updated_timestamp;
   return { value: entries, entries: entries.length, dataDate: typeof stamp === "string" ? isoDate(stamp) : null };
 }
