@@ -1,3 +1,14 @@
+/** The body's JSON when it is an object (not an array, not null); null for anything else, malformed JSON included. */
+export function jsonObjectOf(text: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
 /** Why a body was not read: over the limit (413), or it did not arrive whole (400). */
 export type BodyProblem = { readonly problem: "too_large" | "incomplete" };
 

@@ -12,7 +12,7 @@ import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import { type AdmissionDeps, type LimitOutcome, limitHeaders } from "../admission.ts";
 import { authenticateRequest } from "../auth.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
-import { readBodyText } from "../request-body.ts";
+import { jsonObjectOf, readBodyText } from "../request-body.ts";
 import { wantsExplanation } from "./ip.ts";
 
 export const MAX_BATCH_BYTES = 1024 * 1024;
@@ -117,14 +117,8 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
 
 /** The body as a batch, or the error that says what is wrong with it. */
 function parseBatch(text: string): Batch | ApiError {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return API_ERRORS.invalidBatch;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return API_ERRORS.invalidBatch;
-  const fields = value as Record<string, unknown>;
+  const fields = jsonObjectOf(text);
+  if (fields === null) return API_ERRORS.invalidBatch;
   // An unknown field is most likely a misspelt one ("ip", "email"): refused rather than silently answered with nothing.
   if (Object.keys(fields).some((k) => k !== "emails" && k !== "ips")) return API_ERRORS.invalidBatch;
   const emails = fields.emails ?? [];

@@ -7,7 +7,7 @@ import type { ReportStore } from "../../reports/report-store.ts";
 import { type AdmissionDeps, limitHeaders } from "../admission.ts";
 import { authenticateRequest } from "../auth.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
-import { readBodyText } from "../request-body.ts";
+import { jsonObjectOf, readBodyText } from "../request-body.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./batch.ts";
 
 export interface ReportDeps extends AdmissionDeps {
@@ -76,13 +76,8 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
 }
 
 function parseBody(text: string): Body | ApiError {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return API_ERRORS.invalidReports;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return API_ERRORS.invalidReports;
+  const value = jsonObjectOf(text);
+  if (value === null) return API_ERRORS.invalidReports;
   if (!("reports" in value)) return { items: [value], single: true };
   const { reports, ...rest } = value as { reports: unknown };
   if (!Array.isArray(reports) || Object.keys(rest).length > 0) return API_ERRORS.invalidReports;
