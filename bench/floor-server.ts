@@ -36,7 +36,7 @@ const app = new Elysia({ strictPath: true, systemRouter: false })
   .use(lifecycle(new RequestMetrics(), console.error))
   .get("/v1/ip-reputation-check", ({ request }) => {
     traffic.served++;
-    const admission = admit(deps, request, "ip");
+    const admission = admit(deps, request, { permission: "check", usage: "ip", quotaUnits: 1 });
     return admission instanceof Response ? admission : admission.answer(1, body);
   });
 const pacer = new GcPacer(traffic);

@@ -1,4 +1,5 @@
 import type { KeyRecord } from "../keys/key-record.ts";
+import type { Permission } from "../keys/permissions.ts";
 import type { Endpoint, Outcome } from "../keys/usage.ts";
 import type { MonthlyQuota, QuotaDecision } from "../limits/monthly-quota.ts";
 import { type RateDecision, type RateLimiter, type RatePolicy, ratePolicyFor } from "../limits/rate-limiter.ts";
@@ -28,33 +29,106 @@ export interface AdmissionDeps {
   readonly now: () => number;
 }
 
-/**
- * Authentication and the `check` permission, then the rate limit, then the quota: the contract's order, before any
- * validation. A refusal is the whole answer; otherwise the admission ends the request.
- */
-export function admit(deps: AdmissionDeps, request: Request, endpoint: Endpoint): Admission | Response {
-  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), "check");
-  if (!("id" in key)) return errorResponse(key);
-  const nowMs = deps.now();
-  const limits = applyLimits(deps.limits, key, endpoint, nowMs);
-  if (limits.refusal !== null) {
-    deps.usage.record(key.id, endpoint, limits.refusal.outcome, nowMs);
-    return errorResponse(limits.refusal.error, limitHeaders(limits, 0));
-  }
-  return new Admission(deps, key, endpoint, nowMs, limits);
+/** What a keyed route asks of a request before it looks at its parameters. */
+export interface AdmissionRule {
+  /** What the key must be allowed to do; a key without it gets the 403. */
+  readonly permission: Permission;
+  /** The kind of usage the request counts under (its refusals, its 400, its answer). */
+  readonly usage: Endpoint;
+  /** Units of the monthly IP quota the request will use if answered, known before its parameters: 1 for the IP check. */
+  readonly quotaUnits?: number;
+}
+
+/** A route that reads a body: read only once the rate limit took the request's token. */
+export interface BodyStep<Body> {
+  /** The body, or the 4xx that says what is wrong with it. */
+  read(request: Request): Promise<Body | ApiError>;
+  /** Units of the monthly IP quota the body will use if answered (a batch's IP items looked up); absent where none ever are. */
+  quotaUnits?(body: Body): number;
 }
 
 /**
- * An admitted request's bookkeeping: whichever way it ends, its usage is recorded with
- * the outcome and it carries the limit headers; an IP check's answer counts against the quota.
+ * Authentication and the rule's permission, then the rate limit, then (with a body step: the
+ * body, read only now) the quota: the contract's order, before any validation. A refusal is
+ * the whole answer; otherwise the admission ends the request. Without a body step it answers
+ * at once (the GET routes stay synchronous).
  */
-export class Admission {
+export function admit(deps: AdmissionDeps, request: Request, rule: AdmissionRule): Admission<undefined> | Response;
+export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body: BodyStep<Body>): Promise<Admission<Body> | Response>;
+export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body?: BodyStep<Body>) {
+  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), rule.permission);
+  if (!("id" in key)) return body === undefined ? errorResponse(key) : Promise.resolve(errorResponse(key));
+  const nowMs = deps.now();
+  const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
+  if (body === undefined) return limited(deps, key, rule.usage, nowMs, rate, rule.quotaUnits ?? 0, undefined);
+  return admitBody(deps, request, key, rule, nowMs, rate, body);
+}
+
+async function admitBody<Body>(
+  deps: AdmissionDeps,
+  request: Request,
+  key: KeyRecord,
+  rule: AdmissionRule,
+  nowMs: number,
+  rate: RateDecision | null,
+  step: BodyStep<Body>,
+): Promise<Admission<Body> | Response> {
+  // A body is never read for a request the rate limit refused; its 429 shows the quota as the IP check's would.
+  if (rate !== null && !rate.allowed) return refused(deps, key, rule.usage, nowMs, applyQuota(deps.limits, key, rate, step.quotaUnits ? 1 : 0, nowMs));
+  const body = await step.read(request);
+  if (isApiError(body)) {
+    deps.usage.record(key.id, rule.usage, "bad_request", nowMs);
+    return errorResponse(body, limitHeaders({ rate, quota: null, refusal: null }, 0));
+  }
+  return limited(deps, key, rule.usage, nowMs, rate, step.quotaUnits?.(body) ?? 0, body);
+}
+
+/** The quota's verdict on a request the rate limit has seen: refused, or admitted. */
+function limited<Body>(
+  deps: AdmissionDeps,
+  key: KeyRecord,
+  usage: Endpoint,
+  nowMs: number,
+  rate: RateDecision | null,
+  quotaUnits: number,
+  body: Body,
+): Admission<Body> | Response {
+  const limits = applyQuota(deps.limits, key, rate, quotaUnits, nowMs);
+  if (limits.refusal !== null) return refused(deps, key, limits.refusal === QUOTA_EXCEEDED ? QUOTA_USAGE : usage, nowMs, limits);
+  return new Admission(deps, key, usage, quotaUnits > 0, nowMs, limits, body);
+}
+
+function refused(deps: AdmissionDeps, key: KeyRecord, usage: Endpoint, nowMs: number, limits: LimitOutcome): Response {
+  const refusal = limits.refusal!;
+  deps.usage.record(key.id, usage, refusal.outcome, nowMs);
+  return errorResponse(refusal.error, limitHeaders(limits, 0));
+}
+
+const API_ERROR_VALUES = new Set<unknown>(Object.values(API_ERRORS));
+
+/** Every ApiError is a value of the one table. */
+function isApiError(value: unknown): value is ApiError {
+  return API_ERROR_VALUES.has(value);
+}
+
+/** The quota counts IP checks: a request it refuses counts as one, whatever else it held. */
+const QUOTA_USAGE: Endpoint = "ip";
+
+/**
+ * An admitted request's bookkeeping: whichever way it ends, its usage is recorded with
+ * the outcome and it carries the limit headers; what it looked up counts against the quota.
+ */
+export class Admission<Body = undefined> {
   constructor(
     private readonly deps: AdmissionDeps,
-    private readonly key: KeyRecord,
-    private readonly endpoint: Endpoint,
-    private readonly nowMs: number,
+    readonly key: KeyRecord,
+    private readonly usage: Endpoint,
+    /** Whether the request was admitted against the quota (an IP check, a batch with IP items to look up). */
+    private readonly metered: boolean,
+    readonly nowMs: number,
     private readonly limits: LimitOutcome,
+    /** What the body step read; undefined for a route without one. */
+    readonly body: Body,
   ) {}
 
   /**
@@ -62,18 +136,32 @@ export class Admission {
    * looked-up answer, 0 for anything else). Counted only now that the check succeeded,
    * synchronously from the quota check on, so concurrent requests cannot overshoot.
    */
-  answer(quotaUnits: 0 | 1, body: string): Response {
-    const { deps, key, endpoint, nowMs } = this;
-    if (quotaUnits === 1) deps.limits.quota.countSuccess(key.id, nowMs);
+  answer(quotaUnits: number, body: string): Response {
+    this.useQuota(quotaUnits);
     // An IP check's "ok" is what the quota counts (SQLite reads it back at start); one that used none is told apart.
-    deps.usage.record(key.id, endpoint, endpoint === "ip" && quotaUnits === 0 ? "ok_unmetered" : "ok", nowMs);
-    return new Response(body, { headers: limitHeaders(this.limits, quotaUnits) });
+    this.record(this.usage, this.metered && quotaUnits === 0 ? "ok_unmetered" : "ok");
+    return new Response(body, { headers: this.headers(quotaUnits) });
   }
 
   /** The request's own input is wrong: a 400 that uses up no quota. */
   refuse(error: ApiError): Response {
-    this.deps.usage.record(this.key.id, this.endpoint, "bad_request", this.nowMs);
-    return errorResponse(error, limitHeaders(this.limits, 0));
+    this.record(this.usage, "bad_request");
+    return errorResponse(error, this.headers(0));
+  }
+
+  /** Counts `quotaUnits` answered checks against the month's quota. */
+  useQuota(quotaUnits: number): void {
+    if (quotaUnits > 0) this.deps.limits.quota.countSuccess(this.key.id, this.nowMs, quotaUnits);
+  }
+
+  /** Records `count` requests or items of the request (a batch's items by kind) with this outcome. */
+  record(usage: Endpoint, outcome: Outcome, count = 1): void {
+    if (count > 0) this.deps.usage.record(this.key.id, usage, outcome, this.nowMs, count);
+  }
+
+  /** The limit headers of the answer, `checksUsed` being the quota units it used up. */
+  headers(checksUsed: number): Record<string, string> {
+    return limitHeaders(this.limits, checksUsed);
   }
 }
 
@@ -93,12 +181,11 @@ export interface LimitOutcome {
 }
 
 /**
- * Rate limit first, then (IP check only) the monthly quota, which is counted later, on
- * success: a request the rate limit refuses still shows the quota it would have met.
+ * The monthly quota for a request the rate limit has seen, when it would use any: asked
+ * even of a request the rate limit refused, so that the 429 shows the quota it would have met.
  */
-function applyLimits(limits: Limits, key: KeyRecord, endpoint: Endpoint, nowMs: number): LimitOutcome {
-  const rate = limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, limits.settings.rate), nowMs);
-  const quota = endpoint === "ip" ? limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs) : null;
+function applyQuota(limits: Limits, key: KeyRecord, rate: RateDecision | null, units: number, nowMs: number): LimitOutcome {
+  const quota = units === 0 ? null : limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs, units);
   const refusal = rate !== null && !rate.allowed ? RATE_LIMITED : quota !== null && !quota.allowed ? QUOTA_EXCEEDED : null;
   return { rate, quota, refusal };
 }

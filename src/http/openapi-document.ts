@@ -2,7 +2,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { API_ERRORS, type ApiError } from "./errors.ts";
 import { REPORT_CATEGORIES, REPORT_PROBLEMS } from "../reports/report.ts";
 import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES, REPORT_EXAMPLES } from "./openapi-examples.ts";
-import { MAX_BATCH_ITEMS } from "./routes/batch.ts";
+import { MAX_BATCH_ITEMS } from "./batch-limits.ts";
 
 /**
  * The OpenAPI 3.1 description of the HTTP API, served at `GET /openapi.json`. Its

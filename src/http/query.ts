@@ -64,3 +64,12 @@ function nameKind(url: string, start: number, end: number, name: string): "exact
 }
 
 const BRACKET = "[".charCodeAt(0);
+
+/** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
+export function wantsExplanation(url: string): boolean {
+  if (url.indexOf("explain") === -1) return false;
+  const param = queryParam(url, "explain");
+  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
+}
+
+const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);

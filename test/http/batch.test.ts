@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
+import { MAX_BATCH_BYTES } from "../../src/http/batch-limits.ts";
 import { mixedEmails, putOverrides } from "../support/mixed-emails.ts";
 import { parsePrometheusText } from "../support/prometheus-text.ts";
 import { createTestApp } from "../support/test-app.ts";

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadIpDatasets } from "../support/ip-datasets.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
-import { MAX_BATCH_BYTES } from "../../src/http/routes/batch.ts";
+import { MAX_BATCH_BYTES } from "../../src/http/batch-limits.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import { makeDataDir } from "../support/processes.ts";

@@ -2,11 +2,10 @@ import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
 import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
 import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
-import { type AdmissionDeps, admit } from "../admission.ts";
+import { type AdmissionDeps, type AdmissionRule, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
-import { queryParam } from "../query.ts";
+import { queryParam, wantsExplanation } from "../query.ts";
 import { synchronous } from "../synchronous.ts";
-import { wantsExplanation } from "./ip.ts";
 
 export interface EmailCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -24,8 +23,11 @@ export function emailCheck(deps: EmailCheckDeps) {
   );
 }
 
+/** A key with `check`; an email check uses no quota. */
+const EMAIL_CHECK: AdmissionRule = { permission: "check", usage: "email" };
+
 export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
-  const admission = admit(deps, request, "email");
+  const admission = admit(deps, request, EMAIL_CHECK);
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "email");

@@ -5,10 +5,10 @@ import { parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
-import { type AdmissionDeps, admit } from "../admission.ts";
+import { type AdmissionDeps, type AdmissionRule, admit } from "../admission.ts";
 import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
-import { queryParam } from "../query.ts";
+import { queryParam, wantsExplanation } from "../query.ts";
 import { synchronous } from "../synchronous.ts";
 
 export interface IpCheckDeps extends AdmissionDeps {
@@ -35,8 +35,11 @@ export function ipCheck(deps: IpCheckDeps, listening: Listening) {
   );
 }
 
+/** A key with `check`; a looked-up answer uses one unit of the quota, checked before the parameter. */
+const IP_CHECK: AdmissionRule = { permission: "check", usage: "ip", quotaUnits: 1 };
+
 export function checkIp(deps: IpCheckDeps, request: Request, listening: Listening): Response {
-  const admission = admit(deps, request, "ip");
+  const admission = admit(deps, request, IP_CHECK);
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "ip");
@@ -47,12 +50,3 @@ export function checkIp(deps: IpCheckDeps, request: Request, listening: Listenin
   // or LAN address included) costs nothing and spends no quota.
   return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null, deps.localReports));
 }
-
-/** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
-export function wantsExplanation(url: string): boolean {
-  if (url.indexOf("explain") === -1) return false;
-  const param = queryParam(url, "explain");
-  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
-}
-
-const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);

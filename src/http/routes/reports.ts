@@ -1,14 +1,12 @@
 import { Elysia } from "elysia";
-import { ratePolicyFor } from "../../limits/rate-limiter.ts";
 import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import type { LocalReportIndex } from "../../reports/local-report-index.ts";
 import { type NewReport, REPORT_PROBLEMS, type ReportProblem, type ReportSettings, checkReport } from "../../reports/report.ts";
 import type { ReportStore } from "../../reports/report-store.ts";
-import { type AdmissionDeps, limitHeaders } from "../admission.ts";
-import { authenticateRequest } from "../auth.ts";
-import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
+import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
+import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
+import { API_ERRORS, type ApiError } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../request-body.ts";
-import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./batch.ts";
 
 export interface ReportDeps extends AdmissionDeps {
   readonly reports: {
@@ -27,6 +25,16 @@ export function reportRoute(deps: ReportDeps) {
 
 type Body = { readonly items: readonly unknown[]; readonly single: boolean };
 
+/** A key with `report`; reports use no quota. */
+const REPORT: AdmissionRule = { permission: "report", usage: "report" };
+
+const REPORT_BODY: BodyStep<Body> = {
+  async read(request) {
+    const text = await readBodyText(request, MAX_BATCH_BYTES);
+    return typeof text === "string" ? parseBody(text) : text.problem === "too_large" ? API_ERRORS.reportsTooLarge : API_ERRORS.invalidReports;
+  },
+};
+
 /**
  * One report, `{"ip","category","comment"}`, or `{"reports": […]}` of up to 1,000.
  * Authentication and the `report` permission, one rate-limit token for the request (no
@@ -35,21 +43,10 @@ type Body = { readonly items: readonly unknown[]; readonly single: boolean };
  * that is wrong is the 400 with the standard error body.
  */
 export async function postReports(deps: ReportDeps, request: Request): Promise<Response> {
-  const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), "report");
-  if (!("id" in key)) return errorResponse(key);
-  const nowMs = deps.now();
-  const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
-  const headers = limitHeaders({ rate, quota: null, refusal: null }, 0);
-  if (rate !== null && !rate.allowed) {
-    deps.usage.record(key.id, "report", "rate_limited", nowMs);
-    return errorResponse(API_ERRORS.rateLimited, headers);
-  }
-  const text = await readBodyText(request, MAX_BATCH_BYTES);
-  const body = typeof text === "string" ? parseBody(text) : text.problem === "too_large" ? API_ERRORS.reportsTooLarge : API_ERRORS.invalidReports;
-  if (!("items" in body)) {
-    deps.usage.record(key.id, "report", "bad_request", nowMs);
-    return errorResponse(body, headers);
-  }
+  const admission = await admit(deps, request, REPORT, REPORT_BODY);
+  if (admission instanceof Response) return admission;
+  const { body, key, nowMs } = admission;
+  const headers = admission.headers(0);
 
   const checked = body.items.map(checkReport);
   const valid: NewReport[] = [];
@@ -61,7 +58,7 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   const { outcomes } = deps.reports;
   outcomes.rejected += rejected.length;
   if (body.single && rejected.length === 1) {
-    deps.usage.record(key.id, "report", "bad_request", nowMs);
+    admission.record("report", "bad_request");
     return new Response(JSON.stringify({ error: rejected[0].error, message: rejected[0].message }), { status: 400, headers });
   }
 
@@ -71,7 +68,7 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   index.add(accepted.map((r) => ({ keyId: key.id, ip: r.ip, category: r.category, reportedAtMs: nowMs })));
   outcomes.accepted += accepted.length;
   outcomes.duplicate += valid.length - accepted.length;
-  deps.usage.record(key.id, "report", "ok", nowMs);
+  admission.record("report", "ok");
   return new Response(JSON.stringify({ accepted: accepted.length, duplicates: valid.length - accepted.length, rejected }), { headers });
 }
 
