@@ -1,5 +1,7 @@
 /** The one place that turns failures into `{error, message[, retry_after]}` responses. */
 
+import { CHECK_ERRORS } from "../checks/item-error.ts";
+
 export const JSON_TYPE = "application/json";
 
 export interface ApiError {
@@ -15,8 +17,8 @@ export const API_ERRORS = Object.freeze({
   unknownKey: define(401, "Invalid API key", "The provided API key is not valid"),
   revokedKey: define(401, "API key revoked", "This API key has been revoked. Please generate a new one."),
   missingEmail: define(400, "missing_parameter", "The 'email' parameter is required"),
-  invalidEmail: define(400, "invalid_email", "The provided email address is not valid"),
-  invalidIp: define(400, "invalid_ip", "invalid IP address format"),
+  invalidEmail: CHECK_ERRORS.invalidEmail,
+  invalidIp: CHECK_ERRORS.invalidIp,
   invalidBatch: define(400, "invalid_body", 'The body must be JSON of the form {"emails": ["..."], "ips": ["..."]}'),
   batchTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 items per batch"),
   tooManyItems: define(400, "too_many_items", "A batch holds at most 1,000 items, emails and IPs together"),

@@ -1,7 +1,8 @@
 import type { EmailAnswer } from "../email/email-answer.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
 import type { BadRow, InputKind, Row } from "./input-rows.ts";
-import { type Answers, type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
+import { type Answers, type IpChecked, reputationOf } from "../checks/answers.ts";
+import type { ItemError } from "../checks/item-error.ts";
 
 export type OutputFormat = "csv" | "jsonl";
 

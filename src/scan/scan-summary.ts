@@ -1,6 +1,7 @@
 import type { EmailAnswer } from "../email/email-answer.ts";
 import type { Level } from "../ip/verdict/reputation.ts";
-import { type IpChecked, type ItemError, reputationOf } from "./row-answers.ts";
+import { type IpChecked, reputationOf } from "../checks/answers.ts";
+import type { ItemError } from "../checks/item-error.ts";
 
 export const LEVELS: readonly Level[] = ["ok", "informative", "suspicious", "warning", "bad"];
 

@@ -1,7 +1,7 @@
 import type { Snapshot } from "../datasets/snapshot.ts";
 import type { ColumnChoice } from "./input-columns.ts";
 import { type InputRow, type RowReader, openRowReader } from "./input-rows.ts";
-import { Answers, reputationOf } from "./row-answers.ts";
+import { Answers, reputationOf } from "../checks/answers.ts";
 import { type OutputFormat, type RowFormat, rowFormat } from "./scan-output.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { ScanSummary } from "./scan-summary.ts";

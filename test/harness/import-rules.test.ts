@@ -10,10 +10,36 @@ import { dirname, join, relative, resolve } from "node:path";
 const ROOT = resolve(import.meta.dir, "../..");
 const SRC = join(ROOT, "src");
 
-/** Plain TypeScript, taking what they need as arguments. */
-const DOMAIN = ["ip", "email", "keys", "limits", "datasets"];
-/** What no domain folder may import: the web layer, the store implementations, the composition root and the command line. */
-const ABOVE_DOMAIN = ["http", "stores", "app", "cli"];
+/**
+ * Every folder of src/ and the other folders it may import, lowest first: a folder that is
+ * not here fails the test that lists src/, so a new one gets its place before it gets code.
+ * The domain folders (time, runtime, email, keys, limits, ip, datasets) import no web layer,
+ * store implementation, composition root or command line.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  time: [],
+  runtime: [],
+  email: [],
+  keys: [],
+  limits: [],
+  ip: ["runtime"],
+  datasets: ["email", "ip", "runtime", "time"],
+  metrics: ["datasets"],
+  reports: ["ip"],
+  checks: ["datasets", "email", "ip"],
+  scan: ["checks", "datasets", "email", "ip"],
+  dashboard: ["email", "ip", "keys", "reports"],
+  http: ["checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports"],
+  stores: ["dashboard", "email", "keys", "limits", "reports"],
+  app: ["dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "stores", "time"],
+  cli: ["app", "checks", "dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "scan", "stores", "time"],
+};
+
+/**
+ * The one import that still runs up: the dashboard reads its forms with the web layer's body
+ * reader (issue 36 gives it a home both use; remove the line then).
+ */
+const KNOWN_EXCEPTIONS = new Set(["dashboard/controller.ts → http/request-body.ts"]);
 
 const SPECIFIERS = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s*["']([^"']+)["']/gm];
 
@@ -137,32 +163,37 @@ test("src/ holds only folders", () => {
   expect(readdirSync(SRC).filter((name) => !statSync(join(SRC, name)).isDirectory())).toEqual([]);
 });
 
-test("no domain folder imports the web layer, a store implementation, the composition root, the command line or Elysia", () => {
+test("every folder of src/ has its place in the rules", () => {
+  const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
+  expect(folders.sort()).toEqual(Object.keys(MAY_IMPORT).sort());
+});
+
+test("each folder imports only the folders below it, and only the web layer imports Elysia", () => {
   const wrong: string[] = [];
   for (const [file, { files, packages }] of graph) {
-    if (!DOMAIN.includes(topFolder(file))) continue;
-    for (const target of files) if (ABOVE_DOMAIN.includes(topFolder(target))) wrong.push(`${file} → ${target}`);
-    for (const name of packages) if (name === "elysia" || name.startsWith("elysia/") || name.startsWith("@elysiajs/")) wrong.push(`${file} → ${name}`);
+    const from = topFolder(file);
+    for (const target of files) {
+      const to = topFolder(target);
+      const arrow = `${file} → ${target}`;
+      if (to !== from && !MAY_IMPORT[from]?.includes(to) && !KNOWN_EXCEPTIONS.has(arrow)) wrong.push(arrow);
+    }
+    if (from !== "http") for (const name of packages) if (name === "elysia" || name.startsWith("elysia/") || name.startsWith("@elysiajs/")) wrong.push(`${file} → ${name}`);
   }
   expect(wrong).toEqual([]);
 });
 
 test("only the command line imports the composition root, nothing imports the command line, and only the composition root and the command line pick a store implementation", () => {
-  const wrong: string[] = [];
-  for (const [file, { files }] of graph) {
-    const from = topFolder(file);
-    for (const target of files) {
-      const to = topFolder(target);
-      if (to === "app" && from !== "app" && from !== "cli") wrong.push(`${file} → ${target}`);
-      if (to === "cli" && from !== "cli") wrong.push(`${file} → ${target}`);
-      if (to === "stores" && !["stores", "app", "cli"].includes(from)) wrong.push(`${file} → ${target}`);
-    }
+  for (const [from, allowed] of Object.entries(MAY_IMPORT)) {
+    if (allowed.includes("app")) expect(from).toBe("cli");
+    expect(allowed).not.toContain("cli");
+    if (allowed.includes("stores")) expect(["app", "cli"]).toContain(from);
   }
-  expect(wrong).toEqual([]);
 });
 
-test("ip/ does not import datasets/: the datasets feed the lookups, not the other way", () => {
-  const wrong = [...graph].flatMap(([file, { files }]) => (topFolder(file) === "ip" ? files.filter((t) => topFolder(t) === "datasets").map((t) => `${file} → ${t}`) : []));
+test("ip/ does not import datasets/, scan/ nothing of http/, and no route imports another route", () => {
+  expect(MAY_IMPORT.ip).not.toContain("datasets");
+  expect(MAY_IMPORT.scan).not.toContain("http");
+  const wrong = [...graph].flatMap(([file, { files }]) => (file.startsWith("http/routes/") ? files.filter((t) => t.startsWith("http/routes/")).map((t) => `${file} → ${t}`) : []));
   expect(wrong).toEqual([]);
 });
 

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
-import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
-import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
-import { type ParsedIp, parseIpAddress } from "../../ip/address/parse.ts";
+import { Answers, ipItem } from "../../checks/answers.ts";
+import type { ItemError } from "../../checks/item-error.ts";
+import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import type { ParsedIp } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
-import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
@@ -35,9 +35,8 @@ export function batchCheck(deps: BatchDeps) {
 
 interface Batch {
   readonly emails: readonly unknown[];
-  readonly ips: readonly unknown[];
-  /** Each IP item parsed; null for one that is no address. */
-  readonly parsedIps: readonly (ParsedIp | null)[];
+  /** Each IP item parsed, or its item error. */
+  readonly ips: readonly (ParsedIp | ItemError)[];
 }
 
 /** A key with `check`; the request counts as an email check until its body shows IP items to look up. */
@@ -49,7 +48,7 @@ const BATCH_BODY = {
     return typeof text === "string" ? parseBatch(text) : text.problem === "too_large" ? API_ERRORS.batchTooLarge : API_ERRORS.invalidBatch;
   },
   // Each IP item that will be looked up (a valid global unicast address) is a unit of the quota, as its GET would be.
-  quotaUnits: (batch: Batch) => batch.parsedIps.reduce((n, ip) => (ip !== null && isGlobalUnicast(ip) ? n + 1 : n), 0),
+  quotaUnits: (batch: Batch) => batch.ips.reduce((n, ip) => (!("error" in ip) && isGlobalUnicast(ip) ? n + 1 : n), 0),
 } satisfies BodyStep<Batch>;
 
 /**
@@ -65,23 +64,20 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const batch = admission.body;
   const units = BATCH_BODY.quotaUnits(batch);
 
-  const snapshot = deps.snapshots.current();
-  const explained = wantsExplanation(request.url);
-  const explainWith = explained ? snapshot.sources : null;
-  const free = explained ? freeListNames(snapshot) : null;
+  const answers = new Answers(deps.snapshots.current(), wantsExplanation(request.url), deps.localReports);
   let emailsAnswered = 0;
   let ipsAnswered = 0;
   const emails = batch.emails.map((value) => {
-    const answer = typeof value === "string" ? emailAnswer(snapshot.email, value) : null;
-    if (answer === null) return itemError(value, API_ERRORS.invalidEmail);
+    const answer = answers.email(value);
+    if ("error" in answer) return JSON.stringify(answer);
     emailsAnswered++;
-    return free === null ? emailAnswerJson(answer) : explainedEmailAnswerJson(snapshot.email, answer, free);
+    return answers.emailJson(answer);
   });
-  const ips = batch.parsedIps;
-  const ipAnswers = ips.map((ip, i) => {
-    if (ip === null) return itemError(batch.ips[i], API_ERRORS.invalidIp);
+  const ips = batch.ips;
+  const ipAnswers = ips.map((ip) => {
+    if ("error" in ip) return JSON.stringify(ip);
     ipsAnswered++;
-    return ipAnswerJson(snapshot.ip, ip, explainWith, deps.localReports);
+    return answers.ipJson(answers.lookUp(ip));
   });
 
   admission.useQuota(units);
@@ -109,9 +105,5 @@ function parseBatch(text: string): Batch | ApiError {
   const ips = fields.ips ?? [];
   if (!Array.isArray(emails) || !Array.isArray(ips)) return API_ERRORS.invalidBatch;
   if (emails.length + ips.length > MAX_BATCH_ITEMS) return API_ERRORS.tooManyItems;
-  return { emails, ips, parsedIps: ips.map((value) => (typeof value === "string" ? parseIpAddress(value) : null)) };
-}
-
-function itemError(input: unknown, error: ApiError): string {
-  return JSON.stringify({ input, error: error.error, message: error.message });
+  return { emails, ips: ips.map(ipItem) };
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
-import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../../email/email-answer.ts";
-import { type SnapshotHolder, freeListNames } from "../../datasets/snapshot.ts";
+import { Answers } from "../../checks/answers.ts";
+import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { type AdmissionDeps, type AdmissionRule, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam, wantsExplanation } from "../query.ts";
@@ -34,8 +34,8 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   if (param === "absent" || (typeof param === "object" && param.value === "")) return admission.refuse(API_ERRORS.missingEmail);
   // A repeated or malformed parameter is no address.
   const email = typeof param === "object" ? param.value : "";
-  const snapshot = deps.snapshots.current();
-  const answer = emailAnswer(snapshot.email, email);
-  if (answer === null) return admission.refuse(API_ERRORS.invalidEmail);
-  return admission.answer(0, wantsExplanation(url) ? explainedEmailAnswerJson(snapshot.email, answer, freeListNames(snapshot)) : emailAnswerJson(answer));
+  const answers = new Answers(deps.snapshots.current(), wantsExplanation(url));
+  const answer = answers.email(email);
+  if ("error" in answer) return admission.refuse(API_ERRORS.invalidEmail);
+  return admission.answer(0, answers.emailJson(answer));
 }

@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
+import { Answers } from "../../checks/answers.ts";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { parseIpAddress } from "../../ip/address/parse.ts";
-import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
-import { ipAnswerJson } from "../../ip/answer/ip-answer.ts";
 import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import { type AdmissionDeps, type AdmissionRule, admit } from "../admission.ts";
 import type { ClientResolver, Listening } from "../client-info.ts";
@@ -45,8 +44,9 @@ export function checkIp(deps: IpCheckDeps, request: Request, listening: Listenin
   const param = queryParam(url, "ip");
   const ip = param === "absent" ? deps.client.address(request, listening()) : typeof param === "object" ? parseIpAddress(param.value) : null;
   if (ip === null) return admission.refuse(API_ERRORS.invalidIp);
-  const snapshot = deps.snapshots.current();
+  const answers = new Answers(deps.snapshots.current(), wantsExplanation(url), deps.localReports);
+  const checked = answers.lookUp(ip);
   // Only a global unicast address is looked up; the private answer (the caller's own loopback
   // or LAN address included) costs nothing and spends no quota.
-  return admission.answer(isGlobalUnicast(ip) ? 1 : 0, ipAnswerJson(snapshot.ip, ip, wantsExplanation(url) ? snapshot.sources : null, deps.localReports));
+  return admission.answer(checked.facts === null ? 0 : 1, answers.ipJson(checked));
 }

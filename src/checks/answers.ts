@@ -1,60 +1,58 @@
 import { type Snapshot, freeListNames } from "../datasets/snapshot.ts";
 import { type EmailAnswer, emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../email/email-answer.ts";
-import { type FreeListNames, explainEmail } from "../email/explanation.ts";
-import { API_ERRORS } from "../http/errors.ts";
+import { explainEmail } from "../email/explanation.ts";
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import { explain } from "../ip/answer/explanation.ts";
 import { answerFacts, answerJsonFrom } from "../ip/answer/ip-answer.ts";
 import type { IpFacts } from "../ip/answer/ip-facts.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { CLEAN_REPUTATION, type Reputation } from "../ip/verdict/reputation.ts";
-
-/** An invalid value's place in an answer: the value, and the error the GET endpoint gives it. */
-export interface ItemError {
-  readonly input: unknown;
-  readonly error: string;
-  readonly message: string;
-}
+import { CHECK_ERRORS, type ItemError, itemError } from "./item-error.ts";
 
 /** An IP address looked up: its answer is made from these when it is written. */
 export interface IpChecked {
   readonly parsed: ParsedIp;
-  /** Null for an address that is not global unicast (the private answer). */
+  /** Null for an address that is not global unicast (the private answer, which uses no quota). */
   readonly facts: IpFacts | null;
 }
 
-const invalidEmail = (input: unknown): ItemError => ({ input, error: API_ERRORS.invalidEmail.error, message: API_ERRORS.invalidEmail.message });
-const invalidIp = (input: unknown): ItemError => ({ input, error: API_ERRORS.invalidIp.error, message: API_ERRORS.invalidIp.message });
+/** A batch item or scan cell as an address to look up, or its item error. */
+export function ipItem(value: unknown): ParsedIp | ItemError {
+  return (typeof value === "string" ? parseIpAddress(value) : null) ?? itemError(value, CHECK_ERRORS.invalidIp);
+}
 
-/** The GET endpoints' answers for one value each, from one snapshot, with the functions the endpoints use. */
+/**
+ * Value in, answer or item error out, from one snapshot: what GET /v1/check, GET
+ * /v1/ip-reputation-check, POST /v1/check/batch and `riskcheck scan` all answer with.
+ */
 export class Answers {
-  private readonly free: FreeListNames;
-
   constructor(
     private readonly snapshot: Snapshot,
     readonly explain: boolean,
     private readonly localReports: LocalReportView | null = null,
-  ) {
-    this.free = freeListNames(snapshot);
-  }
+  ) {}
 
-  email(value: string): EmailAnswer | ItemError {
-    return emailAnswer(this.snapshot.email, value) ?? invalidEmail(value);
+  email(value: unknown): EmailAnswer | ItemError {
+    return (typeof value === "string" ? emailAnswer(this.snapshot.email, value) : null) ?? itemError(value, CHECK_ERRORS.invalidEmail);
   }
 
   /** Exactly the body of GET /v1/check for the address (with ?explain=1 when explaining). */
   emailJson(a: EmailAnswer): string {
-    return this.explain ? explainedEmailAnswerJson(this.snapshot.email, a, this.free) : emailAnswerJson(a);
+    return this.explain ? explainedEmailAnswerJson(this.snapshot.email, a, freeListNames(this.snapshot)) : emailAnswerJson(a);
   }
 
   /** The reasons ?explain=1 adds to the email answer, as JSON. */
   emailReasonsJson(a: EmailAnswer): string {
-    return JSON.stringify(explainEmail(this.snapshot.email, a.email, a.domain, this.free));
+    return JSON.stringify(explainEmail(this.snapshot.email, a.email, a.domain, freeListNames(this.snapshot)));
   }
 
-  ip(value: string): IpChecked | ItemError {
-    const parsed = parseIpAddress(value);
-    if (parsed === null) return invalidIp(value);
+  ip(value: unknown): IpChecked | ItemError {
+    const parsed = ipItem(value);
+    return "error" in parsed ? parsed : this.lookUp(parsed);
+  }
+
+  /** An address already parsed (the caller's own, a batch's item counted against the quota) looked up. */
+  lookUp(parsed: ParsedIp): IpChecked {
     return { parsed, facts: answerFacts(this.snapshot.ip, parsed, this.localReports) };
   }
 
