@@ -8,7 +8,9 @@ import { parseAsnListFeed } from "../../src/datasets/update/formats/asn-list.ts"
 import { parseDomainList } from "../../src/datasets/update/formats/domain-list.ts";
 import type { FeedEntry } from "../../src/datasets/update/formats/feed-entry.ts";
 import { parseMmdbSource } from "../../src/datasets/update/formats/mmdb.ts";
+import { FORMATS, FORMAT_NAMES, IP_FORMATS } from "../../src/datasets/update/formats/index.ts";
 import { ContentError } from "../../src/datasets/update/formats/parsed-source.ts";
+import { OUTPUTS, OUTPUT_NAMES } from "../../src/datasets/update/outputs.ts";
 import { parsePrefixJson } from "../../src/datasets/update/formats/prefix-json.ts";
 import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
@@ -24,14 +26,31 @@ const ERROR_PAGES = [
   `# a comment first\n<head>\n<meta charset="utf-8">\n${"example.com\n".repeat(10)}`,
 ];
 
-describe("every list format refuses an HTML or error page", () => {
-  const parsers = { "domain-list": parseDomainList, "address-list": parseAddressList, "prefix-json": parsePrefixJson, "asn-list": parseAsnListFeed, "asn-csv": parseAsnCsv };
-  for (const [format, parse] of Object.entries(parsers)) {
+describe("every format refuses an HTML or error page, for whatever it feeds", () => {
+  for (const format of FORMAT_NAMES) {
     test(format, () => {
-      for (const page of ERROR_PAGES) expect(() => parse(bytes(page))).toThrow(ContentError);
-      expect(() => parse(bytes(ERROR_PAGES[0]))).toThrow("looks like an HTML page");
+      for (const feeds of FORMATS[format].targets) {
+        for (const page of ERROR_PAGES) expect(() => FORMATS[format].parse(bytes(page), feeds)).toThrow(ContentError);
+        // The one binary format says what it is not; the text formats say what the page is.
+        expect(() => FORMATS[format].parse(bytes(ERROR_PAGES[0]), feeds)).toThrow(format === "mmdb" ? "not a valid MaxMind DB file" : "looks like an HTML page");
+      }
     });
   }
+});
+
+describe("every format describes itself whole", () => {
+  test.each(FORMAT_NAMES.map((f) => [f]))("%s: a ceiling, and each of its targets feeds an output", (format) => {
+    const descriptor = FORMATS[format];
+    expect(descriptor.name).toBe(format);
+    expect(descriptor.maxBytes).toBeGreaterThanOrEqual(1_048_576);
+    expect(descriptor.targets.length).toBeGreaterThan(0);
+    for (const feeds of descriptor.targets) {
+      expect([feeds, OUTPUT_NAMES.filter((name) => OUTPUTS[name].fedBy(format, feeds)).length > 0]).toEqual([feeds, true]);
+    }
+    // A format whose entries carry labels feeds the labels, and only such a one does.
+    expect(descriptor.outputs.includes("infrastructure-labels")).toBe(descriptor.labels);
+    expect(IP_FORMATS.has(format)).toBe(descriptor.outputs.includes("reputation-index"));
+  });
 });
 
 describe("domain lists", () => {

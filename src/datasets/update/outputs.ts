@@ -5,7 +5,8 @@ import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../../ip/
 import { type Contribution, FLAG, ReputationIndexBuilder } from "../../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "../data-layout.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
-import { type FormatValues, IP_FORMATS, type SourceFormat } from "./formats/index.ts";
+import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
+import { OUTPUT_NAMES, type OutputName } from "./output-names.ts";
 import { LabelIndexBuilder, type RangeLabel } from "../../ip/indexes/label-index.ts";
 import { type Place, type RelayPlace, RelayPlaceIndexBuilder } from "../../ip/indexes/relay-place-index.ts";
 
@@ -31,9 +32,15 @@ export type BuiltOutput =
 
 type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "disputedDomains">;
 
-interface OutputSpec {
-  readonly file: VersionFile;
+interface OutputSpec extends OutputPlan {
+  /** Whether a source feeds it: its format's descriptor names the output, and the output takes its `feeds`. */
   readonly fedBy: (format: SourceFormat, feeds: string) => boolean;
+}
+
+interface OutputPlan {
+  readonly file: VersionFile;
+  /** Of the sources whose format feeds it, the ones it takes, by their `feeds`; default all. */
+  readonly takes?: (feeds: string) => boolean;
   /** A version may lack it (no source feeds it); the others must exist to load. */
   readonly optional?: boolean;
   /** Which of the sources that feed it are used, from all of them in declared order; default all. */
@@ -42,39 +49,20 @@ interface OutputSpec {
   build(inputs: readonly OutputInput[], built: string): BuiltOutput | null;
 }
 
-/** Formats whose entries carry their publisher's label (region, service). */
-const LABELLED_FORMATS = new Set<SourceFormat>(["aws-ip-ranges", "google-cloud-ranges", "oracle-cloud-ranges", "github-meta", "fastly-ip-list"]);
-
-export const OUTPUT_NAMES = [
-  "disposable-domains",
-  "disposable-wildcards",
-  "free-domains",
-  "allowed-domains",
-  "reputation-index",
-  "infrastructure-labels",
-  "relay-places",
-  "asn-kinds",
-  "asn-index",
-  "city-ipv4",
-  "city-ipv6",
-  "country",
-  "asn-isp",
-] as const;
-export type OutputName = (typeof OUTPUT_NAMES)[number];
+export { OUTPUT_NAMES, type OutputName };
 
 /**
  * Every compiled output of a dataset version. Lists are the union of every source that
  * feeds them; a database file cannot be merged, so the last declared source that feeds
  * it (and has data) serves it alone.
  */
-export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
+const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
   "disposable-domains": domainOutput("disposableDomains", "disposable"),
   "disposable-wildcards": domainOutput("disposableWildcards", "disposable-wildcard"),
   "free-domains": domainOutput("freeDomains", "free"),
   "allowed-domains": domainOutput("feedAllowedDomains", "allow"),
   "reputation-index": {
     file: "reputationIndex",
-    fedBy: (format) => IP_FORMATS.has(format),
     build: (inputs, built) => {
       const builder = new ReputationIndexBuilder();
       const reporting = new Map<string, ReportingSource>();
@@ -96,7 +84,6 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   },
   "infrastructure-labels": {
     file: "infrastructureLabels",
-    fedBy: (format) => LABELLED_FORMATS.has(format),
     optional: true,
     build: (inputs, built) => {
       if (inputs.length === 0) return null;
@@ -113,7 +100,7 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   },
   "relay-places": {
     file: "relayPlaces",
-    fedBy: (format, feeds) => format === "geofeed-csv" && feeds === "relay",
+    takes: (feeds) => feeds === "relay",
     optional: true,
     build: (inputs, built) => {
       if (inputs.length === 0) return null;
@@ -131,7 +118,6 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   },
   "asn-kinds": {
     file: "feedAsnKinds",
-    fedBy: (format) => format === "asn-list",
     build: (inputs) => {
       const lists = inputs.map((input) => ({ source: input.name, kind: input.feeds, asns: input.parsed("asn-list") }));
       return { data: JSON.stringify(lists), count: new Set(lists.flatMap((l) => l.asns)).size };
@@ -139,7 +125,6 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   },
   "asn-index": {
     file: "asnIndex",
-    fedBy: (format) => format === "asn-csv",
     build: (inputs, built) => {
       const rows = function* (): Generator<AsnRange> {
         for (const input of inputs) yield* input.parsed("asn-csv")();
@@ -154,10 +139,18 @@ export const OUTPUTS: Readonly<Record<OutputName, OutputSpec>> = {
   "asn-isp": { ...databaseOutput("asnIsp", ["asn-isp"]), optional: true },
 };
 
-function domainOutput(file: VersionFile, target: string): OutputSpec {
+export const OUTPUTS = Object.fromEntries(
+  OUTPUT_NAMES.map((name) => {
+    const plan = PLANS[name];
+    const fedBy = (format: SourceFormat, feeds: string) => FORMATS[format].outputs.includes(name) && (plan.takes?.(feeds) ?? true);
+    return [name, { ...plan, fedBy }];
+  }),
+) as Readonly<Record<OutputName, OutputSpec>>;
+
+function domainOutput(file: VersionFile, target: string): OutputPlan {
   return {
     file,
-    fedBy: (format, feeds) => format === "domain-list" && feeds === target,
+    takes: (feeds) => feeds === target,
     build: (inputs) => {
       const domains = new Set<string>();
       for (const input of inputs) for (const d of input.parsed("domain-list")) domains.add(d);
@@ -166,10 +159,10 @@ function domainOutput(file: VersionFile, target: string): OutputSpec {
   };
 }
 
-function databaseOutput(file: VersionFile, targets: readonly string[]): OutputSpec {
+function databaseOutput(file: VersionFile, targets: readonly string[]): OutputPlan {
   return {
     file,
-    fedBy: (format, feeds) => format === "mmdb" && targets.includes(feeds),
+    takes: (feeds) => targets.includes(feeds),
     select: (inputs) => inputs.slice(-1),
     build: ([serving]) => (serving ? { linkTo: serving.rawFile, count: serving.entries } : null),
   };

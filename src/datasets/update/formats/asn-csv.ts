@@ -1,6 +1,7 @@
 import type { AsnRange } from "../../../ip/indexes/asn-index.ts";
 import { listText } from "./content-checks.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { MB, type SourceFormatDescriptor } from "./source-format.ts";
 
 /**
  * `start,end,asn,organisation` with numeric bounds (the ip-location-db "-num" CSVs); the
@@ -50,3 +51,13 @@ export function* asnCsvRows(text: string): Generator<AsnRange> {
 }
 
 const MAX_V6 = (1n << 128n) - 1n;
+
+/** The ASN CSV is 21 MB. */
+export const ASN_CSV_FORMAT: SourceFormatDescriptor<"asn-csv", () => Iterable<AsnRange>> = {
+  name: "asn-csv",
+  targets: ["asn"],
+  maxBytes: 64 * MB,
+  outputs: ["asn-index"],
+  labels: false,
+  parse: parseAsnCsv,
+};

@@ -1,5 +1,7 @@
 import { checkRejects, listText } from "./content-checks.ts";
 import type { ParsedSource } from "./parsed-source.ts";
+import { KIND_NAMES } from "../../../ip/verdict/network-kinds.ts";
+import { MB, type SourceFormatDescriptor } from "./source-format.ts";
 
 /** `AS123 # comment` lines (the "AS" is optional), as X4BNet publishes them. */
 export function parseAsnListFeed(bytes: Uint8Array): ParsedSource<number[]> {
@@ -20,3 +22,12 @@ export function parseAsnListFeed(bytes: Uint8Array): ParsedSource<number[]> {
   checkRejects(asns.size, rejected, firstRejected, "AS numbers");
   return { value: [...asns], entries: asns.size, dataDate: null };
 }
+
+export const ASN_LIST_FORMAT: SourceFormatDescriptor<"asn-list", number[]> = {
+  name: "asn-list",
+  targets: KIND_NAMES,
+  maxBytes: 1 * MB,
+  outputs: ["asn-kinds"],
+  labels: false,
+  parse: parseAsnListFeed,
+};

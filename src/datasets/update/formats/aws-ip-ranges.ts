@@ -3,6 +3,7 @@ import { arrayAt, checkRejects, isoDate, jsonObject } from "./content-checks.ts"
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { INFRASTRUCTURE_TARGETS, MB, ipListFormat } from "./source-format.ts";
 
 const WHAT = "AWS ip-ranges.json";
 
@@ -43,3 +44,6 @@ export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const created = typeof document.createDate === "string" ? document.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4") : null;
   return { value: entries, entries: entries.length, dataDate: created ? isoDate(created) : null };
 }
+
+/** AWS's ip-ranges.json is 2.6 MB. */
+export const AWS_IP_RANGES_FORMAT = ipListFormat({ name: "aws-ip-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 16 * MB, labels: true, parse: parseAwsIpRanges });

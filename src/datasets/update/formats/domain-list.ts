@@ -2,6 +2,7 @@ import { parseDomainListText } from "../../../email/domain-lists.ts";
 import { normaliseDomain } from "../../../email/domain-name.ts";
 import { checkRejects, listText } from "./content-checks.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { MB, type SourceFormatDescriptor } from "./source-format.ts";
 
 export const DOMAIN_LIST_TARGETS = ["disposable", "disposable-wildcard", "free", "allow"] as const;
 
@@ -36,3 +37,11 @@ function jsonNames(text: string): string[] {
   return list as string[];
 }
 
+export const DOMAIN_LIST_FORMAT: SourceFormatDescriptor<"domain-list", string[]> = {
+  name: "domain-list",
+  targets: DOMAIN_LIST_TARGETS,
+  maxBytes: 8 * MB,
+  outputs: ["disposable-domains", "disposable-wildcards", "free-domains", "allowed-domains"],
+  labels: false,
+  parse: parseDomainList,
+};

@@ -4,6 +4,7 @@ import type { Place } from "../../../ip/indexes/relay-place-index.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { MB, ipListFormat } from "./source-format.ts";
 
 const WHAT = "an RFC 8805 geofeed";
 const COUNTRY = /^[A-Z]{2}$/;
@@ -45,3 +46,6 @@ export function parseGeofeedCsv(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 5_000_000, broadestV4: 12, broadestV6: 24 }, WHAT);
   return { value: entries, entries: entries.length, dataDate: null };
 }
+
+/** A geofeed's rows are ~40 bytes per range: Apple's relay geofeed is 800,000 rows, 28 MB (547 MB peak of update). Its relay exits feed their places too. */
+export const GEOFEED_CSV_FORMAT = ipListFormat({ name: "geofeed-csv", targets: ["relay"], maxBytes: 32 * MB, labels: false, alsoFeeds: ["relay-places"], parse: parseGeofeedCsv });

@@ -3,6 +3,7 @@ import { jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { checkPlausible } from "./plausible-ranges.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { INFRASTRUCTURE_TARGETS, MB, ipListFormat } from "./source-format.ts";
 
 const WHAT = "GitHub's api.github.com/meta";
 
@@ -31,3 +32,5 @@ export function parseGithubMeta(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 100_000, broadestV4: 8, broadestV6: 16 }, WHAT);
   return { value: entries, entries: entries.length, dataDate: null };
 }
+
+export const GITHUB_META_FORMAT = ipListFormat({ name: "github-meta", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseGithubMeta });

@@ -2,6 +2,7 @@ import { arrayAt, isoDate, jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import type { ParsedSource } from "./parsed-source.ts";
 import { RangeEntries } from "./range-entries.ts";
+import { INFRASTRUCTURE_TARGETS, MB, ipListFormat } from "./source-format.ts";
 
 const WHAT = "Google Cloud's cloud.json";
 
@@ -21,3 +22,5 @@ export function parseGoogleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
   const entries = ranges.checked(WHAT, '{"prefixes":[{"ipv4Prefix":…,"service":…,"scope":…}]}', "Google Cloud prefix records", 50_000);
   return { value: entries, entries: entries.length, dataDate: typeof document.creationTime === "string" ? isoDate(document.creationTime) : null };
 }
+
+export const GOOGLE_CLOUD_RANGES_FORMAT = ipListFormat({ name: "google-cloud-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseGoogleCloudRanges });

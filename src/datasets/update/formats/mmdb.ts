@@ -1,6 +1,7 @@
 import { type MmdbRecord, parseMmdb, verifyRecords } from "../../../ip/geo/mmdb.ts";
 import { DatasetError } from "../../../ip/dataset-error.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { MB, type SourceFormatDescriptor } from "./source-format.ts";
 
 export const MMDB_TARGETS = ["city", "city-ipv4", "city-ipv6", "country", "asn-isp"] as const;
 export type MmdbTarget = (typeof MMDB_TARGETS)[number];
@@ -44,3 +45,13 @@ export function parseMmdbSource(bytes: Uint8Array, target: MmdbTarget): ParsedSo
     throw err;
   }
 }
+
+/** A GeoLite2 City MMDB is ~60 MB, and checking one costs ~4× its size. */
+export const MMDB_FORMAT: SourceFormatDescriptor<"mmdb", null> = {
+  name: "mmdb",
+  targets: MMDB_TARGETS,
+  maxBytes: 160 * MB,
+  outputs: ["city-ipv4", "city-ipv6", "country", "asn-isp"],
+  labels: false,
+  parse: (bytes, feeds) => parseMmdbSource(bytes, feeds as MmdbTarget),
+};

@@ -2,6 +2,7 @@ import { arrayAt, isoDate, jsonObject } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import type { ParsedSource } from "./parsed-source.ts";
 import { RangeEntries } from "./range-entries.ts";
+import { INFRASTRUCTURE_TARGETS, MB, ipListFormat } from "./source-format.ts";
 
 const WHAT = "Oracle Cloud's public_ip_ranges.json";
 
@@ -26,3 +27,5 @@ export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
   const stamp = document.last_updated_timestamp;
   return { value: entries, entries: entries.length, dataDate: typeof stamp === "string" ? isoDate(stamp) : null };
 }
+
+export const ORACLE_CLOUD_RANGES_FORMAT = ipListFormat({ name: "oracle-cloud-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseOracleCloudRanges });

@@ -2,6 +2,7 @@ import { parseCidr } from "../../../ip/address/address-range.ts";
 import { checkRejects, isoDate, listText } from "./content-checks.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
+import { IP_FEED_TARGETS, MB, ipListFormat } from "./source-format.ts";
 
 const PREFIX_KEYS = ["ipv4Prefix", "ipv6Prefix", "ip_prefix", "ipv6_prefix", "prefix", "cidr"] as const;
 
@@ -69,3 +70,5 @@ function documentDate(document: unknown): string | null {
   if (d.type === "metadata" && typeof d.timestamp === "number") return isoDate(d.timestamp * 1000);
   return null;
 }
+
+export const PREFIX_JSON_FORMAT = ipListFormat({ name: "prefix-json", targets: IP_FEED_TARGETS, maxBytes: 8 * MB, labels: false, parse: parsePrefixJson });
