@@ -34,7 +34,7 @@ async function updatedDataDir(): Promise<string> {
 }
 
 const dir = process.argv[2] ?? (await updatedDataDir());
-const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS, undefined, new Date(), "any");
+const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS, { emailRule: "any" });
 const email = snapshot.email;
 const evidence: DisposableEvidence = email.evidence;
 const exactSources = evidence.sources.filter((s) => !s.wildcard);

@@ -88,7 +88,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`);
   }
-  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence, startedLoad);
+  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence, started: startedLoad });
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const stores = await openStores(config, true);
@@ -136,7 +136,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     (reloading ??= (async () => {
       const version = currentVersion(config.dataDir);
       try {
-        const next = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
+        const next = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
         snapshots.replace(emailOverrides.withOverrides(next.snapshot));
         loadedVersion = next.snapshot.version || version;
         log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);

@@ -57,7 +57,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
   const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
-  const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, undefined, new Date(), config.emailEvidence);
+  const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
   const size = fromStdin ? null : statSync(operand).size;
   const input = fromStdin ? Bun.stdin.stream() : Bun.file(operand).stream();
   const out = values.out === undefined || values.out === "-" ? null : values.out;

@@ -136,7 +136,7 @@ function isCrossSite(request: Request): boolean {
 
 /** A revocation that another tab, instance or the CLI made first: the outcome the user asked for. */
 function ignoreAlreadyRevoked(err: unknown): void {
-  if (!(err instanceof KeyStoreError)) throw err;
+  if (!(err instanceof KeyStoreError && err.problem === "already_revoked")) throw err;
 }
 
 /**
@@ -235,7 +235,7 @@ export class Dashboard {
     if (current instanceof Response) return current;
     try {
       const permissions = formPermissions(current.form);
-      if ("error" in permissions) throw new KeyStoreError(permissions.error);
+      if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
       const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "", permissions: permissions.permissions }, new Date(this.deps.now()));
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {

@@ -17,6 +17,17 @@ export interface LoadReport {
   freeList: FreeListReport;
 }
 
+export interface LoadOptions {
+  /** The version folder to load; the one `current` points at when left out. */
+  readonly root?: string;
+  /** The snapshot's load time. */
+  readonly now?: Date;
+  /** The evidence a disposable name needs (RISKCHECK_EMAIL_EVIDENCE). */
+  readonly emailRule?: EvidenceRule;
+  /** The Worker's load, when the caller began it earlier. */
+  readonly started?: StartedLoad;
+}
+
 /**
  * Builds a complete snapshot from the data directory, or throws a DatasetError naming the
  * file. Without `root`, the version `current` points at when the load starts: every file
@@ -25,14 +36,9 @@ export interface LoadReport {
  * `started`: that Worker's load, when the caller began it earlier (`serve` does, before
  * it imports the rest of the program).
  */
-export async function loadSnapshot(
-  dataDir: string,
-  thresholds: Thresholds,
-  givenRoot?: string,
-  now = new Date(),
-  emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE,
-  started: StartedLoad = startLoad(dataDir, givenRoot, emailRule),
-): Promise<LoadReport> {
+export async function loadSnapshot(dataDir: string, thresholds: Thresholds, options: LoadOptions = {}): Promise<LoadReport> {
+  const { now = new Date(), emailRule = DEFAULT_EVIDENCE_RULE } = options;
+  const started = options.started ?? startLoad(dataDir, options.root, emailRule);
   const { root } = started;
   const files = dataFilesAt(dataDir, root);
   const prepared = await started.prepared;

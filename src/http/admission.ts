@@ -1,14 +1,15 @@
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { Permission } from "../keys/permissions.ts";
-import type { Endpoint, Outcome } from "../keys/usage.ts";
+import type { UsageKind, Outcome } from "../keys/usage.ts";
 import type { MonthlyQuota, QuotaDecision } from "../limits/monthly-quota.ts";
 import { type RateDecision, type RateLimiter, type RatePolicy, ratePolicyFor } from "../limits/rate-limiter.ts";
 import { type Authenticator, authenticateRequest } from "./auth.ts";
-import { API_ERRORS, type ApiError, JSON_TYPE, errorResponse } from "./errors.ts";
+import { API_ERRORS, type ApiError, errorResponse } from "./errors.ts";
+import { JSON_TYPE } from "./json-response.ts";
 
 export interface UsageSink {
   /** `count` requests (or a batch's items) with this outcome; one when left out. */
-  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number, count?: number): void;
+  record(keyId: string, endpoint: UsageKind, outcome: Outcome, nowMs: number, count?: number): void;
 }
 
 export interface LimitSettings {
@@ -34,7 +35,7 @@ export interface AdmissionRule {
   /** What the key must be allowed to do; a key without it gets the 403. */
   readonly permission: Permission;
   /** The kind of usage the request counts under (its refusals, its 400, its answer). */
-  readonly usage: Endpoint;
+  readonly usage: UsageKind;
   /** Units of the monthly IP quota the request will use if answered, known before its parameters: 1 for the IP check. */
   readonly quotaUnits?: number;
 }
@@ -87,7 +88,7 @@ async function admitBody<Body>(
 function limited<Body>(
   deps: AdmissionDeps,
   key: KeyRecord,
-  usage: Endpoint,
+  usage: UsageKind,
   nowMs: number,
   rate: RateDecision | null,
   quotaUnits: number,
@@ -98,7 +99,7 @@ function limited<Body>(
   return new Admission(deps, key, usage, quotaUnits > 0, nowMs, limits, body);
 }
 
-function refused(deps: AdmissionDeps, key: KeyRecord, usage: Endpoint, nowMs: number, limits: LimitOutcome): Response {
+function refused(deps: AdmissionDeps, key: KeyRecord, usage: UsageKind, nowMs: number, limits: LimitOutcome): Response {
   const refusal = limits.refusal!;
   deps.usage.record(key.id, usage, refusal.outcome, nowMs);
   return errorResponse(refusal.error, limitHeaders(limits, 0));
@@ -112,7 +113,7 @@ function isApiError(value: unknown): value is ApiError {
 }
 
 /** The quota counts IP checks: a request it refuses counts as one, whatever else it held. */
-const QUOTA_USAGE: Endpoint = "ip";
+const QUOTA_USAGE: UsageKind = "ip";
 
 /**
  * An admitted request's bookkeeping: whichever way it ends, its usage is recorded with
@@ -122,7 +123,7 @@ export class Admission<Body = undefined> {
   constructor(
     private readonly deps: AdmissionDeps,
     readonly key: KeyRecord,
-    private readonly usage: Endpoint,
+    private readonly usage: UsageKind,
     /** Whether the request was admitted against the quota (an IP check, a batch with IP items to look up). */
     private readonly metered: boolean,
     readonly nowMs: number,
@@ -155,7 +156,7 @@ export class Admission<Body = undefined> {
   }
 
   /** Records `count` requests or items of the request (a batch's items by kind) with this outcome. */
-  record(usage: Endpoint, outcome: Outcome, count = 1): void {
+  record(usage: UsageKind, outcome: Outcome, count = 1): void {
     if (count > 0) this.deps.usage.record(this.key.id, usage, outcome, this.nowMs, count);
   }
 

@@ -1,8 +1,7 @@
 /** The one place that turns failures into `{error, message[, retry_after]}` responses. */
 
 import { CHECK_ERRORS } from "../checks/item-error.ts";
-
-export const JSON_TYPE = "application/json";
+import { JSON_HEADERS } from "./json-response.ts";
 
 export interface ApiError {
   readonly status: number;
@@ -42,13 +41,7 @@ for (const e of Object.values(API_ERRORS)) {
   bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
 }
 
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_TYPE });
-
 /** `headers`, when given, carry the content type already. */
 export function errorResponse(e: ApiError, headers: Readonly<Record<string, string>> = JSON_HEADERS): Response {
   return new Response(bodies.get(e), { status: e.status, headers });
-}
-
-export function jsonResponse(body: string): Response {
-  return new Response(body, { headers: JSON_HEADERS });
 }

@@ -1,5 +1,5 @@
 import type { UsageRow, UsageStore } from "./usage-store.ts";
-import { COUNTER_SLOTS, ENDPOINTS, type Endpoint, OUTCOMES, type Outcome, counterSlot, utcDay } from "./usage.ts";
+import { COUNTER_SLOTS, USAGE_KINDS, type UsageKind, OUTCOMES, type Outcome, counterSlot, utcDay } from "./usage.ts";
 
 interface PendingCounts {
   day: string;
@@ -20,7 +20,7 @@ export class UsageRecorder {
 
   constructor(private readonly store: UsageStore) {}
 
-  record(keyId: string, endpoint: Endpoint, outcome: Outcome, nowMs: number, count = 1): void {
+  record(keyId: string, endpoint: UsageKind, outcome: Outcome, nowMs: number, count = 1): void {
     let entry = this.pending.get(keyId);
     if (entry === undefined || (nowMs >= this.dayEnd && utcDay(nowMs) !== entry.day)) {
       if (entry) this.finishedDays.push(...rowsOf(keyId, entry));
@@ -59,7 +59,7 @@ export class UsageRecorder {
 
 function rowsOf(keyId: string, entry: PendingCounts): UsageRow[] {
   const rows: UsageRow[] = [];
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of USAGE_KINDS) {
     for (const outcome of OUTCOMES) {
       const count = entry.counts[counterSlot(endpoint, outcome)];
       if (count > 0) rows.push({ keyId, day: entry.day, endpoint, outcome, count });

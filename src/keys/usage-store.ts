@@ -1,22 +1,22 @@
-import { type Endpoint, type Outcome, utcDay, utcMonthStart } from "./usage.ts";
+import { type UsageKind, type Outcome, utcDay, utcMonthStart } from "./usage.ts";
 
 export interface UsageRow {
   keyId: string;
   day: string;
-  endpoint: Endpoint;
+  endpoint: UsageKind;
   outcome: Outcome;
   count: number;
 }
 
 export interface DailyUsage {
   day: string;
-  endpoint: Endpoint;
+  endpoint: UsageKind;
   count: number;
 }
 
 export interface KeyUsage {
-  today: Partial<Record<Endpoint, number>>;
-  month: Partial<Record<Endpoint, number>>;
+  today: Partial<Record<UsageKind, number>>;
+  month: Partial<Record<UsageKind, number>>;
   /** Successful IP checks this month: what the quota counts. */
   ipQuotaUsed: number;
   daily: DailyUsage[];

@@ -1,5 +1,6 @@
-export const ENDPOINTS = ["email", "ip", "report"] as const;
-export type Endpoint = (typeof ENDPOINTS)[number];
+/** What a key's usage is counted under: the kind of check or the report, not a URL path (a batch counts its items by kind). */
+export const USAGE_KINDS = ["email", "ip", "report"] as const;
+export type UsageKind = (typeof USAGE_KINDS)[number];
 
 /**
  * What happened to an authenticated request; 401s have no key to count against. An IP
@@ -9,10 +10,10 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded", "ok_unmetered"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export const COUNTER_SLOTS = ENDPOINTS.length * OUTCOMES.length;
+export const COUNTER_SLOTS = USAGE_KINDS.length * OUTCOMES.length;
 
-export function counterSlot(endpoint: Endpoint, outcome: Outcome): number {
-  return ENDPOINTS.indexOf(endpoint) * OUTCOMES.length + OUTCOMES.indexOf(outcome);
+export function counterSlot(kind: UsageKind, outcome: Outcome): number {
+  return USAGE_KINDS.indexOf(kind) * OUTCOMES.length + OUTCOMES.indexOf(outcome);
 }
 
 export function utcDay(ms: number): string {

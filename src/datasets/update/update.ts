@@ -213,7 +213,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     try {
       // The whole version must load before anyone is pointed at it.
       Bun.gc(true);
-      staged = await loadSnapshot(options.dataDir, options.thresholds, staging);
+      staged = await loadSnapshot(options.dataDir, options.thresholds, { root: staging });
     } catch (err) {
       throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
     }

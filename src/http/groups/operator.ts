@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import type { RefreshState } from "../../datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import { jsonResponse } from "../errors.ts";
+import { jsonResponse } from "../json-response.ts";
 import { OPENAPI_JSON } from "../openapi-document.ts";
-import { about, health } from "../routes/health.ts";
+import { about } from "../routes/about.ts";
+import { health } from "../routes/health.ts";
 import { type MetricsDeps, metrics } from "../routes/metrics.ts";
 import { synchronous } from "../synchronous.ts";
 

@@ -1,6 +1,7 @@
 import type { RefreshState } from "../../datasets/refresh-scheduler.ts";
-import type { Snapshot, SnapshotHolder } from "../../datasets/snapshot.ts";
-import { jsonResponse } from "../errors.ts";
+import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import { outputsBySource } from "../../datasets/outputs-by-source.ts";
+import { jsonResponse } from "../json-response.ts";
 
 export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: number, warnings: string[], refresh: RefreshState | null): Response {
   const snapshot = snapshots.current();
@@ -43,29 +44,6 @@ export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: numb
       })),
     }),
   );
-}
-
-/** `GET /v1/about`, no key needed: the data in use, where it comes from, how recent it is and under which terms. */
-export function about(snapshots: SnapshotHolder): Response {
-  const snapshot = snapshots.current();
-  const usedBy = outputsBySource(snapshot);
-  return jsonResponse(
-    JSON.stringify({
-      dataset_version: snapshot.version,
-      sources: Object.entries(snapshot.sources)
-        .filter(([name]) => usedBy.has(name))
-        .map(([name, s]) => ({ name, origin: s.origin, licence: s.licence, feeds: s.feeds, entries: s.entries, data_date: s.dataDate, fetched_at: s.fetchedAt })),
-    }),
-  );
-}
-
-/** The outputs each source feeds in this version; a superseded source feeds none. */
-function outputsBySource(snapshot: Snapshot): Map<string, string[]> {
-  const usedBy = new Map<string, string[]>();
-  for (const [output, record] of Object.entries(snapshot.outputs)) {
-    for (const source of record.sources) usedBy.set(source, [...(usedBy.get(source) ?? []), output]);
-  }
-  return usedBy;
 }
 
 function ageDays(iso: string | null, nowMs: number): number | null {

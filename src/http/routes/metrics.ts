@@ -8,7 +8,8 @@ import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/request-metrics.ts";
 import { bearerToken } from "../auth.ts";
-import { API_ERRORS, JSON_TYPE, errorResponse } from "../errors.ts";
+import { API_ERRORS, errorResponse } from "../errors.ts";
+import { JSON_TYPE } from "../json-response.ts";
 
 export interface MetricsDeps {
   readonly requests: RequestMetrics;

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import { type KeyIndex, type KeyIndexSource, keyIndexOf } from "../../keys/key-authenticator.ts";
-import { KEY_COLUMNS, type KeyRow, toRecord } from "../../keys/key-store.ts";
+import { KEY_COLUMNS, type KeyRow, toRecord } from "../key-row.ts";
 import { KEYS_CHANGED_CHANNEL } from "./database.ts";
 
 /** A reload that failed is tried again after this, doubling up to RETRY_MAX_MS, until one succeeds. */

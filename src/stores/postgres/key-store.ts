@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../../keys/key-store.ts";
+import { type KeyStore, type NewKey, alreadyRevoked } from "../../keys/key-store.ts";
+import { KEY_COLUMNS, type KeyRow, keyNamed, newKeyRow, toRecord } from "../key-row.ts";
 import { boundedTransaction } from "./bounded-transaction.ts";
 
 /** API keys in PostgreSQL; a trigger announces every change to the instances (see database.ts). */

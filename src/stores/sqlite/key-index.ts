@@ -1,7 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChangeSignal } from "./change-signal.ts";
 import { type KeyIndex, type KeyIndexSource, keyIndexOf } from "../../keys/key-authenticator.ts";
-import { KEY_COLUMNS, type KeyRow, toRecord } from "../../keys/key-store.ts";
+import { KEY_COLUMNS, type KeyRow, toRecord } from "../key-row.ts";
 
 /** Catches writers that did not bump the signal, such as a hand-run sqlite3 shell. */
 const DATA_VERSION_POLL_MS = 1_000;

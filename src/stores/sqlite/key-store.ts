@@ -2,7 +2,8 @@ import type { Database } from "bun:sqlite";
 import { writeWhenUnlocked } from "./lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { KEY_COLUMNS, type KeyRow, type KeyStore, type NewKey, alreadyRevoked, keyNamed, newKeyRow, toRecord } from "../../keys/key-store.ts";
+import { type KeyStore, type NewKey, alreadyRevoked } from "../../keys/key-store.ts";
+import { KEY_COLUMNS, type KeyRow, keyNamed, newKeyRow, toRecord } from "../key-row.ts";
 
 /** API keys in SQLite. Safe to use from the CLI while a server has the same file open. */
 export class SqliteKeyStore implements KeyStore {
