@@ -10,7 +10,7 @@ import { type LongTimeout, setLongTimeout } from "../time/long-timeout.ts";
 import { loadSnapshot } from "../datasets/load-snapshot.ts";
 import { UpdateChild } from "../datasets/refresh-child.ts";
 import { RefreshScheduler } from "../datasets/refresh-scheduler.ts";
-import { SnapshotHolder } from "../datasets/snapshot.ts";
+import { type Snapshot, SnapshotHolder } from "../datasets/snapshot.ts";
 import type { StartedLoad } from "../datasets/start-load.ts";
 import { currentVersion } from "../datasets/versions.ts";
 import { createApp, listen } from "../http/app.ts";
@@ -79,6 +79,13 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
   }
 }
 
+type Wired = Awaited<ReturnType<typeof wireApp>>;
+type Stores = Awaited<ReturnType<typeof openStores>>;
+interface Refresh {
+  readonly scheduler: RefreshScheduler;
+  readonly child: UpdateChild;
+}
+
 /**
  * `onFatal` is told when the server cannot go on serving correctly (its database file was
  * replaced under it); the caller shuts it down and exits non-zero. `startedLoad`: the
@@ -93,8 +100,8 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
 
   const stores = await openStores(config, true);
   const snapshots = new SnapshotHolder(snapshot);
-  let refresh: { scheduler: RefreshScheduler; child: UpdateChild } | null = null;
-  const { deps, keys, usage, serving, emailOverrides, reportWatch } = await wireApp({
+  let refresh: Refresh | null = null;
+  const wired = await wireApp({
     stores,
     snapshots,
     limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
@@ -107,29 +114,43 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     metricsToken: config.metricsToken,
     reports: config.reports,
   });
-  const app = createApp(deps);
+  const reloads = datasetReloads(config, snapshots, wired.emailOverrides, log);
+  refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
+  const stopTimers = startTimers(config, stores, wired, reloads, log, onFatal);
+  const server = await listenOrExplain(createApp(wired.deps), config);
+  const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+  log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);
+  startRefresh(config, refresh, snapshot, log);
+  if (!(await wired.keys.list()).some((k) => k.revokedAt === null)) {
+    log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
+  }
 
-  const flush = async () => {
-    try {
-      await usage.flush();
-    } catch (err) {
-      log.error(`usage flush failed, will retry: ${(err as Error).message}`);
-    }
+  const closeConnections = () => server.stop(true);
+  let stopping: Promise<void> | null = null;
+  const stop = async () => {
+    stopTimers();
+    refresh?.scheduler.stop();
+    refresh?.child.stop();
+    await drain(server, config.drainTimeoutMs, log);
+    await flushAndClose(stores, wired, log);
   };
-  const upkeep = setInterval(async () => {
-    await flush();
-    await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
-  }, config.usageFlushMs);
+  return { url, reload: reloads.reload, closeConnections, shutdown: () => (stopping ??= stop()) };
+}
 
-  // An override line takes effect, or expires, within this: the operator's word needs no update.
-  const overrideWatch = setInterval(() => {
-    emailOverrides.refresh().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
-  }, OVERRIDE_CHECK_MS);
-  // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
-  const reportSync = setInterval(() => {
-    reportWatch.refresh().catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
-  }, REPORT_CHECK_MS);
+/** Serves the app on the configured address, or says why it cannot. */
+async function listenOrExplain(app: ReturnType<typeof createApp>, config: Config): Promise<Bun.Server<unknown>> {
+  try {
+    return listen(app, config.host, config.port);
+  } catch (err) {
+    throw await listenError(err, config);
+  }
+}
 
+/**
+ * Loads the current dataset version off to the side and swaps it in, one load at a time; on
+ * failure the old one keeps serving. `changed` says whether `current` moved since the last load.
+ */
+function datasetReloads(config: Config, snapshots: SnapshotHolder, emailOverrides: Wired["emailOverrides"], log: Log) {
   let loadedVersion = currentVersion(config.dataDir);
   let reloading: Promise<void> | null = null;
   const reload = (reason: string): Promise<void> =>
@@ -147,90 +168,99 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
         reloading = null;
       }
     })());
+  return { reload, changed: () => currentVersion(config.dataDir) !== loadedVersion };
+}
+
+/** The refresh from the internet, in a child process, unless switched off; not started yet. */
+function refreshFromNetwork(config: Config, snapshot: Snapshot, reload: (reason: string) => Promise<void>, log: Log): Refresh | null {
+  if (config.updateEveryMs === null) return null;
+  const child = new UpdateChild(
+    selfArgv(),
+    ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
+    process.env,
+    Date.now,
+  );
+  const scheduler = new RefreshScheduler({
+    everyMs: config.updateEveryMs,
+    lastRefreshedAt: lastRefreshedFromNetwork(snapshot.sources),
+    run: async () => {
+      const result = await child.run();
+      if (result.version) await reload("refresh");
+      return result;
+    },
+    now: Date.now,
+    random: Math.random,
+    timers: { set: (run, ms) => setLongTimeout(run, ms), clear: (handle) => (handle as LongTimeout).clear() },
+    log: log.info,
+  });
+  return { scheduler, child };
+}
+
+/** Starts the refresh, once the server listens, and says when it runs (or how to refresh by hand). */
+function startRefresh(config: Config, refresh: Refresh | null, snapshot: Snapshot, log: Log): void {
+  if (refresh === null) {
+    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${updateHint(config)}`);
+    return;
+  }
+  refresh.scheduler.start();
+  const next = refresh.scheduler.state().nextAt;
+  const first = lastRefreshedFromNetwork(snapshot.sources) === null ? " (the data has never been refreshed, so within a minute of start)" : "";
+  log.info(
+    `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
+  );
+}
+
+/**
+ * What runs while the server serves: the usage flush and idle leases, the override lines and
+ * other instances' reports read again, a new dataset version or a replaced database file
+ * noticed, the GC pacer. Returns what stops them all.
+ */
+function startTimers(config: Config, stores: Stores, wired: Wired, reloads: ReturnType<typeof datasetReloads>, log: Log, onFatal: (reason: string) => void): () => void {
+  const { usage, serving, emailOverrides, reportWatch } = wired;
+  const upkeep = setInterval(async () => {
+    await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));
+    await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
+  }, config.usageFlushMs);
+  // An override line takes effect, or expires, within this: the operator's word needs no update.
+  const overrideWatch = setInterval(() => {
+    emailOverrides.refresh().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
+  }, OVERRIDE_CHECK_MS);
+  // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
+  const reportSync = setInterval(() => {
+    reportWatch.refresh().catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
+  }, REPORT_CHECK_MS);
   // `riskcheck update` swaps the data/current link; notice it without a signal too.
   const versionWatch = setInterval(() => {
-    if (currentVersion(config.dataDir) !== loadedVersion) void reload("new dataset version");
+    if (reloads.changed()) void reloads.reload("new dataset version");
     const replaced = stores.replacedOnDisk();
     if (replaced) {
       clearInterval(versionWatch);
       onFatal(`${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`);
     }
   }, VERSION_CHECK_MS);
-
-  if (config.updateEveryMs !== null) {
-    const child = new UpdateChild(
-      selfArgv(),
-      ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
-      process.env,
-      Date.now,
-    );
-    const scheduler = new RefreshScheduler({
-      everyMs: config.updateEveryMs,
-      lastRefreshedAt: lastRefreshedFromNetwork(snapshot.sources),
-      run: async () => {
-        const result = await child.run();
-        if (result.version) await reload("refresh");
-        return result;
-      },
-      now: Date.now,
-      random: Math.random,
-      timers: { set: (run, ms) => setLongTimeout(run, ms), clear: (handle) => (handle as LongTimeout).clear() },
-      log: log.info,
-    });
-    refresh = { scheduler, child };
-  }
-
-  const pacer = new GcPacer(deps.traffic);
+  const pacer = new GcPacer(wired.deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
-  let server: Bun.Server<unknown>;
-  try {
-    server = listen(app, config.host, config.port);
-  } catch (err) {
-    throw await listenError(err, config);
-  }
-  const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-  log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);
-  if (refresh) {
-    refresh.scheduler.start();
-    const next = refresh.scheduler.state().nextAt;
-    const first = lastRefreshedFromNetwork(snapshot.sources) === null ? " (the data has never been refreshed, so within a minute of start)" : "";
-    log.info(
-      `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
-    );
-  } else {
-    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${updateHint(config)}`);
-  }
-  if (!(await keys.list()).some((k) => k.revokedAt === null)) {
-    log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
-  }
-
-  const closeConnections = () => server.stop(true);
-  let stopping: Promise<void> | null = null;
-  return {
-    url,
-    reload,
-    closeConnections,
-    shutdown: () =>
-      (stopping ??= (async () => {
-        clearInterval(upkeep);
-        clearInterval(reportSync);
-        clearInterval(versionWatch);
-        clearInterval(overrideWatch);
-        clearInterval(pacing);
-        refresh?.scheduler.stop();
-        refresh?.child.stop();
-        let deadline: Timer | undefined;
-        const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, config.drainTimeoutMs, true)));
-        if (await Promise.race([server.stop(false), timedOut])) {
-          const cutOff = server.pendingRequests;
-          if (cutOff > 0) log.error(`${cutOff} request(s) still running after ${config.drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`);
-          await closeConnections();
-        }
-        clearTimeout(deadline);
-        const flushed = await finalFlush(usage, log);
-        await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
-        await stores.close();
-        if (!flushed) throw new Error("the usage counted since the last flush was lost (see above)");
-      })()),
+  return () => {
+    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, pacing]) clearInterval(timer);
   };
+}
+
+/** Stops accepting and lets in-flight requests finish for up to `drainTimeoutMs`, then closes their connections. */
+async function drain(server: Bun.Server<unknown>, drainTimeoutMs: number, log: Log): Promise<void> {
+  let deadline: Timer | undefined;
+  const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, drainTimeoutMs, true)));
+  if (await Promise.race([server.stop(false), timedOut])) {
+    const cutOff = server.pendingRequests;
+    if (cutOff > 0) log.error(`${cutOff} request(s) still running after ${drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`);
+    await server.stop(true);
+  }
+  clearTimeout(deadline);
+}
+
+/** Saves the last usage counts, hands back unused quota leases, closes the database; throws when the counts were lost. */
+async function flushAndClose(stores: Stores, { usage, serving }: Wired, log: Log): Promise<void> {
+  const flushed = await finalFlush(usage, log);
+  await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
+  await stores.close();
+  if (!flushed) throw new Error("the usage counted since the last flush was lost (see above)");
 }
