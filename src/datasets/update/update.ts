@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { DomainLists } from "../../email/domain-lists.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
-import { type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
+import { type Fetched, type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
 import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { loadEmailLists } from "../load-email-lists.ts";
@@ -176,8 +176,17 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     for (const [name, record] of Object.entries(current?.sources ?? {})) {
       if (record.raw !== undefined && !sources.some((s) => s.name === name)) outcomes.push({ name, outcome: "removed", detail: "no longer in the sources file; its data leaves every output" });
     }
+    // The one report of every exit: what became of the sources, and how far the version got.
+    const report = (got: Pick<UpdateReport, "outputs"> & Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed">>): UpdateReport => ({
+      outcomes,
+      version: null,
+      refused: [],
+      pruned: [],
+      reached,
+      ...got,
+    });
     const anyChange = !current || outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") || [...held.values()].some((h) => h.changed);
-    if (!anyChange && !options.force) return { outcomes, outputs: [], version: null, refused: [], pruned: [], reached };
+    if (!anyChange && !options.force) return report({ outputs: [] });
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
     const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
@@ -193,7 +202,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const guard = { outcomes, previous: current?.sources ?? {} };
     const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, guard);
     const changes = outputs.changes;
-    if (refused.length) return { outcomes, outputs: changes, version: null, refused, pruned: [], reached };
+    if (refused.length) return report({ outputs: changes, refused });
     // The free set served is what the disposable lists and the allowlist leave of the free
     // lists: a disposable list that carries gmail.com empties it while every list grows.
     const freeInputsChanged = changes.some((c) => c.rebuilt && SERVED_FREE_INPUTS.includes(c.name));
@@ -223,13 +232,13 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       const freeHeldBack = disputed.heldBack.filter((n) => n.why === DISPUTE.free).length;
       const check = { name: "free-domains as served", before: served(current?.outputs ?? {}, servedFreeBefore), after: served(outputs.records, staged.freeList.kept - freeHeldBack) };
       const servedRefused = shrinkRefusals([check], options.maxShrink, guard);
-      if (servedRefused.length) return { outcomes, outputs: changes, version: null, refused: servedRefused, pruned: [], reached };
+      if (servedRefused.length) return report({ outputs: changes, refused: servedRefused });
     }
     const allowRefused = options.force ? null : allowlistRefusal(staged.snapshot.email, outputs.records["allowed-domains"]?.sources ?? []);
-    if (allowRefused) return { outcomes, outputs: changes, version: null, refused: [allowRefused], pruned: [], reached };
+    if (allowRefused) return report({ outputs: changes, refused: [allowRefused] });
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
-    return { outcomes, outputs: changes, version, refused: [], pruned, reached, disputed };
+    return report({ outputs: changes, version, pruned, disputed });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -281,34 +290,10 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       }
       downloaded = fetched.bytes;
       const parsed = FORMATS[source.format].parse(fetched.bytes, source.feeds);
-      if (parsed.entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
-      if (isIpList(source) && ipEntriesWith(source.name, parsed.entries) > MAX_IP_LIST_ENTRIES) {
-        const total = ipEntriesWith(source.name, parsed.entries);
-        throw new SourceTooLarge(`its ${parsed.entries} entries would bring the IP lists to ${total}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`);
-      }
+      checkEntries(source, parsed.entries, comparable, ipEntriesWith(source.name, parsed.entries), options);
       if (isIpList(source)) ipEntries.set(source.name, parsed.entries);
-      if (comparable && parsed.entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
-        throw new ContentError(`shrank from ${comparable.entries} to ${parsed.entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
-      }
       writeFileAtomically(join(rawDir, source.name), fetched.bytes);
-      const date = parsed.dataDate ? { at: parsed.dataDate, from: "content" as const } : fetched.date;
-      const record: SourceRecord = {
-        origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
-        url: redactUrl(source.url),
-        format: source.format,
-        ...declared(source),
-        licence: source.licence,
-        fetchedAt: checkedAt,
-        checkedAt,
-        dataDate: date?.at ?? null,
-        dataDateFrom: date?.from ?? null,
-        etag: fetched.etag,
-        lastModified: fetched.lastModified,
-        packageVersion: fetched.packageVersion,
-        entries: parsed.entries,
-        bytes: fetched.bytes.byteLength,
-        raw: source.name,
-      };
+      const record = fetchedRecord(source, fetched, parsed, checkedAt);
       held.set(source.name, { source, record, changed: true, parsed });
       outcomes.push({ name: source.name, outcome: "updated", entries: parsed.entries, dataDate: record.dataDate, detail: `${fetched.bytes.byteLength} bytes` });
     } catch (err) {
@@ -323,6 +308,43 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     }
   }
   return { held, outcomes };
+}
+
+/**
+ * A download's entries as update takes them: some (unless forced), within what one update
+ * holds of IP lists (`ipListEntries`: all of them with this one), and not shrunk past
+ * --max-shrink since the same URL's last data (unless forced).
+ */
+function checkEntries(source: Source, entries: number, comparable: SourceRecord | undefined, ipListEntries: number, options: UpdateOptions): void {
+  if (entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
+  if (isIpList(source) && ipListEntries > MAX_IP_LIST_ENTRIES) {
+    throw new SourceTooLarge(`its ${entries} entries would bring the IP lists to ${ipListEntries}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`);
+  }
+  if (comparable && entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
+    throw new ContentError(`shrank from ${comparable.entries} to ${entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
+  }
+}
+
+/** The manifest's record of a source just downloaded and accepted. */
+function fetchedRecord(source: Source, fetched: Extract<Fetched, { changed: true }>, parsed: ParsedSource<unknown>, checkedAt: string): SourceRecord {
+  const date = parsed.dataDate ? { at: parsed.dataDate, from: "content" as const } : fetched.date;
+  return {
+    origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
+    url: redactUrl(source.url),
+    format: source.format,
+    ...declared(source),
+    licence: source.licence,
+    fetchedAt: checkedAt,
+    checkedAt,
+    dataDate: date?.at ?? null,
+    dataDateFrom: date?.from ?? null,
+    etag: fetched.etag,
+    lastModified: fetched.lastModified,
+    packageVersion: fetched.packageVersion,
+    entries: parsed.entries,
+    bytes: fetched.bytes.byteLength,
+    raw: source.name,
+  };
 }
 
 /** Builds the outputs whose sources changed and links the others from the current version. */
