@@ -215,7 +215,14 @@ function startRefresh(config: Config, refresh: Refresh | null, snapshot: Snapsho
  * other instances' reports read again, a new dataset version or a replaced database file
  * noticed, the GC pacer. Returns what stops them all.
  */
-function startTimers(config: Config, stores: Stores, wired: Wired, reloads: ReturnType<typeof datasetReloads>, log: Log, onFatal: (reason: string) => void): () => void {
+function startTimers(
+  config: Config,
+  stores: Stores,
+  wired: Wired,
+  reloads: ReturnType<typeof datasetReloads>,
+  log: Log,
+  onFatal: (reason: string) => void,
+): () => void {
   const { usage, serving, emailOverrides, reportWatch } = wired;
   const upkeep = setInterval(async () => {
     await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));

@@ -25,7 +25,9 @@ export function newKeyRow(input: NewKey, now: Date): { row: KeyRow; secret: stri
   const checked = normaliseKeyName(input.name);
   if ("error" in checked) throw new KeyStoreError("invalid", checked.error);
   for (const limit of [input.ratePerMinute, input.ipQuotaPerMonth]) {
-    if (limit != null && !(Number.isInteger(limit) && limit >= 0 && limit <= MAX_KEY_LIMIT)) throw new KeyStoreError("invalid", `a limit must be a whole number from 0 to ${MAX_KEY_LIMIT}`);
+    if (limit != null && !(Number.isInteger(limit) && limit >= 0 && limit <= MAX_KEY_LIMIT)) {
+      throw new KeyStoreError("invalid", `a limit must be a whole number from 0 to ${MAX_KEY_LIMIT}`);
+    }
   }
   const secret = generateSecret();
   const row: KeyRow = {
@@ -49,7 +51,9 @@ export function newKeyRow(input: NewKey, now: Date): { row: KeyRow; secret: stri
  */
 export function keyNamed(name: string, named: readonly KeyRow[]): KeyRecord {
   const active = named.filter((row) => row.revoked_at === null);
-  if (active.length > 1) throw new KeyStoreError("ambiguous_name", `${active.length} active keys are named "${name}" (${active.map((r) => r.id).join(", ")}); revoke by id`);
+  if (active.length > 1) {
+    throw new KeyStoreError("ambiguous_name", `${active.length} active keys are named "${name}" (${active.map((r) => r.id).join(", ")}); revoke by id`);
+  }
   const chosen = active[0] ?? named[0];
   if (chosen === undefined) throw new KeyStoreError("not_found", `no key has the id or name "${name}"; see "riskcheck keys list"`);
   return toRecord(chosen);

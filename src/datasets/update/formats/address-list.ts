@@ -32,4 +32,10 @@ export function parseAddressList(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
 }
 
 /** An 8 MB plain list (620,000 addresses; 377 MB peak of update) is four times ipsum (1.9 MB). */
-export const ADDRESS_LIST_FORMAT = ipListFormat({ name: "address-list", targets: IP_FEED_TARGETS, maxBytes: 8 * MB, labels: false, parse: parseAddressList });
+export const ADDRESS_LIST_FORMAT = ipListFormat({
+  name: "address-list",
+  targets: IP_FEED_TARGETS,
+  maxBytes: 8 * MB,
+  labels: false,
+  parse: parseAddressList,
+});

@@ -46,4 +46,10 @@ export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
 }
 
 /** AWS's ip-ranges.json is 2.6 MB. */
-export const AWS_IP_RANGES_FORMAT = ipListFormat({ name: "aws-ip-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 16 * MB, labels: true, parse: parseAwsIpRanges });
+export const AWS_IP_RANGES_FORMAT = ipListFormat({
+  name: "aws-ip-ranges",
+  targets: INFRASTRUCTURE_TARGETS,
+  maxBytes: 16 * MB,
+  labels: true,
+  parse: parseAwsIpRanges,
+});

@@ -17,4 +17,10 @@ export function parseFastlyIpList(bytes: Uint8Array): ParsedSource<FeedEntry[]> 
   return { value: entries, entries: entries.length, dataDate: null };
 }
 
-export const FASTLY_IP_LIST_FORMAT = ipListFormat({ name: "fastly-ip-list", targets: INFRASTRUCTURE_TARGETS, maxBytes: 1 * MB, labels: true, parse: parseFastlyIpList });
+export const FASTLY_IP_LIST_FORMAT = ipListFormat({
+  name: "fastly-ip-list",
+  targets: INFRASTRUCTURE_TARGETS,
+  maxBytes: 1 * MB,
+  labels: true,
+  parse: parseFastlyIpList,
+});

@@ -47,5 +47,15 @@ export function parseGeofeedCsv(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   return { value: entries, entries: entries.length, dataDate: null };
 }
 
-/** A geofeed's rows are ~40 bytes per range: Apple's relay geofeed is 800,000 rows, 28 MB (547 MB peak of update). Its relay exits feed their places too. */
-export const GEOFEED_CSV_FORMAT = ipListFormat({ name: "geofeed-csv", targets: ["relay"], maxBytes: 32 * MB, labels: false, alsoFeeds: ["relay-places"], parse: parseGeofeedCsv });
+/**
+ * A geofeed's rows are ~40 bytes per range: Apple's relay geofeed is 800,000 rows, 28 MB
+ * (547 MB peak of update). Its relay exits feed their places too.
+ */
+export const GEOFEED_CSV_FORMAT = ipListFormat({
+  name: "geofeed-csv",
+  targets: ["relay"],
+  maxBytes: 32 * MB,
+  labels: false,
+  alsoFeeds: ["relay-places"],
+  parse: parseGeofeedCsv,
+});

@@ -33,4 +33,10 @@ export function parseGithubMeta(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   return { value: entries, entries: entries.length, dataDate: null };
 }
 
-export const GITHUB_META_FORMAT = ipListFormat({ name: "github-meta", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseGithubMeta });
+export const GITHUB_META_FORMAT = ipListFormat({
+  name: "github-meta",
+  targets: INFRASTRUCTURE_TARGETS,
+  maxBytes: 8 * MB,
+  labels: true,
+  parse: parseGithubMeta,
+});

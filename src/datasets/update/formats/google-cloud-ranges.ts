@@ -23,4 +23,10 @@ export function parseGoogleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
   return { value: entries, entries: entries.length, dataDate: typeof document.creationTime === "string" ? isoDate(document.creationTime) : null };
 }
 
-export const GOOGLE_CLOUD_RANGES_FORMAT = ipListFormat({ name: "google-cloud-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseGoogleCloudRanges });
+export const GOOGLE_CLOUD_RANGES_FORMAT = ipListFormat({
+  name: "google-cloud-ranges",
+  targets: INFRASTRUCTURE_TARGETS,
+  maxBytes: 8 * MB,
+  labels: true,
+  parse: parseGoogleCloudRanges,
+});

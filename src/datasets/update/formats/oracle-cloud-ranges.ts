@@ -28,4 +28,10 @@ export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
   return { value: entries, entries: entries.length, dataDate: typeof stamp === "string" ? isoDate(stamp) : null };
 }
 
-export const ORACLE_CLOUD_RANGES_FORMAT = ipListFormat({ name: "oracle-cloud-ranges", targets: INFRASTRUCTURE_TARGETS, maxBytes: 8 * MB, labels: true, parse: parseOracleCloudRanges });
+export const ORACLE_CLOUD_RANGES_FORMAT = ipListFormat({
+  name: "oracle-cloud-ranges",
+  targets: INFRASTRUCTURE_TARGETS,
+  maxBytes: 8 * MB,
+  labels: true,
+  parse: parseOracleCloudRanges,
+});

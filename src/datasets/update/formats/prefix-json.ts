@@ -71,4 +71,10 @@ function documentDate(document: unknown): string | null {
   return null;
 }
 
-export const PREFIX_JSON_FORMAT = ipListFormat({ name: "prefix-json", targets: IP_FEED_TARGETS, maxBytes: 8 * MB, labels: false, parse: parsePrefixJson });
+export const PREFIX_JSON_FORMAT = ipListFormat({
+  name: "prefix-json",
+  targets: IP_FEED_TARGETS,
+  maxBytes: 8 * MB,
+  labels: false,
+  parse: parsePrefixJson,
+});
