@@ -11,6 +11,7 @@ import { GcPacer, PACER_PERIOD_MS } from "../src/app/gc-pacer.ts";
 import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
 import { type AdmissionDeps, admit } from "../src/http/admission.ts";
 import { listen } from "../src/http/app.ts";
+import { parseIpAddress } from "../src/ip/address/parse.ts";
 import { lifecycle } from "../src/http/lifecycle.ts";
 import { KeyAuthenticator } from "../src/keys/key-authenticator.ts";
 import { UsageRecorder } from "../src/keys/usage-recorder.ts";
@@ -30,6 +31,7 @@ const deps: AdmissionDeps = {
   limits: { settings: { rate: { perMinute: Number(process.env.RISKCHECK_RATE_PER_MINUTE ?? 0), burst: Number(process.env.RISKCHECK_RATE_BURST ?? 0) }, ipQuotaPerMonth: Number(process.env.RISKCHECK_IP_QUOTA_PER_MONTH ?? 0) }, rateLimiter: new RateLimiter(), quota: serving.quota },
   usage,
   now: Date.now,
+  clientAddress: (request) => parseIpAddress(app.server?.requestIP(request)?.address ?? ""),
 };
 const traffic = new TrafficCounter();
 const app = new Elysia({ strictPath: true, systemRouter: false })

@@ -21,7 +21,15 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     [[], "riskcheck --help"],
     [["frobnicate"], "riskcheck --help"],
     [["keys"], "riskcheck keys --help"],
-    [["keys", "rotate"], "riskcheck keys --help"],
+    [["keys", "rename"], "riskcheck keys --help"],
+    [["keys", "rotate"], "riskcheck keys rotate --help"],
+    [["keys", "rotate", "x", "--grace", "1y"], "riskcheck keys rotate --help"],
+    [["keys", "update", "x"], "riskcheck keys update --help"],
+    [["keys", "update", "x", "--expires", "2027-02-30"], "riskcheck keys update --help"],
+    [["keys", "update", "x", "--allow-from", "10.0.0.0/33"], "riskcheck keys update --help"],
+    [["keys", "update", "x", "--permissions", "everything"], "riskcheck keys update --help"],
+    [["keys", "create", "--name", "x", "--expires", "2020-01-01"], "riskcheck keys create --help"],
+    [["keys", "usage", "x", "--days", "0"], "riskcheck keys usage --help"],
     [["keys", "create"], "riskcheck keys create --help"],
     [["keys", "create", "--name"], "riskcheck keys create --help"],
     [["keys", "create", "--name", "x", "--bogus"], "riskcheck keys create --help"],
@@ -93,7 +101,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
+    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "keys update", "keys rotate", "keys usage", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });
@@ -186,6 +194,33 @@ describe("keys", () => {
     expect(runCli(["keys", "revoke", "three"], env).code).toBe(1);
     const rows = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(["revoked", "revoked"]);
+  });
+
+  test("update changes settings and prints before and after; rotate prints the new secret; list and usage show them; a name in use is refused", () => {
+    const env = { RISKCHECK_DB: tempDb() };
+    const { id, key: first } = JSON.parse(runCli(["keys", "create", "--name", "shop", "--json"], env).stdout);
+    const taken = runCli(["keys", "create", "--name", "shop"], env);
+    expect([taken.code, taken.stderr.split("\n")[0]]).toEqual([2, `riskcheck: an active key is already named "shop" (${id}); choose another name, or revoke or rename that key first`]);
+    const updated = runCli(["keys", "update", "shop", "--ip-quota-per-month", "50", "--expires", "2099-01-01", "--allow-from", "10.0.0.0/8, 2001:db8::/32", "--json"], env);
+    expect(updated.code).toBe(0);
+    const { before, after } = JSON.parse(updated.stdout);
+    expect(before).toMatchObject({ id, ip_quota_per_month: null, expires_at: null, allowed_networks: [] });
+    expect(after).toMatchObject({ id, ip_quota_per_month: 50, expires_at: "2099-01-01T00:00:00.000Z", allowed_networks: ["10.0.0.0/8", "2001:db8::/32"] });
+    const text = runCli(["keys", "update", id, "--ip-quota-per-month", "default", "--name", "shop-eu"], env);
+    expect(text.stdout).toBe(`Updated ${id} "shop-eu"; running servers apply it within 3 seconds:\n  name: shop → shop-eu\n  ip_quota_per_month: 50 → (none)\n`);
+    const rotated = runCli(["keys", "rotate", "shop-eu", "--grace", "2h"], env);
+    expect(rotated.code).toBe(0);
+    const secret = rotated.stdout.trimEnd().split("\n").at(-1)!;
+    expect(secret).toMatch(/^rk_/);
+    expect(secret).not.toBe(first);
+    const [listed] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
+    expect(listed).toMatchObject({ id, name: "shop-eu", prefix: secret.slice(0, 9), status: "active", last_used_ip: null });
+    expect(Date.parse(listed.rotation_ends_at) - Date.now()).toBeWithin(7_100_000, 7_200_001);
+    expect(runCli(["keys", "list"], env).stdout).toMatch(/expires 2099-01-01 00:00; rotating: old secret until \d{4}-\d\d-\d\d \d\d:\d\d; from 10\.0\.0\.0\/8,2001:db8::\/32 only/);
+    const usage = JSON.parse(runCli(["keys", "usage", id, "--days", "7", "--json"], env).stdout);
+    expect(usage.days).toHaveLength(7);
+    expect(usage.total).toEqual({ answered: 0, rate_limited: 0, over_quota: 0, refused: 0, forbidden: 0, reports_accepted: 0 });
+    expect(runCli(["keys", "usage", "nobody"], env).stderr).toStartWith('riskcheck: no key has the id or name "nobody"');
   });
 
   test("the command a 403 answer names, with its NAME filled in, makes a key with both permissions", () => {

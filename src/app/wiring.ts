@@ -61,7 +61,7 @@ export async function wireApp(input: WiringInput) {
   const reportWatch = new ReportWatch(stores.reports, reportIndex, input.reports, now);
   await reportWatch.refresh();
   const deps: AppDeps = {
-    authenticator: new KeyAuthenticator(serving.keys),
+    authenticator: new KeyAuthenticator(serving.keys, now),
     limits: {
       settings: input.limits,
       rateLimiter: new RateLimiter(),

@@ -96,6 +96,19 @@ export const UPDATE = {
   examples: ["riskcheck update --data-dir /var/lib/riskcheck", "riskcheck update --only ipsum,spamhaus-drop-v4", "riskcheck update --list", "riskcheck update --rollback"],
 } as const satisfies CommandSpec;
 
+const EXPIRES = {
+  name: "expires",
+  type: "string",
+  value: "WHEN",
+  description: "After this the key answers 401 (API key revoked): a duration from now (30d, 12h), a date (2027-01-31, the start of that day UTC), a date and time with its zone (2027-01-31T18:00:00Z), or never",
+} as const satisfies FlagSpec;
+const ALLOW_FROM = {
+  name: "allow-from",
+  type: "string",
+  value: "CIDR,...",
+  description: "Client addresses the key works from (as the server resolves them, trusted proxies included), comma-separated; from elsewhere 403 forbidden. any: anywhere",
+} as const satisfies FlagSpec;
+
 export const KEYS_CREATE = {
   name: "keys create",
   summary: "Create an API key; its secret is printed once, alone on the last line",
@@ -104,12 +117,19 @@ export const KEYS_CREATE = {
     { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647" },
     { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647" },
     { name: "permissions", type: "string", value: "LIST", default: "check", description: "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports)" },
+    { ...EXPIRES, default: "never" },
+    { ...ALLOW_FROM, default: "anywhere" },
     JSON_OUTPUT,
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck keys create --name checkout-backend", "riskcheck keys create --name batch --rate-per-minute 60 --json", "riskcheck keys create --name waf --permissions check,report"],
+  examples: [
+    "riskcheck keys create --name checkout-backend",
+    "riskcheck keys create --name batch --rate-per-minute 60 --json",
+    "riskcheck keys create --name waf --permissions check,report",
+    "riskcheck keys create --name contractor --expires 30d --allow-from 10.0.0.0/8,2001:db8::/32",
+  ],
 } as const satisfies CommandSpec;
 
 export const KEYS_LIST = {
@@ -125,6 +145,47 @@ export const KEYS_REVOKE = {
   operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
   flags: [DATA_DIR, DB, DATABASE_URL],
   examples: ["riskcheck keys revoke key_AbCdEfGhIjKl", "riskcheck keys revoke checkout-backend"],
+} as const satisfies CommandSpec;
+
+export const KEYS_UPDATE = {
+  name: "keys update",
+  summary: "Change a key's name, limits, permissions, expiry or networks; its secret and usage stay, running servers apply it within 3 s",
+  operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
+  flags: [
+    { name: "name", type: "string", value: "NAME", description: "A new name; no other active key may have it" },
+    { name: "rate-per-minute", type: "string", value: "N", description: "This key's token-bucket refill per minute; 0 is unlimited; default: back to the server's setting" },
+    { name: "ip-quota-per-month", type: "string", value: "N", description: "This key's monthly quota of IP checks (what it used this month still counts); 0 is unlimited; default: back to the server's setting" },
+    { name: "permissions", type: "string", value: "LIST", description: "What the key may do, comma-separated, replacing what it had: check, report" },
+    EXPIRES,
+    ALLOW_FROM,
+    JSON_OUTPUT,
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
+  examples: ["riskcheck keys update checkout-backend --ip-quota-per-month 50000", "riskcheck keys update key_AbCdEfGhIjKl --expires never --allow-from any", "riskcheck keys update batch --name batch-nightly"],
+} as const satisfies CommandSpec;
+
+export const KEYS_ROTATE = {
+  name: "keys rotate",
+  summary: "Give a key a new secret (same id, limits and usage), printed once; the old one works until the grace period ends",
+  operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
+  flags: [
+    { name: "grace", type: "string", value: "DURATION", default: "24h", description: "How long the old secret keeps working (90s, 30m, 24h, 7d); 0 ends it at once. A rotation still in progress ends: its older secret stops" },
+    JSON_OUTPUT,
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
+  examples: ["riskcheck keys rotate checkout-backend", "riskcheck keys rotate checkout-backend --grace 2h", "riskcheck keys rotate key_AbCdEfGhIjKl --grace 0"],
+} as const satisfies CommandSpec;
+
+export const KEYS_USAGE = {
+  name: "keys usage",
+  summary: "A key's requests per day by outcome: answered, rate-limited, over quota, refused (invalid input), forbidden (network), and reports accepted",
+  operand: { name: "ID_OR_NAME", description: "The key's id, or its name (revoked keys too, when no active key has it)" },
+  flags: [{ name: "days", type: "string", value: "N", default: "30", description: "How many days back, today included (1 to 400)" }, JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
+  examples: ["riskcheck keys usage checkout-backend", "riskcheck keys usage key_AbCdEfGhIjKl --days 7 --json"],
 } as const satisfies CommandSpec;
 
 export const ADMIN_SET_PASSWORD = {

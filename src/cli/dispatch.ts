@@ -4,14 +4,14 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./command-spec.ts";
-import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, SERVE, UPDATE, VERSION } from "./commands.ts";
+import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE, SERVE, UPDATE, VERSION } from "./commands.ts";
 import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
 import { UsageError } from "../app/config.ts";
 import { selfCommand } from "../app/self-command.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, allowDomain, denyDomain, listOverrides, removeOverride } from "./email.ts";
-import { createKey, listKeys, revokeKey } from "./keys.ts";
+import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
 import type { RunContext } from "./start-serve-load.ts";
@@ -39,6 +39,9 @@ const COMMANDS: readonly Command[] = [
   command(KEYS_CREATE, createKey),
   command(KEYS_LIST, listKeys),
   command(KEYS_REVOKE, revokeKey),
+  command(KEYS_UPDATE, updateKey),
+  command(KEYS_ROTATE, rotateKey),
+  command(KEYS_USAGE, keyUsage),
   command(REPORTS_LIST, listReports),
   command(REPORTS_EXPORT, exportReports),
   command(REPORTS_DELETE, deleteReports),

@@ -31,17 +31,44 @@ tr.revoked { color: var(--muted); }
 tr.revoked td:first-child { text-decoration: line-through; }
 .status-active { color: var(--ok); font-weight: 600; }
 .muted { color: var(--muted); font-size: .85rem; }
-svg.chart rect.ip { fill: var(--accent); }
-svg.chart rect.email { fill: var(--muted); }
-svg.chart line.axis { stroke: var(--line); stroke-width: 2; }
 td.num, td code { white-space: nowrap; }
+td.name { overflow-wrap: anywhere; min-width: 8rem; }
+.note { display: block; }
+td.actions { white-space: nowrap; }
+td.actions a + a { margin-left: .75rem; }
+a.danger { color: var(--danger); }
+tr.expired { color: var(--muted); }
+.status-expired, .status-revoked { color: var(--danger); font-weight: 600; }
+h2 .status-active, h2 .status-expired, h2 .status-revoked { font-size: .9rem; margin-left: .5rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+form.settings { display: grid; gap: .75rem; max-width: 36rem; }
+form.settings p.muted { margin: .25rem 0 0; }
+select { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+fieldset { border: 1px solid var(--line); border-radius: 6px; }
+fieldset label { font-weight: 400; }
+figure.outcomes { margin: 0; }
+svg.outcome-chart { width: 100%; max-width: 56rem; height: auto; display: block; }
+svg.outcome-chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.outcome-chart .axis { stroke: var(--muted); stroke-width: 1.5; }
+svg.outcome-chart .tick { fill: var(--muted); font-size: 12px; }
+svg.outcome-chart rect.hit { fill: transparent; }
+.answered { fill: var(--accent); background: var(--accent); }
+.refused { fill: #b54708; background: #b54708; }
+.rate_limited { fill: #7a5af8; background: #7a5af8; }
+.over_quota { fill: var(--danger); background: var(--danger); }
+.forbidden { fill: #667085; background: #667085; }
+ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; padding: 0; margin: .5rem 0; }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -1px; }
+table.numbers { width: auto; }
 @media (max-width: 40rem) {
-  thead { display: none; }
-  table, tbody, tr, td { display: block; width: 100%; }
-  tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .75rem; padding: .25rem .5rem; }
-  td { border: 0; padding: .25rem 0; }
+  table:not(.numbers) thead { display: none; }
+  table:not(.numbers), table:not(.numbers) > tbody, table:not(.numbers) > tbody > tr, table:not(.numbers) > tbody > tr > td { display: block; width: 100%; }
+  table:not(.numbers) > tbody > tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .75rem; padding: .25rem .5rem; }
+  table:not(.numbers) > tbody > tr > td { border: 0; padding: .25rem 0; }
   td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
-  svg.chart { width: 100%; height: auto; }
+  dl.facts { grid-template-columns: 1fr; }
 }
 `;
 

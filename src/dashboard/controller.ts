@@ -1,4 +1,9 @@
 import { DEFAULT_PERMISSIONS, parsePermissions } from "../keys/permissions.ts";
+import { parseAllowedNetworks } from "../keys/allowed-networks.ts";
+import { parseExpiry } from "../keys/expiry.ts";
+import { dailyOutcomes } from "../keys/usage-outcomes.ts";
+import { parseDuration } from "../time/duration.ts";
+import { keyPage, keyRotatedPage, rotateConfirmPage } from "./pages/key.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "./assets.ts";
 import type { AdminPassword } from "./admin-password.ts";
 import { PasswordCheckSlots } from "./password-check-slots.ts";
@@ -7,14 +12,15 @@ import { passwordNotSetPage, signInPage } from "./pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "./pages/keys.ts";
 import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "./sessions.ts";
 import type { SignInThrottle } from "./sign-in-throttle.ts";
-import { KeyStoreError, type KeyStore } from "../keys/key-store.ts";
+import { type KeyChanges, KeyStoreError, type KeyStore, MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import type { UsageRecorder } from "../keys/usage-recorder.ts";
+import type { KeyRecord } from "../keys/key-record.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import { emailOverridesPage } from "./pages/email-overrides.ts";
 import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
-import { readBodyText } from "../http/request-body.ts";
-import { reportsPage } from "./pages/reports.ts";
+import { readBodyText } from "../requests/request-body.ts";
+import { deleteReportsConfirmPage, reportsPage } from "./pages/reports.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { LocalReportIndex } from "../reports/local-report-index.ts";
 import type { ReportStore } from "../reports/report-store.ts";
@@ -73,7 +79,38 @@ const NOTICES = new Map([
   ["revoked", "The key was revoked; the API refuses it from the next request."],
   ["added", "The line was added; every running server applies it within 10 s."],
   ["removed", "The line was removed; the lists decide again."],
+  ["updated", "The key was changed; every running server applies it within 3 s."],
 ]);
+
+/** Days the key page's chart shows. */
+const CHART_DAYS = 30;
+
+/** A limit's field: empty is the server's setting (null), else a whole number in range. */
+function formLimit(text: string | undefined, what: string): number | null {
+  const value = (text ?? "").trim();
+  if (value === "") return null;
+  if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_KEY_LIMIT) throw new KeyStoreError("invalid", `${what} must be empty (the server's setting) or a whole number from 0 to ${MAX_KEY_LIMIT}`);
+  return Number(value);
+}
+
+/** The key page's settings form as the change it asks for; an expiry left as it was stays, even one that has passed. */
+function formChanges(form: URLSearchParams, key: KeyRecord, nowMs: number): KeyChanges {
+  const permissions = formPermissions(form);
+  if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
+  const expires = field(form, "expires") ?? "";
+  const expiry = expires === key.expiresAt ? { expiresAt: key.expiresAt } : parseExpiry(expires, nowMs);
+  if ("error" in expiry) throw new KeyStoreError("invalid", expiry.error);
+  const networks = parseAllowedNetworks(field(form, "allow-from") ?? "");
+  if ("error" in networks) throw new KeyStoreError("invalid", networks.error);
+  return {
+    name: field(form, "name") ?? "",
+    ratePerMinute: formLimit(field(form, "rate"), "Requests per minute"),
+    ipQuotaPerMonth: formLimit(field(form, "quota"), "IP checks per month"),
+    permissions: permissions.permissions,
+    expiresAt: expiry.expiresAt,
+    allowedNetworks: networks.networks,
+  };
+}
 
 /** Addresses the reports page lists. */
 const REPORTED_SHOWN = 100;
@@ -244,6 +281,57 @@ export class Dashboard {
     }
   }
 
+  /** `/dashboard/keys/ID`: the key's page, or the way back to the list. */
+  async key(request: Request, id: string): Promise<Response> {
+    const current = await this.session(request);
+    if (!current) return redirect("/dashboard");
+    const notice = NOTICES.get(new URL(request.url).searchParams.get("done") ?? "");
+    return this.keyView(current.session, id, notice ? { text: notice } : undefined);
+  }
+
+  private async keyView(session: Session, id: string, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+    const { keys, usage, usageStore, now, defaultIpQuota } = this.deps;
+    await usage.flush();
+    const key = await keys.find(id);
+    if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
+    const nowMs = now();
+    const days = dailyOutcomes(await usageStore.outcomesOf(key.id, CHART_DAYS, nowMs), CHART_DAYS, nowMs);
+    return page(keyPage({ key, days, nowMs, defaultIpQuota, csrfToken: session.csrfToken, notice }), status);
+  }
+
+  async updateKey(request: Request, id: string): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const key = await this.deps.keys.find(id);
+    if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
+    try {
+      await this.deps.keys.update(key.id, formChanges(current.form, key, this.deps.now()));
+    } catch (err) {
+      if (!(err instanceof KeyStoreError)) throw err;
+      return this.keyView(current.session, id, { text: `Nothing was changed: ${err.message}.`, error: true }, 400);
+    }
+    return redirect(`/dashboard/keys/${encodeURIComponent(id)}?done=updated`);
+  }
+
+  /** A rotation without grace asks first; the new secret is shown once. */
+  async rotateKey(request: Request, id: string): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const grace = field(current.form, "grace") ?? "";
+    const graceMs = grace === "0" ? 0 : parseDuration(grace);
+    if (graceMs === null) return this.keyView(current.session, id, { text: "Choose how long the old secret keeps working.", error: true }, 400);
+    const key = await this.deps.keys.find(id);
+    if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
+    if (graceMs === 0 && field(current.form, "confirm") !== "yes") return page(rotateConfirmPage(key, current.session.csrfToken));
+    try {
+      const { after, secret } = await this.deps.keys.rotate(key.id, graceMs, new Date(this.deps.now()));
+      return page(keyRotatedPage(after, secret, current.session.csrfToken));
+    } catch (err) {
+      if (!(err instanceof KeyStoreError)) throw err;
+      return this.keyView(current.session, id, { text: `The key was not rotated: ${err.message}.`, error: true }, 400);
+    }
+  }
+
   async confirmRevoke(request: Request, id: string): Promise<Response> {
     const current = await this.session(request);
     if (!current) return redirect("/dashboard");
@@ -317,6 +405,10 @@ export class Dashboard {
     const ip = parseIpAddress(field(current.form, "ip") ?? "");
     if (ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
     const key = field(current.form, "key");
+    if (field(current.form, "confirm") !== "yes") {
+      const name = key ? ((await this.deps.keys.find(key))?.name ?? key) : null;
+      return page(deleteReportsConfirmPage(ip.text, key ? { id: key, name: name! } : null, current.session.csrfToken));
+    }
     const deleted = await this.deps.reports.store.delete(ip.text, key || undefined);
     await this.deps.reports.refresh();
     return redirect(`/dashboard/reports?deleted=${deleted}`);

@@ -1,20 +1,15 @@
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
-import type { SafeHtml } from "./html.ts";
-import { lastDays, usageChart } from "./usage-chart.ts";
 
 export interface KeyRow {
   key: KeyRecord;
-  today: { email: number; ip: number };
   month: { email: number; ip: number };
   /** null when the key's IP quota is unlimited. */
   quotaLeft: number | null;
   quota: number | null;
-  chart: SafeHtml;
 }
 
-const CHART_DAYS = 30;
 export const KEYS_PER_PAGE = 50;
 
 export interface KeyListing {
@@ -24,6 +19,8 @@ export interface KeyListing {
   readonly page: number;
   readonly pages: number;
   readonly search: string;
+  /** When the listing was made: what "expired" and "rotating" are judged against. */
+  readonly nowMs: number;
 }
 
 /** A search matches a key's name (any part, any case), its display prefix or its id. */
@@ -42,18 +39,16 @@ export async function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuo
   const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
   if (page > pages) return null;
   const shown = matching.slice((page - 1) * KEYS_PER_PAGE, page * KEYS_PER_PAGE);
-  const usageByKey = await usage.usageOf(shown.map((key) => key.id), CHART_DAYS, nowMs);
+  const usageByKey = await usage.usageOf(shown.map((key) => key.id), 0, nowMs);
   const rows = shown.map((key) => {
     const u = usageByKey.get(key.id)!;
     const quota = key.ipQuotaPerMonth ?? defaultIpQuota;
     return {
       key,
-      today: { email: u.today.email ?? 0, ip: u.today.ip ?? 0 },
       month: { email: u.month.email ?? 0, ip: u.month.ip ?? 0 },
       quota: quota === 0 ? null : quota,
       quotaLeft: quota === 0 ? null : Math.max(0, quota - u.ipQuotaUsed),
-      chart: usageChart(lastDays(u.daily, CHART_DAYS, nowMs), `Usage of ${key.name}`),
     };
   });
-  return { rows, matching: matching.length, page, pages, search };
+  return { rows, matching: matching.length, page, pages, search, nowMs };
 }

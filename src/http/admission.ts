@@ -1,3 +1,4 @@
+import type { ParsedIp } from "../ip/address/parse.ts";
 import type { KeyRecord } from "../keys/key-record.ts";
 import type { Permission } from "../keys/permissions.ts";
 import type { UsageKind, Outcome } from "../keys/usage.ts";
@@ -6,10 +7,13 @@ import { type RateDecision, type RateLimiter, type RatePolicy, ratePolicyFor } f
 import { type Authenticator, authenticateRequest } from "./auth.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "./errors.ts";
 import { JSON_TYPE } from "./json-response.ts";
+import { checkKeyUse } from "./key-use.ts";
 
 export interface UsageSink {
   /** `count` requests (or a batch's items) with this outcome; one when left out. */
   record(keyId: string, endpoint: UsageKind, outcome: Outcome, nowMs: number, count?: number): void;
+  /** The key was used from this client address (null: none known): its last use, kept until the flush. */
+  usedFrom(keyId: string, ip: string | null, nowMs: number): void;
 }
 
 export interface LimitSettings {
@@ -28,6 +32,8 @@ export interface AdmissionDeps {
   readonly limits: Limits;
   readonly usage: UsageSink;
   readonly now: () => number;
+  /** The request's client address as the server resolves it (trusted proxies included); null without one. */
+  readonly clientAddress: (request: Request) => ParsedIp | null;
 }
 
 /** What a keyed route asks of a request before it looks at its parameters. */
@@ -49,20 +55,27 @@ export interface BodyStep<Body> {
 }
 
 /**
- * Authentication and the rule's permission, then the rate limit, then (with a body step: the
- * body, read only now) the quota: the contract's order, before any validation. A refusal is
- * the whole answer; otherwise the admission ends the request. Without a body step it answers
- * at once (the GET routes stay synchronous).
+ * Authentication and the rule's permission (with the key's allowed networks), then the rate
+ * limit, then (with a body step: the body, read only now) the quota: the contract's order,
+ * before any validation. A refusal is the whole answer; otherwise the admission ends the
+ * request. Without a body step it answers at once (the GET routes stay synchronous).
  */
 export function admit(deps: AdmissionDeps, request: Request, rule: AdmissionRule): Admission<undefined> | Response;
 export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body: BodyStep<Body>): Promise<Admission<Body> | Response>;
 export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body?: BodyStep<Body>) {
   const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), rule.permission);
-  if (!("id" in key)) return body === undefined ? errorResponse(key) : Promise.resolve(errorResponse(key));
+  if (!("id" in key)) return refusedAtOnce(key, body);
   const nowMs = deps.now();
+  const outside = checkKeyUse(deps, key, request, rule.usage, nowMs);
+  if (outside !== null) return refusedAtOnce(outside, body);
   const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
   if (body === undefined) return limited(deps, key, rule.usage, nowMs, rate, rule.quotaUnits ?? 0, undefined);
   return admitBody(deps, request, key, rule, nowMs, rate, body);
+}
+
+/** A refusal before the rate limit, answered as the route expects: at once, or as a promise for a route with a body. */
+function refusedAtOnce(error: ApiError, body: unknown): Response | Promise<Response> {
+  return body === undefined ? errorResponse(error) : Promise.resolve(errorResponse(error));
 }
 
 async function admitBody<Body>(

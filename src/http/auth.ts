@@ -32,7 +32,7 @@ export function bearerToken(authorization: string | null): string | null {
 /**
  * The 401 variants: a missing or malformed Authorization header is "No API key
  * provided", a well-formed but unknown token "Invalid API key", a revoked key
- * "API key revoked" — the same on every endpoint. An active key without the permission
+ * "API key revoked" (the spec's answer for an expired key too) — the same on every endpoint. An active key without the permission
  * the route needs is the 403.
  */
 export function authenticateRequest(authenticator: Authenticator, authorization: string | null, needs: Permission): KeyRecord | ApiError {
@@ -40,5 +40,5 @@ export function authenticateRequest(authenticator: Authenticator, authorization:
   if (token === null) return API_ERRORS.missingKey;
   const result = authenticator.authenticate(token);
   if (result.outcome === "active") return result.key.permissions.includes(needs) ? result.key : API_ERRORS.forbidden;
-  return result.outcome === "revoked" ? API_ERRORS.revokedKey : API_ERRORS.unknownKey;
+  return result.outcome === "unknown" ? API_ERRORS.unknownKey : API_ERRORS.revokedKey;
 }

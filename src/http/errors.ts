@@ -41,7 +41,7 @@ for (const e of Object.values(API_ERRORS)) {
   bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
 }
 
-/** `headers`, when given, carry the content type already. */
+/** `headers`, when given, carry the content type already. An error made for one request (a message naming its client) is serialised here. */
 export function errorResponse(e: ApiError, headers: Readonly<Record<string, string>> = JSON_HEADERS): Response {
-  return new Response(bodies.get(e), { status: e.status, headers });
+  return new Response(bodies.get(e) ?? JSON.stringify({ error: e.error, message: e.message }), { status: e.status, headers });
 }

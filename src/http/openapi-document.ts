@@ -3,6 +3,7 @@ import { API_ERRORS, type ApiError } from "./errors.ts";
 import { REPORT_CATEGORIES, REPORT_PROBLEMS } from "../reports/report.ts";
 import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES, REPORT_EXAMPLES } from "./openapi-examples.ts";
 import { MAX_BATCH_ITEMS } from "./batch-limits.ts";
+import { outsideNetworks } from "./key-use.ts";
 
 /**
  * The OpenAPI 3.1 description of the HTTP API, served at `GET /openapi.json`. Its
@@ -87,6 +88,7 @@ export const OPENAPI_DOCUMENT = {
             }),
           },
           "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "Forbidden"),
           "429": {
             description: "The key's rate limit is used up.",
             headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
@@ -135,6 +137,7 @@ export const OPENAPI_DOCUMENT = {
             content: jsonContent(errorSchema([API_ERRORS.invalidIp]), { invalid_ip: errorExample(API_ERRORS.invalidIp, "GET /v1/ip-reputation-check?ip=1.2.3") }),
           },
           "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "Forbidden"),
           "429": {
             description:
               "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the seconds until the month ends (UTC).",
@@ -186,6 +189,7 @@ export const OPENAPI_DOCUMENT = {
             }),
           },
           "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "Forbidden"),
           "413": {
             description: "The body is over 1 MiB.",
             headers: RATE_HEADERS,
@@ -232,10 +236,7 @@ export const OPENAPI_DOCUMENT = {
             }),
           },
           "401": ref("responses", "Unauthorized"),
-          "403": {
-            description: "The key lacks the `report` permission.",
-            content: jsonContent(errorSchema([API_ERRORS.forbidden]), { forbidden: errorExample(API_ERRORS.forbidden, "A key made with only `check`") }),
-          },
+          "403": ref("responses", "Forbidden"),
           "413": {
             description: "The body is over 1 MiB.",
             headers: RATE_HEADERS,
@@ -314,11 +315,18 @@ export const OPENAPI_DOCUMENT = {
     },
     responses: {
       Unauthorized: {
-        description: "No key, an unknown key or a revoked key. The same three bodies on both endpoints.",
+        description: "No key, an unknown key (a rotated key's old secret too, once its grace has ended), or a revoked or expired key. The same three bodies on every endpoint.",
         content: jsonContent(errorSchema(UNAUTHORIZED), {
           missing_key: errorExample(API_ERRORS.missingKey, "No `Authorization: Bearer <key>` header"),
           unknown_key: errorExample(API_ERRORS.unknownKey, "A key this server does not know"),
           revoked_key: errorExample(API_ERRORS.revokedKey, "A revoked key"),
+        }),
+      },
+      Forbidden: {
+        description: "The key lacks the permission this route needs (`check` for the checks and the batch, `report` for reports), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+        content: jsonContent(errorSchema([API_ERRORS.forbidden]), {
+          forbidden: errorExample(API_ERRORS.forbidden, "A key without the permission"),
+          outside_networks: errorExample(outsideNetworks("192.0.2.1"), "A key limited to 10.0.0.0/8, used from 192.0.2.1"),
         }),
       },
       InternalError: {

@@ -4,10 +4,18 @@ import { digestOfStoredHash, looksLikeSecret, secretDigest } from "./secret.ts";
 export type Authentication =
   | { readonly outcome: "active"; readonly key: KeyRecord }
   | { readonly outcome: "revoked"; readonly key: KeyRecord }
+  | { readonly outcome: "expired"; readonly key: KeyRecord }
   | { readonly outcome: "unknown" };
 
-/** Every key by the digest of its secret (see secretDigest). */
-export type KeyIndex = ReadonlyMap<string, Authentication>;
+/** What a secret means until `untilMs`, and from then on. */
+export interface IndexEntry {
+  readonly now: Authentication;
+  readonly untilMs: number;
+  readonly then: Authentication;
+}
+
+/** Every working secret (a key's, and a rotation's previous one) by its digest (see secretDigest). */
+export type KeyIndex = ReadonlyMap<string, IndexEntry>;
 
 /**
  * Where the authenticator's index comes from, kept fresh the way the database allows:
@@ -22,10 +30,37 @@ export interface KeyIndexSource {
 
 const UNKNOWN: Authentication = Object.freeze({ outcome: "unknown" });
 
-/** The index of these keys, given by stored hash. */
-export function keyIndexOf(keys: Iterable<readonly [string, KeyRecord]>): KeyIndex {
-  const index = new Map<string, Authentication>();
-  for (const [hash, key] of keys) index.set(digestOfStoredHash(hash), Object.freeze({ outcome: key.revokedAt ? "revoked" : "active", key }));
+const timeOf = (iso: string | null) => (iso === null ? Number.POSITIVE_INFINITY : Date.parse(iso));
+
+/** A stored key as the index needs it: the record, its secret's stored hash, and a rotation's previous one. */
+export interface KeyEntry {
+  readonly key: KeyRecord;
+  readonly secretHash: string;
+  readonly previousSecretHash: string | null;
+}
+
+/**
+ * The index of these keys. A key past its expiry is "expired"; a rotation's previous
+ * secret works until its grace ends (or the key expires, if sooner), then is unknown.
+ */
+export function keyIndexOf(entries: Iterable<KeyEntry>): KeyIndex {
+  const index = new Map<string, IndexEntry>();
+  for (const { key, secretHash, previousSecretHash } of entries) {
+    if (key.revokedAt !== null) {
+      const revoked: Authentication = Object.freeze({ outcome: "revoked", key });
+      index.set(digestOfStoredHash(secretHash), Object.freeze({ now: revoked, untilMs: Number.POSITIVE_INFINITY, then: revoked }));
+      continue;
+    }
+    const active: Authentication = Object.freeze({ outcome: "active", key });
+    const expired: Authentication = Object.freeze({ outcome: "expired", key });
+    const expiresMs = timeOf(key.expiresAt);
+    index.set(digestOfStoredHash(secretHash), Object.freeze({ now: active, untilMs: expiresMs, then: expired }));
+    const previousEndsMs = timeOf(key.previousSecretEndsAt);
+    if (previousSecretHash !== null && previousEndsMs !== Number.POSITIVE_INFINITY) {
+      const entry = previousEndsMs <= expiresMs ? { now: active, untilMs: previousEndsMs, then: UNKNOWN } : { now: active, untilMs: expiresMs, then: expired };
+      index.set(digestOfStoredHash(previousSecretHash), Object.freeze(entry));
+    }
+  }
   return index;
 }
 
@@ -35,11 +70,16 @@ export function keyIndexOf(keys: Iterable<readonly [string, KeyRecord]>): KeyInd
  * an attacker guessed: no constant-time comparison of secrets is needed.
  */
 export class KeyAuthenticator {
-  constructor(private readonly keys: KeyIndexSource) {}
+  constructor(
+    private readonly keys: KeyIndexSource,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   authenticate(token: string): Authentication {
     if (!looksLikeSecret(token)) return UNKNOWN;
     const digest = secretDigest(token);
-    return this.keys.current().get(digest) ?? this.keys.afterMiss().get(digest) ?? UNKNOWN;
+    const entry = this.keys.current().get(digest) ?? this.keys.afterMiss().get(digest);
+    if (entry === undefined) return UNKNOWN;
+    return entry.untilMs === Number.POSITIVE_INFINITY || this.now() < entry.untilMs ? entry.now : entry.then;
   }
 }

@@ -6,12 +6,32 @@ export interface KeyRecord {
   readonly prefix: string;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
+  /** The client address of the last authenticated request (proxies resolved), flushed with usage. */
+  readonly lastUsedIp: string | null;
   readonly revokedAt: string | null;
+  /** After this instant the key answers 401 "API key revoked" (the spec's word for revoked or expired). */
+  readonly expiresAt: string | null;
+  /** CIDRs the key is accepted from (the client address the server resolves); empty: anywhere. */
+  readonly allowedNetworks: readonly string[];
+  /** While a rotation's grace lasts: when the previous secret stops working. */
+  readonly previousSecretEndsAt: string | null;
   /** Per-key overrides; null means the configured default. */
   readonly ratePerMinute: number | null;
   readonly ipQuotaPerMonth: number | null;
   /** What the key may do: `check`, `report`, or both. */
   readonly permissions: readonly Permission[];
+}
+
+export type KeyStatus = "active" | "revoked" | "expired";
+
+export function keyStatus(key: KeyRecord, nowMs: number): KeyStatus {
+  if (key.revokedAt !== null) return "revoked";
+  return key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs ? "expired" : "active";
+}
+
+/** When the previous secret of a rotation in progress stops working, or null when none is in progress. */
+export function rotationEndsAt(key: KeyRecord, nowMs: number): string | null {
+  return key.previousSecretEndsAt !== null && Date.parse(key.previousSecretEndsAt) > nowMs ? key.previousSecretEndsAt : null;
 }
 
 export const KEY_NAME_MAX_LENGTH = 100;

@@ -1,5 +1,10 @@
-import type { UsageRow, UsageStore } from "./usage-store.ts";
+import type { LastUse, UsageRow, UsageStore } from "./usage-store.ts";
 import { COUNTER_SLOTS, USAGE_KINDS, type UsageKind, OUTCOMES, type Outcome, counterSlot, utcDay } from "./usage.ts";
+
+interface LastSeen {
+  ms: number;
+  ip: string | null;
+}
 
 interface PendingCounts {
   day: string;
@@ -13,7 +18,7 @@ interface PendingCounts {
 export class UsageRecorder {
   private pending = new Map<string, PendingCounts>();
   private finishedDays: UsageRow[] = [];
-  private lastUsed = new Map<string, number>();
+  private lastUsed = new Map<string, LastSeen>();
   /** The earliest instant at which some pending entry belongs to a finished day. */
   private dayEnd = Number.POSITIVE_INFINITY;
   private writing: Promise<void> | null = null;
@@ -29,7 +34,19 @@ export class UsageRecorder {
       this.dayEnd = Math.min(this.dayEnd, nextUtcMidnight(nowMs));
     }
     entry.counts[counterSlot(endpoint, outcome)] += count;
-    this.lastUsed.set(keyId, nowMs);
+    const last = this.lastUsed.get(keyId);
+    if (last === undefined) this.lastUsed.set(keyId, { ms: nowMs, ip: null });
+    else last.ms = nowMs;
+  }
+
+  /** The key was used from this client address (null: none known); kept in memory until the flush. */
+  usedFrom(keyId: string, ip: string | null, nowMs: number): void {
+    const last = this.lastUsed.get(keyId);
+    if (last === undefined) this.lastUsed.set(keyId, { ms: nowMs, ip });
+    else {
+      last.ms = nowMs;
+      last.ip = ip;
+    }
   }
 
   /** Writes what was counted; one write at a time, and a failed one's counts wait for the next. */
@@ -42,14 +59,14 @@ export class UsageRecorder {
     this.finishedDays = [];
     this.lastUsed = new Map();
     this.dayEnd = Number.POSITIVE_INFINITY;
-    this.writing = this.store.flush(rows, new Map([...lastUsed].map(([id, ms]) => [id, new Date(ms).toISOString()])));
+    this.writing = this.store.flush(rows, new Map<string, LastUse>([...lastUsed].map(([id, { ms, ip }]) => [id, { at: new Date(ms).toISOString(), ip }])));
     try {
       await this.writing;
     } catch (err) {
       // Requests counted meanwhile stay pending; these rows join the next flush (the database may be
       // unreachable, locked or full), and the latest use of each key is kept.
       this.finishedDays.push(...rows);
-      for (const [id, ms] of lastUsed) if (!((this.lastUsed.get(id) ?? 0) > ms)) this.lastUsed.set(id, ms);
+      for (const [id, seen] of lastUsed) if (!((this.lastUsed.get(id)?.ms ?? 0) > seen.ms)) this.lastUsed.set(id, seen);
       throw err;
     } finally {
       this.writing = null;

@@ -22,10 +22,18 @@ export interface KeyUsage {
   daily: DailyUsage[];
 }
 
+/** A key's last authenticated request: when (ISO), and from which client address, if it had one. */
+export interface LastUse {
+  readonly at: string;
+  readonly ip: string | null;
+}
+
 /** Daily usage counters, written in batches by the usage recorder. */
 export interface UsageStore {
-  /** Adds the rows and last-used times (ISO) in one transaction. */
-  flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /** Adds the rows and last uses in one transaction; a last use older than the stored one is ignored. */
+  flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, LastUse>): Promise<void>;
+  /** One key's rows (day, endpoint, outcome) over the last `days` days, oldest first. */
+  outcomesOf(keyId: string, days: number, nowMs: number): Promise<UsageRow[]>;
   /**
    * Each of `keyIds`'s requests today and this month (all outcomes) and its requests per
    * day over the last `days` days, oldest first: one aggregate query however many keys.
@@ -39,6 +47,9 @@ export function usageWindow(days: number, nowMs: number): { from: string; today:
   const chartStart = utcDay(nowMs - (days - 1) * 86_400_000);
   return { from: monthStart < chartStart ? monthStart : chartStart, today: utcDay(nowMs), monthStart, chartStart };
 }
+
+/** The SQL sum of a row group's requests (reports_accepted counts reports, not requests). */
+export const REQUESTS_SUM = "SUM(CASE WHEN outcome = 'reports_accepted' THEN 0 ELSE count END)";
 
 /** One row per key, day and endpoint, with the total and the successful ones among them. */
 export interface DailyTotals extends DailyUsage {

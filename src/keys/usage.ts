@@ -5,9 +5,11 @@ export type UsageKind = (typeof USAGE_KINDS)[number];
 /**
  * What happened to an authenticated request; 401s have no key to count against. An IP
  * check's `ok` used a unit of the monthly quota; `ok_unmetered` is an answer that used
- * none (an address outside global unicast, answered without a lookup).
+ * none (an address outside global unicast, answered without a lookup). `forbidden`: from a
+ * client address outside the key's allowed networks. `reports_accepted` is no request's
+ * outcome: the reports a key's requests stored (endpoint `report`), left out of request totals.
  */
-export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded", "ok_unmetered"] as const;
+export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded", "ok_unmetered", "forbidden", "reports_accepted"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const COUNTER_SLOTS = USAGE_KINDS.length * OUTCOMES.length;

@@ -1,5 +1,6 @@
 import { openDatabase } from "./sqlite/database.ts";
 import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
+import { KEY_COLUMNS } from "./key-row.ts";
 import { openPostgres } from "./postgres/database.ts";
 
 export interface CopyReport {
@@ -16,7 +17,7 @@ export interface CopyReport {
 
 /** The tables copied, in an order that keeps foreign keys satisfied, with their columns. */
 const TABLES = [
-  ["api_keys", ["id", "name", "secret_hash", "prefix", "created_at", "last_used_at", "revoked_at", "rate_per_minute", "ip_quota_per_month", "permissions"]],
+  ["api_keys", KEY_COLUMNS.split(", ")],
   ["usage_daily", ["key_id", "day", "endpoint", "outcome", "count"]],
   ["admin_password", ["id", "password_hash", "updated_at"]],
   ["admin_sessions", ["token_hash", "csrf_token", "created_at", "expires_at"]],

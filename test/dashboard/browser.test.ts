@@ -24,6 +24,16 @@ afterAll(async () => {
   await withinDeadline("closing the browser", 10_000, browser?.close()).finally(() => server?.stop());
 });
 
+/** A page at this viewport, signed in, on the keys page. */
+async function signedIn(width: number, height = 900) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  await page.goto(`${server.url}/dashboard`);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "API Keys" }).waitFor();
+  return page;
+}
+
 const api = (key: string) => fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
 
 describe("the dashboard in a real browser", () => {
@@ -67,17 +77,70 @@ describe("the dashboard in a real browser", () => {
   });
 
   test("a desktop-width page, with the secret never visible again", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${server.url}/dashboard`);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    const page = await signedIn(1280, 800);
     for (const name of ["checkout back end", "nightly batch"]) {
       await page.getByLabel("Descriptive name").fill(name);
       await page.getByRole("button", { name: "Create key" }).click();
       await page.getByRole("link", { name: "Back to the keys" }).click();
     }
     expect(await page.locator("tbody tr").count()).toBe(3);
-    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
+    await page.close();
+  });
+
+  test("a key's page: change its settings, see its outcomes, rotate it", async () => {
+    const page = await signedIn(1280);
+    await page.getByLabel("Descriptive name").fill("checkout service, EU region");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = (await page.locator("#new-key").textContent())!;
+    await page.getByRole("link", { name: "Back to the keys" }).click();
+    await page.locator("tr", { hasText: "checkout service, EU region" }).getByRole("link", { name: "Manage" }).click();
+
+    await page.getByLabel("Requests per minute").fill("3");
+    await page.getByLabel("Expires").fill("90d");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("The key was changed").waitFor();
+    await Bun.sleep(1_100); // the server rereads the keys within a second of the change
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await api(secret)).status);
+    statuses.push((await fetch(`${server.url}/v1/check?email=nope`, { headers: { authorization: `Bearer ${secret}` } })).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    await page.reload();
+    const chart = page.locator("svg.outcome-chart");
+    expect(await chart.isVisible()).toBe(true);
+    expect((await chart.boundingBox())!.width).toBeGreaterThan(600);
+    expect(await page.locator("ul.legend").textContent()).toMatch(/Answered: \d+.*Rate-limited: [1-9]/s);
+    expect(await page.getByText(/Last used .* from /).count()).toBe(0); // the facts list it as a term and its value
+    expect(await page.locator("dl.facts").textContent()).toMatch(/Last used\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC from 127\.0\.0\.1/);
+    expect(await page.locator("dl.facts").textContent()).toMatch(/Expiry\s*expires \d{4}-/);
+    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-key.png")), fullPage: true });
+
+    await page.getByLabel("Old secret works for").selectOption("1h");
+    await page.getByRole("button", { name: "Rotate…" }).click();
+    const rotated = (await page.locator("#new-key").textContent())!;
+    expect(rotated).not.toBe(secret);
+    await Bun.sleep(1_100);
+    expect([(await api(secret)).status, (await api(rotated)).status]).not.toContain(401);
+    await page.close();
+  });
+
+  test.each([1024, 1280, 1920])("at %i px the keys table fits its box and every row's actions are in view", async (width) => {
+    const page = await signedIn(width);
+    const rows = page.locator("tbody tr");
+    expect(await rows.count()).toBeGreaterThanOrEqual(3);
+    const wrap = page.locator(".table-wrap");
+    const overflow = await wrap.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const box = (await wrap.boundingBox())!;
+    for (let i = 0; i < (await rows.count()); i++) {
+      const actions = rows.nth(i).locator("td.actions a");
+      expect(await actions.count()).toBeGreaterThanOrEqual(1);
+      for (let j = 0; j < (await actions.count()); j++) {
+        const link = (await actions.nth(j).boundingBox())!;
+        expect(link.x).toBeGreaterThanOrEqual(box.x);
+        expect(link.x + link.width).toBeLessThanOrEqual(Math.min(box.x + box.width, width));
+      }
+    }
+    if (SCREENSHOT && width === 1280) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
     await page.close();
   });
 });

@@ -136,8 +136,8 @@ describe("keys in the dashboard", () => {
     expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
 
     const page = (await browser.get("/dashboard?done=revoked")).body;
-    expect(page).toMatch(/<tr class="revoked" data-key-id="[^"]+">\s*<td data-label="Name">legacy<\/td>/);
-    expect(page).toContain("revoked 2026-11-23");
+    expect(page).toMatch(/<tr class="revoked" data-key-id="[^"]+">\s*<td data-label="Name" class="name"><a href="\/dashboard\/keys\/[^"]+">legacy<\/a><\/td>/);
+    expect(page).toContain('revoked <span class="muted note">2026-11-23 12:00 UTC</span>');
   });
 
   test.each([
@@ -185,9 +185,81 @@ describe("keys in the dashboard", () => {
     const { secret } = await newKey("busy");
     for (let i = 0; i < 3; i++) await request("/v1/check?email=a@gmail.com", { key: secret });
     const { body } = await browser.get("/dashboard");
-    expect(body).toContain('<td data-label="Today" class="num">3 / 0</td>');
-    expect(body).toContain("2026-11-23: 3 email, 0 IP");
-    expect(body.match(/<svg class="chart"/g)).toHaveLength(1);
+    expect(body).toContain('<td data-label="This month (email / IP)" class="num">3 / 0</td>');
+  });
+
+  test("a key's page: its facts, 30 days by outcome with axes, legend and numbers", async () => {
+    const { browser, request, newKey, clock } = await signedIn({ ratePerMinute: 2, rateBurst: 2 });
+    const { key, secret } = await newKey("busy");
+    for (let i = 0; i < 3; i++) await request("/v1/check?email=a@gmail.com", { key: secret });
+    await request("/v1/check?email=nope", { key: secret });
+    clock.now += 11 * 3_600_000 + 120_000; // 00:02 the next day (UTC), within the session
+    await request("/v1/check?email=a@gmail.com", { key: secret });
+    const { res, body } = await browser.get(`/dashboard/keys/${key.id}`);
+    expect(res.status).toBe(200);
+    expect(body).toContain("Key “busy” <span class=\"status-active\">active</span>");
+    expect(body).toMatch(/Last used<\/dt><dd>2026-11-24 00:02 UTC from <code>203\.0\.113\.7<\/code>/);
+    expect(body.match(/<svg class="outcome-chart"/g)).toHaveLength(1);
+    // Two answered and one rate-limited on the 23rd (a burst of 2), then one answered on the 24th.
+    expect(body).toContain("Nov 23: answered 2, refused (invalid input) 0, rate-limited 2, over quota 0, forbidden (network) 0; reports accepted 0");
+    expect(body).toContain("Answered: <strong>3</strong>");
+    expect(body).toContain("Rate-limited: <strong>2</strong>");
+    expect(body).toContain('<text class="tick" x="50" y="16.0" text-anchor="end">4</text>');
+    expect(body).toContain(">Nov 24</text>");
+    expect(body).toContain('<tr><td class="num">2026-11-24</td><td class="num">1</td>');
+    expect((await browser.get("/dashboard/keys/key_nope")).res.status).toBe(404);
+  });
+
+  test("a key's settings are changed from its page and apply to the next request; a bad value changes nothing", async () => {
+    const { browser, csrf, request, newKey, keys, client } = await signedIn();
+    const { key, secret } = await newKey("shop");
+    await newKey("other");
+    const form = { csrf, name: "shop-eu", rate: "", quota: "250", "permissions-shown": "1", permission: "check", expires: "2027-01-31", "allow-from": "10.0.0.0/8" };
+    const saved = await browser.post(`/dashboard/keys/${key.id}`, form);
+    expect(saved.res.headers.get("location")).toBe(`/dashboard/keys/${key.id}?done=updated`);
+    expect(await keys.find(key.id)).toMatchObject({ name: "shop-eu", ipQuotaPerMonth: 250, expiresAt: "2027-01-31T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8"] });
+    const refused = await request("/v1/check?email=a@gmail.com", { key: secret });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain("203.0.113.7");
+    client.address = "10.1.2.3";
+    expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
+    const page = (await browser.get(`/dashboard/keys/${key.id}?done=updated`)).body;
+    expect(page).toContain("The key was changed");
+    expect(page).toContain('value="2027-01-31T00:00:00.000Z"');
+    for (const [change, message] of [
+      [{ name: "other" }, "an active key is already named &quot;other&quot;"],
+      [{ quota: "lots" }, "IP checks per month must be empty"],
+      [{ expires: "yesterday" }, "is not an expiry"],
+      [{ "allow-from": "10.0.0.0/99" }, "is not an address or CIDR"],
+    ] as const) {
+      const bad = await browser.post(`/dashboard/keys/${key.id}`, { ...form, ...change });
+      expect(bad.res.status).toBe(400);
+      expect(bad.body).toContain(message);
+    }
+    expect((await keys.find(key.id))?.name).toBe("shop-eu");
+  });
+
+  test("rotation from the key page: the new secret once, both work through the grace; no grace asks first", async () => {
+    const { browser, csrf, request, newKey, clock } = await signedIn();
+    const { key, secret: first } = await newKey("rotating");
+    const rotated = await browser.post(`/dashboard/keys/${key.id}/rotate`, { csrf, grace: "1h" });
+    expect(rotated.res.status).toBe(200);
+    const second = rotated.body.match(/<code id="new-key">(rk_[^<]+)<\/code>/)![1];
+    expect(rotated.body).toContain("The previous secret works until 2026-11-23 13:00 UTC.");
+    for (const secret of [first, second]) expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
+    expect((await browser.get(`/dashboard/keys/${key.id}`)).body).toContain("in progress: the previous secret works until 2026-11-23 13:00 UTC");
+    expect((await browser.get("/dashboard")).body).toContain("rotating until 2026-11-23 13:00 UTC");
+    clock.now += 3_600_000;
+    expect((await request("/v1/check?email=a@gmail.com", { key: first })).status).toBe(401);
+
+    const asked = await browser.post(`/dashboard/keys/${key.id}/rotate`, { csrf, grace: "0" });
+    expect(asked.body).toContain("Yes, rotate now");
+    expect((await request("/v1/check?email=a@gmail.com", { key: second })).status).toBe(200);
+    const now = await browser.post(`/dashboard/keys/${key.id}/rotate`, { csrf, grace: "0", confirm: "yes" });
+    const third = now.body.match(/<code id="new-key">(rk_[^<]+)<\/code>/)![1];
+    expect(now.body).toContain("The previous secret no longer works.");
+    expect((await request("/v1/check?email=a@gmail.com", { key: second })).status).toBe(401);
+    expect((await request("/v1/check?email=a@gmail.com", { key: third })).status).toBe(200);
   });
 });
 

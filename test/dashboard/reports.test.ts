@@ -43,11 +43,18 @@ describe("dashboard: permissions and reported addresses", () => {
     expect(body).toContain("signup &lt;farm&gt; watch: probe");
     expect(body).toContain("waf: bot");
 
-    const one = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id });
+    const asked = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id });
+    expect(asked.res.status).toBe(200);
+    expect(asked.body).toContain("Delete the reports of “signup &lt;farm&gt; watch” about <code>81.2.69.142</code>?");
+    expect((await t.stores.reports.list({})).length).toBe(3);
+    const askedAll = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142" });
+    expect(askedAll.body).toContain("Delete every report about <code>81.2.69.142</code>?");
+    expect((await t.stores.reports.list({})).length).toBe(3);
+    const one = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id, confirm: "yes" });
     expect(one.res.status).toBe(303);
     expect(one.res.headers.get("location")).toBe("/dashboard/reports?deleted=1");
     expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)?.counters).toEqual({ bot: 1, probe: 0, rate: 0, attack: 0, crawler: 0 });
-    await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142" });
+    await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", confirm: "yes" });
     expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)).toBeNull();
     expect((await t.stores.reports.list({})).map((r) => r.ip)).toEqual(["89.160.20.112"]);
 

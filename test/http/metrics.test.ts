@@ -99,6 +99,7 @@ describe("GET /metrics", () => {
     const families = parsePrometheusText(text);
     expect(value(families, "riskcheck_keys", { status: "active" })).toBe(1);
     expect(value(families, "riskcheck_keys", { status: "revoked" })).toBe(1);
+    expect(value(families, "riskcheck_keys", { status: "expired" })).toBe(0);
     for (const secretish of ["xyz", kept.key.id, dropped.key.id, kept.key.prefix, kept.secret, dropped.secret]) expect(text).not.toContain(secretish);
   });
 });

@@ -56,10 +56,10 @@ interface Scenario {
 }
 
 /** A request with a fresh key on an app with rate limit and quota on, so their headers show. */
-function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown; permissions?: readonly Permission[]; failingReports?: boolean } = {}) {
+function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown; permissions?: readonly Permission[]; allowedNetworks?: string[]; failingReports?: boolean } = {}) {
   return async (): Promise<Response> => {
     const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options, ...(options.failingReports ? { stores: withFailingReports() } : {}) });
-    const created = await t.newKey("test", options.permissions ? { permissions: options.permissions } : {});
+    const created = await t.newKey("test", { ...(options.permissions ? { permissions: options.permissions } : {}), allowedNetworks: options.allowedNetworks });
     if (options.key === "revoked") await t.keys.revoke(created.key.id);
     const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
     const init = { key, ...(options.body === undefined ? {} : { method: "POST", body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }) };
@@ -82,6 +82,8 @@ const REPORTER = { permissions: ["report"] as Permission[] };
 const BATCH = "/v1/check/batch";
 const MIXED = BATCH_EXAMPLES.request;
 const IP = "/v1/ip-reputation-check";
+/** A key limited to a network the client is outside of, as the Forbidden example has it. */
+const ELSEWHERE = { allowedNetworks: ["10.0.0.0/8"], clientAddress: "192.0.2.1" };
 const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 200, example: "disposable", answer: ask(`${CHECK}?email=someone@mailinator.com`) },
   { path: CHECK, status: 200, example: "free", answer: ask(`${CHECK}?email=someone@gmail.com`) },
@@ -95,6 +97,8 @@ const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 401, example: "missing_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "none" }) },
   { path: CHECK, status: 401, example: "unknown_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "unknown" }) },
   { path: CHECK, status: 401, example: "revoked_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "revoked" }) },
+  { path: CHECK, status: 403, example: "forbidden", answer: ask(`${CHECK}?email=a@gmail.com`, REPORTER) },
+  { path: CHECK, status: 403, example: "outside_networks", answer: ask(`${CHECK}?email=a@gmail.com`, ELSEWHERE) },
   { path: CHECK, status: 429, example: "rate_limit_exceeded", answer: ask(`${CHECK}?email=a@gmail.com`, { rateBurst: 1, times: 2 }) },
   { path: CHECK, status: 500, example: "internal_error", answer: ask(`${CHECK}?email=a@gmail.com`, { snapshot: broken("email") }) },
   { path: IP, status: 200, example: "public", answer: ask(`${IP}?ip=81.2.69.142`) },
@@ -107,6 +111,8 @@ const SCENARIOS: Scenario[] = [
   { path: IP, status: 401, example: "missing_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "none" }) },
   { path: IP, status: 401, example: "unknown_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "unknown" }) },
   { path: IP, status: 401, example: "revoked_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "revoked" }) },
+  { path: IP, status: 403, example: "forbidden", answer: ask(`${IP}?ip=8.8.8.8`, REPORTER) },
+  { path: IP, status: 403, example: "outside_networks", answer: ask(`${IP}?ip=8.8.8.8`, ELSEWHERE) },
   { path: IP, status: 429, example: "rate_limit_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { rateBurst: 1, times: 2 }) },
   { path: IP, status: 429, example: "quota_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { ipQuotaPerMonth: 1, times: 2 }) },
   { path: IP, status: 500, example: "internal_error", answer: ask(`${IP}?ip=8.8.8.8`, { snapshot: broken("ip") }) },
@@ -116,6 +122,8 @@ const SCENARIOS: Scenario[] = [
   { path: BATCH, method: "post", status: 401, example: "missing_key", answer: ask(BATCH, { key: "none", body: MIXED }) },
   { path: BATCH, method: "post", status: 401, example: "unknown_key", answer: ask(BATCH, { key: "unknown", body: MIXED }) },
   { path: BATCH, method: "post", status: 401, example: "revoked_key", answer: ask(BATCH, { key: "revoked", body: MIXED }) },
+  { path: BATCH, method: "post", status: 403, example: "forbidden", answer: ask(BATCH, { ...REPORTER, body: MIXED }) },
+  { path: BATCH, method: "post", status: 403, example: "outside_networks", answer: ask(BATCH, { ...ELSEWHERE, body: MIXED }) },
   { path: BATCH, method: "post", status: 413, example: "body_too_large", answer: ask(BATCH, { body: { emails: ["x".repeat(1 << 20)] } }) },
   { path: BATCH, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }) },
   { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }) },
@@ -128,6 +136,7 @@ const SCENARIOS: Scenario[] = [
   { path: REPORTS, method: "post", status: 401, example: "unknown_key", answer: ask(REPORTS, { key: "unknown", body: REPORT_EXAMPLES.request }) },
   { path: REPORTS, method: "post", status: 401, example: "revoked_key", answer: ask(REPORTS, { ...REPORTER, key: "revoked", body: REPORT_EXAMPLES.request }) },
   { path: REPORTS, method: "post", status: 403, example: "forbidden", answer: ask(REPORTS, { body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 403, example: "outside_networks", answer: ask(REPORTS, { ...REPORTER, ...ELSEWHERE, body: REPORT_EXAMPLES.request }) },
   { path: REPORTS, method: "post", status: 413, example: "body_too_large", answer: ask(REPORTS, { ...REPORTER, body: { ip: "8.8.8.8", category: "bot", comment: "x".repeat(1 << 20) } }) },
   { path: REPORTS, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(REPORTS, { ...REPORTER, rateBurst: 1, times: 2, body: REPORT_EXAMPLES.request }) },
   { path: REPORTS, method: "post", status: 500, example: "internal_error", answer: ask(REPORTS, { ...REPORTER, failingReports: true, body: REPORT_EXAMPLES.request }) },

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { SCHEMA_VERSION, openDatabase } from "../../src/stores/sqlite/database.ts";
 import { inMemoryChangeSignal, openChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { SqliteKeyIndex } from "../../src/stores/sqlite/key-index.ts";
@@ -36,6 +36,20 @@ describe("secrets", () => {
 });
 
 describe("key store in SQLite", () => {
+  test("two active keys of one name from before names were unique keep working; by name they are refused with their ids, by id they change", async () => {
+    const { db, keys, signal } = memoryStore();
+    const first = await keys.create({ name: "prod" });
+    const second = await keys.create({ name: "prod-2" });
+    db.exec("UPDATE api_keys SET name = 'prod'"); // as an older version allowed
+    const auth = new KeyAuthenticator(new SqliteKeyIndex(db, signal));
+    expect([auth.authenticate(first.secret).outcome, auth.authenticate(second.secret).outcome]).toEqual(["active", "active"]);
+    for (const attempt of [() => keys.revoke("prod"), () => keys.update("prod", { ratePerMinute: 1 }), () => keys.rotate("prod", 0)]) {
+      await expect(attempt()).rejects.toThrow(/^2 active keys are named "prod" \(key_\S+, key_\S+\), made before names had to be unique; use the id$/);
+    }
+    expect((await keys.update(second.key.id, { name: "prod-b" })).after.name).toBe("prod-b");
+    expect((await keys.revoke("prod")).id).toBe(first.key.id);
+  });
+
   test("never writes the secret to the database file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rk-store-"));
     const path = join(dir, "keys.sqlite");
@@ -55,7 +69,7 @@ describe("key store in SQLite", () => {
     const db = openDatabase(join(dir, "x.sqlite"));
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
-    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 8 });
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: SCHEMA_VERSION });
   });
 });
 

@@ -4,7 +4,7 @@ import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { SqliteKeyStore } from "../../src/stores/sqlite/key-store.ts";
 import { SqliteUsageStore } from "../../src/stores/sqlite/usage-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
-import type { UsageRow, UsageStore } from "../../src/keys/usage-store.ts";
+import type { LastUse, UsageRow, UsageStore } from "../../src/keys/usage-store.ts";
 
 function setup() {
   const db = openDatabase(":memory:");
@@ -38,15 +38,17 @@ describe("usage accounting in SQLite", () => {
 
 describe("usage recorder", () => {
   test("while a write is on its way requests go on being counted, and a failed write's counts join the next one", async () => {
-    const writes: { rows: UsageRow[]; lastUsed: ReadonlyMap<string, string>; settle: (ok: boolean) => void }[] = [];
+    const writes: { rows: UsageRow[]; lastUsed: ReadonlyMap<string, LastUse>; settle: (ok: boolean) => void }[] = [];
     const store: UsageStore = {
       flush: (rows, lastUsed) => new Promise((resolve, reject) => writes.push({ rows: [...rows], lastUsed, settle: (ok) => (ok ? resolve() : reject(new Error("connection lost"))) })),
       usageOf: async () => new Map(),
+      outcomesOf: async () => [],
     };
     const recorder = new UsageRecorder(store);
     recorder.record("k1", "ip", "ok", day1);
     const failing = recorder.flush();
     recorder.record("k1", "ip", "ok", day1 + 5);
+    recorder.usedFrom("k2", "192.0.2.7", day1 + 6);
     recorder.record("k2", "email", "ok", day1 + 6);
     const queued = recorder.flush();
     expect(writes).toHaveLength(1);
@@ -57,8 +59,8 @@ describe("usage recorder", () => {
     const total = (key: string) => writes[1].rows.filter((r) => r.keyId === key).reduce((n, r) => n + r.count, 0);
     expect([total("k1"), total("k2")]).toEqual([2, 1]);
     expect([...writes[1].lastUsed]).toEqual([
-      ["k1", new Date(day1 + 5).toISOString()],
-      ["k2", new Date(day1 + 6).toISOString()],
+      ["k1", { at: new Date(day1 + 5).toISOString(), ip: null }],
+      ["k2", { at: new Date(day1 + 6).toISOString(), ip: "192.0.2.7" }],
     ]);
     writes[1].settle(true);
     await queued;

@@ -17,10 +17,13 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
   const now = Date.now();
   const sqlite = openSqliteStores(file);
-  const kept = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10 }, new Date(now - 2_000));
+  const created = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10, expiresAt: "2031-01-01T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8"] }, new Date(now - 2_000));
+  const previous = created.secret;
+  const kept = { ...created, ...(await sqlite.keys.rotate(created.key.id, 3_600_000, new Date(now - 1_500))) };
   const gone = await sqlite.keys.create({ name: "old" }, new Date(now - 1_000));
   await sqlite.keys.revoke(gone.key.id);
   const usage = new UsageRecorder(sqlite.usage);
+  usage.usedFrom(kept.key.id, "10.1.2.3", now);
   for (let i = 0; i < 3; i++) usage.record(kept.key.id, "ip", "ok", now);
   usage.record(kept.key.id, "ip", "quota_exceeded", now);
   usage.record(kept.key.id, "email", "ok", now);
@@ -48,11 +51,13 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     ["old", "revoked"],
   ]);
   expect(listed[0].usage).toMatchObject({ today: { ip: 4, email: 1 }, ip_quota_used: 3, ip_quota_left: 7 });
+  expect(listed[0]).toMatchObject({ last_used_ip: "10.1.2.3", expires_at: "2031-01-01T00:00:00.000Z", allowed_networks: ["10.0.0.0/8"], rotation_ends_at: new Date(now - 1_500 + 3_600_000).toISOString() });
 
   const pg = await openPostgresStores(url);
   try {
     const serving = await pg.serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
     expect(new KeyAuthenticator(serving.keys).authenticate(kept.secret).outcome).toBe("active");
+    expect(new KeyAuthenticator(serving.keys, () => now).authenticate(previous).outcome).toBe("active");
     expect(new KeyAuthenticator(serving.keys).authenticate(gone.secret).outcome).toBe("revoked");
     // This month's successes are charged to the shared quota count: 7 of 10 are left to lease.
     // Asked for a second and a half (refills land in the background, later on a loaded machine): never more than 7.

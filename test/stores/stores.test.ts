@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { AdminPassword, setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { SESSION_LIFETIME_MS } from "../../src/dashboard/sessions.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
+import type { KeyRecord } from "../../src/keys/key-record.ts";
 import { KeyStoreError } from "../../src/keys/key-store.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
 import { OverrideWatch } from "../../src/email/override-watch.ts";
@@ -52,12 +53,90 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       expect((await keys.create({ name: "Zahlungen – Köln 🚀 支付" })).key.name).toBe("Zahlungen – Köln 🚀 支付");
     });
 
-    test("revoking an ambiguous name asks for the id", async () => {
+    test("a name is unique among active keys: create and rename refuse one in use, a revoked key's name is free again", async () => {
       const { keys } = await backend.fresh();
-      await keys.create({ name: "prod" });
-      await keys.create({ name: "prod" });
-      await expect(keys.revoke("prod")).rejects.toThrow(/revoke by id/);
+      const other = await backend.another();
+      const { key: prod } = await keys.create({ name: "prod" });
+      await expect(keys.create({ name: " prod " })).rejects.toThrow(/an active key is already named "prod" \(key_/);
+      const { key: staging } = await keys.create({ name: "staging" });
+      await expect(keys.update(staging.id, { name: "prod" })).rejects.toThrow(/already named "prod"/);
+      expect((await keys.update("staging", { name: "staging" })).after.name).toBe("staging");
+      await keys.revoke("prod");
+      const { key: again } = await keys.create({ name: "prod" });
+      expect((await keys.revoke("prod")).id).toBe(again.id);
+      expect((await keys.find(prod.id))?.revokedAt).not.toBeNull();
       await expect(keys.revoke("nope")).rejects.toThrow(/no key has the id or name/);
+      // Two connections creating one name at once: one key.
+      const both = await Promise.allSettled([keys.create({ name: "race" }), other.keys.create({ name: "race" })]);
+      expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect((await keys.list()).filter((k) => k.name === "race")).toHaveLength(1);
+    });
+
+    test("update changes the settings and keeps the id, secret and usage; a revoked key cannot change", async () => {
+      const { keys, usage } = await backend.fresh();
+      const { key, secret } = await keys.create({ name: "checkout", ratePerMinute: 10 });
+      const recorder = new UsageRecorder(usage);
+      recorder.record(key.id, "ip", "ok", day1);
+      await recorder.flush();
+      const { before, after } = await keys.update("checkout", {
+        name: "checkout-eu",
+        ratePerMinute: null,
+        ipQuotaPerMonth: 500,
+        permissions: ["check", "report"],
+        expiresAt: "2027-01-01T00:00:00.000Z",
+        allowedNetworks: ["10.0.0.0/8", "2001:db8::/32"],
+      });
+      const used = { ...key, lastUsedAt: new Date(day1).toISOString() };
+      expect(before).toEqual(used);
+      expect(after).toEqual({ ...used, name: "checkout-eu", ratePerMinute: null, ipQuotaPerMonth: 500, permissions: ["check", "report"], expiresAt: "2027-01-01T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8", "2001:db8::/32"] });
+      expect(await keys.find(key.id)).toEqual(after);
+      expect((await usage.usageOf([key.id], 0, day1)).get(key.id)!.ipQuotaUsed).toBe(1);
+      expect((await keys.update(key.id, { expiresAt: null, allowedNetworks: [] })).after).toMatchObject({ expiresAt: null, allowedNetworks: [], prefix: secret.slice(0, 9) });
+      await expect(keys.update(key.id, { allowedNetworks: ["10.0.0.0/33"] })).rejects.toThrow(/not an address or CIDR/);
+      await expect(keys.update(key.id, { ratePerMinute: -1 })).rejects.toThrow(KeyStoreError);
+      await keys.revoke(key.id);
+      await expect(keys.update(key.id, { ratePerMinute: 5 })).rejects.toThrow(/revoked key cannot be changed/);
+      await expect(keys.rotate(key.id, 0)).rejects.toThrow(/revoked key cannot be changed/);
+    });
+
+    test("rotation: a new secret for the same key; the old one works until the grace ends, then is unknown", async () => {
+      const { keys } = await backend.fresh();
+      const { key, secret: old } = await keys.create({ name: "rotating" });
+      const t0 = new Date(day1);
+      const { before, after, secret } = await keys.rotate("rotating", 60_000, t0);
+      expect(before.previousSecretEndsAt).toBeNull();
+      expect(after).toMatchObject({ id: key.id, prefix: secret.slice(0, 9), previousSecretEndsAt: new Date(day1 + 60_000).toISOString() });
+      expect(secret).not.toBe(old);
+      let now = day1 + 59_999;
+      const serving = await (await backend.another()).serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
+      const auth = new KeyAuthenticator(serving.keys, () => now);
+      await eventually(() => auth.authenticate(secret).outcome, "active", 3_000);
+      expect(auth.authenticate(old)).toMatchObject({ outcome: "active", key: { id: key.id } });
+      now = day1 + 60_000;
+      expect(auth.authenticate(old).outcome).toBe("unknown");
+      expect(auth.authenticate(secret).outcome).toBe("active");
+      // No grace: the secret it replaces stops at once.
+      const third = await keys.rotate(key.id, 0, new Date(now));
+      expect(third.after.previousSecretEndsAt).toBeNull();
+      await eventually(() => auth.authenticate(third.secret).outcome, "active", 3_000);
+      expect(auth.authenticate(secret).outcome).toBe("unknown");
+      await serving.release();
+    });
+
+    test("a key past its expiry authenticates as expired; the serving keys take a change of settings within 3 s", async () => {
+      const { keys } = await backend.fresh();
+      const { key, secret } = await keys.create({ name: "contractor", expiresAt: new Date(day1 + 1_000).toISOString() });
+      let now = day1;
+      const serving = await (await backend.another()).serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
+      const auth = new KeyAuthenticator(serving.keys, () => now);
+      await eventually(() => auth.authenticate(secret).outcome, "active", 3_000);
+      now = day1 + 1_000;
+      expect(auth.authenticate(secret)).toMatchObject({ outcome: "expired", key: { id: key.id } });
+      await keys.update(key.id, { expiresAt: null, ratePerMinute: 7, allowedNetworks: ["192.0.2.0/24"] });
+      await eventually(() => auth.authenticate(secret).outcome, "active", 3_000);
+      const found = auth.authenticate(secret) as { key: KeyRecord };
+      expect([found.key.ratePerMinute, found.key.allowedNetworks]).toEqual([7, ["192.0.2.0/24"]]);
+      await serving.release();
     });
 
     test("of two revocations at once through two connections, one succeeds and one says it was already done", async () => {
@@ -95,6 +174,31 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       await recorder.flush();
       expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2, daily: [] });
       expect((await keys.list())[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
+    });
+
+    test("last use: time and client address, flushed with the counts; by outcome per day for one key", async () => {
+      const { keys, usage: store } = await backend.fresh();
+      const recorder = new UsageRecorder(store);
+      const { key } = await keys.create({ name: "a" });
+      recorder.record(key.id, "email", "bad_request", day1 - 86_400_000);
+      recorder.usedFrom(key.id, "2001:db8::7", day1);
+      recorder.record(key.id, "ip", "ok", day1);
+      recorder.record(key.id, "ip", "rate_limited", day1 + 1);
+      recorder.record(key.id, "report", "reports_accepted", day1 + 2, 40);
+      recorder.record(key.id, "report", "ok", day1 + 2);
+      expect((await keys.find(key.id))?.lastUsedIp).toBeNull();
+      await recorder.flush();
+      expect(await keys.find(key.id)).toMatchObject({ lastUsedAt: new Date(day1 + 2).toISOString(), lastUsedIp: "2001:db8::7" });
+      expect(await store.outcomesOf(key.id, 2, day1)).toEqual([
+        { keyId: key.id, day: "2026-11-22", endpoint: "email", outcome: "bad_request", count: 1 },
+        { keyId: key.id, day: "2026-11-23", endpoint: "ip", outcome: "ok", count: 1 },
+        { keyId: key.id, day: "2026-11-23", endpoint: "ip", outcome: "rate_limited", count: 1 },
+        { keyId: key.id, day: "2026-11-23", endpoint: "report", outcome: "ok", count: 1 },
+        { keyId: key.id, day: "2026-11-23", endpoint: "report", outcome: "reports_accepted", count: 40 },
+      ]);
+      expect(await store.outcomesOf(key.id, 1, day1)).toHaveLength(4);
+      // Reports stored are not requests: the totals count the one request.
+      expect((await store.usageOf([key.id], 0, day1)).get(key.id)!.today).toEqual({ ip: 2, report: 1 });
     });
 
     test("adds to earlier flushes and splits at UTC midnight", async () => {

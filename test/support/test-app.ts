@@ -11,7 +11,7 @@ import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
 import { wireApp } from "../../src/app/wiring.ts";
-import type { Permission } from "../../src/keys/permissions.ts";
+import type { NewKey } from "../../src/keys/key-store.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
@@ -97,6 +97,6 @@ export async function createTestApp(options: TestAppOptions = {}) {
       [Symbol.asyncDispose]: stop,
     };
   };
-  const newKey = (name = "test", extra: { ratePerMinute?: number; ipQuotaPerMonth?: number; permissions?: readonly Permission[] } = {}) => keys.create({ name, ...extra });
+  const newKey = (name = "test", extra: Omit<NewKey, "name"> = {}) => keys.create({ name, ...extra });
   return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides, reportWatch, clock, client, errors, request, handle, newKey };
 }

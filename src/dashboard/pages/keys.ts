@@ -1,10 +1,10 @@
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { KEY_NAME_MAX_LENGTH } from "../../keys/key-record.ts";
+import { KEY_NAME_MAX_LENGTH, keyStatus, rotationEndsAt } from "../../keys/key-record.ts";
 import { type SafeHtml, html } from "../html.ts";
-import { KEYS_PER_PAGE, type KeyListing } from "../key-rows.ts";
+import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 
-function date(iso: string | null): string {
+export function date(iso: string | null): string {
   return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "never";
 }
 
@@ -53,30 +53,35 @@ ${
   rows.length === 0
     ? html`<p>${search ? "No key matches." : "No keys yet."}</p>`
     : html`<div class="table-wrap"><table>
-<thead><tr><th>Name</th><th>Key</th><th>Permissions</th><th>Created</th><th>Last used</th><th>Today (email / IP)</th><th>This month (email / IP)</th><th>IP quota left</th><th>Last 30 days</th><th>Status</th></tr></thead>
+<thead><tr><th>Name</th><th>Key</th><th>Permissions</th><th>Last used</th><th class="num">This month<br>email / IP</th><th class="num">IP quota left</th><th>Status</th><th>Actions</th></tr></thead>
 <tbody>
-${rows.map(
-  (r) => html`<tr class="${r.key.revokedAt ? "revoked" : "active"}" data-key-id="${r.key.id}">
-<td data-label="Name">${r.key.name}</td>
-<td data-label="Key"><code>${r.key.prefix}…</code></td>
-<td data-label="Permissions">${r.key.permissions.join(", ")}</td>
-<td data-label="Created" class="num">${date(r.key.createdAt)}</td>
-<td data-label="Last used" class="num">${date(r.key.lastUsedAt)}</td>
-<td data-label="Today" class="num">${r.today.email} / ${r.today.ip}</td>
-<td data-label="This month" class="num">${r.month.email} / ${r.month.ip}</td>
-<td data-label="IP quota left" class="num">${r.quotaLeft === null ? "unlimited" : `${r.quotaLeft} of ${r.quota}`}</td>
-<td data-label="Last 30 days">${r.chart}</td>
-<td data-label="Status">${
-    r.key.revokedAt
-      ? html`revoked ${date(r.key.revokedAt)}`
-      : html`<span class="status-active">active</span> <a href="/dashboard/keys/${encodeURIComponent(r.key.id)}/revoke">Revoke…</a>`
-  }</td>
-</tr>`,
-)}
+${rows.map((r) => keyRow(r, listing.nowMs))}
 </tbody></table></div>
 ${listing.pages > 1 ? pager(listing) : ""}`
 }`;
   return layout("API keys", body, { csrfToken });
+}
+
+function keyRow(r: KeyRow, nowMs: number): SafeHtml {
+  const { key } = r;
+  const status = keyStatus(key, nowMs);
+  const rotation = rotationEndsAt(key, nowMs);
+  const href = `/dashboard/keys/${encodeURIComponent(key.id)}`;
+  const notes = [
+    key.expiresAt && status === "active" ? `expires ${date(key.expiresAt)}` : "",
+    rotation && status === "active" ? `rotating until ${date(rotation)}` : "",
+    key.allowedNetworks.length ? `from ${key.allowedNetworks.join(", ")} only` : "",
+  ].filter((n) => n !== "");
+  return html`<tr class="${status}" data-key-id="${key.id}">
+<td data-label="Name" class="name"><a href="${href}">${key.name}</a>${notes.map((n) => html`<span class="muted note">${n}</span>`)}</td>
+<td data-label="Key"><code>${key.prefix}…</code></td>
+<td data-label="Permissions">${key.permissions.join(", ")}</td>
+<td data-label="Last used">${key.lastUsedAt ? html`<span class="num">${date(key.lastUsedAt)}</span>${key.lastUsedIp ? html`<span class="muted note">from ${key.lastUsedIp}</span>` : ""}` : "never"}</td>
+<td data-label="This month (email / IP)" class="num">${r.month.email.toLocaleString("en-US")} / ${r.month.ip.toLocaleString("en-US")}</td>
+<td data-label="IP quota left" class="num">${r.quotaLeft === null ? "unlimited" : `${r.quotaLeft.toLocaleString("en-US")} of ${r.quota!.toLocaleString("en-US")}`}</td>
+<td data-label="Status">${status === "revoked" ? html`revoked <span class="muted note">${date(key.revokedAt)}</span>` : html`<span class="status-${status}">${status}</span>`}</td>
+<td data-label="Actions" class="actions"><a href="${href}">Manage</a>${status === "revoked" ? "" : html` <a class="danger" href="${href}/revoke">Revoke…</a>`}</td>
+</tr>`;
 }
 
 export function keyCreatedPage(key: KeyRecord, secret: string, csrfToken: string): string {

@@ -28,12 +28,29 @@ ${rows.map(
 <td data-label="Reporting keys" class="num">${String(address.reporters)}</td>
 <td data-label="Reported by"><ul>${address.byKey.map(
     (k) => html`<li>${keyNames.get(k.keyId) ?? k.keyId}: ${k.categories.join(", ")}, last ${when(k.lastMs)}
-<form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><input type="hidden" name="key" value="${k.keyId}"><button class="secondary" type="submit">Delete this key's</button></form></li>`,
+<form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><input type="hidden" name="key" value="${k.keyId}"><button class="secondary" type="submit">Delete this key's…</button></form></li>`,
   )}</ul></td>
-<td><form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><button class="secondary" type="submit">Delete all</button></form></td>
+<td><form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><button class="secondary" type="submit">Delete all…</button></form></td>
 </tr>`,
 )}
 </tbody></table></div>`
 }`;
   return layout("Reported addresses", body, { csrfToken });
+}
+
+/** The question before reports are deleted: of one address, by one key or by all. */
+export function deleteReportsConfirmPage(ip: string, key: { id: string; name: string } | null, csrfToken: string): string {
+  return layout(
+    "Delete reports",
+    html`<h2>Delete ${key ? html`the reports of “${key.name}”` : "every report"} about <code>${ip}</code>?</h2>
+<p class="notice error">They stop counting in the verdict on every instance within 10 s. This cannot be undone.</p>
+<form method="post" action="/dashboard/reports/delete">
+  <input type="hidden" name="csrf" value="${csrfToken}">
+  <input type="hidden" name="ip" value="${ip}">
+  ${key ? html`<input type="hidden" name="key" value="${key.id}">` : ""}
+  <input type="hidden" name="confirm" value="yes">
+  <div class="row"><button class="danger" type="submit">Yes, delete</button> <a href="/dashboard/reports">Cancel</a></div>
+</form>`,
+    { csrfToken },
+  );
 }

@@ -5,14 +5,16 @@ import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
 import { type ReportDeps, reportRoute } from "../routes/reports.ts";
 
-export type ApiDeps = EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps;
+/** What the keyed routes need; the client's address for admission is made here, from `client` and the server. */
+export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps, "clientAddress">;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
  * route admits the request itself (`admit`: authentication, rate limit, quota) before it
  * reads a parameter, so no schema or hook here may look at the query first.
  */
-export function api(deps: ApiDeps, listening: Listening) {
+export function api(apiDeps: ApiDeps, listening: Listening) {
+  const deps = { ...apiDeps, clientAddress: (request: Request) => apiDeps.client.address(request, listening()) };
   return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)).use(reportRoute(deps)));
 }
 

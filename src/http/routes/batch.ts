@@ -10,7 +10,7 @@ import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
 import { API_ERRORS, type ApiError } from "../errors.ts";
-import { jsonObjectOf, readBodyText } from "../request-body.ts";
+import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
 import { wantsExplanation } from "../query.ts";
 
 export interface BatchDeps extends AdmissionDeps {

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import pkg from "../../../package.json" with { type: "json" };
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import type { KeyRecord } from "../../keys/key-record.ts";
+import { type KeyRecord, type KeyStatus, keyStatus } from "../../keys/key-record.ts";
 import { datasetDates } from "../../metrics/dataset-dates.ts";
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from "../../metrics/prometheus-text.ts";
 import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
@@ -61,11 +61,10 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   const updated = Date.parse(deps.lastUpdateSuccess() ?? "");
   if (!Number.isNaN(updated)) text.sample("riskcheck_update_last_success_timestamp_seconds", {}, updated / 1000);
 
-  const keys = await deps.keys.list();
-  const revoked = keys.filter((k) => k.revokedAt !== null).length;
+  const byStatus: Record<KeyStatus, number> = { active: 0, expired: 0, revoked: 0 };
+  for (const key of await deps.keys.list()) byStatus[keyStatus(key, nowMs)]++;
   text.family("riskcheck_keys", "gauge", "API keys, by status.");
-  text.sample("riskcheck_keys", { status: "active" }, keys.length - revoked);
-  text.sample("riskcheck_keys", { status: "revoked" }, revoked);
+  for (const [status, count] of Object.entries(byStatus)) text.sample("riskcheck_keys", { status }, count);
 
   text.family("riskcheck_build_info", "gauge", "The running version, as a label; always 1.");
   text.sample("riskcheck_build_info", { version: pkg.version }, 1);

@@ -6,7 +6,7 @@ import type { ReportStore } from "../../reports/report-store.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
 import { API_ERRORS, type ApiError } from "../errors.ts";
-import { jsonObjectOf, readBodyText } from "../request-body.ts";
+import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
 
 export interface ReportDeps extends AdmissionDeps {
   readonly reports: {
@@ -69,6 +69,7 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   outcomes.accepted += accepted.length;
   outcomes.duplicate += valid.length - accepted.length;
   admission.record("report", "ok");
+  admission.record("report", "reports_accepted", accepted.length);
   return new Response(JSON.stringify({ accepted: accepted.length, duplicates: valid.length - accepted.length, rejected }), { headers });
 }
 

@@ -96,6 +96,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX reports_by_xid ON reports (xid);
    CREATE TABLE report_deletions (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL);
    INSERT INTO report_deletions VALUES (1, 0);`,
+  // Keys that change, rotate, expire and are restricted to networks (every existing key: none of that, working as before),
+  // and where each was last used from; like last_used_at, last_used_ip changes announce nothing.
+  `ALTER TABLE api_keys ADD COLUMN last_used_ip TEXT;
+   ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+   ALTER TABLE api_keys ADD COLUMN allowed_networks TEXT;
+   ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT;
+   ALTER TABLE api_keys ADD COLUMN previous_secret_ends_at TEXT;
+   DROP TRIGGER api_keys_changed ON api_keys;
+   CREATE TRIGGER api_keys_changed
+     AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month, permissions,
+       expires_at, allowed_networks, previous_secret_hash, previous_secret_ends_at ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

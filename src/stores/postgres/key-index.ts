@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import { type KeyIndex, type KeyIndexSource, keyIndexOf } from "../../keys/key-authenticator.ts";
-import { KEY_COLUMNS, type KeyRow, toRecord } from "../key-row.ts";
+import { KEY_COLUMNS, type KeyRow, keyEntryOf } from "../key-row.ts";
 import { KEYS_CHANGED_CHANNEL } from "./database.ts";
 
 /** A reload that failed is tried again after this, doubling up to RETRY_MAX_MS, until one succeeds. */
@@ -81,7 +81,7 @@ export class PostgresKeyIndex implements KeyIndexSource {
 
   private async load(): Promise<void> {
     const rows = await this.sql<KeyRow[]>`SELECT ${this.sql.unsafe(KEY_COLUMNS)} FROM api_keys`;
-    this.index = keyIndexOf(rows.map((row) => [row.secret_hash, toRecord(row)] as const));
+    this.index = keyIndexOf(rows.map(keyEntryOf));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
-import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
+import { type DailyTotals, type KeyUsage, type LastUse, REQUESTS_SUM, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
+import { utcDay } from "../../keys/usage.ts";
 
 /**
  * Daily usage counters in PostgreSQL, added to by every instance's flushes. Rows and keys
@@ -8,10 +9,10 @@ import { type DailyTotals, type KeyUsage, type UsageRow, type UsageStore, usageB
 export class PostgresUsageStore implements UsageStore {
   constructor(private readonly sql: SQL) {}
 
-  async flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, string>): Promise<void> {
+  async flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, LastUse>): Promise<void> {
     if (rows.length === 0 && lastUsed.size === 0) return;
     const counts = summed(rows);
-    const touched = [...lastUsed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, at]) => ({ id, at }));
+    const touched = [...lastUsed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, { at, ip }]) => ({ id, at, ip }));
     await this.sql.begin(async (tx) => {
       if (counts.length > 0) {
         await tx`INSERT INTO usage_daily (key_id, day, endpoint, outcome, count)
@@ -20,8 +21,8 @@ export class PostgresUsageStore implements UsageStore {
                  ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = usage_daily.count + excluded.count`;
       }
       if (touched.length > 0) {
-        await tx`UPDATE api_keys k SET last_used_at = r.at
-                 FROM json_to_recordset(${JSON.stringify(touched)}::text::json) AS r(id text, at text)
+        await tx`UPDATE api_keys k SET last_used_at = r.at, last_used_ip = r.ip
+                 FROM json_to_recordset(${JSON.stringify(touched)}::text::json) AS r(id text, at text, ip text)
                  WHERE k.id = r.id AND (k.last_used_at IS NULL OR k.last_used_at < r.at)`;
       }
     });
@@ -29,11 +30,17 @@ export class PostgresUsageStore implements UsageStore {
 
   async usageOf(keyIds: readonly string[], days: number, nowMs: number): Promise<Map<string, KeyUsage>> {
     const rows = await this.sql<DailyTotals[]>`
-      SELECT key_id, day, endpoint, SUM(count)::float8 AS count, SUM(CASE WHEN outcome = 'ok' THEN count ELSE 0 END)::float8 AS ok
+      SELECT key_id, day, endpoint, ${this.sql.unsafe(REQUESTS_SUM)}::float8 AS count, SUM(CASE WHEN outcome = 'ok' THEN count ELSE 0 END)::float8 AS ok
       FROM usage_daily
       WHERE day >= ${usageWindow(days, nowMs).from} AND key_id IN (SELECT json_array_elements_text(${JSON.stringify(keyIds)}::text::json))
       GROUP BY key_id, day, endpoint ORDER BY key_id, day`;
     return usageByKey(keyIds, rows, days, nowMs);
+  }
+
+  async outcomesOf(keyId: string, days: number, nowMs: number): Promise<UsageRow[]> {
+    return this.sql<UsageRow[]>`
+      SELECT key_id AS "keyId", day, endpoint, outcome, count::float8 AS count FROM usage_daily
+      WHERE key_id = ${keyId} AND day >= ${utcDay(nowMs - (days - 1) * 86_400_000)} ORDER BY day, endpoint, outcome`;
   }
 }
 

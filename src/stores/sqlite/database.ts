@@ -70,6 +70,13 @@ const MIGRATIONS: readonly string[] = [
    INSERT INTO report_deletions VALUES (1, 0);`,
   // `keys revoke NAME` looks keys up by name; PostgreSQL has had this index from its first version.
   `CREATE INDEX IF NOT EXISTS api_keys_name ON api_keys (name);`,
+  // Keys that change, rotate, expire and are restricted to networks (every existing key: none of that, working as before),
+  // and where each was last used from.
+  `ALTER TABLE api_keys ADD COLUMN last_used_ip TEXT;
+   ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+   ALTER TABLE api_keys ADD COLUMN allowed_networks TEXT;
+   ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT;
+   ALTER TABLE api_keys ADD COLUMN previous_secret_ends_at TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChangeSignal } from "./change-signal.ts";
 import { type KeyIndex, type KeyIndexSource, keyIndexOf } from "../../keys/key-authenticator.ts";
-import { KEY_COLUMNS, type KeyRow, toRecord } from "../key-row.ts";
+import { KEY_COLUMNS, type KeyRow, keyEntryOf } from "../key-row.ts";
 
 /** Catches writers that did not bump the signal, such as a hand-run sqlite3 shell. */
 const DATA_VERSION_POLL_MS = 1_000;
@@ -50,6 +50,6 @@ export class SqliteKeyIndex implements KeyIndexSource {
     this.seenSignal = this.signal.read();
     this.seenDataVersion = this.dataVersion.get()!.data_version;
     this.lastPoll = this.now();
-    this.index = keyIndexOf(this.rows.all().map((row) => [row.secret_hash, toRecord(row)] as const));
+    this.index = keyIndexOf(this.rows.all().map(keyEntryOf));
   }
 }

@@ -2,10 +2,13 @@ import type { Database } from "bun:sqlite";
 import { writeWhenUnlocked } from "./lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { type KeyStore, type NewKey, alreadyRevoked } from "../../keys/key-store.ts";
-import { KEY_COLUMNS, type KeyRow, keyNamed, newKeyRow, toRecord } from "../key-row.ts";
+import { type KeyChange, type KeyChanges, type KeyStore, type NewKey, alreadyRevoked, nameTaken, revokedCannotChange } from "../../keys/key-store.ts";
+import { KEY_COLUMNS, KEY_SETTINGS_ASSIGNMENTS, type KeyRow, keyRowNamed, newKeyRow, rotatedRow, settingsOf, toRecord, updatedRow } from "../key-row.ts";
 
-/** API keys in SQLite. Safe to use from the CLI while a server has the same file open. */
+/**
+ * API keys in SQLite. Safe to use from the CLI while a server has the same file open: each
+ * change reads and writes in one immediate transaction, so a name taken meanwhile is seen.
+ */
 export class SqliteKeyStore implements KeyStore {
   constructor(
     private readonly db: Database,
@@ -14,12 +17,12 @@ export class SqliteKeyStore implements KeyStore {
 
   async create(input: NewKey, now = new Date()): Promise<{ key: KeyRecord; secret: string }> {
     const { row, secret } = newKeyRow(input, now);
-    await writeWhenUnlocked(this.db, () =>
+    await this.write(() => {
+      this.refuseTakenName(row.name, row.id);
       this.db
-        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($id, $name, $secret_hash, $prefix, $created_at, $last_used_at, $revoked_at, $rate_per_minute, $ip_quota_per_month, $permissions)`)
-        .run(row as unknown as Record<string, string | number | null>),
-    );
-    this.signal.bump();
+        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (${KEY_COLUMNS.split(", ").map((c) => "$" + c).join(", ")})`)
+        .run(row as unknown as Record<string, string | number | null>);
+    });
     return { key: toRecord(row), secret };
   }
 
@@ -28,20 +31,55 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(idOrName: string, now = new Date()): Promise<KeyRecord> {
-    const key = this.findNow(idOrName) ?? keyNamed(idOrName, this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = ? ORDER BY created_at`).all(idOrName));
+    const key = toRecord(this.rowOf(idOrName));
     if (key.revokedAt) throw alreadyRevoked(key);
     const revokedAt = now.toISOString();
-    await writeWhenUnlocked(this.db, () => this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(revokedAt, key.id));
-    this.signal.bump();
+    await this.write(() => this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(revokedAt, key.id));
     return { ...key, revokedAt };
   }
 
-  async find(id: string): Promise<KeyRecord | null> {
-    return this.findNow(id);
+  async update(idOrName: string, changes: KeyChanges): Promise<KeyChange> {
+    return this.change(idOrName, (row) => ({ row: updatedRow(row, changes), secret: "" }));
   }
 
-  private findNow(id: string): KeyRecord | null {
-    const row = this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id);
+  async rotate(idOrName: string, graceMs: number, now = new Date()): Promise<KeyChange & { secret: string }> {
+    return this.change(idOrName, (row) => rotatedRow(row, graceMs, now));
+  }
+
+  async find(id: string): Promise<KeyRecord | null> {
+    const row = this.rowById(id);
     return row && toRecord(row);
+  }
+
+  /** Applies `make` to the key's current row inside one write transaction. */
+  private async change(idOrName: string, make: (row: KeyRow) => { row: KeyRow; secret: string }): Promise<KeyChange & { secret: string }> {
+    return this.write(() => {
+      const before = this.rowOf(idOrName);
+      if (before.revoked_at !== null) throw revokedCannotChange(toRecord(before));
+      const { row, secret } = make(before);
+      if (row.name !== before.name) this.refuseTakenName(row.name, row.id);
+      this.db.query(`UPDATE api_keys SET ${KEY_SETTINGS_ASSIGNMENTS} WHERE id = $id`).run(settingsOf(row));
+      return { before: toRecord(before), after: toRecord(row), secret };
+    });
+  }
+
+  /** One immediate transaction, then the announcement to the serving processes. */
+  private async write<T>(work: () => T): Promise<T> {
+    const result = await writeWhenUnlocked(this.db, () => this.db.transaction(work).immediate());
+    this.signal.bump();
+    return result;
+  }
+
+  private refuseTakenName(name: string, id: string): void {
+    const holder = this.db.query<{ id: string }, [string, string]>("SELECT id FROM api_keys WHERE name = ? AND revoked_at IS NULL AND id <> ? LIMIT 1").get(name, id);
+    if (holder) throw nameTaken(name, holder);
+  }
+
+  private rowById(id: string): KeyRow | null {
+    return this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id);
+  }
+
+  private rowOf(idOrName: string): KeyRow {
+    return this.rowById(idOrName) ?? keyRowNamed(idOrName, this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = ? ORDER BY created_at`).all(idOrName));
   }
 }
