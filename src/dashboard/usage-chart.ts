@@ -13,7 +13,7 @@ const STACKED: readonly { kind: Exclude<OutcomeKind, "reports_accepted">; label:
 const WIDTH = 720;
 const HEIGHT = 260;
 const LEFT = 56;
-const RIGHT = 8;
+const RIGHT = 28;
 const TOP = 12;
 const BOTTOM = 28;
 const PLOT_W = WIDTH - LEFT - RIGHT;

@@ -193,8 +193,9 @@ describe("keys in the dashboard", () => {
     const { key, secret } = await newKey("busy");
     for (let i = 0; i < 3; i++) await request("/v1/check?email=a@gmail.com", { key: secret });
     await request("/v1/check?email=nope", { key: secret });
-    clock.now += 11 * 3_600_000 + 120_000; // 00:02 the next day (UTC), within the session
+    clock.now += 12 * 3_600_000 + 120_000; // 00:02 the next day (UTC): a new session
     await request("/v1/check?email=a@gmail.com", { key: secret });
+    expect(await browser.signIn(PASSWORD)).toMatchObject({ status: 303 });
     const { res, body } = await browser.get(`/dashboard/keys/${key.id}`);
     expect(res.status).toBe(200);
     expect(body).toContain("Key “busy” <span class=\"status-active\">active</span>");
