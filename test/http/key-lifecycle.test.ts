@@ -118,4 +118,14 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
     const totals = outcomeTotals(dailyOutcomes(await t.usageStore.outcomesOf(key.id, 1, Date.now()), 1, Date.now()));
     expect(totals).toEqual({ answered: 2, rate_limited: 1, over_quota: 0, refused: 1, forbidden: 1, reports_accepted: 0 });
   });
+
+  test("reports a key sends count in its usage: the request answered, the reports accepted", async () => {
+    const { t, cli } = await setUp();
+    const { key, secret } = await cli.keys.create({ name: "waf", permissions: ["report"] });
+    const post = () => t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify({ reports: [{ ip: "81.2.69.142", category: "bot" }, { ip: "89.160.20.112", category: "attack" }] }) });
+    await within(3_000, async () => (await post()).status, 200);
+    await t.usage.flush();
+    const totals = outcomeTotals(dailyOutcomes(await t.usageStore.outcomesOf(key.id, 1, Date.now()), 1, Date.now()));
+    expect(totals).toMatchObject({ answered: 1, reports_accepted: 2 });
+  });
 });
