@@ -50,12 +50,12 @@ function settingFlags(values: { permissions?: string; expires?: string; "allow-f
   return changes;
 }
 
-/** A refusal of the store (a name in use, a revoked key, no such key) is the user's to fix: a usage error. */
+/** A value the store refuses (a bad setting, a name in use) is a usage error; no such key, or a revoked one, fails as revoke does. */
 async function asUsageError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof KeyStoreError) throw new UsageError(err.message);
+    if (err instanceof KeyStoreError && (err.problem === "invalid" || err.problem === "name_taken")) throw new UsageError(err.message);
     throw err;
   }
 }
@@ -146,7 +146,7 @@ export async function keyUsage({ values, operand }: ParsedCommandLine<typeof KEY
   const config = loadConfig(values, process.env);
   const nowMs = Date.now();
   const { key, rows } = await withExistingStores(config, values, async ({ keys, usage }) => {
-    const key = (await keys.find(operand)) ?? (await asUsageError(async () => keyNamed(operand, (await keys.list()).filter((k) => k.name === operand))));
+    const key = (await keys.find(operand)) ?? keyNamed(operand, (await keys.list()).filter((k) => k.name === operand));
     return { key, rows: await usage.outcomesOf(key.id, days, nowMs) };
   });
   const daily = dailyOutcomes(rows, days, nowMs);
