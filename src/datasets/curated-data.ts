@@ -2,6 +2,8 @@ import { basename } from "node:path";
 import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
+import type { Geolocation } from "../ip/geo/geo-record.ts";
+import { parseRegionTable } from "./cloud-region-table.ts";
 import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
 import type { dataFiles } from "./data-layout.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
@@ -9,7 +11,7 @@ import type { DatasetInfo } from "./snapshot.ts";
 
 type CuratedFiles = Pick<
   ReturnType<typeof dataFiles>,
-  "hostingAsns" | "vpnAsns" | "educationAsns" | "ispAsns" | "crawlerRanges" | "anycastPrefixes" | "scannerRanges" | "ipAllowlist" | "ipDenylist"
+  "hostingAsns" | "cloudRegions" | "vpnAsns" | "educationAsns" | "ispAsns" | "crawlerRanges" | "anycastPrefixes" | "scannerRanges" | "ipAllowlist" | "ipDenylist"
 >;
 
 /** The hand-kept lists under data/curated/ and what a listing means. */
@@ -34,6 +36,8 @@ export interface CuratedData {
   readonly asnKindSources: Map<number, AsnKindSource[]>;
   /** Ranges with their kind and flag bits; each remembers its list's name. */
   readonly ranges: IndexFile;
+  /** Where each cloud region is, by name ("aws:eu-central-1"); empty when the table is missing. */
+  readonly regions: Map<string, Geolocation>;
   readonly datasets: DatasetInfo[];
   /** Operator list entries left out because their `until` date has passed. */
   readonly expired: number;
@@ -45,7 +49,9 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     const dataset = await readTextDataset(file, { optional });
     return dataset && { file, text: dataset.text, info: { name: `curated/${basename(file)}`, file, date: dataset.modified } };
   };
-  const [asnLists, rangeLists, operatorLists] = await Promise.all([
+  const [regionTable, asnLists, rangeLists, operatorLists] = await Promise.all([
+    // Optional: a data directory from before the table came keeps serving, its cloud ranges located by the city database.
+    read(files.cloudRegions, true),
     Promise.all(ASN_LISTS.map(async ([key, bits]) => ({ ...(await read(files[key]))!, bits }))),
     Promise.all(RANGE_LISTS.map(async ([key, bits, source]) => ({ ...(await read(files[key]))!, bits, source }))),
     Promise.all(OPERATOR_LISTS.map(async ([key, bits, source]) => ({ list: await read(files[key], true), bits, source }))),
@@ -64,5 +70,7 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
       else ranges.add(cidr, { source: list.source, flags: list.bits });
     }
   }
-  return { asnKindSources, ranges: ranges.build(), datasets: [...asnLists, ...rangeLists, ...present].map((list) => list.info), expired };
+  const regions = regionTable ? parseRegionTable(regionTable.text, regionTable.file) : new Map<string, Geolocation>();
+  const datasets = [...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []), ...[...asnLists, ...rangeLists, ...present].map((list) => list.info)];
+  return { asnKindSources, ranges: ranges.build(), regions, datasets, expired };
 }

@@ -28,7 +28,9 @@ export function versionFiles(root: string) {
     feedAsnKinds: join(root, "ip", "asn-kinds.json"),
     /** What clouds, CDNs and GitHub say each of their ranges is for. */
     infrastructureLabels: join(root, "ip", "labels.idx"),
-    /** Privacy relays' egress ranges with their geofeed rows. */
+    /** Where the networks' owners say their ranges are: geofeed rows, cloud regions. */
+    declaredLocations: join(root, "ip", "locations.idx"),
+    /** What versions before declaredLocations had: privacy relays' egress ranges with their geofeed rows. */
     relayPlaces: join(root, "ip", "relay-places.idx"),
     /** One evidence index per IP list, `<source>.idx`: what it says of each range, and since when. */
     evidence: join(root, "ip", "evidence"),
@@ -56,6 +58,8 @@ export function dataFiles(dataDir: string) {
     allowedDomains: join(dataDir, "email", "allowlist.txt"),
     freeSupplement: join(dataDir, "email", "free-providers.txt"),
     hostingAsns: join(dataDir, "curated", "hosting-asns.txt"),
+    /** Where each cloud region is: the place of the ranges a provider assigns to it. */
+    cloudRegions: join(dataDir, "curated", "cloud-regions.csv"),
     vpnAsns: join(dataDir, "curated", "vpn-asns.txt"),
     educationAsns: join(dataDir, "curated", "education-asns.txt"),
     ispAsns: join(dataDir, "curated", "isp-asns.txt"),

@@ -6,7 +6,7 @@ import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
 import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
 import { LabelIndex, NO_LABELS } from "../ip/indexes/label-index.ts";
-import { NO_RELAY_PLACES, RelayPlaces } from "../ip/indexes/relay-place-index.ts";
+import { DeclaredLocations, NO_DECLARED_LOCATIONS } from "../ip/indexes/declared-location-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import type { PreparedIp, PreparedTable } from "./prepare-datasets.ts";
@@ -41,9 +41,12 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
     { name: "reputation-index", file: p.paths.reputationIndex, entries: feeds.rangeCount, date: null },
     ...p.curated.datasets,
   ];
+  const locations = p.locationFile ? new DeclaredLocations(p.locationFile, p.curated.regions) : NO_DECLARED_LOCATIONS;
+  const notes = locations.unplaced.length ? [...p.notes, `cloud regions with no row in curated/cloud-regions.csv, located by the city database: ${locations.unplaced.join(", ")}`] : p.notes;
   return {
     ip: {
       geo,
+      geoSource: p.geoSource,
       asn,
       asnKinds: p.asnKinds,
       kindsByAsn: p.kindsByAsn,
@@ -52,12 +55,12 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
       evidence: new Map(p.evidence.map(([name, file]) => [name, new EvidenceIndex(file)])),
       curated: new ReputationIndex(p.curated.ranges),
       labels: p.labelFile ? new LabelIndex(p.labelFile) : NO_LABELS,
-      relayPlaces: p.relayFile ? new RelayPlaces(p.relayFile) : NO_RELAY_PLACES,
+      locations,
       thresholds,
       ownerLookup: ownerTable && ownerLookup(ownerTable),
       connectionTypeLookup: connectionTable && connectionTypeLookup(connectionTable),
     },
     datasets,
-    notes: p.notes,
+    notes,
   };
 }

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { DisposableEvidence, type ListedSource } from "../email/disposable-evidence.ts";
 import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
@@ -46,6 +46,8 @@ export interface PreparedIp {
   /** City tables; `cityV6` null when the operator's one city database serves both families. */
   readonly cityV4: PreparedTable & { readonly name: string };
   readonly cityV6: PreparedTable | null;
+  /** What explanations call the city database: "geolite2", another source's name, or the operator's file. */
+  readonly geoSource: string;
   readonly country: PreparedTable | null;
   readonly owner: PreparedTable | null;
   readonly connectionType: PreparedTable | null;
@@ -56,9 +58,9 @@ export interface PreparedIp {
   readonly asnKindSources: Map<number, AsnKindSource[]>;
   readonly feedFile: IndexFile;
   readonly evidence: [string, IndexFile][];
-  /** Infrastructure labels and relay places, where the version has them. */
+  /** Infrastructure labels and declared locations, where the version has them. */
   readonly labelFile: IndexFile | null;
-  readonly relayFile: IndexFile | null;
+  readonly locationFile: IndexFile | null;
   readonly curated: CuratedData;
   readonly notes: string[];
 }
@@ -103,6 +105,13 @@ async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, Open
     found[slot] = mmdb;
   }
   return found;
+}
+
+/** The city database serving: the operator's file, else the source of the version's city-ipv4 (any GeoLite2 copy is "geolite2"). */
+function geoSourceName(operatorCity: OpenedMmdb | null, manifest: Manifest | null): string {
+  if (operatorCity) return `mmdb/${basename(operatorCity.file)}`;
+  const source = manifest?.outputs["city-ipv4"]?.sources[0] ?? "geolite2";
+  return source.includes("geolite2") ? "geolite2" : source;
 }
 
 /** An operator's MMDB, compiled on every load: it lives outside the versions `update` writes. */
@@ -168,14 +177,15 @@ async function prepareIp(versionRoot: string, manifest: Manifest | null, files: 
   await recordTables(versionRoot, compiled);
   const connectionType = operator.connectionType && operatorTable(operator.connectionType, "connectionType");
   const optionalIndex = (file: string, kind: "labels" | "places") => (existsSync(file) ? readIndexFile(file, kind) : null);
-  const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, relayFile] = await Promise.all([
+  const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, locationFile] = await Promise.all([
     readIndexFile(files.asnIndex, "asn"),
     readIndexFile(files.reputationIndex, "reputation"),
     loadCuratedData(files),
     readFeedAsnKinds(files.feedAsnKinds),
     readEvidence(files.evidence),
     optionalIndex(files.infrastructureLabels, "labels"),
-    optionalIndex(files.relayPlaces, "places"),
+    // A version built before cloud regions were read has its relay places alone, in rows of the same form.
+    optionalIndex(existsSync(files.declaredLocations) ? files.declaredLocations : files.relayPlaces, "places"),
   ]);
   const asnKindSources = curated.asnKindSources;
   for (const { source, kind, asns } of feedAsnKinds) {
@@ -187,9 +197,10 @@ async function prepareIp(versionRoot: string, manifest: Manifest | null, files: 
   for (let entry = 0; entry < asn.entryCount; entry++) {
     asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
   }
+  if (curated.regions.size === 0) notes.push("curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's or the binary's data/curated/");
   if (curated.expired) notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
   const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
-  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, relayFile, curated, notes };
+  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, locationFile, curated, notes, geoSource: geoSourceName(operator.city, manifest) };
 }
 
 /** The email lists built here, their packed sets handed over as arrays. */

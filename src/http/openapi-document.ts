@@ -527,7 +527,7 @@ export const OPENAPI_DOCUMENT = {
         description: "Only with `?explain=1`: why the address has its level.",
         type: "object",
         additionalProperties: false,
-        required: ["rule", "contributions", "kinds"],
+        required: ["rule", "contributions", "kinds", "location_source"],
         properties: {
           rule: {
             type: "object",
@@ -600,6 +600,18 @@ export const OPENAPI_DOCUMENT = {
                 },
               },
             },
+          },
+          location_source: {
+            type: "string",
+            description:
+              "Where the answer's location came from: `geolite2` (the city database; another database's source name, or `mmdb/<file>` for an operator's own), a cloud region the provider's own list assigns the range to (`aws:eu-central-1`, `aws:us-east-1-bue-1` for a Local Zone, `gcp:europe-west3`, `oracle:eu-frankfurt-1`), or an RFC 8805 geofeed (`geofeed:<source name>`).",
+          },
+          database_location: {
+            type: "object",
+            additionalProperties: false,
+            required: ["country_code", "region", "city"],
+            description: "Present when a declared location put the address in another country than the city database does: what the database says.",
+            properties: { country_code: { type: "string" }, region: { type: "string" }, city: { type: "string" } },
           },
           warnings: { type: "array", items: { type: "string" }, description: "Why the answer may say less than it should, e.g. no reputation feed loaded." },
         },

@@ -114,6 +114,7 @@ export const IP_EXAMPLES = {
           rule: { id: "kind-vpn-or-hosting", level: "informative", reports: 0 },
           contributions: [{ source: "curated/anycast-prefixes", category: "anycast", count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null }],
           kinds: [{ kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" }],
+          location_source: "geolite2",
           // The bundled data has no reputation feed until the first refresh.
           warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"],
         },

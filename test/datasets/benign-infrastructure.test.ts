@@ -52,7 +52,7 @@ describe("the update with crawler, cloud and relay sources", () => {
     expect(line).toContain("refused: has no prefixes, though it parses: a file its publisher moved or retired");
     expect(snapshot.outputs["reputation-index"].sources).toEqual(expect.arrayContaining(["openai-gptbot", "aws", "icloud-private-relay"]));
     expect(snapshot.outputs["infrastructure-labels"].sources).toEqual(["aws"]);
-    expect(snapshot.outputs["relay-places"].sources).toEqual(["icloud-private-relay"]);
+    expect(snapshot.outputs["declared-locations"].sources).toEqual(["aws", "icloud-private-relay"]);
   });
   test("the refused file's first bytes go to the log, not to the summary", () => {
     expect(run.stderr).toContain('update: googlebot: refused download (');
@@ -119,10 +119,11 @@ describe("a relay exit's place comes from its geofeed row", () => {
     expect(Object.keys(body)).toEqual(Object.keys({ ...privateAnswer("x"), flag: "" }).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)));
     expect(Object.keys(body.reputation)).toEqual(["risky", "reputation", "bot", "probe", "rate", "attack", "crawler", "sum", "kind"]);
   });
-  test("no list speaks for private space: the geofeed's 10.0.0.0/16 row was cut at ingest", () => {
-    expect(snapshot.ip.relayPlaces.placeOf(parseIpAddress("10.0.1.1")!)).toBeNull();
-    expect(snapshot.ip.relayPlaces.placeOf(parseIpAddress("104.28.28.5")!)).toMatchObject({ city: "London" });
-    expect(run.stdout).toMatch(/feed entries clipped to public address space/);
+  test("no list speaks for private space: the geofeed's 10.0.0.0/16 row was refused, and the summary names it", () => {
+    const placeOf = (ip: string) => snapshot.ip.locations.placeAt(snapshot.ip.locations.entryOf(parseIpAddress(ip)!));
+    expect(placeOf("10.0.1.1")).toBeNull();
+    expect(placeOf("104.28.28.5")).toMatchObject({ city: "London", source: "icloud-private-relay" });
+    expect(run.stdout).toContain("refused 1 row: line 5 (10.0.0.0/16: private or special-purpose space)");
   });
 });
 

@@ -56,10 +56,28 @@ describe("each publisher's format, read as it documents it", () => {
       ["2a02:26f7:b3c0:4000::/64", { country: "FR", region: "FR-IDF", city: "Paris" }],
     ]);
   });
-  test("a geofeed row whose region is another country's, or whose country is not a code, is not read", () => {
+  test("a geofeed row whose region is another country's, or whose country is not a code, is refused and named; the others are read", () => {
     const good = Array.from({ length: 150 }, (_, i) => `104.28.${i}.0/27,US,US-NY,New York,`);
     expect(parseGeofeedCsv(bytes([...good, "104.29.0.0/27,US,GB-ENG,London,"].join("\n"))).entries).toBe(150);
-    expect(() => parseGeofeedCsv(bytes([...good.slice(0, 5), "104.29.0.0/27,United States,,,", "104.29.1.0/27,US,GB-ENG,,"].join("\n")))).toThrow("2 of 7 entries are not geofeed rows");
+    const parsed = parseGeofeedCsv(bytes([...good.slice(0, 5), "104.29.0.0/27,United States,,,", "104.29.1.0/27,US,GB-ENG,,", "104.29.2.0/27,XX,,,"].join("\n")));
+    expect(parsed.entries).toBe(5);
+    expect(parsed.note).toBe(
+      `refused 3 rows: line 6 (the country is not an ISO 3166-1 code), line 7 (the region is not an ISO 3166-2 code of the row's country), line 8 (country "XX" is not an ISO 3166-1 code)`,
+    );
+  });
+  test("a file most of whose rows are no geofeed rows is refused whole, without repeating them", () => {
+    const rows = Array.from({ length: 20 }, (_, i) => `name;${i};value`);
+    expect(() => parseGeofeedCsv(bytes(["104.28.0.0/27,US,,,", ...rows].join("\n")))).toThrow("20 of 21 rows are not geofeed rows");
+    expect(() => parseGeofeedCsv(bytes(rows.join("\n")))).toThrow("has no rows it can use (line 1 (not a prefix))");
+  });
+  test("rows for private space, or broader than the feed may be, are refused and named: a relay's up to /12, an operator's location feed up to /16", () => {
+    const feed = bytes("10.0.0.0/16,US,,,\nfd00::/64,US,,,\n104.0.0.0/12,US,,,\n198.51.100.0/24,US,,,\n2a02:26f7::/20,FR,,,\n104.28.28.0/26,GB,GB-ENG,London,\n");
+    const relay = parseGeofeedCsv(feed, "relay");
+    expect(relay.entries).toBe(2);
+    expect(relay.note).toBe("refused 4 rows: line 1 (10.0.0.0/16: private or special-purpose space), line 2 (fd00::/64: private or special-purpose space), line 4 (198.51.100.0/24: private or special-purpose space), line 5 (2a02:26f7::/20: broader than /24)");
+    const location = FORMATS["geofeed-csv"].parse(feed, "location");
+    expect(location.entries).toBe(1);
+    expect(location.note).toContain("line 3 (104.0.0.0/12: broader than /16)");
   });
   test("the verified-crawler files keep the shape Google's parser reads", () => {
     const parsed = FORMATS["prefix-json"].parse(bytes(OPENAI_GPTBOT), "verified-crawler");
@@ -110,14 +128,14 @@ describe("lists that cap a verdict must be plausible for their publisher", () =>
 });
 
 describe("no list speaks for private or reserved space", () => {
-  test.each(PARSERS)("%s: entries in special-purpose space are cut at ingest", (format, parse) => {
+  // A geofeed refuses such rows whole, and names them (above).
+  test.each(PARSERS.filter(([format]) => format !== "geofeed-csv"))("%s: entries in special-purpose space are cut at ingest", (format, parse) => {
     const withPrivate: Record<string, string> = {
       "aws-ip-ranges": '{"prefixes":[{"ip_prefix":"10.0.0.0/8","region":"x","service":"EC2"},{"ip_prefix":"35.180.0.0/16","region":"eu-west-3","service":"EC2"}]}',
       "google-cloud-ranges": '{"prefixes":[{"ipv4Prefix":"192.168.0.0/16"},{"ipv4Prefix":"34.35.0.0/16"}]}',
       "oracle-cloud-ranges": '{"regions":[{"region":"x","cidrs":[{"cidr":"172.16.0.0/12","tags":["OCI"]},{"cidr":"40.233.0.0/19","tags":["OCI"]}]}]}',
       "github-meta": '{"hooks":["100.64.0.0/10","192.30.252.0/22"]}',
       "fastly-ip-list": '{"addresses":["127.0.0.0/8","151.101.0.0/16"],"ipv6_addresses":["fd00::/64"]}',
-      "geofeed-csv": "10.0.0.0/16,US,,,\n104.28.28.0/26,GB,GB-ENG,London,\nfd00::/64,US,,,\n",
     };
     const { entries, clipped } = clipSpecialPurpose(parse(bytes(withPrivate[format])).value);
     expect(clipped).toBeGreaterThan(0);

@@ -69,6 +69,7 @@ describe("answers on the bundled data", () => {
         { kind: "crawler", from: "curated/crawler-ranges" },
         { kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" },
       ],
+      location_source: "geolite2",
       // The bundled data has no feed: the answer says so.
       warnings: [expect.stringContaining("no reputation feed is loaded")],
     });

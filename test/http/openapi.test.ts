@@ -232,6 +232,8 @@ describe("the OpenAPI document", () => {
       rule: { id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } },
       contributions: [{ source: "ipsum", category: "attack", count: 9, weight: 1, counted: 8, first_seen: "2026-11-01T00:00:00.000Z", last_seen: "2026-11-23T00:00:00.000Z" }],
       kinds: [{ kind: "crawler", from: "googlebot" }],
+      location_source: "aws:eu-central-1",
+      database_location: { country_code: "US", region: "VA", city: "Ashburn" },
     };
     expect(ajv.validate(reasons, withFeeds)).toBe(true);
     expect(ajv.validate(reasons, { rule: "sum>=warning", sources: ["ipsum"], network_kinds_from: [] })).toBe(false);

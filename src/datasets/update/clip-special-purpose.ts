@@ -15,7 +15,7 @@ export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: re
   let clipped = 0;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    if (!SPECIAL.some((s) => overlaps(s, entry.range))) {
+    if (!touchesSpecialPurpose(entry.range)) {
       kept?.push(entry);
       continue;
     }
@@ -25,6 +25,11 @@ export function clipSpecialPurpose(entries: readonly FeedEntry[]): { entries: re
     for (const range of pieces) kept.push({ ...entry, range });
   }
   return { entries: kept ?? entries, clipped };
+}
+
+/** Whether a range touches special-purpose space (private, loopback, documentation …). */
+export function touchesSpecialPurpose(range: AddressRange): boolean {
+  return SPECIAL.some((s) => overlaps(s, range));
 }
 
 function overlaps(a: AddressRange, b: AddressRange): boolean {

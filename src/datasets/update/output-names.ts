@@ -6,7 +6,7 @@ export const OUTPUT_NAMES = [
   "allowed-domains",
   "reputation-index",
   "infrastructure-labels",
-  "relay-places",
+  "declared-locations",
   "asn-kinds",
   "asn-index",
   "city-ipv4",

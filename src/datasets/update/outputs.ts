@@ -8,7 +8,7 @@ import type { FeedEntry } from "./formats/feed-entry.ts";
 import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
 import { OUTPUT_NAMES, type OutputName } from "./output-names.ts";
 import { LabelIndexBuilder, type RangeLabel } from "../../ip/indexes/label-index.ts";
-import { type Place, type RelayPlace, RelayPlaceIndexBuilder } from "../../ip/indexes/relay-place-index.ts";
+import { type Declaration, DeclaredLocationIndexBuilder, type Place } from "../../ip/indexes/declared-location-index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
 export interface OutputInput {
@@ -63,6 +63,8 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
   "allowed-domains": domainOutput("feedAllowedDomains", "allow"),
   "reputation-index": {
     file: "reputationIndex",
+    // A location geofeed says where a range is, nothing of its reputation.
+    takes: (feeds) => feeds !== "location",
     build: (inputs, built) => {
       const builder = new ReputationIndexBuilder();
       const reporting = new Map<string, ReportingSource>();
@@ -98,18 +100,19 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
     },
   },
-  "relay-places": {
-    file: "relayPlaces",
-    takes: (feeds) => feeds === "relay",
+  "declared-locations": {
+    file: "declaredLocations",
     optional: true,
     build: (inputs, built) => {
       if (inputs.length === 0) return null;
-      const builder = new RelayPlaceIndexBuilder();
+      const builder = new DeclaredLocationIndexBuilder();
       for (const input of inputs) {
-        // The geofeed parser shares one Place between the rows that name it.
-        const places = new Map<Place, RelayPlace>();
+        // One declaration per place (the geofeed parser shares one Place between its rows) and per region.
+        const declarations = new Map<Place | string, Declaration>();
+        const declared = (key: Place | string, make: () => Declaration) => declarations.get(key) ?? declarations.set(key, make()).get(key)!;
         for (const e of input.ipEntries().entries) {
-          if (e.place) builder.add(e.range, places.get(e.place) ?? places.set(e.place, { source: input.name, ...e.place }).get(e.place)!);
+          if (e.place) builder.add(e.range, declared(e.place, () => ({ source: input.name, place: e.place! })));
+          else if (e.regions) builder.add(e.range, declared(e.regions.join(" "), () => ({ source: input.name, regions: e.regions! })));
         }
       }
       const file = builder.build({ built });

@@ -295,7 +295,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       writeFileAtomically(join(rawDir, source.name), fetched.bytes);
       const record = fetchedRecord(source, fetched, parsed, checkedAt);
       held.set(source.name, { source, record, changed: true, parsed });
-      outcomes.push({ name: source.name, outcome: "updated", entries: parsed.entries, dataDate: record.dataDate, detail: `${fetched.bytes.byteLength} bytes` });
+      outcomes.push({ name: source.name, outcome: "updated", entries: parsed.entries, dataDate: record.dataDate, detail: `${fetched.bytes.byteLength} bytes${parsed.note ? `; ${parsed.note}` : ""}` });
     } catch (err) {
       keep(false);
       const outcome = err instanceof SourceUnavailable ? "skipped" : "failed";

@@ -4,7 +4,7 @@ import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOf
 import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
-import type { Place } from "../indexes/relay-place-index.ts";
+import type { Place } from "../indexes/declared-location-index.ts";
 import { type Rule, ruleOf } from "../verdict/reputation.ts";
 
 /** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
@@ -50,6 +50,10 @@ export interface Explanation {
   readonly kinds: readonly KindOrigin[];
   /** The benign infrastructure the address is part of, by class; absent when none. */
   readonly infrastructure?: readonly InfrastructureClass[];
+  /** Where the answer's location came from: the city database ("geolite2"), a cloud region ("aws:eu-central-1"), a geofeed ("geofeed:<source>"). */
+  readonly location_source: string;
+  /** What the city database says, when a declaration moved the address to another country. */
+  readonly database_location?: { readonly country_code: string; readonly region: string; readonly city: string };
   /** Why the answer may say less than it should (no feed loaded yet). */
   readonly warnings?: readonly string[];
 }
@@ -95,7 +99,7 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   });
   const infrastructure = contributions.flatMap((c): InfrastructureClass[] => {
     if (!c.class) return [];
-    const place = c.category === "relay" ? d.relayPlaces.placeOf(ip) : null;
+    const place = c.category === "relay" ? d.locations.placeAt(f.locationEntry) : null;
     const where = place && place.source === c.source ? { place: { country: place.country, region: place.region, city: place.city } } : {};
     return [{ class: c.class, source: c.source, effect: CAPPING_FEEDS.has(c.category) ? "cap" : "label", ...(c.label ? { label: c.label } : {}), ...where }];
   });
@@ -117,11 +121,15 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   const listedBits = listedKinds.reduce((bits, s) => bits | s.bits, 0);
   if (asn) add(kindsOfNetwork(listedBits, f.owner.organization) & ~listedBits, `the name of AS${asn}'s organisation, "${f.owner.organization}"`);
 
+  const declared = d.locations.sourceAt(f.locationEntry);
+  const database = declared ? d.geo.lookup(ip).geo : null;
   return {
     rule: ruleOf(f.counters, kinds, verdictFlags(f.flags), d.thresholds),
     contributions,
     kinds: origins,
     ...(infrastructure.length ? { infrastructure } : {}),
+    location_source: declared || d.geoSource,
+    ...(database && database.country_code !== f.located.geo.country_code ? { database_location: { country_code: database.country_code, region: database.region, city: database.city } } : {}),
     ...(d.feeds.rangeCount === 0 ? { warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"] } : {}),
   };
 }

@@ -5,7 +5,7 @@ import type { AsnIndex } from "../indexes/asn-index.ts";
 import type { EvidenceIndex } from "../indexes/evidence-index.ts";
 import { NOT_FOUND } from "../indexes/range-index.ts";
 import type { LabelIndex } from "../indexes/label-index.ts";
-import type { RelayPlaces } from "../indexes/relay-place-index.ts";
+import type { DeclaredLocations } from "../indexes/declared-location-index.ts";
 import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
 import { ALL_KINDS, type AsnKindSource, connectionTypeOf } from "../verdict/network-kinds.ts";
 import type { LocalContribution, LocalReportView } from "../verdict/local-reports.ts";
@@ -14,6 +14,8 @@ import { type Counters, type Reputation, type Thresholds, type VerdictFlags, ver
 /** Every IP dataset of a snapshot, loaded and never changed. */
 export interface IpDatasets {
   readonly geo: GeoLookup;
+  /** What explanations call the city database ("geolite2"). */
+  readonly geoSource: string;
   readonly asn: AsnIndex;
   /** Kind bits per ASN index entry (curated ASN lists and organisation-name rules). */
   readonly asnKinds: Uint8Array;
@@ -29,8 +31,8 @@ export interface IpDatasets {
   readonly curated: ReputationIndex;
   /** What clouds, CDNs and GitHub say their ranges are for, for explanations. */
   readonly labels: LabelIndex;
-  /** Privacy relays' egress ranges with their geofeed places, which override geolocation. */
-  readonly relayPlaces: RelayPlaces;
+  /** Where the networks' owners say their ranges are (cloud regions, geofeed rows), which overrides geolocation. */
+  readonly locations: DeclaredLocations;
   readonly thresholds: Thresholds;
   /** From an operator's ASN or ISP database, when there is one. */
   readonly ownerLookup: ((ip: ParsedIp) => NetworkOwner | null) | null;
@@ -42,6 +44,8 @@ export interface IpDatasets {
 export interface IpFacts {
   readonly ip: string;
   readonly located: Located;
+  /** The declared location that covers the address, NOT_FOUND where none does: where `located` came from, for explanations. */
+  readonly locationEntry: number;
   readonly owner: NetworkOwner;
   readonly connectionType: string;
   readonly anycast: boolean;
@@ -83,10 +87,11 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
   const reported = local && local.contributionOf(ip);
   const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
   const kinds = flags & ALL_KINDS;
-  const fromDatabase = d.geo.lookup(ip);
+  const locationEntry = d.locations.entryOf(ip);
   return {
     ip: ip.text,
-    located: (flags & FLAG.relay && d.relayPlaces.locate(ip, fromDatabase)) || fromDatabase,
+    located: d.locations.locatedAt(locationEntry, d.geo.lookup(ip)),
+    locationEntry,
     owner,
     connectionType: (d.connectionTypeLookup && d.connectionTypeLookup(ip)) || connectionTypeOf(kinds),
     anycast: (flags & FLAG.anycast) !== 0,

@@ -11,11 +11,12 @@ const WHAT = "AWS ip-ranges.json";
  * AWS `ip-ranges.json`: `{syncToken, createDate, prefixes: [{ip_prefix, region, service,
  * network_border_group}], ipv6_prefixes: [{ipv6_prefix, …}]}`. AWS lists a range once per
  * service that uses it, AMAZON (all of Amazon) among them; the label names the region
- * and the specific services: "AWS us-east-1 EC2".
+ * and the specific services: "AWS us-east-1 EC2"; its places are the network border group
+ * (a Local Zone: us-east-1-bue-1) and the region.
  */
 export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const document = jsonObject(bytes, WHAT);
-  const services = new Map<string, { region: string; services: Set<string> }>();
+  const services = new Map<string, { region: string; zone: string; services: Set<string> }>();
   let rejected = 0;
   let firstRejected: string | undefined;
   for (const [list, key] of [["prefixes", "ip_prefix"], ["ipv6_prefixes", "ipv6_prefix"]] as const) {
@@ -28,17 +29,20 @@ export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       }
       const region = typeof record.region === "string" ? record.region : "";
       const service = typeof record.service === "string" ? record.service : "";
-      const known = services.get(prefix) ?? { region, services: new Set<string>() };
+      const zone = typeof record.network_border_group === "string" ? record.network_border_group : "";
+      const known = services.get(prefix) ?? { region, zone, services: new Set<string>() };
       if (service) known.services.add(service);
       services.set(prefix, known);
     }
   }
   if (services.size === 0) throw new ContentError(`has no prefixes: expected ${WHAT}, {"prefixes":[{"ip_prefix":…,"region":…,"service":…}]}`);
   checkRejects(services.size, rejected, firstRejected, "AWS prefix records");
-  const entries = [...services].map(([prefix, { region, services: named }]) => {
+  const entries = [...services].map(([prefix, { region, zone, services: named }]): FeedEntry => {
     const specific = [...named].filter((s) => s !== "AMAZON");
     const label = ["AWS", region === "GLOBAL" ? "global" : region, ...(specific.length ? specific : [...named])].filter(Boolean).join(" ");
-    return { range: parseCidr(prefix)!, count: 1, label };
+    // GLOBAL (CloudFront, Route 53 …) is everywhere: no place. A Local Zone's border group names its metro.
+    const regions = region === "" || region === "GLOBAL" ? [] : [...new Set([zone, region].filter(Boolean))].map((name) => `aws:${name}`);
+    return { range: parseCidr(prefix)!, count: 1, label, ...(regions.length ? { regions } : {}) };
   });
   checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 200_000, broadestV4: 8, broadestV6: 16 }, WHAT);
   const created = typeof document.createDate === "string" ? document.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4") : null;
@@ -51,5 +55,6 @@ export const AWS_IP_RANGES_FORMAT = ipListFormat({
   targets: INFRASTRUCTURE_TARGETS,
   maxBytes: 16 * MB,
   labels: true,
+  alsoFeeds: ["declared-locations"],
   parse: parseAwsIpRanges,
 });

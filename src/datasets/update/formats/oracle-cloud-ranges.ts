@@ -9,7 +9,7 @@ const WHAT = "Oracle Cloud's public_ip_ranges.json";
 /**
  * Oracle Cloud Infrastructure's `public_ip_ranges.json`: `{last_updated_timestamp,
  * regions: [{region, cidrs: [{cidr, tags: ["OCI" | "OSN" | "OBJECT_STORAGE"]}]}]}`;
- * the label is "Oracle Cloud us-phoenix-1 OCI".
+ * the label is "Oracle Cloud us-phoenix-1 OCI", the place "oracle:us-phoenix-1".
  */
 export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const document = jsonObject(bytes, WHAT);
@@ -20,7 +20,7 @@ export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
     for (const [i, cidrItem] of arrayAt(region, "cidrs").entries()) {
       const record = (cidrItem ?? {}) as Record<string, unknown>;
       const tags = Array.isArray(record.tags) ? record.tags.filter((t): t is string => typeof t === "string") : [];
-      ranges.add(record.cidr, `regions[${r}].cidrs[${i}]`, ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" "));
+      ranges.add(record.cidr, `regions[${r}].cidrs[${i}]`, ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" "), name ? [`oracle:${name}`] : []);
     }
   }
   const entries = ranges.checked(WHAT, '{"regions":[{"region":…,"cidrs":[{"cidr":…,"tags":[…]}]}]}', "Oracle Cloud CIDR records", 50_000);
@@ -33,5 +33,6 @@ export const ORACLE_CLOUD_RANGES_FORMAT = ipListFormat({
   targets: INFRASTRUCTURE_TARGETS,
   maxBytes: 8 * MB,
   labels: true,
+  alsoFeeds: ["declared-locations"],
   parse: parseOracleCloudRanges,
 });

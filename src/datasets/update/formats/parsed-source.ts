@@ -6,6 +6,8 @@ export interface ParsedSource<T> {
   readonly entries: number;
   /** The date of the data as the content states it (a header, a build date), or null. */
   readonly dataDate: string | null;
+  /** What the update summary says of the entries it left out (a geofeed's refused rows), if any. */
+  readonly note?: string;
 }
 
 /** Bytes that are not what the format promises: an error page, another format, damage. */

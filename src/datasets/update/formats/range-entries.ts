@@ -10,14 +10,14 @@ export class RangeEntries {
   private rejected = 0;
   private firstRejected: string | undefined;
 
-  /** The range `prefix` names, with its label; a record without one is counted as rejected at `where`. */
-  add(prefix: unknown, where: string, label: string): void {
+  /** The range `prefix` names, with its label and the provider's names for its place; a record without one is counted as rejected at `where`. */
+  add(prefix: unknown, where: string, label: string, regions: readonly string[] = []): void {
     const range = typeof prefix === "string" ? parseCidr(prefix) : null;
     if (range === null) {
       if (this.rejected++ === 0) this.firstRejected = where;
       return;
     }
-    this.entries.push({ range, count: 1, label });
+    this.entries.push({ range, count: 1, label, ...(regions.length ? { regions } : {}) });
   }
 
   /**

@@ -38,7 +38,7 @@ export function ipListFormat<Name extends string>(format: {
   readonly maxBytes: number;
   readonly labels: boolean;
   readonly alsoFeeds?: readonly OutputName[];
-  readonly parse: (bytes: Uint8Array) => ParsedSource<FeedEntry[]>;
+  readonly parse: (bytes: Uint8Array, feeds: string) => ParsedSource<FeedEntry[]>;
 }): SourceFormatDescriptor<Name, FeedEntry[]> {
   const { name, targets, maxBytes, labels, alsoFeeds = [], parse } = format;
   return {
@@ -48,7 +48,7 @@ export function ipListFormat<Name extends string>(format: {
     labels,
     outputs: ["reputation-index", ...(labels ? (["infrastructure-labels"] as const) : []), ...alsoFeeds],
     parse(bytes, feeds) {
-      const parsed = parse(bytes);
+      const parsed = parse(bytes, feeds);
       const bounds = CAPPING_TARGETS[feeds];
       if (bounds) checkPlausible(parsed.value.map((e) => e.range), bounds, `a list of ${feeds} ranges`);
       return parsed;
