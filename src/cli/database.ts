@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { type Config, ownDbPath } from "../app/config.ts";
 import { openStores } from "../stores/open.ts";
+import { dataDirKind, notADataDirectory } from "../datasets/data-dir-kind.ts";
 import type { Stores } from "../stores/stores.ts";
 
 /** The flags a command was given that choose its SQLite file. */
@@ -36,6 +37,7 @@ function requireDatabase(config: Config, values: DatabaseFlags): void {
 function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
   if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
   const ownFile = resolvePath(config.dbPath) === resolvePath(ownDbPath(config.dataDir));
+  if (ownFile && dataDirKind(config.dataDir) === "foreign") throw new Error(notADataDirectory(resolvePath(config.dataDir)));
   if (ownFile && !existsSync(config.dataDir)) {
     throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
   }

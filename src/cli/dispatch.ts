@@ -15,9 +15,11 @@ import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
 import type { RunContext } from "./start-serve-load.ts";
+import { BUILD_INFO } from "../runtime/build-info.ts";
 
 function version(): number {
-  console.log(`riskcheck ${pkg.version}`);
+  // The binary names what it was built from and the data it carries.
+  console.log(BUILD_INFO ? `riskcheck ${pkg.version} (commit ${BUILD_INFO.commit}, embedded data of ${BUILD_INFO.dataDate})` : `riskcheck ${pkg.version}`);
   return 0;
 }
 

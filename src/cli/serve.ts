@@ -5,6 +5,7 @@ import { loadConfig } from "../app/config.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "../app/runtime-flags.ts";
 import { type Log, startServer } from "../app/server.ts";
 import type { RunContext } from "./start-serve-load.ts";
+import { ensureDatasets } from "../datasets/baseline/install-baseline.ts";
 
 const log: Log = {
   info: (line) => console.log(line),
@@ -16,7 +17,9 @@ const KEEP_RUNNING = -1;
 
 export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { startedLoad }: RunContext): Promise<number> {
   let stopWith: (reason: string, exitCode: number) => void = () => {};
-  const server = await startServer(loadConfig(values, process.env), log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
+  const config = loadConfig(values, process.env);
+  await ensureDatasets(config.dataDir, { ...config, env: process.env }, log.info);
+  const server = await startServer(config, log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
   }

@@ -1,12 +1,13 @@
-import { statSync } from "node:fs";
 import { loadConfig } from "../app/config.ts";
+import { hasDatasetVersion } from "../datasets/data-dir-kind.ts";
 import { type StartedLoad, startLoad } from "../datasets/start-load.ts";
 import { parseCommandLine, wantsHelp } from "./command-spec.ts";
 import { SERVE } from "./commands.ts";
 
 /**
  * `serve`'s first dataset load, started from the command line alone; null for another
- * command, a help request, or a command line `serve` refuses (it says why itself).
+ * command, a help request, a command line `serve` refuses (it says why itself), or a data
+ * directory without datasets yet (`serve` writes the bundled ones first).
  */
 export function startServeLoad(argv: readonly string[], env: Record<string, string | undefined>): StartedLoad | null {
   const [first, ...args] = argv;
@@ -18,7 +19,7 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
   } catch {
     return null;
   }
-  if (!statSync(dataDir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  if (!hasDatasetVersion(dataDir)) return null;
   const started = startLoad(dataDir, undefined, emailRule);
   // `serve` awaits it and reports a failure; if `serve` stops before that, the failure is no second error.
   started.prepared.catch(() => {});

@@ -13,6 +13,9 @@ import { type VersionListing, listVersions, rollback, withUpdateLock } from "../
 import { hint } from "../app/self-command.ts";
 import { dataFiles } from "../datasets/data-layout.ts";
 import { printTable } from "./table.ts";
+import { embeddedPackages } from "../datasets/baseline/baseline.ts";
+import { ensureDatasets } from "../datasets/baseline/install-baseline.ts";
+import { type PackageFiles, nodeModulesPackages } from "../datasets/update/package-files.ts";
 
 export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
   const config = loadConfig(values, process.env);
@@ -26,6 +29,18 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
     printVersions(await listVersions(config.dataDir), config);
     return 0;
   }
+  try {
+    return await refresh(values, config);
+  } catch (err) {
+    // --json always prints a document: a caller (the server's refresh) reads why from it.
+    if (!values.json) throw err;
+    console.log(JSON.stringify({ error: (err as Error).message }));
+    return err instanceof UsageError ? 2 : 1;
+  }
+}
+
+async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], config: Config): Promise<number> {
+  await ensureDatasets(config.dataDir, { ...config, env: process.env }, (line) => console.error(`riskcheck: ${line}`));
   const maxShrink = values["max-shrink"] === undefined ? DEFAULT_MAX_SHRINK : Number(values["max-shrink"]);
   if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
   const started = performance.now();
@@ -39,7 +54,7 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
     thresholds: config.thresholds,
     env: process.env,
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
-    nodeModules: installedPackages(),
+    packages: embeddedPackages() ?? installedPackages(),
     log: (line) => process.stderr.write(`${line}\n`),
   }).catch((err) => {
     // A sources file the user wrote wrong is a usage error (exit 2), as a wrong flag is.
@@ -90,10 +105,11 @@ function sourceNames(names: readonly string[]): string {
   return names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
 }
 
-/** npm: sources read the packages installed beside the program, when there are any. */
-function installedPackages(): string | null {
+/** Outside the binary, npm: sources read the packages installed beside the program, when there are any. */
+function installedPackages(): PackageFiles | null {
   const candidates = [resolvePath("node_modules"), resolvePath(import.meta.dir, "../..", "node_modules")];
-  return candidates.find((dir) => existsSync(dir)) ?? null;
+  const found = candidates.find((dir) => existsSync(dir));
+  return found ? nodeModulesPackages(found) : null;
 }
 
 function printVersions(versions: VersionListing[], config: Config): void {

@@ -21,14 +21,14 @@ export class UpdateChild {
     this.process = child;
     try {
       const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-      let report: UpdateReport | null = null;
+      let report: UpdateReport | { error: string } | null = null;
       try {
-        report = JSON.parse(stdout) as UpdateReport;
+        report = JSON.parse(stdout) as UpdateReport | { error: string };
       } catch {
         // No report: the update could not run at all; its one-line error is on stderr.
       }
-      if (report === null) {
-        const reason = stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`;
+      if (report === null || "error" in report) {
+        const reason = report?.error ?? (stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`);
         return { finishedAt: this.now(), version: null, error: reason, failedSources: [] };
       }
       const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null }));

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { type PackageFiles, packageName } from "./package-files.ts";
 import { refusedRedirect } from "./redirect-target.ts";
 import NPM_DATA_DATES from "./npm-data-dates.json" with { type: "json" };
 
@@ -41,13 +41,13 @@ export type Progress = (received: number, total: number | null) => void;
 /**
  * Fetches a source unless it is unchanged since `previous`: If-None-Match /
  * If-Modified-Since over HTTP, the modification time of a file://, the installed
- * version of an npm: package (looked up in `nodeModules`). Throws with a reason on
+ * version of an npm: package (looked up in `packages`). Throws with a reason on
  * anything but 200 or 304; unpacks .gz and MaxMind's .tar.gz. Neither the bytes read
  * nor what they unpack to may exceed `maxBytes` (SourceTooLarge): no file, download or
  * gzip bomb is ever held past it.
  */
-export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, nodeModules: string | null, maxBytes: number): Promise<Fetched> {
-  const fetched = url.startsWith("npm:") ? readPackageFile(url, previous, nodeModules, maxBytes) : url.startsWith("file://") ? await readLocalFile(url, previous, maxBytes) : await download(url, headers, previous, progress, maxBytes);
+export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, packages: PackageFiles | null, maxBytes: number): Promise<Fetched> {
+  const fetched = url.startsWith("npm:") ? await readPackageFile(url, previous, packages, maxBytes) : url.startsWith("file://") ? await readLocalFile(url, previous, maxBytes) : await download(url, headers, previous, progress, maxBytes);
   return fetched.changed ? { ...fetched, bytes: await unpack(fetched.bytes, maxBytes) } : fetched;
 }
 
@@ -56,20 +56,17 @@ function checkFileSize(path: string, maxBytes: number): void {
   if (size > maxBytes) throw new SourceTooLarge(`${path} has ${size} bytes, more than the ${mb(maxBytes)} a source of this format may have`);
 }
 
-function readPackageFile(url: string, previous: Validators, nodeModules: string | null, maxBytes: number): Fetched {
+async function readPackageFile(url: string, previous: Validators, packages: PackageFiles | null, maxBytes: number): Promise<Fetched> {
   const path = url.slice("npm:".length);
-  const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
-  const packageDir = nodeModules && join(nodeModules, name);
-  if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
-    throw new SourceUnavailable(`the npm package ${name} is not installed here${nodeModules ? ` (${nodeModules})` : ""}`);
-  }
-  const version = String(JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).version);
+  const name = packageName(path);
+  const version = packages?.version(name) ?? null;
+  if (version === null) throw new SourceUnavailable(`the npm package ${name} is not installed here${packages ? ` (${packages.where})` : ""}`);
   if (previous.packageVersion === version) return { changed: false };
-  const file = join(nodeModules, path);
-  if (!existsSync(file)) throw new Error(`${name} ${version} has no file ${path.slice(name.length + 1)}`);
-  checkFileSize(file, maxBytes);
+  const bytes = await packages!.read(path);
+  if (bytes === null) throw new Error(`${name} ${version} has no file ${path.slice(name.length + 1)}`);
+  if (bytes.byteLength > maxBytes) throw new SourceTooLarge(`${path} has ${bytes.byteLength} bytes, more than the ${mb(maxBytes)} a source of this format may have`);
   const released = (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`];
-  return { changed: true, bytes: readFileSync(file), packageVersion: version, date: released ? { at: new Date(released).toISOString(), from: "package" } : null };
+  return { changed: true, bytes, packageVersion: version, date: released ? { at: new Date(released).toISOString(), from: "package" } : null };
 }
 
 async function readLocalFile(url: string, previous: Validators, maxBytes: number): Promise<Fetched> {

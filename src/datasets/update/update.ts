@@ -4,6 +4,7 @@ import type { DomainLists } from "../../email/domain-lists.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
 import { type Fetched, type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
+import type { PackageFiles } from "./package-files.ts";
 import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { loadEmailLists } from "../load-email-lists.ts";
@@ -34,8 +35,8 @@ export interface UpdateOptions {
   readonly thresholds: Thresholds;
   readonly env: Record<string, string | undefined>;
   readonly progress: (name: string) => Progress;
-  /** Where npm: sources are read from; null when no node_modules is at hand. */
-  readonly nodeModules: string | null;
+  /** Where npm: sources are read from (node_modules, or the binary's own); null when none is at hand. */
+  readonly packages: PackageFiles | null;
   /** A name for the kind of version made ("update", "bundled", "refresh"). */
   readonly tag?: string;
   /** Where the first bytes of a refused download go, escaped, so a moved file shows what it became; never into the report. */
@@ -282,7 +283,7 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     let downloaded: Uint8Array | null = null;
     try {
       const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
-      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.nodeModules, FORMATS[source.format].maxBytes);
+      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.packages, FORMATS[source.format].maxBytes);
       if (!fetched.changed) {
         keep(true);
         outcomes.push({ name: source.name, outcome: "unchanged", entries: comparable!.entries, dataDate: comparable!.dataDate, detail: "not modified since the last download" });
