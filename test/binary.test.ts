@@ -1,67 +1,149 @@
-import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { makeDataDir, startServe } from "./support/processes.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
+/** The issue's promise: a first start in an empty directory answers /healthz within this. */
+const FIRST_START_MS = 15_000;
 
-describe("the compiled binary", () => {
-  test("runs alone, without Bun or node_modules: version, keys and serve", async () => {
-    const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, timeout: 90_000, killSignal: "SIGKILL" });
-    expect(build.exitCode).toBe(0);
+/**
+ * The compiled binary as a team deploys it: copied alone into an empty directory and run with
+ * a bare environment (no Bun, no node_modules, no data beside it) and no network. Built once
+ * for the whole file; the baseline inside is cached in dist/baseline/ between runs.
+ */
+describe("the compiled binary, alone in an empty directory", () => {
+  let dir = "";
+  let binary = "";
+  const env = () => ({ PATH: "/usr/bin:/bin", HOME: dir });
+  const run = (args: string[], input?: string) => {
+    const r = Bun.spawnSync([binary, ...args], { cwd: dir, env: env(), stdin: input === undefined ? "ignore" : Buffer.from(input), timeout: 60_000, killSignal: "SIGKILL" });
+    return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  };
+  const servers: ReturnType<typeof Bun.spawn>[] = [];
 
-    const dir = mkdtempSync(join(tmpdir(), "riskcheck-bin-"));
-    const binary = join(dir, "riskcheck");
+  /** `serve` on a free port; resolves once /healthz answers 200, with the time that took. */
+  async function serve(): Promise<{ url: string; ms: number; output: () => string; stop: () => Promise<number> }> {
+    const started = performance.now();
+    const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0"], { cwd: dir, env: { ...env(), RISKCHECK_UPDATE_EVERY: "off" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    servers.push(proc);
+    let output = "";
+    const decoder = new TextDecoder();
+    for (const stream of [proc.stdout, proc.stderr]) void (async () => { for await (const chunk of stream) output += decoder.decode(chunk); })();
+    const stop = async () => {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      const code = await proc.exited;
+      clearTimeout(timer);
+      return code;
+    };
+    const deadline = started + 60_000;
+    while (performance.now() < deadline && proc.exitCode === null) {
+      const url = output.match(/listening on (http:\/\/\S+)/)?.[1];
+      if (url && (await fetch(`${url}/healthz`).then((r) => r.status, () => 0)) === 200) return { url, ms: performance.now() - started, output: () => output, stop };
+      await Bun.sleep(50);
+    }
+    await stop();
+    throw new Error(`serve never became healthy:\n${output}`);
+  }
+
+  const get = (url: string, key: string) => fetch(url, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+
+  beforeAll(() => {
+    const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, timeout: 240_000, killSignal: "SIGKILL" });
+    expect(build.exitCode, build.stderr.toString()).toBe(0);
+    dir = mkdtempSync(join(tmpdir(), "riskcheck-bin-"));
+    binary = join(dir, "riskcheck");
     copyFileSync(join(ROOT, "dist", "riskcheck"), binary);
-    const dataDir = makeDataDir();
-    // PATH without Bun, and a working directory with no node_modules anywhere above it.
-    const env = { PATH: "/usr/bin:/bin", HOME: dir, RISKCHECK_DATA_DIR: dataDir };
-    const run = (...args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env, timeout: 20_000, killSignal: "SIGKILL" });
+  }, 250_000);
 
-    expect(run("version").stdout.toString()).toMatch(/^riskcheck \d+\.\d+\.\d+\n$/);
-    const help = run("update", "--help");
-    expect(help.exitCode).toBe(0);
-    expect(help.stdout.toString()).toStartWith("usage: riskcheck update");
-    // The bundled lists, kept when their packages are not beside the binary, report their data's date, not today's.
-    const updated = run("update");
-    const kept = [...updated.stdout.toString().matchAll(/^(bundled-\S+)\s+skipped\s.*keeps its data of (\S+)$/gm)];
-    expect(kept.length).toBeGreaterThan(0);
-    const manifest = JSON.parse(readFileSync(join(dataDir, "current", "manifest.json"), "utf8"));
-    for (const [, name, date] of kept) expect(date).toBe((manifest.sources[name].dataDate ?? "").slice(0, 10));
-    expect(kept.map(([, , date]) => date)).not.toContain(new Date().toISOString().slice(0, 10));
+  afterAll(() => {
+    for (const proc of servers) proc.kill("SIGKILL");
+  });
 
-    // Started with no key, serve prints how to make one: the binary's path and the data directory, pasteable from anywhere.
-    const first = await startServe(["--data-dir", dataDir], { PATH: env.PATH, HOME: dir }, [binary]);
-    let hinted = "";
+  test("names its commit and the date of the data it carries", () => {
+    expect(run(["version"]).stdout).toMatch(/^riskcheck \d+\.\d+\.\d+ \(commit [0-9a-f]{7,}\S*, embedded data of \d{4}-\d{2}-\d{2}\)\n$/);
+    expect(readdirSync(dir)).toEqual(["riskcheck"]);
+  });
+
+  test("refuses to write into a directory riskcheck did not make", () => {
+    const foreign = mkdtempSync(join(tmpdir(), "riskcheck-foreign-"));
+    writeFileSync(join(foreign, "hosts"), "127.0.0.1 localhost\n");
+    for (const args of [["keys", "create", "--name", "x"], ["admin", "set-password"], ["email", "allow", "--reason", "r", "example.com"], ["serve", "--port", "0"], ["update"]]) {
+      const r = run([...args, "--data-dir", foreign], "a long enough password");
+      expect(r.code).not.toBe(0);
+      expect(r.stderr + r.stdout).toContain(`${foreign} is not a riskcheck data directory`);
+      expect(readdirSync(foreign)).toEqual(["hosts"]);
+    }
+    expect(run(["serve", "--data-dir", foreign]).stderr).toContain("Give --data-dir (or RISKCHECK_DATA_DIR) a new or empty directory");
+  });
+
+  test("a first start writes the data it carries and serves; keys, answers, a second start, an offline update", async () => {
+    const first = await serve();
+    let key = "";
+    let version = "";
     try {
-      await first.waitForOutput("No API key yet");
+      expect(first.ms).toBeLessThan(FIRST_START_MS);
+      expect(first.output()).toMatch(/had no datasets: wrote the data built into this binary \(of \d{4}-\d{2}-\d{2}\) as dataset version (\S+-bundled)/);
+      version = readlinkSync(join(dir, "data", "current")).replace("datasets/", "");
+      expect(first.output()).toContain(version);
+      // The start-up hint is pasteable from anywhere, and its key works on this server.
       const hint = first.output().match(/No API key yet\. Create one with: (.+) \(or in the dashboard/)?.[1];
-      expect(hint).toBe(`${binary} keys create --name my-app --data-dir ${dataDir}`);
-      const pasted = Bun.spawnSync(["sh", "-c", hint!], { cwd: mkdtempSync(join(tmpdir(), "riskcheck-elsewhere-")), env: { PATH: env.PATH, HOME: dir }, timeout: 20_000 });
+      expect(hint).toBe(`${binary} keys create --name my-app --data-dir ${join(dir, "data")}`);
+      const pasted = Bun.spawnSync(["sh", "-c", hint!], { cwd: mkdtempSync(join(tmpdir(), "riskcheck-elsewhere-")), env: env(), timeout: 20_000 });
       expect(pasted.exitCode).toBe(0);
-      hinted = pasted.stdout.toString().trimEnd().split("\n").at(-1)!;
-      const res = await fetch(`${first.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${hinted}` } });
-      expect(res.status).toBe(200);
+      const created = run(["keys", "create", "--name", "bin", "--json"]);
+      expect(created.code).toBe(0);
+      key = JSON.parse(created.stdout).key;
+      expect(await get(`${first.url}/v1/ip-reputation-check?ip=8.8.8.8`, key)).toMatchObject({ status: 200, body: { country_code: "US", asn: expect.stringMatching(/^AS15169\b/) } });
+      expect(await get(`${first.url}/v1/check?email=someone@mailinator.com`, key)).toMatchObject({ status: 200, body: { is_disposable: true } });
+      // The runtime flags are compiled in: a 20 KB request line reaches the route.
+      expect(await get(`${first.url}/v1/check?email=${"a".repeat(20_000)}`, key)).toMatchObject({ status: 400, body: { error: "invalid_email" } });
     } finally {
       expect(await first.stop()).toBe(0);
     }
+    // The written data is an ordinary version: listed, current, in the history.
+    const listed = run(["update", "--list"]);
+    expect(listed.stdout).toMatch(new RegExp(`^\\s*\\*\\s+${version}\\s`, "m"));
 
-    const created = run("keys", "create", "--name", "bin", "--json");
-    expect(created.exitCode).toBe(0);
-    const { key } = JSON.parse(created.stdout.toString());
-
-    const server = await startServe([], env, [binary]);
+    const second = await serve();
     try {
-      const res = await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
-      expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ free_email: true });
-      // The runtime flags are compiled in: a 20 KB request line reaches the route.
-      const long = await fetch(`${server.url}/v1/check?email=${"a".repeat(20_000)}`, { headers: { authorization: `Bearer ${key}` } });
-      expect(long.status).toBe(400);
-      expect(await long.json()).toMatchObject({ error: "invalid_email" });
+      expect(second.output()).not.toContain("had no datasets");
+      console.log(`binary: first start ${Math.round(first.ms)} ms, second start ${Math.round(second.ms)} ms (healthz 200)`);
+      expect(second.ms).toBeLessThan(FIRST_START_MS);
+
+      // Offline: every network source at a closed loopback port. The table says why, the exit status fails, the data in use stays.
+      const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+      const port = closed.port;
+      closed.stop(true);
+      const sources = JSON.parse(readFileSync(join(dir, "data", "sources.json"), "utf8")) as { sources: { name: string; url: string }[] };
+      for (const s of sources.sources) if (!s.url.startsWith("npm:")) s.url = `http://127.0.0.1:${port}/${s.name}`;
+      const offline = join(dir, "offline-sources.json");
+      writeFileSync(offline, JSON.stringify(sources));
+      const updated = run(["update", "--sources", offline]);
+      expect(updated.code).toBe(1);
+      expect(updated.stdout).toMatch(/^SOURCE\s+RESULT\s+ENTRIES\s+DATA DATE\s+DETAIL$/m);
+      expect(updated.stdout).toMatch(/^bundled-geolite2-city-ipv4\s+unchanged\s/m);
+      expect(updated.stdout).toMatch(/^spamhaus-drop-v4\s+failed\s.*(ECONNREFUSED|Unable to connect)/m);
+      expect(updated.stderr).toContain("the connection failed or timed out");
+      const json = run(["update", "--sources", offline, "--json"]);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({ version: null, reached: 0 });
+      expect(readlinkSync(join(dir, "data", "current"))).toBe(`datasets/${version}`);
+      expect(await get(`${second.url}/v1/ip-reputation-check?ip=8.8.8.8`, key)).toMatchObject({ status: 200, body: { country_code: "US", asn: expect.stringMatching(/^AS15169\b/) } });
+      expect(await get(`${second.url}/v1/check?email=someone@mailinator.com`, key)).toMatchObject({ status: 200, body: { is_disposable: true } });
     } finally {
-      expect(await server.stop()).toBe(0);
+      expect(await second.stop()).toBe(0);
     }
-  }, 120_000);
+  }, 150_000);
+
+  test("a data directory a key was made in first lists no version and says how to fill it, not what to copy", async () => {
+    const other = join(dir, "other");
+    mkdirSync(other);
+    expect(run(["keys", "create", "--name", "early", "--data-dir", other]).code).toBe(0);
+    expect(existsSync(join(other, "current"))).toBe(false);
+    const r = run(["update", "--list", "--data-dir", other]);
+    expect(r.stdout).toContain("No dataset version yet");
+    expect(r.stdout).not.toContain("shipped");
+  });
 });

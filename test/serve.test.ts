@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -433,11 +433,15 @@ describe("start-up failures", () => {
     refused(dir, file, "has state1 of type bytes, not string");
   });
 
-  test("a missing data directory is named as such, with the fix", () => {
+  test("a directory riskcheck did not make is refused as a data directory, with how to make one", () => {
     const dir = makeDataDir();
-    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", join(dir, "nowhere")]);
+    const foreign = join(dir, "email");
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", foreign]);
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe(`riskcheck: ${join(dir, "nowhere")}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one ("npm install" in the project makes ./data with the bundled datasets)`);
+    expect(stderr.trim()).toBe(
+      `riskcheck: ${foreign} is not a riskcheck data directory (it has none of sources.json, datasets, current, riskcheck.sqlite); nothing was written there. Give --data-dir (or RISKCHECK_DATA_DIR) a new or empty directory: riskcheck fills it with its bundled data, e.g. riskcheck serve --data-dir /var/lib/riskcheck`,
+    );
+    expect(readdirSync(foreign)).toEqual(["allowlist.txt"]);
   });
 
   test("a missing dataset names the file and exits 1", () => {

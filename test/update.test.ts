@@ -400,11 +400,14 @@ describe("staging never writes through to the current version", () => {
 });
 
 describe("update's start-up failures name the path and the setting to change", () => {
-  test("a data directory that is not there, or a sources path that is a directory", async () => {
-    const missing = join(makeDataDir(), "nowhere");
-    const run = await runCliAsync(["update", "--data-dir", missing]);
+  test("a directory riskcheck did not make, or a sources path that is a directory", async () => {
+    const foreign = join(makeDataDir(), "email");
+    const run = await runCliAsync(["update", "--data-dir", foreign]);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(`riskcheck: ${join(missing, "sources.json")}: cannot read the sources file (no such file); point --data-dir / RISKCHECK_DATA_DIR at the data directory, or --sources / RISKCHECK_SOURCES at a sources file`);
+    expect(run.stderr.trim()).toStartWith(`riskcheck: ${foreign} is not a riskcheck data directory (it has none of sources.json, datasets, current, riskcheck.sqlite); nothing was written there.`);
+    const json = await runCliAsync(["update", "--data-dir", foreign, "--json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toStartWith(`${foreign} is not a riskcheck data directory`);
     const dir = makeDataDir();
     const directory = await runCliAsync(["update", "--data-dir", dir, "--sources", dir]);
     expect(directory.code).toBe(1);
