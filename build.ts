@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { SERVE_RUNTIME_FLAGS } from "./src/app/runtime-flags.ts";
 import { checkoutBaseline, readSeedFiles } from "./src/datasets/baseline/baseline.ts";
 import { installBaseline } from "./src/datasets/baseline/install-baseline.ts";
-import { ARCHIVE_SEED, ARCHIVE_VERSION, BASELINE_ARCHIVE } from "./src/datasets/baseline/seed-files.ts";
+import { ARCHIVE_VERSION, BASELINE_ARCHIVE } from "./src/datasets/baseline/seed-files.ts";
 import { DEFAULT_THRESHOLDS } from "./src/ip/verdict/reputation.ts";
 import NPM_DATA_DATES from "./src/datasets/update/npm-data-dates.json" with { type: "json" };
 import { nodeModulesPackages, packageName } from "./src/datasets/update/package-files.ts";
@@ -41,7 +41,8 @@ for (const path of paths) {
 const dates = Object.entries(versions).map(([name, version]) => (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`]);
 if (dates.includes(undefined as never)) fail("a bundled package has no date in src/datasets/update/npm-data-dates.json");
 const archive = await baselineArchive();
-const info: BuildInfo = { commit: commit(), dataDate: dates.sort().at(-1)!.slice(0, 10), packages: versions, version: archive.version, links: archive.links };
+const seed = Object.fromEntries([...readSeedFiles("data")].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+const info: BuildInfo = { commit: commit(), dataDate: dates.sort().at(-1)!.slice(0, 10), packages: versions, version: archive.version, links: archive.links, seed };
 const outfiles = release ? RELEASE_TARGETS.map((target) => [target, `./dist/release/riskcheck-${target.slice("bun-".length)}`] as const) : [[undefined, "./dist/riskcheck"] as const];
 for (const [target, outfile] of outfiles) {
   const result = await Bun.build({
@@ -68,7 +69,7 @@ if (release) {
 
 /**
  * The compressed tar of the dataset version the postinstall's code makes from the installed
- * packages, and of the seed files; made once per set of inputs (dist/baseline/<hash>/).
+ * packages (the seed files travel in BUILD_INFO); made once per set of inputs (dist/baseline/<hash>/).
  */
 async function baselineArchive(): Promise<{ file: string; version: string; links: Record<string, string> }> {
   const hash = createHash("sha256").update(`zstd ${ZSTD_LEVEL}\n${JSON.stringify(versions)}\n`);
@@ -99,7 +100,6 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
         files[ARCHIVE_VERSION + path] = readFileSync(join(root, path));
       }
     }
-    for (const [path, bytes] of readSeedFiles("data")) files[ARCHIVE_SEED + path] = bytes;
     const tar = await new Bun.Archive(files).bytes();
     const compressed = Bun.zstdCompressSync(tar, { level: ZSTD_LEVEL });
     mkdirSync(dir, { recursive: true });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -106,9 +106,13 @@ describe("the compiled binary, alone in an empty directory", () => {
     const listed = run(["update", "--list"]);
     expect(listed.stdout).toMatch(new RegExp(`^\\s*\\*\\s+${version}\\s`, "m"));
 
+    // A curated file the data directory lacks (a newer release's, or one deleted) is written again; nothing else changes.
+    rmSync(join(dir, "data", "curated", "hosting-asns.txt"));
     const second = await serve();
     try {
       expect(second.output()).not.toContain("had no datasets");
+      expect(second.output()).toContain(`${join(dir, "data")} lacked curated/hosting-asns.txt: wrote them as this riskcheck ships them`);
+      expect(existsSync(join(dir, "data", "curated", "hosting-asns.txt"))).toBe(true);
       console.log(`binary: first start ${Math.round(first.ms)} ms, second start ${Math.round(second.ms)} ms (healthz 200)`);
       expect(second.ms).toBeLessThan(FIRST_START_MS);
 

@@ -197,7 +197,7 @@ async function prepareIp(versionRoot: string, manifest: Manifest | null, files: 
   for (let entry = 0; entry < asn.entryCount; entry++) {
     asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
   }
-  if (curated.regions.size === 0) notes.push("curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's or the binary's data/curated/");
+  if (curated.regions.size === 0) notes.push("curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's data/curated/ (the binary writes it again at its next start)");
   if (curated.expired) notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
   const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
   return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, locationFile, curated, notes, geoSource: geoSourceName(operator.city, manifest) };

@@ -9,6 +9,8 @@ export interface BuildInfo {
   readonly version: string;
   /** Files of the version that are the same file as another (a hard link), each stored once: path → the stored path. */
   readonly links: Readonly<Record<string, string>>;
+  /** The files a data directory starts with (sources.json, the curated lists …), by path inside it: small text files. */
+  readonly seed: Readonly<Record<string, string>>;
 }
 
 declare const RISKCHECK_BUILD: BuildInfo | undefined;

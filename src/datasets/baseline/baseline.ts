@@ -9,7 +9,7 @@ import { ARCHIVE_VERSION, BASELINE_ARCHIVE, SEED_FILE_GLOBS } from "./seed-files
 export interface Baseline {
   readonly packages: PackageFiles;
   /** The seed files by their path inside the data directory. */
-  readonly seed: ReadonlyMap<string, Uint8Array>;
+  readonly seed: ReadonlyMap<string, Uint8Array | string>;
 }
 
 /** A checkout's baseline: the packages `npm install` put in node_modules and the files committed under data/. */
@@ -34,7 +34,12 @@ export function checkoutBaselineHere(): Baseline | null {
   return !BUILD_INFO && existsSync(join(CHECKOUT, "node_modules")) ? checkoutBaseline(CHECKOUT) : null;
 }
 
-/** The archive the binary carries (build.ts): the dataset version the postinstall's code made from the bundled packages, and the seed files; null outside the binary. */
+/** The seed files the binary carries (build.ts); null outside the binary. */
+export function embeddedSeed(): ReadonlyMap<string, string> | null {
+  return BUILD_INFO && new Map(Object.entries(BUILD_INFO.seed));
+}
+
+/** The archive the binary carries (build.ts): the dataset version the postinstall's code made from the bundled packages; null outside the binary. */
 export async function embeddedArchive(): Promise<Bun.Archive | null> {
   const archive = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === BASELINE_ARCHIVE);
   return archive && BUILD_INFO ? new Bun.Archive(Bun.zstdDecompressSync(await archive.bytes())) : null;

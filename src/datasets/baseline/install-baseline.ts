@@ -8,8 +8,8 @@ import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
 import { parseSources } from "../update/sources.ts";
 import { type UpdateReport, runUpdate } from "../update/update.ts";
 import { activateVersion, withUpdateLock } from "../versions.ts";
-import { type Baseline, checkoutBaselineHere, embeddedArchive } from "./baseline.ts";
-import { ARCHIVE_SEED, ARCHIVE_VERSION } from "./seed-files.ts";
+import { type Baseline, checkoutBaselineHere, embeddedArchive, embeddedSeed } from "./baseline.ts";
+import { ARCHIVE_VERSION } from "./seed-files.ts";
 
 export interface BaselineOptions {
   readonly thresholds: Thresholds;
@@ -17,12 +17,16 @@ export interface BaselineOptions {
   readonly env: Record<string, string | undefined>;
 }
 
-/** Each seed file the data directory lacks; an operator's edited copy stays. */
-function writeSeedFiles(dataDir: string, seed: ReadonlyMap<string, Uint8Array>): void {
+/** Each seed file the data directory lacks, and their paths; an operator's edited copy stays. */
+function writeSeedFiles(dataDir: string, seed: ReadonlyMap<string, Uint8Array | string>): string[] {
+  const written: string[] = [];
   for (const [path, content] of seed) {
     const target = join(dataDir, path);
-    if (!existsSync(target)) writeFileAtomically(target, content);
+    if (existsSync(target)) continue;
+    writeFileAtomically(target, content);
+    written.push(path);
   }
+  return written;
 }
 
 /**
@@ -48,17 +52,13 @@ export async function installBaseline(dataDir: string, baseline: Baseline, optio
   });
 }
 
-/** The binary's first start: its seed files and its dataset version written out, the version made current (history and rollback as any). */
+/** The binary's first start: its dataset version written out and made current (history and rollback as any). */
 async function installEmbedded(dataDir: string, archive: Bun.Archive, info: BuildInfo, keepVersions: number): Promise<void> {
   const files = dataFiles(dataDir);
   await withUpdateLock(dataDir, async () => {
     const staging = join(files.versions, `.staging-${info.version}`);
     try {
       await archive.extract(staging);
-      const seed = join(staging, ARCHIVE_SEED);
-      for (const path of new Bun.Glob("**/*").scanSync({ cwd: seed, dot: true })) {
-        if (!existsSync(join(dataDir, path))) linkOrCopy(join(seed, path), join(dataDir, path));
-      }
       const version = join(staging, ARCHIVE_VERSION);
       for (const [path, stored] of Object.entries(info.links)) linkOrCopy(join(version, stored), join(version, path));
       renameSync(version, join(files.versions, info.version));
@@ -72,13 +72,19 @@ async function installEmbedded(dataDir: string, archive: Bun.Archive, info: Buil
 /**
  * Before a command that reads datasets: a missing or empty data directory (or one with a
  * database and no dataset version yet) gets the shipped baseline, said in one line; a
- * directory riskcheck did not make is refused. Bun running the sources without
+ * directory riskcheck did not make is refused. The binary also writes each seed file a data
+ * directory lacks (a curated list a newer release brings). Bun running the sources without
  * node_modules has nothing to write: the usual errors then name what is missing.
  */
 export async function ensureDatasets(dataDir: string, options: BaselineOptions, say: (line: string) => void): Promise<void> {
   const kind = dataDirKind(dataDir);
   if (kind === "foreign") throw new Error(notADataDirectory(resolve(dataDir)));
-  if (kind === "riskcheck" && hasDatasetVersion(dataDir)) return;
+  const seed = embeddedSeed();
+  const written = seed ? writeSeedFiles(dataDir, seed) : [];
+  if (kind === "riskcheck" && hasDatasetVersion(dataDir)) {
+    if (written.length) say(`${resolve(dataDir)} lacked ${written.join(", ")}: wrote them as this riskcheck ships them`);
+    return;
+  }
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
   const embedded = await embeddedArchive();

@@ -5,8 +5,7 @@
  */
 export const SEED_FILE_GLOBS = ["sources.json", "curated/*", "email/allowlist.txt", "email/free-providers.txt", "ip/*.txt"] as const;
 
-/** Where the binary's archive keeps the dataset version's files and the seed files. */
+/** Where the binary's archive keeps the dataset version's files. */
 export const ARCHIVE_VERSION = "version/";
-export const ARCHIVE_SEED = "data/";
 /** The archive's name among the binary's embedded files. */
 export const BASELINE_ARCHIVE = "baseline.tar.zst";
