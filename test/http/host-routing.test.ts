@@ -9,9 +9,11 @@ import { createTestApp } from "../support/test-app.ts";
  * starts the search after the scheme instead: these requests go over a real socket, as Bun
  * builds `request.url` from the request line and Host, and fail if the patch is lost.
  */
-let served: Awaited<ReturnType<Awaited<ReturnType<typeof createTestApp>>["listenOnLoopback"]>>;
+let app: Awaited<ReturnType<typeof createTestApp>>;
+let served: ReturnType<typeof app.listenOnLoopback>;
 beforeAll(async () => {
-  served = (await createTestApp()).listenOnLoopback();
+  app = await createTestApp();
+  served = app.listenOnLoopback();
 });
 afterAll(() => served.stop());
 
@@ -24,7 +26,7 @@ function send(head: string): Promise<{ status: number; type: string; body: strin
       socket.destroy();
       reject(new Error(`no answer within 5 s to ${JSON.stringify(head)}`));
     }, 5_000);
-    socket.on("data", (d) => chunks.push(d));
+    socket.on("data", (d: Buffer) => chunks.push(d));
     socket.on("error", reject);
     socket.on("close", () => {
       clearTimeout(timer);
@@ -55,9 +57,32 @@ describe("routing by the request's path, whatever the Host header says", () => {
     expect((await send("GET http://a/v1/dashboard HTTP/1.1\r\nHost: elsewhere.example")).status).toBe(404);
   });
 
+  test("app.handle takes the same road: a one-letter host is no shorter path there either", async () => {
+    for (const origin of ["http://x", "http://api", "https://x", "http://a-long-enough-name.example"]) {
+      expect((await app.handle(new Request(`${origin}/healthz`))).status).toBe(200);
+      expect((await app.handle(new Request(`${origin}/v1/metrics`))).status).toBe(404);
+      expect((await app.handle(new Request(`${origin}/v1/dashboard?x=1`))).status).toBe(404);
+    }
+  });
+
   test("no Host at all (HTTP/1.0), or an empty one: still the request's path", async () => {
     expect((await send("GET /healthz HTTP/1.0")).status).toBe(200);
     expect((await send("GET /healthz HTTP/1.1\r\nHost: ")).status).toBe(200);
     expect((await send("GET /v1/metrics HTTP/1.0")).status).toBe(404);
+  });
+});
+
+describe("answers the app shapes over a socket, where Bun used to answer first", () => {
+  test("a declared body over 16 MiB is the documented 413 JSON, not Bun's bare one", async () => {
+    const { secret } = await app.newKey("both", { permissions: ["check", "report"] });
+    for (const path of ["/v1/reports", "/v1/check/batch"]) {
+      const res = await send(`POST ${path} HTTP/1.1\r\nHost: api\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}`);
+      expect(res.status).toBe(413);
+      expect(res.type).toBe("application/json");
+      expect(JSON.parse(res.body)).toEqual({ error: "body_too_large", message: expect.any(String) });
+    }
+    const nowhere = await send(`POST /v1/nothing-here HTTP/1.1\r\nHost: api\r\nContent-Length: ${20 * 1024 * 1024}`);
+    expect(nowhere.status).toBe(404);
+    expect(JSON.parse(nowhere.body)).toMatchObject({ error: "not_found" });
   });
 });
