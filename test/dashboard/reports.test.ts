@@ -88,7 +88,7 @@ describe("dashboard: permissions and reported addresses", () => {
 
     const asked = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(first.body), key: rogue.key.id });
     expect(asked.res.status).toBe(200);
-    expect(asked.body).toContain("Delete all reports of rogue?");
+    expect(asked.body).toContain("Delete all reports of “rogue”, on every address?");
     expect((await t.stores.reports.list({})).length).toBe(121);
     const done = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(asked.body), key: rogue.key.id, confirm: "yes" });
     expect(done.res.status).toBe(303);
