@@ -220,9 +220,10 @@ export class LocalReportIndex implements LocalReportView {
   }
 
   /**
-   * Applies a deletion made in the store. One of every address's (a key's, a prune) walks
-   * every address, SLOTS_PER_TURN between two turns of the event loop, so that the checks
-   * being served meanwhile wait for no more than that.
+   * Applies a deletion made in the store. One of an address's reports touches that address;
+   * one of a key's, or of the reports before a date (a prune), walks every address,
+   * SLOTS_PER_TURN between two turns of the event loop, so that the checks being served
+   * meanwhile wait for no more than that.
    */
   async delete(deletion: ReportDeletion): Promise<void> {
     const t = this.table;
