@@ -1,4 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -340,5 +341,61 @@ describe("email", () => {
     expect(lines).toHaveLength(3);
     const reasonColumn = lines.map((line) => Bun.stringWidth(line.slice(0, line.search(/ours|sign-up wave|REASON/))));
     expect(new Set(reasonColumn).size).toBe(1);
+  });
+  test("--until: a day that does not exist is refused; a day given is listed as given, the day included", () => {
+    const dataDir = makeDataDir();
+    for (const until of ["2027-02-30", "2027-13-01", "2027-02-29", "2027-01-31T24:00:00Z", "2027-01-31T12:60:00Z", "31/01/2027"]) {
+      const refused = runCli(["email", "allow", "example.com", "--reason", "ours", "--until", until, "--data-dir", dataDir]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`--until "${until}" is not a date`);
+    }
+    const added = runCli(["email", "allow", "example.com", "--reason", "ours", "--until", "2099-01-31", "--data-dir", dataDir]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain("until 2099-01-31 (");
+    expect(runCli(["email", "allow", "leap.example", "--reason", "ours", "--until", "2096-02-29", "--data-dir", dataDir]).code).toBe(0);
+    const listed = runCli(["email", "list", "--data-dir", dataDir]).stdout;
+    expect(listed).toMatch(/^example\.com +allow +2099-01-31 /m);
+    expect(listed).toMatch(/^leap\.example +allow +2096-02-29 /m);
+    // Stored as the instant it ends: the midnight after the day.
+    const [line] = JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir]).stdout);
+    expect(line.until).toBe("2099-02-01T00:00:00.000Z");
+  });
+
+  test("a line on a public suffix (co.uk) is refused unless --force", () => {
+    const dataDir = makeDataDir();
+    for (const suffix of ["co.uk", "CO.UK", "org.uk"]) {
+      const refused = runCli(["email", "deny", suffix, "--reason", "spam wave", "--data-dir", dataDir]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("is a public suffix");
+      expect(refused.stderr).toContain("--force");
+    }
+    expect(runCli(["email", "deny", "spam.co.uk", "--reason", "spam wave", "--data-dir", dataDir]).code).toBe(0);
+    expect(runCli(["email", "deny", "co.uk", "--reason", "all of it, on purpose", "--force", "--data-dir", dataDir]).code).toBe(0);
+    expect(JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir]).stdout).map((l: { domain: string }) => l.domain)).toEqual(["co.uk", "spam.co.uk"]);
+  });
+});
+
+describe("reports", () => {
+  test("delete --key without --ip removes all of that key's reports; with neither it is a usage error", () => {
+    const dataDir = makeDataDir();
+    const env = { RISKCHECK_DB: join(dataDir, "riskcheck.sqlite") };
+    const rogue = JSON.parse(runCli(["keys", "create", "--name", "rogue", "--permissions", "report", "--json"], env).stdout);
+    const honest = JSON.parse(runCli(["keys", "create", "--name", "honest", "--permissions", "report", "--json"], env).stdout);
+    const db = new Database(env.RISKCHECK_DB);
+    try {
+      const insert = db.query("INSERT INTO reports (key_id, ip, category, comment, reported_at) VALUES (?, ?, 'attack', NULL, ?)");
+      for (const ip of ["81.2.69.142", "89.160.20.112", "2a02:cf40::1"]) insert.run(rogue.id, ip, Date.now());
+      insert.run(honest.id, "81.2.69.142", Date.now());
+    } finally {
+      db.close();
+    }
+    const neither = runCli(["reports", "delete"], env);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain("--ip IP, --key NAME, or both");
+    const deleted = runCli(["reports", "delete", "--key", "rogue"], env);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toContain("Deleted 3 report(s) by rogue");
+    expect(JSON.parse(runCli(["reports", "list", "--json"], env).stdout).map((r: { key_name: string }) => r.key_name)).toEqual(["honest"]);
+    expect(runCli(["reports", "list", "--since", "2026-02-30"], env).code).toBe(2);
   });
 });

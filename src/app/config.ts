@@ -62,6 +62,7 @@ export const DEFAULTS = Object.freeze({
   reportDedup: "24h",
   reportWindow: "90d",
   reportRetention: "365d",
+  reportKeyDailyLimit: 10_000,
 });
 
 /** The SQLite file a data directory holds unless --db / RISKCHECK_DB names another. */
@@ -98,6 +99,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
       dedupMs: period(env.RISKCHECK_REPORT_DEDUP ?? DEFAULTS.reportDedup, "RISKCHECK_REPORT_DEDUP"),
       windowMs: period(env.RISKCHECK_REPORT_WINDOW ?? DEFAULTS.reportWindow, "RISKCHECK_REPORT_WINDOW"),
       retentionMs: period(env.RISKCHECK_REPORT_RETENTION ?? DEFAULTS.reportRetention, "RISKCHECK_REPORT_RETENTION"),
+      keyDailyLimit: integer(env.RISKCHECK_REPORT_KEY_DAILY_LIMIT, "RISKCHECK_REPORT_KEY_DAILY_LIMIT", DEFAULTS.reportKeyDailyLimit, 1),
     },
   };
   return Object.freeze(config);

@@ -56,12 +56,13 @@ export async function wireApp(input: WiringInput) {
     },
   };
   const batchItems = new BatchItemMetrics();
-  const reportIndex = new LocalReportIndex(input.reports.windowMs, now);
+  const authenticator = new KeyAuthenticator(serving.keys, now);
+  const reportIndex = new LocalReportIndex(input.reports.windowMs, now, (keyId) => authenticator.isActive(keyId));
   const reports = { store: stores.reports, index: reportIndex, settings: input.reports, outcomes: new ReportOutcomes() };
   const reportWatch = new ReportWatch(stores.reports, reportIndex, input.reports, now);
   await reportWatch.refresh();
   const deps: AppDeps = {
-    authenticator: new KeyAuthenticator(serving.keys, now),
+    authenticator,
     limits: {
       settings: input.limits,
       rateLimiter: new RateLimiter(),

@@ -68,6 +68,7 @@ export const SERVE = {
     ...VERDICT_SETTINGS,
     { name: "RISKCHECK_REPORT_DEDUP", default: DEFAULTS.reportDedup, description: "A key's repeat of a report (same address and category) within this is a duplicate" },
     { name: "RISKCHECK_REPORT_RETENTION", default: DEFAULTS.reportRetention, description: "Local reports older than this are deleted" },
+    { name: "RISKCHECK_REPORT_KEY_DAILY_LIMIT", default: String(DEFAULTS.reportKeyDailyLimit), description: "Distinct addresses one key may report per day (UTC); reports of further ones are refused with limit_reached" },
     ...MAXMIND_SETTINGS,
   ],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],

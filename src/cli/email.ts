@@ -7,11 +7,13 @@ import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
+import { untilText } from "../time/calendar-date.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
 
 const REASON = { name: "reason", type: "string", value: "TEXT", required: true, description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line" } as const satisfies FlagSpec;
 const UNTIL = { name: "until", type: "string", value: "DATE", default: "until removed", description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)" } as const satisfies FlagSpec;
+const FORCE = { name: "force", type: "boolean", description: "Accept a public suffix (co.uk, com): the line then covers every domain registered under it" } as const satisfies FlagSpec;
 const AUTHOR = { name: "author", type: "string", value: "NAME", default: "the user running the command", description: "Who is answerable for the line" } as const satisfies FlagSpec;
 const DOMAIN = { name: "DOMAIN", description: "The domain; the line covers its subdomains too" };
 const SETTLES = "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
@@ -21,7 +23,7 @@ export const EMAIL_ALLOW = {
   summary: "Never report DOMAIN (and its subdomains) as disposable, whatever the lists say",
   details: [SETTLES],
   operand: DOMAIN,
-  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
+  flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
   examples: ['riskcheck email allow example-corp.com --reason "our own staff domain; listed by one list since 2026-08"', 'riskcheck email allow shop.example --reason "ticket 4711" --until 2027-01-31'],
 } as const satisfies CommandSpec;
 
@@ -30,7 +32,7 @@ export const EMAIL_DENY = {
   summary: "Always report DOMAIN (and its subdomains) as disposable",
   details: [SETTLES],
   operand: DOMAIN,
-  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
+  flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
   examples: ['riskcheck email deny fresh-throwaway.example --reason "sign-up wave of 2026-11-20, temporary inboxes"'],
 } as const satisfies CommandSpec;
 
@@ -52,14 +54,14 @@ export const EMAIL_REMOVE = {
 const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
   let line: OverrideLine;
   try {
-    line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null }, new Date());
+    line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null, force: values.force }, new Date());
   } catch (err) {
     if (err instanceof OverrideError) throw new UsageError(err.message);
     throw err;
   }
   const config = loadConfig(values, process.env);
   await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
-  const until = line.until ? ` until ${line.until}` : "";
+  const until = line.until ? ` until ${untilText(line.until)}` : "";
   console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
   return 0;
 };
@@ -81,7 +83,7 @@ export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_L
   }
   printTable([
     ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"],
-    ...lines.map((l) => [l.domain, l.action, active.has(l.domain) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason]),
+    ...lines.map((l) => [l.domain, l.action, l.until === null ? "-" : active.has(l.domain) ? untilText(l.until) : `expired ${untilText(l.until)}`, l.author, l.created.slice(0, 10), l.reason]),
   ]);
   return 0;
 }

@@ -5,6 +5,7 @@ import { reportsCsv } from "../reports/reports-csv.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores } from "./database.ts";
+import { parseDateText, sinceMs } from "../time/calendar-date.ts";
 
 const SINCE = { name: "since", type: "string", value: "DATE", description: "Only reports made at or after this date (2026-11-01, or a full ISO time)" } as const;
 
@@ -24,15 +25,15 @@ export const REPORTS_EXPORT = {
 
 export const REPORTS_DELETE = {
   name: "reports delete",
-  summary: "Retract the reports of an address, or only one key's; running servers follow within 10 s",
+  summary: "Retract the reports of an address, all of a key's (a rogue reporter's), or one key's of one address; running servers follow within 10 s",
   flags: [
-    { name: "ip", type: "string", value: "IP", required: true, description: "The address whose reports go" },
-    { name: "key", type: "string", value: "ID_OR_NAME", description: "Only this key's reports (its id, or its name)" },
+    { name: "ip", type: "string", value: "IP", description: "The address whose reports go" },
+    { name: "key", type: "string", value: "ID_OR_NAME", description: "Only this key's reports (its id, or its name); without --ip, all of them" },
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck reports delete --ip 203.0.113.9", "riskcheck reports delete --ip 203.0.113.9 --key waf"],
+  examples: ["riskcheck reports delete --ip 203.0.113.9", "riskcheck reports delete --ip 203.0.113.9 --key waf", "riskcheck reports delete --key waf"],
 } as const satisfies CommandSpec;
 
 export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_LIST>): Promise<number> {
@@ -52,16 +53,18 @@ export async function exportReports({ values }: ParsedCommandLine<typeof REPORTS
 }
 
 export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS_DELETE>): Promise<number> {
-  const ip = address(values.ip);
+  if (values.ip === undefined && values.key === undefined) throw new UsageError("say which reports go: --ip IP, --key NAME, or both");
+  const ip = values.ip === undefined ? undefined : address(values.ip);
   const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores) => {
-    if (values.key === undefined) return stores.reports.delete(ip);
+    if (values.key === undefined) return stores.reports.delete({ ip }, Date.now());
     const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
     if (keys.length === 0) throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
     let n = 0;
-    for (const key of keys) n += await stores.reports.delete(ip, key.id);
+    for (const key of keys) n += await stores.reports.delete({ ip, keyId: key.id }, Date.now());
     return n;
   });
-  console.log(`Deleted ${deleted} report(s) of ${ip}${values.key === undefined ? "" : ` by ${values.key}`}; running servers count without them within 10 s.`);
+  const whose = [ip === undefined ? "" : ` of ${ip}`, values.key === undefined ? "" : ` by ${values.key}`].join("");
+  console.log(`Deleted ${deleted} report(s)${whose}; running servers count without them within 10 s.`);
   return 0;
 }
 
@@ -73,9 +76,9 @@ function address(text: string): string {
 }
 
 function date(text: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw new UsageError(`--since: "${text}" is not a date such as 2026-11-01 or 2026-11-01T12:00:00Z`);
-  return ms;
+  const date = parseDateText(text);
+  if (date === null) throw new UsageError(`--since: "${text}" is not a date such as 2026-11-01 (a day that exists) or 2026-11-01T12:00:00Z`);
+  return sinceMs(date);
 }
 
 function reportJson(r: StoredReport) {

@@ -119,8 +119,9 @@ async function databaseState(config: Config): Promise<DatabaseState> {
     const watch = new OverrideWatch(stores.emailOverrides, Date.now);
     await watch.refresh();
     const nowMs = Date.now();
-    const reports = new LocalReportIndex(config.reports.windowMs, () => nowMs);
-    reports.reset((await stores.reports.changes(null, nowMs - config.reports.windowMs)).rows);
+    const active = new Set((await stores.keys.list()).filter((k) => k.revokedAt === null).map((k) => k.id));
+    const reports = new LocalReportIndex(config.reports.windowMs, () => nowMs, (keyId) => active.has(keyId));
+    await stores.reports.changes(null, nowMs - config.reports.windowMs, (rows) => reports.add(rows));
     const lines = watch.active.size;
     return {
       overrides: watch.active,

@@ -112,8 +112,9 @@ function formChanges(form: URLSearchParams, key: KeyRecord, nowMs: number): KeyC
   };
 }
 
-/** Addresses the reports page lists. */
-const REPORTED_SHOWN = 100;
+/** The reported addresses page: the top REPORTED_PAGES × REPORTED_PER_PAGE of the window, a page at a time. */
+const REPORTED_PER_PAGE = 50;
+const REPORTED_PAGES = 20;
 
 
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
@@ -372,11 +373,11 @@ export class Dashboard {
     const action = field(form, "action");
     if (action !== "allow" && action !== "deny") return this.overridesView(current.session, { text: "Choose allow or deny.", error: true }, 400);
     try {
-      const line = overrideLine({ domain: field(form, "domain") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: field(form, "until") || null }, new Date(this.deps.now()));
+      const line = overrideLine({ domain: field(form, "domain") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: field(form, "until") || null, force: field(form, "force") === "yes" }, new Date(this.deps.now()));
       await this.deps.emailOverrides.put(line);
     } catch (err) {
       if (!(err instanceof OverrideError)) throw err;
-      return this.overridesView(current.session, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date")}.`, error: true }, 400);
+      return this.overridesView(current.session, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date").replace("insist with --force", "tick “even on a public suffix” to insist")}.`, error: true }, 400);
     }
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=added");
@@ -395,35 +396,49 @@ export class Dashboard {
   async reports(request: Request): Promise<Response> {
     const current = await this.session(request);
     if (!current) return redirect("/dashboard");
-    const deleted = new URL(request.url).searchParams.get("deleted");
-    return this.reportsView(current.session.csrfToken, deleted !== null && /^\d+$/.test(deleted) ? `Deleted ${deleted} report(s).` : undefined);
+    const params = new URL(request.url).searchParams;
+    const deleted = params.get("deleted");
+    const pageNumber = Math.min(Math.max(Number.parseInt(params.get("page") ?? "1", 10) || 1, 1), REPORTED_PAGES);
+    return this.reportsView(current.session.csrfToken, pageNumber, deleted !== null && /^\d+$/.test(deleted) ? `Deleted ${deleted} report(s).` : undefined);
   }
 
+  /**
+   * Deletes an address's reports, one key's of it, or, with no address, all of a key's:
+   * that one is asked again (a page saying what will go) before it is done.
+   */
   async deleteReports(request: Request): Promise<Response> {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
-    const ip = parseIpAddress(field(current.form, "ip") ?? "");
-    if (ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
-    const key = field(current.form, "key");
+    const ipText = field(current.form, "ip");
+    const keyId = field(current.form, "key") || undefined;
+    const ip = ipText ? parseIpAddress(ipText) : null;
+    if (ipText && ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
+    if (ip === null && keyId === undefined) return page(messagePage("Nothing to delete", "Name an address, a key, or both."), 400);
     if (field(current.form, "confirm") !== "yes") {
-      const name = key ? ((await this.deps.keys.find(key))?.name ?? key) : null;
-      return page(deleteReportsConfirmPage(ip.text, key ? { id: key, name: name! } : null, current.session.csrfToken));
+      const key = keyId === undefined ? null : await this.deps.keys.find(keyId);
+      if (ip === null && key === null) return page(messagePage("No such key", "The form named no existing key."), 400);
+      return page(deleteReportsConfirmPage(ip?.text ?? null, keyId === undefined ? null : { id: keyId, name: key?.name ?? keyId }, current.session.csrfToken));
     }
-    const deleted = await this.deps.reports.store.delete(ip.text, key || undefined);
+    const deleted = await this.deps.reports.store.delete({ ip: ip?.text, keyId }, this.deps.now());
     await this.deps.reports.refresh();
     return redirect(`/dashboard/reports?deleted=${deleted}`);
   }
 
-  private async reportsView(csrfToken: string, notice?: string): Promise<Response> {
+  private async reportsView(csrfToken: string, pageNumber: number, notice?: string): Promise<Response> {
     const { index, windowMs } = this.deps.reports;
-    const names = new Map((await this.deps.keys.list()).map((k) => [k.id, k.name]));
-    const rows = index.mostReported(REPORTED_SHOWN).map((address) => ({ address, keyNames: names }));
-    return page(reportsPage(rows, Math.round(windowMs / 86_400_000), csrfToken, notice));
+    const keys = await this.deps.keys.list();
+    const names = new Map(keys.map((k) => [k.id, k.name]));
+    const ranked = await index.mostReported((pageNumber - 1) * REPORTED_PER_PAGE, REPORTED_PER_PAGE);
+    const rows = ranked.rows.map((address) => ({ address, keyNames: names }));
+    const reporters = keys.filter((k) => k.permissions.includes("report"));
+    const listing = { page: pageNumber, perPage: REPORTED_PER_PAGE, total: ranked.total, pages: Math.min(REPORTED_PAGES, Math.ceil(ranked.total / REPORTED_PER_PAGE)) };
+    return page(reportsPage(rows, listing, reporters, Math.round(windowMs / 86_400_000), csrfToken, notice));
   }
 
-  static asset(name: string): Response {
+  /** The asset, or null for a name the dashboard has none of. */
+  static asset(name: string): Response | null {
     const asset = ASSETS.get(name);
-    if (!asset) return new Response("not found", { status: 404, headers: { "content-type": "text/plain" } });
+    if (!asset) return null;
     return new Response(asset.body, { headers: { "content-type": asset.type, "x-content-type-options": "nosniff", "cache-control": "no-cache" } });
   }
 }

@@ -1,3 +1,5 @@
+import { getDomain } from "tldts";
+import { parseDateText, untilMs } from "../time/calendar-date.ts";
 import { nearest, normaliseDomain } from "./domain-name.ts";
 
 /** An operator's word on one domain and its subdomains: never disposable (allow) or always (deny). */
@@ -33,30 +35,44 @@ export interface OverrideRow {
 
 export const lineOfRow = (r: OverrideRow): OverrideLine => ({ domain: r.domain, action: r.action, reason: r.reason, author: r.author, created: r.created_at, until: r.until });
 
-export class OverrideError extends Error {}
+/** Why a line was refused; `code` names the kind for an API's error body (the CLI and the dashboard show the message). */
+export class OverrideError extends Error {
+  constructor(
+    message: string,
+    readonly code: "invalid_domain" | "invalid_reason" | "invalid_until" | "public_suffix" = "invalid_domain",
+  ) {
+    super(message);
+  }
+}
 
 const MAX_REASON_LENGTH = 500;
 
 /**
- * Checks an operator's input and makes the line: the domain normalised like an address's,
- * a reason that says something, an expiry in the future (`YYYY-MM-DD` means the end of that
- * day, UTC; or a full ISO timestamp).
+ * Checks an operator's input and makes the line: the domain normalised like an address's
+ * and not a public suffix (`co.uk`, `com`: a line there would cover every domain under it)
+ * unless `force`; a reason that says something and that every store keeps as given (no NUL
+ * character, no lone surrogate); an expiry in the future (`YYYY-MM-DD` means the end of
+ * that day, UTC; or a full ISO timestamp), a day that exists.
  */
-export function overrideLine(input: { domain: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null }, now: Date): OverrideLine {
+export function overrideLine(input: { domain: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null; force?: boolean }, now: Date): OverrideLine {
   const domain = normaliseDomain(input.domain.trim());
   if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`);
+  if (!input.force && getDomain(domain) === null) {
+    throw new OverrideError(`${domain} is a public suffix: a line there would make every domain under it ${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with --force`, "public_suffix");
+  }
   const reason = input.reason.trim();
-  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks");
-  if (reason.length > MAX_REASON_LENGTH) throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`);
+  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks", "invalid_reason");
+  if (reason.length > MAX_REASON_LENGTH) throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`, "invalid_reason");
+  if (reason.includes("\u0000") || !reason.isWellFormed()) throw new OverrideError("the reason must be text without NUL characters or lone surrogates", "invalid_reason");
   const until = input.until ? expiryOf(input.until) : null;
-  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`);
+  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`, "invalid_until");
   return { domain, action: input.action, reason, author: input.author, created: now.toISOString(), until };
 }
 
 function expiryOf(text: string): string {
-  const day = /^\d{4}-\d\d-\d\d$/.test(text) ? Date.parse(`${text}T00:00:00Z`) + 86_400_000 : /^\d{4}-\d\d-\d\dT/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(day)) throw new OverrideError(`--until "${text}" is not a date (YYYY-MM-DD, the day included, or an ISO timestamp)`);
-  return new Date(day).toISOString();
+  const date = parseDateText(text);
+  if (date === null) throw new OverrideError(`--until "${text}" is not a date (YYYY-MM-DD, a day that exists, the day included; or an ISO timestamp with its offset)`, "invalid_until");
+  return new Date(untilMs(date)).toISOString();
 }
 
 /** The lines that apply at `nowMs`, by domain. */

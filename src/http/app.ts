@@ -19,11 +19,12 @@ export interface AppDeps extends ApiDeps, OperatorDeps {
 export type HttpApp = ReturnType<typeof createApp>;
 
 /**
- * Bun's own upload limit, over which it answers a bare 413 before any route runs. The routes
- * that read a body set their own, lower limits and answer with a body saying so: the batch
- * endpoint 1 MiB, the dashboard's forms 64 KiB.
+ * Bun's own upload limit, over which it would answer a bare 413 before any route runs: set
+ * out of reach, so that the limits are the app's. The routes that read a body stop reading
+ * at their own limits and say so in the documented JSON (the batch and the reports 1 MiB,
+ * the dashboard's forms 64 KiB); the others never read one.
  */
-const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_REQUEST_BODY_BYTES = Number.MAX_SAFE_INTEGER;
 
 /** The whole HTTP surface, one Elysia app: `listen` serves it, the tests call its `handle`. */
 export function createApp(deps: AppDeps) {

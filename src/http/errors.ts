@@ -29,6 +29,7 @@ export const API_ERRORS = Object.freeze({
   quotaExceeded: define(429, "quota_exceeded", "Monthly quota exceeded. Please upgrade your plan or wait until next month."),
   metricsTokenRequired: define(401, "unauthorized", "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>"),
   notFound: define(404, "not_found", "No such endpoint; see the API reference in docs/api.md"),
+  storeBusy: define(503, "service_unavailable", "The database is locked by another process; nothing of this request was stored: send it again after Retry-After seconds"),
   internal: define(500, "internal_error", "The server failed to answer this request; the details are in its log"),
 });
 

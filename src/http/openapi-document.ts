@@ -213,7 +213,7 @@ export const OPENAPI_DOCUMENT = {
         operationId: "report",
         summary: "Report abusive addresses your own services saw: the verdict's `local` source",
         description:
-          "One report, or `{\"reports\": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key's repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. In the IP check, `local` adds per category the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days). The 200 is sent once the accepted reports are committed.",
+          "One report, or `{\"reports\": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key's repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.",
         security: [{ apiKey: [] }],
         requestBody: {
           required: true,
@@ -229,7 +229,7 @@ export const OPENAPI_DOCUMENT = {
           "400": {
             description: "The body is not JSON, not one report nor `{\"reports\": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).",
             headers: RATE_HEADERS,
-            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, ...Object.keys(REPORT_PROBLEMS).map((error) => ({ error }))]), {
+            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, ...Object.keys(REPORT_PROBLEMS).filter((error) => error !== "limit_reached").map((error) => ({ error }))]), {
               invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
               too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
               private_address: { summary: '{"ip": "10.0.0.1", "category": "bot"}', value: { error: "private_address", message: REPORT_PROBLEMS.private_address } },
@@ -248,6 +248,11 @@ export const OPENAPI_DOCUMENT = {
             content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
           },
           "500": ref("responses", "InternalError"),
+          "503": {
+            description: "Another process holds the database's write lock (over 2 s): nothing was stored; send the same request again after `Retry-After` seconds.",
+            headers: { ...RATE_HEADERS, "Retry-After": integerHeader("Seconds to wait before sending the request again.") },
+            content: jsonContent(errorSchema([API_ERRORS.storeBusy]), { service_unavailable: errorExample(API_ERRORS.storeBusy, "The database locked by a backup") }),
+          },
         },
       },
     },

@@ -70,10 +70,24 @@ export function keyIndexOf(entries: Iterable<KeyEntry>): KeyIndex {
  * an attacker guessed: no constant-time comparison of secrets is needed.
  */
 export class KeyAuthenticator {
+  /** Per index read: each key that is not revoked, and when it expires (its reports count until then). */
+  private counting: { readonly of: KeyIndex; readonly untilMs: ReadonlyMap<string, number> } | null = null;
+
   constructor(
     private readonly keys: KeyIndexSource,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Whether the key of this id exists, is not revoked and has not expired: what lets its reports count. */
+  isActive(keyId: string): boolean {
+    const index = this.keys.current();
+    if (this.counting?.of !== index) {
+      const untilMs = new Map<string, number>();
+      for (const { now } of index.values()) if (now.outcome === "active") untilMs.set(now.key.id, timeOf(now.key.expiresAt));
+      this.counting = { of: index, untilMs };
+    }
+    return this.now() < (this.counting.untilMs.get(keyId) ?? Number.NEGATIVE_INFINITY);
+  }
 
   authenticate(token: string): Authentication {
     if (!looksLikeSecret(token)) return UNKNOWN;

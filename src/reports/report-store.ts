@@ -9,13 +9,18 @@ export interface ReportRow {
 }
 
 /**
- * What changed since `cursor`: with `reset`, `rows` is every report of the window and
- * replaces what the reader held (a first read, or reports were deleted or pruned);
- * otherwise `rows` are new reports, possibly some already seen.
+ * A deletion as every reader applies it to its index: an address's reports (`ip`), a key's
+ * (`keyId`), one key's of one address (both), or those made before `beforeMs` (a prune).
  */
+export interface ReportDeletion {
+  readonly ip: string | null;
+  readonly keyId: string | null;
+  readonly beforeMs: number | null;
+}
+
+/** What changed since a cursor: the deletions made since, in order (the rows come through `onRows`). */
 export interface ReportChanges {
-  readonly reset: boolean;
-  readonly rows: readonly ReportRow[];
+  readonly deletions: readonly ReportDeletion[];
   readonly cursor: string;
 }
 
@@ -25,23 +30,46 @@ export interface ReportFilter {
   readonly limit?: number;
 }
 
+/** What became of one report of an `add`. */
+export type AddOutcome = "stored" | "duplicate" | "limit_reached";
+
+export interface AddLimits {
+  /** A key's report of the same address and category made after this is a duplicate. */
+  readonly dedupSinceMs: number;
+  /** The start of the key's day (UTC midnight), and how many distinct addresses it may report in it. */
+  readonly daySinceMs: number;
+  readonly dailyAddresses: number;
+}
+
+/** The store could not take the write now (another process holds its lock): nothing was written; try again. */
+export class ReportStoreBusy extends Error {}
+
 /** Local abuse reports where they are kept: SQLite or PostgreSQL. */
 export interface ReportStore {
   /**
-   * Stores one key's reports in one transaction, committed before it returns: for each,
-   * whether it was stored (false: a duplicate of the key's report of the same address
-   * and category made after `dedupSinceMs`, or earlier in the same call).
+   * Stores one key's reports in one transaction, committed before it returns, and says of
+   * each whether it was stored, a duplicate (of the key's report of the same address and
+   * category made after `dedupSinceMs`, or earlier in the same call) or past the key's
+   * daily limit of distinct addresses. Throws ReportStoreBusy when the database is locked.
    */
-  add(keyId: string, reports: readonly NewReport[], nowMs: number, dedupSinceMs: number): Promise<boolean[]>;
+  add(keyId: string, reports: readonly NewReport[], nowMs: number, limits: AddLimits): Promise<AddOutcome[]>;
   /** Newest first. */
   list(filter: ReportFilter): Promise<StoredReport[]>;
-  /** Deletes an address's reports, or only one key's; how many went. */
-  delete(ip: string, keyId?: string): Promise<number>;
+  /** Deletes an address's reports, a key's, or one key's of one address; how many went. */
+  delete(target: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number>;
   /** Deletes the reports made before `beforeMs`; how many went. */
-  prune(beforeMs: number): Promise<number>;
-  /** For the verdict's index (see ReportChanges); `windowStartMs` bounds a reset's rows. */
-  changes(cursor: string | null, windowStartMs: number): Promise<ReportChanges>;
+  prune(beforeMs: number, nowMs: number): Promise<number>;
+  /**
+   * For the verdict's index. With no cursor: every report of the window (from
+   * `windowStartMs`) through `onRows`, in pages, and no deletion. With one: the deletions
+   * made since, to apply first, and the reports added since (possibly some already seen).
+   * One consistent snapshot of the database.
+   */
+  changes(cursor: string | null, windowStartMs: number, onRows: (rows: readonly ReportRow[]) => void): Promise<ReportChanges>;
 }
+
+/** Pages of a full read: the rows of one page are all that is held at once. */
+export const ROWS_PER_PAGE = 20_000;
 
 /** Deduplicates within one call: the first report of each address and category counts. */
 export function firstOfEach(reports: readonly NewReport[]): boolean[] {

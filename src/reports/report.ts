@@ -15,10 +15,17 @@ export interface ReportSettings {
   readonly windowMs: number;
   /** Reports older than this are pruned. */
   readonly retentionMs: number;
+  /** Distinct addresses one key may report per day (UTC); its reports of further ones are refused. */
+  readonly keyDailyLimit: number;
 }
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_REPORT_SETTINGS: ReportSettings = Object.freeze({ dedupMs: DAY_MS, windowMs: 90 * DAY_MS, retentionMs: 365 * DAY_MS });
+export const DEFAULT_REPORT_SETTINGS: ReportSettings = Object.freeze({ dedupMs: DAY_MS, windowMs: 90 * DAY_MS, retentionMs: 365 * DAY_MS, keyDailyLimit: 10_000 });
+
+/** The start of the UTC day of `ms`: a key's daily limit counts from there. */
+export function dayStartMs(ms: number): number {
+  return ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+}
 
 /** A report as a reporting service sends it, checked. */
 export interface NewReport {
@@ -37,14 +44,15 @@ export interface StoredReport extends NewReport {
 }
 
 /** Why one report was refused: the API's standard error codes. */
-export type ReportProblem = "invalid_report" | "invalid_ip" | "private_address" | "invalid_category" | "invalid_comment";
+export type ReportProblem = "invalid_report" | "invalid_ip" | "private_address" | "invalid_category" | "invalid_comment" | "limit_reached";
 
 export const REPORT_PROBLEMS: Readonly<Record<ReportProblem, string>> = Object.freeze({
   invalid_report: 'A report is an object: {"ip": "…", "category": "bot|probe|rate|attack|crawler", "comment": "…"}',
   invalid_ip: "invalid IP address format",
   private_address: "Private, loopback and other reserved addresses cannot be reported",
   invalid_category: `The category must be one of ${REPORT_CATEGORIES.join(", ")}`,
-  invalid_comment: `The comment must be a string of at most ${MAX_COMMENT_BYTES} bytes`,
+  invalid_comment: `The comment must be text of at most ${MAX_COMMENT_BYTES} bytes, with no NUL character and no lone surrogate (\\u0000, \\ud800 …)`,
+  limit_reached: "This key has reported as many distinct addresses today (UTC) as RISKCHECK_REPORT_KEY_DAILY_LIMIT allows; this report was not stored",
 });
 
 const FIELDS = new Set(["ip", "category", "comment"]);
@@ -59,6 +67,14 @@ export function checkReport(value: unknown): NewReport | { problem: ReportProble
   if (!isGlobalUnicast(ip)) return { problem: "private_address" };
   if (typeof item.category !== "string" || !(REPORT_CATEGORIES as readonly string[]).includes(item.category)) return { problem: "invalid_category" };
   const comment = item.comment ?? null;
-  if (comment !== null && (typeof comment !== "string" || Buffer.byteLength(comment) > MAX_COMMENT_BYTES)) return { problem: "invalid_comment" };
+  if (comment !== null && (typeof comment !== "string" || Buffer.byteLength(comment) > MAX_COMMENT_BYTES || !storableText(comment))) return { problem: "invalid_comment" };
   return { ip: ip.text, category: item.category as ReportCategory, comment };
+}
+
+/**
+ * Text both stores keep as it was given: PostgreSQL's text holds no NUL character, and a
+ * lone surrogate has no UTF-8 form (SQLite would store U+FFFD in its place).
+ */
+export function storableText(text: string): boolean {
+  return !text.includes("\u0000") && text.isWellFormed();
 }

@@ -1,13 +1,15 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { STORE_BACKENDS } from "../support/store-backends.ts";
+import type { Stores } from "../../src/stores/stores.ts";
 
 const PASSWORD = "correct horse battery staple";
 // Each test signs in: an argon2id check of ~100 ms of a core, more on a loaded machine.
 setDefaultTimeout(20_000);
 
-async function signedIn() {
-  const t = await createTestApp({ adminPassword: PASSWORD, ratePerMinute: 0 });
+async function signedIn(stores?: Stores) {
+  const t = await createTestApp({ adminPassword: PASSWORD, ratePerMinute: 0, stores });
   const browser = new DashboardClient((r) => t.handle(r));
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
   const { body } = await browser.get("/dashboard/email");
@@ -51,6 +53,9 @@ describe("the email overrides page", () => {
     [{ domain: "example-corp.com", action: "block", reason: "r" }, "Choose allow or deny"],
     [{ domain: "example-corp.com", action: "deny", reason: "r", until: "2001-01-01" }, "has already passed"],
     [{ domain: "example-corp.com", action: "deny", reason: "r", until: "tomorrow" }, "is not a date"],
+    [{ domain: "example-corp.com", action: "deny", reason: "r", until: "2099-02-30" }, "is not a date"],
+    [{ domain: "co.uk", action: "deny", reason: "spam wave" }, "co.uk is a public suffix: a line there would make every domain under it disposable"],
+    [{ domain: "example-corp.com", action: "deny", reason: "nul \u0000 inside" }, "without NUL characters"],
   ])("%j is refused with 400 and a reason, and stores nothing", async (form, message) => {
     const t = await signedIn();
     const { res, body } = await t.browser.post("/dashboard/email", { csrf: t.csrf, ...form });
@@ -70,7 +75,23 @@ describe("the email overrides page", () => {
     const t = await signedIn();
     await t.stores.emailOverrides.put({ domain: "mailinator.com", action: "allow", reason: "old", author: "ops", created: "2026-01-01T00:00:00.000Z", until: "2026-02-01T00:00:00.000Z" });
     await t.emailOverrides.refresh();
-    expect((await t.browser.get("/dashboard/email")).body).toContain("expired 2026-02-01 00:00 UTC");
+    expect((await t.browser.get("/dashboard/email")).body).toContain("expired 2026-01-31 (the day included)");
     expect((await t.check("someone@mailinator.com")).is_disposable).toBe(true);
+  });
+});
+
+describe.each(STORE_BACKENDS)("override lines on $name", (backend) => {
+  test("a reason with %00 is refused with 400, never a 500; a public suffix is added only when insisted on", async () => {
+    const t = await signedIn(await backend.fresh());
+    try {
+      const nul = await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "example-corp.com", action: "deny", reason: "ticket\u00004711" });
+      expect(nul.res.status).toBe(400);
+      expect(t.errors).toEqual([]);
+      const forced = await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "co.uk", action: "deny", reason: "all of it, on purpose", force: "yes" });
+      expect(forced.res.status).toBe(303);
+      expect((await t.stores.emailOverrides.list()).map((l) => l.domain)).toEqual(["co.uk"]);
+    } finally {
+      await t.serving.release();
+    }
   });
 });

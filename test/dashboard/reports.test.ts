@@ -65,4 +65,46 @@ describe("dashboard: permissions and reported addresses", () => {
     expect((await t.stores.reports.list({})).length).toBe(1);
     expect((await new DashboardClient(t.handle).get("/dashboard/reports")).res.status).toBe(303);
   });
+
+  test("all of one key's reports are deleted after a confirmation page; the ranking is paginated, 50 a page", async () => {
+    const t = await signedIn();
+    const rogue = await t.newKey("rogue", { permissions: ["report"] });
+    const honest = await t.newKey("honest", { permissions: ["report"] });
+    const post = (secret: string, body: unknown) => t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify(body) });
+    const ips = Array.from({ length: 120 }, (_, i) => `89.160.${20 + (i >> 8)}.${(i & 255) + 1}`);
+    expect((await post(rogue.secret, { reports: ips.map((ip) => ({ ip, category: "attack" })) })).status).toBe(200);
+    await post(honest.secret, { ip: ips[119], category: "bot" });
+
+    const first = await t.browser.get("/dashboard/reports");
+    expect(first.body).toContain("Addresses 1–50 of 120");
+    const rows = (body: string) => [...body.matchAll(/<tr data-ip="([^"]+)"/g)].map((m) => m[1]);
+    expect(rows(first.body)[0]).toBe(ips[119]);
+    expect(rows(first.body)).toHaveLength(50);
+    expect(first.body).toContain('href="/dashboard/reports?page=2" rel="next"');
+    const third = await t.browser.get("/dashboard/reports?page=3");
+    expect(rows(third.body)).toHaveLength(20);
+    expect(third.body).not.toContain('rel="next"');
+    expect(new Set([...rows(first.body), ...rows((await t.browser.get("/dashboard/reports?page=2")).body), ...rows(third.body)]).size).toBe(120);
+
+    const asked = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(first.body), key: rogue.key.id });
+    expect(asked.res.status).toBe(200);
+    expect(asked.body).toContain("Delete all reports of “rogue”, on every address?");
+    expect((await t.stores.reports.list({})).length).toBe(121);
+    const done = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(asked.body), key: rogue.key.id, confirm: "yes" });
+    expect(done.res.status).toBe(303);
+    expect(done.res.headers.get("location")).toBe("/dashboard/reports?deleted=120");
+    expect((await t.stores.reports.list({})).map((r) => r.keyId)).toEqual([honest.key.id]);
+    expect(t.deps.localReports.contributionOf(parseIpAddress(ips[0])!)).toBeNull();
+    expect(t.deps.localReports.contributionOf(parseIpAddress(ips[119])!)?.counters.bot).toBe(1);
+    const unknown = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(first.body), key: "key_nope" });
+    expect(unknown.res.status).toBe(400);
+  });
+
+  test("an unknown dashboard asset is the JSON 404", async () => {
+    const t = await signedIn();
+    const res = await t.handle(new Request("http://riskcheck.test/dashboard/assets/nope"));
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual({ error: "not_found", message: expect.any(String) });
+  });
 });

@@ -20,7 +20,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   time: [],
   runtime: [],
   requests: [],
-  email: [],
+  email: ["time"],
   limits: [],
   ip: ["runtime"],
   keys: ["ip", "time"],

@@ -100,6 +100,9 @@ describe("POST /v1/check/batch", () => {
       ["", 400, "invalid_body"],
       [JSON.stringify({ emails: Array(600).fill("a@gmail.com"), ips: Array(401).fill("8.8.8.8") }), 400, "too_many_items"],
       [JSON.stringify({ emails: ["x".repeat(MAX_BATCH_BYTES)] }), 413, "body_too_large"],
+      // Echoing an item recurses: one nested 50,000 deep would overflow the stack (a 500); it is refused whole.
+      [`{"ips":["1.1.1.1",${"[".repeat(50_000)}${"]".repeat(50_000)}]}`, 400, "invalid_body"],
+      [`{"emails":[${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}]}`, 400, "invalid_body"],
     ];
     for (const [body, status, error] of cases) {
       const res = await t.batch(body);
@@ -109,6 +112,9 @@ describe("POST /v1/check/batch", () => {
       expect(res.headers.get("x-ratelimit-limit")).not.toBeNull();
     }
     expect((await t.batch({ emails: Array(600).fill("a@gmail.com"), ips: Array(400).fill("8.8.8.8") })).status).toBe(200);
+    expect(t.errors).toEqual([]);
+    // A mistaken item of a few levels is still answered as an item error, echoed.
+    expect(await batchItems(await t.batch({ emails: [{ a: [[1]] }] }))).toEqual(['{"input":{"a":[[1]]},"error":"invalid_email","message":"The provided email address is not valid"}']);
   });
 
   test("a body over 1 MiB sent without a length is cut off and refused with 413", async () => {

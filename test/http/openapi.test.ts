@@ -11,6 +11,7 @@ import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
+import { ReportStoreBusy } from "../../src/reports/report-store.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
 
@@ -56,9 +57,9 @@ interface Scenario {
 }
 
 /** A request with a fresh key on an app with rate limit and quota on, so their headers show. */
-function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown; permissions?: readonly Permission[]; allowedNetworks?: string[]; failingReports?: boolean } = {}) {
+function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | "unknown" | "revoked"; times?: number; body?: unknown; permissions?: readonly Permission[]; allowedNetworks?: string[]; failingReports?: boolean; lockedReports?: boolean } = {}) {
   return async (): Promise<Response> => {
-    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options, ...(options.failingReports ? { stores: withFailingReports() } : {}) });
+    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options, ...(options.failingReports ? { stores: withFailingReports(new Error("disk I/O error")) } : {}), ...(options.lockedReports ? { stores: withFailingReports(new ReportStoreBusy("locked")) } : {}) });
     const created = await t.newKey("test", { ...(options.permissions ? { permissions: options.permissions } : {}), allowedNetworks: options.allowedNetworks });
     if (options.key === "revoked") await t.keys.revoke(created.key.id);
     const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
@@ -69,10 +70,10 @@ function ask(path: string, options: TestAppOptions & { key?: "valid" | "none" | 
   };
 }
 
-/** Stores whose report writes fail, as a full disk would make them. */
-function withFailingReports(): Stores {
+/** Stores whose report writes fail, as a full disk (or a lock held elsewhere: ReportStoreBusy) would make them. */
+function withFailingReports(failure: Error): Stores {
   const stores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
-  const reports = Object.assign(Object.create(stores.reports), { add: () => Promise.reject(new Error("disk I/O error")) });
+  const reports = Object.assign(Object.create(stores.reports), { add: () => Promise.reject(failure) });
   return { ...stores, reports, serving: stores.serving };
 }
 
@@ -140,6 +141,7 @@ const SCENARIOS: Scenario[] = [
   { path: REPORTS, method: "post", status: 413, example: "body_too_large", answer: ask(REPORTS, { ...REPORTER, body: { ip: "8.8.8.8", category: "bot", comment: "x".repeat(1 << 20) } }) },
   { path: REPORTS, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(REPORTS, { ...REPORTER, rateBurst: 1, times: 2, body: REPORT_EXAMPLES.request }) },
   { path: REPORTS, method: "post", status: 500, example: "internal_error", answer: ask(REPORTS, { ...REPORTER, failingReports: true, body: REPORT_EXAMPLES.request }) },
+  { path: REPORTS, method: "post", status: 503, example: "service_unavailable", answer: ask(REPORTS, { ...REPORTER, lockedReports: true, body: REPORT_EXAMPLES.request }) },
   { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
   { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },
   { path: "/openapi.json", status: 200, answer: ask("/openapi.json", { key: "none" }) },

@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadIpDatasets } from "../support/ip-datasets.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
+import { DEFAULT_REPORT_SETTINGS } from "../../src/reports/report.ts";
 import { MAX_BATCH_BYTES } from "../../src/http/batch-limits.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
@@ -200,10 +201,10 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     expect(local).toEqual([{ source: "local", category: "bot", count: 6, weight: 1, counted: 6, first_seen: "2026-11-23T12:00:00.000Z", last_seen: new Date(t.clock.now).toISOString() }]);
 
     // Retraction: one key's, then the rest; the index follows on its next read of the store.
-    expect(await t.stores.reports.delete(QUIET, keys[5].id)).toBe(1);
+    expect(await t.stores.reports.delete({ ip: QUIET, keyId: keys[5].id }, t.clock.now)).toBe(1);
     await t.reportWatch.refresh();
     expect(await reputation(t, first.secret, QUIET)).toMatchObject({ reputation: "warning", sum: 5 });
-    expect(await t.stores.reports.delete(QUIET)).toBe(9);
+    expect(await t.stores.reports.delete({ ip: QUIET }, t.clock.now)).toBe(9);
     await t.reportWatch.refresh();
     expect(await reputation(t, first.secret, QUIET)).toMatchObject({ reputation: "ok", sum: 0 });
   });
@@ -249,6 +250,148 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     expect((await reputation(t, keys[0].secret, "81.2.69.143")).reputation).toBe("bad");
   });
 
+  test("one key reporting an address in all five categories counts once; the categories still show what was seen", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const b = await reporter(t, "b");
+    const all = await a.post({ reports: ["bot", "probe", "rate", "attack", "crawler"].map((category) => ({ ip: QUIET, category })) });
+    expect(await all.json()).toEqual({ accepted: 5, duplicates: 0, rejected: [] });
+    const one = await reputation(t, a.secret, QUIET, true);
+    expect(one).toMatchObject({ reputation: "informative", sum: 1 });
+    const local = one.reasons!.contributions.filter((c) => c.source === "local");
+    expect(local.map((c) => [c.category, c.count])).toEqual([["bot", 1], ["probe", 1], ["rate", 1], ["attack", 1], ["crawler", 1]]);
+    expect(local.reduce((n, c) => n + c.counted, 0)).toBe(1);
+    // The key's latest report decides which counter its one count goes to.
+    t.clock.now += 2 * DAY;
+    expect((await a.post({ ip: QUIET, category: "attack" })).status).toBe(200);
+    expect(await reputation(t, a.secret, QUIET)).toMatchObject({ attack: 1, bot: 0, sum: 1 });
+    expect((await b.post({ ip: QUIET, category: "bot" })).status).toBe(200);
+    expect(await reputation(t, a.secret, QUIET)).toMatchObject({ reputation: "suspicious", attack: 1, bot: 1, sum: 2 });
+  });
+
+  test("a revoked key's reports stop counting at once, on this instance and, within a read, on another", async () => {
+    const t = await app();
+    const rogue = await reporter(t, "rogue");
+    const honest = await reporter(t, "honest");
+    await rogue.post({ ip: QUIET, category: "attack" });
+    await honest.post({ ip: QUIET, category: "attack" });
+    const other = await app(true);
+    expect((await reputation(t, honest.secret, QUIET)).sum).toBe(2);
+    await t.keys.revoke(rogue.id);
+    // With PostgreSQL the instance learns of the revocation by notification; no report is read again for it.
+    const learnt = performance.now() + 5_000;
+    while (t.deps.authenticator.authenticate(rogue.secret).outcome !== "revoked") {
+      if (performance.now() > learnt) throw new Error("the revocation did not reach the instance within 5 s");
+      await Bun.sleep(5);
+    }
+    expect(await reputation(t, honest.secret, QUIET)).toMatchObject({ reputation: "informative", sum: 1 });
+    const deadline = performance.now() + 5_000;
+    while ((await reputation(other, honest.secret, QUIET)).sum !== 1) {
+      if (performance.now() > deadline) throw new Error("the revocation did not reach the other instance within 5 s");
+      await Bun.sleep(20);
+    }
+    // The reports are still stored: the count follows the key, the audit trail stays.
+    expect((await t.stores.reports.list({ ip: QUIET })).length).toBe(2);
+  });
+
+  test("all of one key's reports deleted at once; another instance applies the deletion without reading every report again", async () => {
+    const one = await app();
+    const rogue = await reporter(one, "rogue");
+    const honest = await reporter(one, "honest");
+    await rogue.post({ reports: [QUIET, "89.160.20.112", "2a02:cf40::1"].map((ip) => ({ ip, category: "attack" })) });
+    await honest.post({ ip: QUIET, category: "bot" });
+    const other = await app(true);
+    const read: number[] = [];
+    const store = other.stores.reports;
+    const changes = store.changes.bind(store);
+    store.changes = (cursor, windowStartMs, onRows) => changes(cursor, windowStartMs, (rows) => (read.push(rows.length), onRows(rows)));
+    expect((await reputation(other, honest.secret, "89.160.20.112")).sum).toBe(1);
+    expect(await one.stores.reports.delete({ keyId: rogue.id }, one.clock.now)).toBe(3);
+    await other.reportWatch.refresh();
+    expect(read.reduce((a, b) => a + b, 0)).toBe(0);
+    expect((await reputation(other, honest.secret, "89.160.20.112")).sum).toBe(0);
+    expect((await reputation(other, honest.secret, "2a02:cf40::1")).sum).toBe(0);
+    expect(await reputation(other, honest.secret, QUIET)).toMatchObject({ bot: 1, attack: 0, sum: 1 });
+    expect((await one.stores.reports.list({})).map((r) => r.keyId)).toEqual([honest.id]);
+    // A report made after the deletion counts again, on both.
+    one.clock.now += 1_000;
+    await rogue.post({ ip: "89.160.20.112", category: "probe" });
+    await other.reportWatch.refresh();
+    expect((await reputation(other, honest.secret, "89.160.20.112")).sum).toBe(1);
+  });
+
+  test("a key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day: further ones are limit_reached, by index", async () => {
+    const t = await app(false, { reports: { ...DEFAULT_REPORT_SETTINGS, keyDailyLimit: 3 } });
+    const a = await reporter(t, "a");
+    const b = await reporter(t, "b");
+    const ips = ["81.2.69.142", "81.2.69.143", "81.2.69.144", "81.2.69.145", "81.2.69.146"];
+    const res = await a.post({ reports: [...ips.map((ip) => ({ ip, category: "attack" })), { ip: "10.0.0.1", category: "bot" }] });
+    expect(await res.json()).toEqual({
+      accepted: 3,
+      duplicates: 0,
+      rejected: [
+        { index: 3, error: "limit_reached", message: expect.stringContaining("RISKCHECK_REPORT_KEY_DAILY_LIMIT") },
+        { index: 4, error: "limit_reached", message: expect.any(String) },
+        { index: 5, error: "private_address", message: expect.any(String) },
+      ],
+    });
+    // An address already reported today costs nothing more; another key has its own limit.
+    expect(await (await a.post({ ip: ips[0], category: "bot" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect(((await (await a.post({ ip: ips[4], category: "bot" })).json()) as { rejected: { error: string }[] }).rejected[0].error).toBe("limit_reached");
+    expect(await (await b.post({ ip: ips[4], category: "bot" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect((await reputation(t, a.secret, ips[3])).sum).toBe(0);
+    // The next day (UTC) the key starts again.
+    t.clock.now += DAY;
+    expect(await (await a.post({ ip: ips[3], category: "attack" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+  });
+
+  test("a comment a store cannot hold as given (NUL, lone surrogate) is invalid_comment for that item; the rest of the batch is stored", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const body = `{"reports":[{"ip":"${QUIET}","category":"bot","comment":"ok"},{"ip":"89.160.20.112","category":"bot","comment":"nul \\u0000 here"},{"ip":"89.160.20.113","category":"bot","comment":"lone \\ud800"},{"ip":"89.160.20.114","category":"probe","comment":"pair \\ud83d\\ude00 fine"}]}`;
+    const res = await a.post(body);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { accepted: number; rejected: { index: number; error: string }[] };
+    expect(answer.accepted).toBe(2);
+    expect(answer.rejected.map((r) => [r.index, r.error])).toEqual([
+      [1, "invalid_comment"],
+      [2, "invalid_comment"],
+    ]);
+    expect((await t.stores.reports.list({})).map((r) => r.comment).sort()).toEqual(["ok", "pair \u{1F600} fine"]);
+    const single = await a.post(`{"ip":"${QUIET}","category":"probe","comment":"\\u0000"}`);
+    expect(single.status).toBe(400);
+    expect(((await single.json()) as { error: string }).error).toBe("invalid_comment");
+  });
+
+  test("a database locked by another process: 503 with Retry-After, nothing stored; the same request sent again is stored", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const release = await backend.lockReports();
+    let res: Response;
+    try {
+      res = await a.post({ ip: QUIET, category: "attack" });
+    } finally {
+      await release();
+    }
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await res.json()).toEqual({ error: "service_unavailable", message: expect.any(String) });
+    expect(t.errors).toEqual([]);
+    expect(await (await a.post({ ip: QUIET, category: "attack" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect((await t.stores.reports.list({})).length).toBe(1);
+    expect((await reputation(t, a.secret, QUIET)).sum).toBe(1);
+  });
+
+  test("a report item nested 50,000 deep is invalid_report, never a 500", async () => {
+    const t = await app();
+    const a = await reporter(t, "a");
+    const deep = "[".repeat(50_000) + "]".repeat(50_000);
+    const res = await a.post(`{"reports":[${deep},{"ip":"${QUIET}","category":"bot"}]}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 1, duplicates: 0, rejected: [{ index: 0, error: "invalid_report", message: expect.any(String) }] });
+    expect(t.errors).toEqual([]);
+  });
+
   test("a report posted to one instance is counted by another, and survives a restart", async () => {
     const one = await app();
     const a = await reporter(one, "a");
@@ -257,7 +400,7 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     expect((await reputation(other, a.secret, QUIET)).sum).toBe(0);
     await other.reportWatch.refresh();
     expect(await reputation(other, a.secret, QUIET)).toMatchObject({ reputation: "informative", sum: 1 });
-    await other.stores.reports.delete(QUIET);
+    await other.stores.reports.delete({ ip: QUIET }, other.clock.now);
     await one.reportWatch.refresh();
     expect((await reputation(one, a.secret, QUIET)).sum).toBe(0);
     // A new instance over the same database starts with what is stored.

@@ -31,7 +31,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   await setAdminPassword(sqlite.adminPassword, "correct horse battery");
   const { token } = await sqlite.sessions.create(now);
   for (let i = 0; i < 5; i++) await sqlite.signInThrottle.begin("203.0.113.9", now);
-  await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, now - 86_400_000);
+  await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, { dedupSinceMs: now - 86_400_000, daySinceMs: now - 86_400_000, dailyAddresses: 10 });
   const override = { domain: "partner.example", action: "allow" as const, reason: "our reseller's domain", author: "ops", created: new Date(now - 300).toISOString(), until: "2031-01-01T00:00:00.000Z" };
   await sqlite.emailOverrides.put(override);
   await sqlite.close();

@@ -1,5 +1,6 @@
 import { afterAll, afterEach } from "bun:test";
 import type { SQL } from "bun";
+import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ export interface StoreBackend {
   fresh(): Promise<Stores>;
   /** Another connection to the database of the last fresh(), as another instance or the CLI has. */
   another(): Promise<Stores>;
+  /** Another process's hold on the reports table of the last fresh() (a write lock); the function given back lets go. */
+  lockReports(): Promise<() => Promise<void>>;
 }
 
 const opened: Stores[] = [];
@@ -45,6 +48,14 @@ function sqliteBackend(): StoreBackend {
       return track(openSqliteStores(path));
     },
     another: async () => track(openSqliteStores(path)),
+    lockReports: async () => {
+      const db = new Database(path);
+      db.exec("BEGIN IMMEDIATE");
+      return async () => {
+        db.exec("ROLLBACK");
+        db.close();
+      };
+    },
   };
 }
 
@@ -62,10 +73,19 @@ function postgresBackend(): StoreBackend {
     name: "PostgreSQL",
     fresh: async () => {
       const [sql] = await open();
-      await sql`TRUNCATE reports, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides`;
+      await sql`TRUNCATE reports, report_deletion_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides`;
       return postgresStores(sql, "test");
     },
     another: async () => postgresStores((await open())[1], "test"),
+    lockReports: async () => {
+      const connection = await (await open())[1].reserve();
+      await connection`BEGIN`;
+      await connection`LOCK TABLE reports IN ACCESS EXCLUSIVE MODE`;
+      return async () => {
+        await connection`ROLLBACK`;
+        connection.release();
+      };
+    },
   };
 }
 

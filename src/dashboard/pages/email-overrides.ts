@@ -1,9 +1,17 @@
 import type { OverrideLine } from "../../email/overrides.ts";
+import { untilText } from "../../time/calendar-date.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
 
-function date(iso: string | null): string {
-  return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "until removed";
+function date(iso: string): string {
+  return iso.slice(0, 16).replace("T", " ") + " UTC";
+}
+
+/** As the operator gave it: a day (the day included), or an instant. */
+function until(iso: string | null): string {
+  if (iso === null) return "until removed";
+  const given = untilText(iso);
+  return given === iso ? date(iso) : `${given} (the day included)`;
 }
 
 /** `/dashboard/email`: the override lines with reason, author and expiry; a form to add one, a button to remove each. */
@@ -21,6 +29,7 @@ ${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">$
   <div class="row">
     <div><label for="reason">Reason</label><input id="reason" name="reason" type="text" required maxlength="500" placeholder="why, for whoever asks"></div>
     <div><label for="until">Until (optional, UTC, the day included)</label><input id="until" name="until" type="date"></div>
+    <div><label><input name="force" type="checkbox" value="yes"> even on a public suffix (co.uk …)</label></div>
     <div><button type="submit">Add line</button></div>
   </div>
 </form>
@@ -38,7 +47,7 @@ ${lines.map(
 <td data-label="Reason">${l.reason}</td>
 <td data-label="Author">${l.author}</td>
 <td data-label="Added" class="num">${date(l.created)}</td>
-<td data-label="Until" class="num">${active.has(l.domain) ? date(l.until) : html`expired ${date(l.until)}`}</td>
+<td data-label="Until" class="num">${active.has(l.domain) ? until(l.until) : html`expired ${until(l.until)}`}</td>
 <td><form class="inline" method="post" action="/dashboard/email/remove"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="domain" value="${l.domain}"><button class="secondary" type="submit">Remove</button></form></td>
 </tr>`,
 )}

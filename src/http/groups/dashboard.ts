@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { ClientResolver, Listening } from "../client-info.ts";
 import { Dashboard, type DashboardDeps } from "../../dashboard/controller.ts";
+import { API_ERRORS, errorResponse } from "../errors.ts";
 import { synchronous } from "../synchronous.ts";
 
 /** The operator's key management pages under /dashboard; the pages read their forms and cookies themselves. */
@@ -23,5 +24,5 @@ export function dashboard(deps: DashboardDeps, client: ClientResolver, listening
     .post("/email/remove", async ({ request }) => pages.removeOverride(request))
     .get("/reports", async ({ request }) => pages.reports(request))
     .post("/reports/delete", async ({ request }) => pages.deleteReports(request))
-    .get("/assets/:name", synchronous(({ params }: { params: { name: string } }) => Dashboard.asset(params.name)));
+    .get("/assets/:name", synchronous(({ params }: { params: { name: string } }) => Dashboard.asset(params.name) ?? errorResponse(API_ERRORS.notFound)));
 }

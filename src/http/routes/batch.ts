@@ -105,5 +105,21 @@ function parseBatch(text: string): Batch | ApiError {
   const ips = fields.ips ?? [];
   if (!Array.isArray(emails) || !Array.isArray(ips)) return API_ERRORS.invalidBatch;
   if (emails.length + ips.length > MAX_BATCH_ITEMS) return API_ERRORS.tooManyItems;
+  // An item is echoed in its error, and echoing recurses: an item nested deeper than any real one is refused here.
+  if (emails.some(tooDeep) || ips.some(tooDeep)) return API_ERRORS.invalidBatch;
   return { emails, ips: ips.map(ipItem) };
+}
+
+/** How deep an item's arrays and objects may nest: items are strings, a mistaken one may be a small object. */
+const MAX_ITEM_DEPTH = 32;
+
+function tooDeep(item: unknown): boolean {
+  let level: unknown[] = [item];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_ITEM_DEPTH) return true;
+    const next: unknown[] = [];
+    for (const value of level) if (typeof value === "object" && value !== null) for (const inner of Object.values(value)) next.push(inner);
+    level = next;
+  }
+  return false;
 }

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import type { LocalReportIndex } from "../../reports/local-report-index.ts";
-import { type NewReport, REPORT_PROBLEMS, type ReportProblem, type ReportSettings, checkReport } from "../../reports/report.ts";
-import type { ReportStore } from "../../reports/report-store.ts";
+import { type NewReport, REPORT_PROBLEMS, type ReportProblem, type ReportSettings, checkReport, dayStartMs } from "../../reports/report.ts";
+import { type AddOutcome, type ReportStore, ReportStoreBusy } from "../../reports/report-store.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
-import { API_ERRORS, type ApiError } from "../errors.ts";
+import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
 
 export interface ReportDeps extends AdmissionDeps {
@@ -22,6 +22,9 @@ export interface ReportDeps extends AdmissionDeps {
 export function reportRoute(deps: ReportDeps) {
   return new Elysia().post("/v1/reports", ({ request }) => postReports(deps, request), { parse: "none" });
 }
+
+/** What a 503 asks the client to wait before it sends the same reports again. */
+const STORE_BUSY_RETRY_AFTER_S = 2;
 
 type Body = { readonly items: readonly unknown[]; readonly single: boolean };
 
@@ -49,11 +52,11 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   const headers = admission.headers(0);
 
   const checked = body.items.map(checkReport);
-  const valid: NewReport[] = [];
+  const valid: { index: number; report: NewReport }[] = [];
   const rejected: { index: number; error: ReportProblem; message: string }[] = [];
   checked.forEach((c, index) => {
     if ("problem" in c) rejected.push({ index, error: c.problem, message: REPORT_PROBLEMS[c.problem] });
-    else valid.push(c);
+    else valid.push({ index, report: c });
   });
   const { outcomes } = deps.reports;
   outcomes.rejected += rejected.length;
@@ -63,14 +66,27 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   }
 
   const { store, index, settings } = deps.reports;
-  const stored = valid.length === 0 ? [] : await store.add(key.id, valid, nowMs, nowMs - settings.dedupMs);
-  const accepted = valid.filter((_, i) => stored[i]);
+  let added: AddOutcome[] = [];
+  try {
+    added = valid.length === 0 ? [] : await store.add(key.id, valid.map((v) => v.report), nowMs, { dedupSinceMs: nowMs - settings.dedupMs, daySinceMs: dayStartMs(nowMs), dailyAddresses: settings.keyDailyLimit });
+  } catch (err) {
+    if (!(err instanceof ReportStoreBusy)) throw err;
+    return errorResponse(API_ERRORS.storeBusy, { ...headers, "retry-after": String(STORE_BUSY_RETRY_AFTER_S) });
+  }
+  const accepted = valid.filter((_, i) => added[i] === "stored").map((v) => v.report);
+  valid.forEach((v, i) => {
+    if (added[i] !== "limit_reached") return;
+    rejected.push({ index: v.index, error: "limit_reached", message: REPORT_PROBLEMS.limit_reached });
+    outcomes.rejected++;
+  });
+  rejected.sort((a, b) => a.index - b.index);
+  const duplicates = added.filter((o) => o === "duplicate").length;
   index.add(accepted.map((r) => ({ keyId: key.id, ip: r.ip, category: r.category, reportedAtMs: nowMs })));
   outcomes.accepted += accepted.length;
-  outcomes.duplicate += valid.length - accepted.length;
+  outcomes.duplicate += duplicates;
   admission.record("report", "ok");
   admission.record("report", "reports_accepted", accepted.length);
-  return new Response(JSON.stringify({ accepted: accepted.length, duplicates: valid.length - accepted.length, rejected }), { headers });
+  return new Response(JSON.stringify({ accepted: accepted.length, duplicates, rejected }), { headers });
 }
 
 function parseBody(text: string): Body | ApiError {

@@ -105,7 +105,7 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   });
   // This deployment's own reports: one more source, its count the distinct reporting keys of the window.
   for (const c of f.local?.categories ?? []) {
-    contributions.push({ source: "local", category: c.category, count: c.reporters, weight: 1, counted: c.reporters, first_seen: new Date(c.firstMs).toISOString(), last_seen: new Date(c.lastMs).toISOString() });
+    contributions.push({ source: "local", category: c.category, count: c.reporters, weight: 1, counted: c.counted, first_seen: new Date(c.firstMs).toISOString(), last_seen: new Date(c.lastMs).toISOString() });
   }
   for (const list of d.curated.sources(f.curatedEntry)) {
     contributions.push({ source: list.name, category: categoryOfFlags(list.flags), count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null });

@@ -5,8 +5,10 @@ import type { Counters } from "./reputation.ts";
 /** What this deployment's own reports say of one category of an address. */
 export interface LocalCategory {
   readonly category: CounterName;
-  /** Distinct reporting keys within the window: what the counter gets. */
+  /** Distinct keys that reported the address in this category within the window. */
   readonly reporters: number;
+  /** Those of them whose count goes to this counter: a key counts once per address, in its latest report's category. */
+  readonly counted: number;
   readonly firstMs: number;
   readonly lastMs: number;
 }

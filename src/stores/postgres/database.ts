@@ -108,6 +108,18 @@ const MIGRATIONS: readonly string[] = [
      AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, secret_hash, revoked_at, rate_per_minute, ip_quota_per_month, permissions,
        expires_at, allowed_networks, previous_secret_hash, previous_secret_ends_at ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_keys_changed();`,
+  // Every deletion of reports, in commit order (deletions take one lock, so ids commit in order),
+  // for the instances to apply to their indexes one by one; and a key's addresses of the day, for its daily limit.
+  // The deletion counter readers used to reread everything by goes.
+  `CREATE TABLE report_deletion_log (
+     id         BIGSERIAL PRIMARY KEY,
+     ip         TEXT,
+     key_id     TEXT,
+     before_ms  BIGINT,
+     deleted_at BIGINT NOT NULL
+   );
+   CREATE INDEX reports_by_key_time ON reports (key_id, reported_at, ip);
+   DROP TABLE report_deletions;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -77,6 +77,17 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE api_keys ADD COLUMN allowed_networks TEXT;
    ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT;
    ALTER TABLE api_keys ADD COLUMN previous_secret_ends_at TEXT;`,
+  // Every deletion of reports, in commit order, for the instances to apply to their indexes one by one;
+  // and a key's addresses of the day, for its daily limit. The deletion counter readers used to reread everything by goes.
+  `CREATE TABLE report_deletion_log (
+     id         INTEGER PRIMARY KEY AUTOINCREMENT,
+     ip         TEXT,
+     key_id     TEXT,
+     before_ms  INTEGER,
+     deleted_at INTEGER NOT NULL
+   );
+   CREATE INDEX reports_by_key_time ON reports (key_id, reported_at, ip);
+   DROP TABLE report_deletions;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
