@@ -178,7 +178,7 @@ describe("--explain in CSV", () => {
 
   test("the ip_reasons column holds the reasons ?explain=1 gives, as JSON; empty for a private address", async () => {
     const t = await app;
-    const { secret } = await t.newKey();
+    const { secret } = await t.newKey("scan-ip-explain");
     const { lines } = await run("ip\n8.8.8.8\n10.0.0.1\n", { explain: true });
     expect(lines[0]).toEndWith(",error,message,email_reasons,ip_reasons");
     const get = (await (await t.request("/v1/ip-reputation-check?ip=8.8.8.8&explain=1", { key: secret })).json()) as { reputation: { reasons: unknown } };
@@ -189,7 +189,7 @@ describe("--explain in CSV", () => {
 
   test("the email_reasons column holds the reasons ?explain=1 gives to the email, as JSON; empty for an invalid one", async () => {
     const t = await app;
-    const { secret } = await t.newKey();
+    const { secret } = await t.newKey("scan-email-explain");
     const { lines } = await run("email,ip\njane@gmial.com,8.8.8.8\nbad@,\n", { explain: true });
     const get = (await (await t.request("/v1/check?email=jane%40gmial.com&explain=1", { key: secret })).json()) as { reasons: { did_you_mean: string } };
     expect(get.reasons.did_you_mean).toBe("gmail.com");
