@@ -1,4 +1,5 @@
 import { UsageError, loadConfig } from "../app/config.ts";
+import { escapeControlCharacters } from "../text/control-characters.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { StoredReport } from "../reports/report.ts";
 import { reportsCsv } from "../reports/reports-csv.ts";
@@ -41,7 +42,7 @@ export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_L
   const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) => stores.reports.list(filter));
   if (values.json) console.log(JSON.stringify(reports.map(reportJson), null, 2));
   else if (reports.length === 0) console.log("No reports.");
-  else for (const r of reports) console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${r.keyName} (${r.keyId})${r.comment ? `  ${JSON.stringify(r.comment)}` : ""}`);
+  else for (const r of reports) console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${escapeControlCharacters(r.keyName)} (${r.keyId})${r.comment ? `  "${escapeControlCharacters(r.comment)}"` : ""}`);
   return 0;
 }
 
