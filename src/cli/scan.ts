@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, fstatSync, statSync } from "node:fs";
 import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
@@ -17,8 +17,8 @@ export const SCAN = {
   summary: "Check every address of a file (CSV, JSON Lines or one per line) offline, with the data `serve` uses",
   details: [
     "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET /v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one piece at a time: memory stays flat however long the input.",
-    "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address.",
-    "Writes each row with its line number, its input and the answers' fields; a row that cannot be read or holds an invalid value is written with its error and counted, and the scan goes on. On a terminal a progress line is shown; at the end a summary (on standard error when the rows go to standard output).",
+    "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address. Values are checked with surrounding spaces trimmed (GET refuses a padded value). UTF-8, or UTF-16 with its byte order mark; anything else is refused.",
+    "Writes each row with its line number, its input and the answers' fields; a row that cannot be read (a line over 1 MiB included) or holds an invalid value is written with its error and counted, and the scan goes on. A CSV field a spreadsheet would run as a formula starts with '. The output may not be the input file. On a terminal a progress line is shown; at the end a summary naming the columns read (on standard error when the rows go to standard output).",
     "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email allow/deny) in force when the scan starts and this appliance's own abuse reports of the last RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, and the summary says so.",
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
@@ -49,18 +49,25 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   if (format !== undefined && !FORMATS.has(format)) throw new UsageError(`--format is csv or jsonl, not "${format}"`);
   const fromStdin = operand === "" || operand === "-";
   if (fromStdin && process.stdin.isTTY) throw new UsageError("scan reads FILE, or standard input when it is piped: give a file");
-  if (!fromStdin && !existsSync(operand)) {
-    console.error(`riskcheck: scan: ${operand}: no such file`);
+  const source = fromStdin ? fstatSync(0) : statSync(operand, { throwIfNoEntry: false });
+  if (source === undefined || source.isDirectory()) {
+    console.error(`riskcheck: scan: ${operand}: ${source === undefined ? "no such file" : "a directory, not a file"}`);
     return 1;
+  }
+  const out = values.out === undefined || values.out === "-" ? null : values.out;
+  const target = out === null ? fstatSync(1) : statSync(out, { throwIfNoEntry: false });
+  // The same file however it is named (a link, another path): the scan would read its own rows without end.
+  if (source.isFile() && target?.isFile() && target.dev === source.dev && target.ino === source.ino) {
+    throw new UsageError(`the output is the input file (${fromStdin ? "standard input" : operand}): write the rows to another file`);
   }
   const config = loadConfig(values, process.env);
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
   const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
-  const size = fromStdin ? null : statSync(operand).size;
-  const input = fromStdin ? Bun.stdin.stream() : Bun.file(operand).stream();
-  const out = values.out === undefined || values.out === "-" ? null : values.out;
+  const size = source.isFile() ? source.size : null;
+  // Bun's file stream refuses character devices and FIFOs (/dev/null, a named pipe): Node's reads them.
+  const input = fromStdin ? Bun.stdin.stream() : source.isFile() ? Bun.file(operand).stream() : createReadStream(operand);
   const writer = out === null ? Bun.stdout.writer() : Bun.file(out).writer();
   const sink: ScanSink = {
     async write(text) {
@@ -168,7 +175,7 @@ function summaryTable(summary: ScanSummary, seconds: number): string {
   const width = Math.max(...rows.map(([label]) => label.length));
   const numbers = rows.map(([, n]) => n.toLocaleString("en-US"));
   const numberWidth = Math.max(...numbers.map((n) => n.length));
-  const lines = rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`);
+  const lines = [...summary.columns, ...rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`)];
   lines.push(`${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`);
   return `${lines.join("\n")}\n`;
 }

@@ -2,14 +2,17 @@
  * RFC 4180 records from text that arrives in pieces: fields separated by commas, records by
  * CRLF or LF, a field in double quotes may hold commas, line breaks and doubled quotes.
  * A record that breaks the rules (text after a closing quote, a quote never closed) is
- * reported with its line and skipped to the end of its line, so one bad record costs no other.
+ * reported with its line and skipped to the end of its line, so one bad record costs no other;
+ * one that grows past MAX_RECORD_CHARS is reported once and skipped to the next line break.
  */
 export type CsvRecord =
   | { readonly line: number; readonly fields: string[] }
   | { readonly line: number; readonly problem: string };
 
-/** No real record is this long; holding more would make memory grow with the input. */
+/** No real record or line is this long; holding more would make memory grow with the input. */
 export const MAX_RECORD_CHARS = 1 << 20;
+
+export const TOO_LONG = `longer than ${MAX_RECORD_CHARS} characters (a quote never closed, or no text file?)`;
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -21,9 +24,18 @@ export class CsvRecords {
   private pending = "";
   /** The line the pending text starts on. */
   private line = 1;
+  /** The rest of a record given up for its length is being passed over, up to a line break. */
+  private skipping = false;
 
   /** The records completed by `text`. */
   push(text: string, into: CsvRecord[] = []): CsvRecord[] {
+    if (this.skipping) {
+      const lf = text.indexOf("\n");
+      if (lf === -1) return into;
+      this.skipping = false;
+      this.line++;
+      text = text.slice(lf + 1);
+    }
     this.pending = this.pending.length === 0 ? text : this.pending + text;
     this.take(false, into);
     return into;
@@ -31,6 +43,7 @@ export class CsvRecords {
 
   /** The last record, which needs no line break at its end. */
   end(into: CsvRecord[] = []): CsvRecord[] {
+    this.skipping = false;
     this.take(true, into);
     return into;
   }
@@ -41,17 +54,17 @@ export class CsvRecords {
     while (start < text.length) {
       const record = parseRecord(text, start, this.line, final);
       if (record === null) break;
-      if (record.record !== null) into.push(record.record);
+      if (record.record !== null) into.push(record.next - start > MAX_RECORD_CHARS ? { line: record.record.line, problem: `a record ${TOO_LONG}` } : record.record);
       this.line += record.lines;
       start = record.next;
     }
     this.pending = start === 0 ? text : text.slice(start);
     if (this.pending.length > MAX_RECORD_CHARS) {
-      // Most likely a quote never closed: give up on this record rather than hold the rest of the input.
-      into.push({ line: this.line, problem: `a record over ${MAX_RECORD_CHARS} characters (a quote never closed?)` });
-      const lf = this.pending.lastIndexOf("\n");
+      // Give up on this record rather than hold the rest of the input; no piece of it is read as a record of its own.
+      into.push({ line: this.line, problem: `a record ${TOO_LONG}` });
       this.line += countLines(this.pending, 0, this.pending.length);
-      this.pending = lf === -1 ? "" : this.pending.slice(lf + 1);
+      this.skipping = !final && !this.pending.endsWith("\n");
+      this.pending = "";
     }
   }
 }

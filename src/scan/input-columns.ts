@@ -44,3 +44,26 @@ export function findColumns(header: readonly string[], choice: ColumnChoice): Co
   if (email === -1 && ip === -1) return `no email or IP column among ${list}; name one with --email-column or --ip-column`;
   return { email, ip };
 }
+
+/** How many other column names a description lists. */
+const MAX_ALTERNATIVES = 5;
+
+/**
+ * One line for the summary: which column (or JSON key) the values of a kind were read from,
+ * and the others whose names looked like one, which were not (`email` column "email", also
+ * seen "backup_email": name it with --email-column to check that one).
+ */
+export function describeColumn(kind: "email" | "IP", used: readonly string[], others: readonly string[]): string {
+  const quoted = (names: readonly string[]) => names.slice(0, MAX_ALTERNATIVES).map((n) => JSON.stringify(n)).join(", ") + (names.length > MAX_ALTERNATIVES ? ` and ${names.length - MAX_ALTERNATIVES} more` : "");
+  const flag = kind === "email" ? "--email-column" : "--ip-column";
+  let line = used.length === 0 ? `${kind} column: none` : `${kind} column: ${quoted(used)}`;
+  if (others.length > 0) line += `; also seen, not checked: ${quoted(others)} (${flag} NAME picks another)`;
+  return line;
+}
+
+/** The CSV header's columns used, and for each kind the others that look like its columns: what the user may have meant instead. */
+export function describeCsvColumns(header: readonly string[], used: Columns): string[] {
+  const others = (looksLike: (name: string) => boolean) => header.filter((h, i) => i !== used.email && i !== used.ip && looksLike(h));
+  const named = (index: number) => (index === -1 ? [] : [header[index]]);
+  return [describeColumn("email", named(used.email), others(looksLikeEmailColumn)), describeColumn("IP", named(used.ip), others(looksLikeIpColumn))];
+}

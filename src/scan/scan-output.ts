@@ -1,5 +1,6 @@
 import type { EmailAnswer } from "../email/email-answer.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
+import { spreadsheetCsvField } from "../text/spreadsheet-csv.ts";
 import type { BadRow, InputKind, Row } from "./input-rows.ts";
 import { type Answers, type IpChecked, reputationOf } from "../checks/answers.ts";
 import type { ItemError } from "../checks/item-error.ts";
@@ -127,11 +128,8 @@ class JsonLinesFormat implements RowFormat {
   }
 }
 
-const NEEDS_QUOTES = /[",\r\n]/;
-
-export function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
+/** Every field that holds text from the input or the datasets: a cell that a spreadsheet would run as a formula is written as text, as `reports export` writes its fields. */
+const csvField = spreadsheetCsvField;
 
 function csvLine(cells: readonly string[]): string {
   return `${cells.map(csvField).join(",")}\n`;

@@ -20,6 +20,8 @@ export class ScanSummary {
   readonly levels = new Map<Level, number>(LEVELS.map((l) => [l, 0]));
   /** Rows written to the output (fewer than `rows` with --only-risky). */
   written = 0;
+  /** Where the values were read from, one line each (see RowReader.columnsUsed). */
+  columns: readonly string[] = [];
 
   email(answer: EmailAnswer | ItemError): void {
     this.emails++;

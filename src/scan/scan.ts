@@ -1,4 +1,5 @@
 import type { Snapshot } from "../datasets/snapshot.ts";
+import { MAX_RECORD_CHARS } from "./csv-records.ts";
 import type { ColumnChoice } from "./input-columns.ts";
 import { type InputRow, type RowReader, openRowReader } from "./input-rows.ts";
 import { Answers, reputationOf } from "../checks/answers.ts";
@@ -32,9 +33,6 @@ export class ScanInputError extends Error {}
  */
 const ROWS_PER_COLLECTION = 50_000;
 
-/** A first line longer than this is taken as it is: no header is that long. */
-const MAX_FIRST_LINE = 1 << 20;
-
 /**
  * Checks every row of `input` with the snapshot and writes the rows with their answers to
  * `sink`, one piece of input at a time: memory stays flat whatever the input's length.
@@ -49,7 +47,6 @@ export async function scan(
 ): Promise<ScanSummary> {
   const summary = new ScanSummary();
   const answers = new Answers(snapshot, options.explain, options.localReports ?? null);
-  const decoder = new TextDecoder("utf-8");
   const rows: InputRow[] = [];
   let opened: { reader: RowReader; format: RowFormat } | null = null;
   let head = "";
@@ -90,19 +87,19 @@ export async function scan(
     return out;
   };
 
-  for await (const chunk of input) {
-    bytes += chunk.byteLength;
-    let text = decoder.decode(chunk, { stream: true });
+  const text = decodedText(input);
+  for await (let piece of text) {
+    bytes = text.bytes;
     if (opened === null) {
-      head += text;
+      head += piece;
       const lf = head.indexOf("\n");
-      if (lf === -1 && head.length < MAX_FIRST_LINE) continue;
+      if (lf === -1 && head.length < MAX_RECORD_CHARS) continue;
       opened = open(lf === -1 ? head : head.slice(0, lf));
       await write(opened.format.header());
-      text = head;
+      piece = head;
       head = "";
     }
-    opened.reader.push(text, rows);
+    opened.reader.push(piece, rows);
     await write(written());
     progress?.(summary.rows, bytes);
     if (summary.rows >= collectAt) {
@@ -111,7 +108,7 @@ export async function scan(
     }
   }
   // `head` holds the whole input when it never had a line break.
-  const rest = head + decoder.decode();
+  const rest = head;
   if (opened === null) {
     if (rest.trim().length === 0) return summary;
     opened = open(rest.split("\n", 1)[0]);
@@ -120,6 +117,69 @@ export async function scan(
   if (rest.length > 0) opened.reader.push(rest, rows);
   opened.reader.end(rows);
   await write(written());
+  summary.columns = opened.reader.columnsUsed();
   progress?.(summary.rows, bytes);
   return summary;
+}
+
+/** Byte order marks, longest first: UTF-32's little-endian one starts like UTF-16's. */
+const BOMS: readonly [string, number[], "utf-8" | "utf-16le" | "utf-16be" | null][] = [
+  ["UTF-32", [0xff, 0xfe, 0, 0], null],
+  ["UTF-32", [0, 0, 0xfe, 0xff], null],
+  ["UTF-8", [0xef, 0xbb, 0xbf], "utf-8"],
+  ["UTF-16", [0xff, 0xfe], "utf-16le"],
+  ["UTF-16", [0xfe, 0xff], "utf-16be"],
+];
+
+const startsWith = (bytes: Uint8Array, prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+
+/** The decoder its first bytes call for: UTF-8 (with its BOM or none), UTF-16 with its BOM. */
+function decoderFor(head: Uint8Array): TextDecoder {
+  const bom = BOMS.find(([, prefix]) => startsWith(head, prefix));
+  if (bom !== undefined && bom[2] === null) throw new ScanInputError(`the input is ${bom[0]} (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f ${bom[0]} -t UTF-8`);
+  // Every other byte zero in the first four: UTF-16 or UTF-32 text without its byte order mark.
+  if (bom === undefined && head.length >= 4 && (head[0] === 0) !== (head[1] === 0) && (head[2] === 0) !== (head[3] === 0)) {
+    throw new ScanInputError("the input looks like UTF-16 or UTF-32 without a byte order mark: scan reads UTF-8, or UTF-16 with its mark; convert it first, e.g. iconv -f UTF-16LE -t UTF-8");
+  }
+  return new TextDecoder(bom?.[2] ?? "utf-8", { fatal: true });
+}
+
+/**
+ * The input as text, piece by piece, with `bytes` read so far: UTF-8 or UTF-16 as its byte
+ * order mark says (the mark dropped). UTF-32 and bytes that are no UTF-8 are refused with a
+ * ScanInputError rather than checked as garbage.
+ */
+function decodedText(input: AsyncIterable<Uint8Array>): AsyncIterable<string> & { bytes: number } {
+  const state = {
+    bytes: 0,
+    async *[Symbol.asyncIterator]() {
+      let decoder: TextDecoder | null = null;
+      let head: Uint8Array = new Uint8Array(0);
+      const decode = (chunk?: Uint8Array) => {
+        try {
+          return decoder!.decode(chunk, { stream: chunk !== undefined });
+        } catch {
+          throw new ScanInputError(`the input is not UTF-8: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`);
+        }
+      };
+      for await (const chunk of input) {
+        state.bytes += chunk.byteLength;
+        if (decoder !== null) {
+          yield decode(chunk);
+          continue;
+        }
+        head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+        if (head.length < 4) continue;
+        decoder = decoderFor(head);
+        yield decode(head);
+      }
+      if (decoder === null) {
+        // An input shorter than a byte order mark.
+        decoder = decoderFor(head);
+        yield decode(head);
+      }
+      yield decode();
+    },
+  };
+  return state;
 }
