@@ -81,12 +81,26 @@ describe("serve keeps its data fresh by itself", () => {
       expect(requests.filter((p) => p === path)).toEqual([]);
       const health = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[]; refresh: unknown };
       expect(health.refresh).toBeNull();
-      expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off"));
-      expect(server.output()).toContain("automatic refresh is off");
+      expect(server.output()).toContain("automatic refresh is off (RISKCHECK_UPDATE_EVERY=off)");
       // The command it prints runs as printed: update takes the data directory, not the database (RISKCHECK_DB here).
       const command = /to refresh, run: (.+)$/m.exec(server.output())![1]!;
       const args = command.slice(command.indexOf(" update ") + " update ".length).split(" ");
       expect(parseCommandLine(UPDATE, args).values["data-dir"]).toBe(resolve(env.RISKCHECK_DATA_DIR));
+      // /healthz (and the dashboard, which shows the same warnings) names the same command, not a "riskcheck" that may not exist.
+      expect(health.warnings).toContainEqual(`automatic refresh is off (RISKCHECK_UPDATE_EVERY=off) and the data has never been refreshed from the network; run: ${command}`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test.concurrent("off by the flag: the start-up line and /healthz name the flag", async () => {
+    const { env } = setUp();
+    const server = await startServe(["--update-every", "off"], env);
+    try {
+      await server.waitForOutput("datasets: automatic refresh is off (--update-every off); to refresh, run: ");
+      const health = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[] };
+      expect(health.warnings).toContainEqual(expect.stringContaining("automatic refresh is off (--update-every off)"));
+      expect(health.warnings.join("\n")).not.toContain('"riskcheck update"');
     } finally {
       await server.stop();
     }

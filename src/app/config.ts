@@ -37,6 +37,8 @@ export interface Config {
   readonly sourcesFile: string;
   /** How often `serve` refreshes its datasets; null: never (air-gapped hosts). */
   readonly updateEveryMs: number | null;
+  /** Where that came from, as the user wrote it: `--update-every off`, `RISKCHECK_UPDATE_EVERY=off`, or null for the default. */
+  readonly updateEverySetBy: string | null;
   /** How long a stopping server lets in-flight requests finish before it closes their connections. */
   readonly drainTimeoutMs: number;
   /** When set, GET /metrics needs it as a Bearer token; otherwise /metrics is open. */
@@ -93,6 +95,7 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
+    updateEverySetBy: flags["update-every"] ? `--update-every ${flags["update-every"]}` : env.RISKCHECK_UPDATE_EVERY ? `RISKCHECK_UPDATE_EVERY=${env.RISKCHECK_UPDATE_EVERY}` : null,
     drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0, MAX_TIMER_MS),
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
     reports: {

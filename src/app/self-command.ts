@@ -1,4 +1,5 @@
 import { join, relative, resolve } from "node:path";
+import type { WarningCommands } from "../datasets/freshness.ts";
 import { RUNNING_COMPILED } from "../runtime/compiled.ts";
 import { type Config, ownDbPath } from "./config.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
@@ -48,4 +49,9 @@ export function updateHint(config: Config): string {
   const dataDir = resolve(config.dataDir);
   const sources = resolve(config.sourcesFile);
   return `${selfCommand()} update --data-dir ${shellWord(dataDir)}${sources === join(dataDir, "sources.json") ? "" : ` --sources ${shellWord(sources)}`}`;
+}
+
+/** The commands /healthz's and the dashboard's warnings name, for this server's data and database. */
+export function warningCommands(config: Config): WarningCommands {
+  return { update: updateHint(config), settle: hint(config, 'email deny NAME --reason "why"'), refreshOffBy: config.updateEverySetBy ?? "--update-every off" };
 }

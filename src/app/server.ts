@@ -15,7 +15,7 @@ import type { StartedLoad } from "../datasets/start-load.ts";
 import { currentVersion } from "../datasets/versions.ts";
 import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
-import { hint, selfArgv, updateHint } from "./self-command.ts";
+import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
 import { wireApp } from "./wiring.ts";
 
@@ -111,6 +111,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     setPasswordCommand: hint(config, "admin set-password"),
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
+    warningCommands: warningCommands(config),
     metricsToken: config.metricsToken,
     reports: config.reports,
   });
@@ -199,7 +200,7 @@ function refreshFromNetwork(config: Config, snapshot: Snapshot, reload: (reason:
 /** Starts the refresh, once the server listens, and says when it runs (or how to refresh by hand). */
 function startRefresh(config: Config, refresh: Refresh | null, snapshot: Snapshot, log: Log): void {
   if (refresh === null) {
-    log.info(`datasets: automatic refresh is off (RISKCHECK_UPDATE_EVERY=off); to refresh, run: ${updateHint(config)}`);
+    log.info(`datasets: automatic refresh is off (${warningCommands(config).refreshOffBy}); to refresh, run: ${updateHint(config)}`);
     return;
   }
   refresh.scheduler.start();

@@ -1,5 +1,5 @@
 import { TrafficCounter } from "../metrics/traffic-counter.ts";
-import { datasetWarnings } from "../datasets/freshness.ts";
+import { type WarningCommands, datasetWarnings } from "../datasets/freshness.ts";
 import { lastUpdateSuccess } from "../metrics/last-update-success.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverrides } from "../datasets/snapshot.ts";
@@ -30,6 +30,8 @@ export interface WiringInput {
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
   refreshState: () => RefreshState | null;
+  /** The command lines the dataset warnings name, as this program was run; by their names alone when left out. */
+  warningCommands?: WarningCommands;
   /** When set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | null;
   reports: ReportSettings;
@@ -42,7 +44,7 @@ export async function wireApp(input: WiringInput) {
   const { keys } = stores;
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
-  const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now());
+  const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
   const overrides = new OverrideWatch(stores.emailOverrides, now);
   /** The snapshot with the override lines in force: every snapshot served passes through here. */
   const withOverrides = (snapshot: Snapshot): Snapshot => snapshotWithOverrides(snapshot, overrides.active);

@@ -13,6 +13,19 @@ export function lastRefreshedFromNetwork(sources: Readonly<Record<string, Source
   return times.length ? Math.max(...times) : null;
 }
 
+/** The command lines the warnings name, as the operator can paste them (built where the program knows how it was run). */
+export interface WarningCommands {
+  /** Refreshes this server's data by hand. */
+  readonly update: string;
+  /** Settles a disputed name: NAME is the user's to fill in. */
+  readonly settle: string;
+  /** The flag or variable that switched the automatic refresh off. */
+  readonly refreshOffBy: string;
+}
+
+/** For a program whose command line is not known: the commands by their names alone. */
+export const GENERIC_WARNING_COMMANDS: WarningCommands = { update: "riskcheck update", settle: 'riskcheck email deny NAME --reason "why"', refreshOffBy: "RISKCHECK_UPDATE_EVERY=off" };
+
 const days = (ms: number) => Math.floor(ms / 86_400_000);
 
 /**
@@ -22,10 +35,10 @@ const days = (ms: number) => Math.floor(ms / 86_400_000);
  * could not fetch (grouped by why), or automatic refresh off for data never refreshed.
  * `refresh` is null when automatic refresh is off.
  */
-export function datasetWarnings(snapshot: Snapshot, refresh: RefreshState | null, nowMs: number): string[] {
+export function datasetWarnings(snapshot: Snapshot, refresh: RefreshState | null, nowMs: number, commands: WarningCommands = GENERIC_WARNING_COMMANDS): string[] {
   const warnings: string[] = [];
   if (!(snapshot.outputs["reputation-index"]?.count > 0)) {
-    const fix = refresh ? "the automatic refresh fetches the feeds" : 'run "riskcheck update"';
+    const fix = refresh ? "the automatic refresh fetches the feeds" : `run: ${commands.update}`;
     warnings.push(`no reputation feed is loaded: IP verdicts rest on network kinds alone, and "ok" means no data rather than clean; ${fix}`);
   }
   const stale = staleSources(snapshot, nowMs);
@@ -33,13 +46,13 @@ export function datasetWarnings(snapshot: Snapshot, refresh: RefreshState | null
   const unsettled = [...snapshot.email.heldBack].filter((name) => overrideFor(snapshot.email.overrides, name) === undefined);
   if (unsettled.length) {
     const shown = unsettled.slice(0, 5).join(", ") + (unsettled.length > 5 ? " …" : "");
-    warnings.push(`${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with "riskcheck email allow|deny"`);
+    warnings.push(`${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with: ${commands.settle} (or email allow)`);
   }
   const last = refresh?.last;
   if (last?.error) warnings.push(`the last refresh (${new Date(last.finishedAt).toISOString()}) installed nothing: ${last.error}`);
   for (const group of groupProblems(last?.failedSources ?? [])) warnings.push(`the last refresh could not fetch ${describeGroup(group)}; ${group.fix}`);
   if (!refresh && lastRefreshedFromNetwork(snapshot.sources) === null) {
-    warnings.push('automatic refresh is off (RISKCHECK_UPDATE_EVERY=off) and the data has never been refreshed from the network; run "riskcheck update"');
+    warnings.push(`automatic refresh is off (${commands.refreshOffBy}) and the data has never been refreshed from the network; run: ${commands.update}`);
   }
   return warnings;
 }

@@ -117,4 +117,12 @@ describe("sources grouped by the kind of problem", () => {
       expect.stringMatching(/^the last refresh could not fetch 1 source \(bingbot; it keeps the data it had\): the download was refused: looks like an HTML page; /),
     ]);
   });
+
+  test("the commands they name are the ones given, as the program was run", () => {
+    const commands = { update: "/opt/rc/riskcheck update --data-dir /srv/rc", settle: '/opt/rc/riskcheck email deny NAME --reason "why" --data-dir /srv/rc', refreshOffBy: "--update-every off" };
+    const bundled = source({ url: "npm:x", checkedAt: "2026-11-20T00:00:00.000Z" });
+    const warnings = datasetWarnings(snapshot({ bundled }, []), null, NOW, commands);
+    expect(warnings).toContainEqual(expect.stringMatching(/^no reputation feed is loaded: .*; run: \/opt\/rc\/riskcheck update --data-dir \/srv\/rc$/));
+    expect(warnings).toContainEqual("automatic refresh is off (--update-every off) and the data has never been refreshed from the network; run: /opt/rc/riskcheck update --data-dir /srv/rc");
+  });
 });
