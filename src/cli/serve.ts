@@ -4,6 +4,7 @@ import { SERVE } from "./commands.ts";
 import { loadConfig } from "../app/config.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "../app/runtime-flags.ts";
 import { type Log, startServer } from "../app/server.ts";
+import { packageScriptLaunchers, watchLaunchers } from "../runtime/launchers.ts";
 import type { RunContext } from "./start-serve-load.ts";
 import { ensureDatasets } from "../datasets/baseline/install-baseline.ts";
 
@@ -30,7 +31,7 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
       void server.closeConnections();
       return;
     }
-    log.info(`${signal}${exitCode ? "" : " received"}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
+    log.info(`${signal}${signal.startsWith("SIG") ? " received" : ""}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
     server.shutdown().then(
       () => process.exit(exitCode),
       (err) => {
@@ -46,5 +47,7 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGHUP", () => void server.reload("SIGHUP"));
+  // `npx bun run start` signalled by its pid: npx exits, and nothing passes the signal on to this process.
+  watchLaunchers(packageScriptLaunchers(process.env), (launcher) => stop(`its launcher exited (pid ${launcher.pid}, ${launcher.command}): stopping with it`));
   return KEEP_RUNNING;
 }
