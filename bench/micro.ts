@@ -86,7 +86,6 @@ const { deps, keys: appKeys } = await wireApp({
   adminPassword: null,
   now: Date.now,
   client: { address: () => parseIpAddress("192.0.2.1"), info: () => ({ address: "192.0.2.1", https: false }) },
-  setPasswordCommand: "riskcheck admin set-password",
   logError: console.error,
   refreshState: () => null,
   reports: DEFAULT_REPORT_SETTINGS,

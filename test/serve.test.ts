@@ -34,9 +34,18 @@ describe("the real serve process", () => {
     expect(server.output()).toContain("keys create --name");
   });
 
-  test("the dashboard's set-a-password hint can be pasted as it is: it names the data directory", async () => {
+  test("the no-password page says what to do and shows no path of the server; the start-up log has the command to paste", async () => {
     const body = await (await get("/dashboard")).text();
-    expect(body).toContain(`admin set-password --data-dir ${dataDir}</code>`);
+    expect(body).toContain("<code>riskcheck admin set-password</code>");
+    expect(body).toContain("<code>No dashboard password yet</code>");
+    expect(body).not.toContain(dataDir);
+    expect(body).not.toMatch(/(?:^|[\s>"'])\/(?:tmp|root|home|var|opt|srv|usr|work)\//);
+    await server.waitForOutput("No dashboard password yet. Set one with: ");
+    const command = /No dashboard password yet\. Set one with: (.+)$/m.exec(server.output())![1]!;
+    // Pasted as printed, it sets the password: the page then asks for it.
+    const set = Bun.spawnSync(["sh", "-c", command.replace("'your long password'", "'a long enough password'")], { stdin: "ignore", timeout: 30_000, killSignal: "SIGKILL" });
+    expect(set.exitCode).toBe(0);
+    expect(await (await get("/dashboard")).text()).toContain('type="password"');
   });
 
   test("a key created by the CLI works at once and a CLI revocation applies to the next request", async () => {

@@ -108,7 +108,6 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     adminPassword: config.adminPassword,
     now: Date.now,
     client: clientResolver(config.trustProxy),
-    setPasswordCommand: hint(config, "admin set-password"),
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
     warningCommands: warningCommands(config),
@@ -124,6 +123,10 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
   startRefresh(config, refresh, snapshot, log);
   if (!(await wired.keys.list()).some((k) => k.revokedAt === null)) {
     log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
+  }
+  if (!(await wired.deps.dashboard.password.isSet())) {
+    // The dashboard's page says to look for this line: it names no path to whoever opens it.
+    log.info(`No dashboard password yet. Set one with: printf '%s' 'your long password' | ${hint(config, "admin set-password")}`);
   }
 
   const closeConnections = () => server.stop(true);

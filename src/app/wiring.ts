@@ -25,8 +25,6 @@ export interface WiringInput {
   adminPassword: string | null;
   now: () => number;
   client: AppDeps["client"];
-  /** The `admin set-password` command line to paste, shown while no dashboard password is set. */
-  setPasswordCommand: string;
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
   refreshState: () => RefreshState | null;
@@ -80,7 +78,6 @@ export async function wireApp(input: WiringInput) {
       sessions: stores.sessions,
       throttle: stores.signInThrottle,
       defaultIpQuota: input.limits.ipQuotaPerMonth,
-      setPasswordCommand: input.setPasswordCommand,
       now,
       warnings,
       emailOverrides: stores.emailOverrides,

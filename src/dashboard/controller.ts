@@ -33,7 +33,6 @@ export interface DashboardDeps {
   readonly sessions: SessionStore;
   readonly throttle: SignInThrottle;
   readonly defaultIpQuota: number;
-  readonly setPasswordCommand: string;
   readonly now: () => number;
   /** What the operator should know about the data being served (the same as /healthz's). */
   readonly warnings: () => string[];
@@ -221,7 +220,7 @@ export class Dashboard {
   }
 
   async home(request: Request, client: ClientInfo): Promise<Response> {
-    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage(this.deps.setPasswordCommand));
+    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage());
     const current = await this.session(request);
     if (!current) return this.signInForm(client);
     const params = new URL(request.url).searchParams;
@@ -230,7 +229,7 @@ export class Dashboard {
   }
 
   async signIn(request: Request, client: ClientInfo): Promise<Response> {
-    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage(this.deps.setPasswordCommand), 403);
+    if (!(await this.deps.password.isSet())) return page(passwordNotSetPage(), 403);
     const form = await readForm(request);
     if (form instanceof Response) return form;
     const formToken = field(form, "csrf");
@@ -355,7 +354,7 @@ export class Dashboard {
   /** `/dashboard/email`: the override lines, or the sign-in form. */
   async emailOverrides(request: Request, client: ClientInfo): Promise<Response> {
     const current = await this.session(request);
-    if (!current) return (await this.deps.password.isSet()) ? this.signInForm(client) : page(passwordNotSetPage(this.deps.setPasswordCommand));
+    if (!current) return (await this.deps.password.isSet()) ? this.signInForm(client) : page(passwordNotSetPage());
     const notice = NOTICES.get(new URL(request.url).searchParams.get("done") ?? "");
     return this.overridesView(current.session, notice ? { text: notice } : undefined);
   }

@@ -67,7 +67,6 @@ export async function createTestApp(options: TestAppOptions = {}) {
     adminPassword: options.adminPassword ?? null,
     now: () => clock.now,
     client: { address: () => parseIpAddress(client.address), info: () => client },
-    setPasswordCommand: "riskcheck admin set-password",
     logError: (line) => void errors.push(line),
     refreshState: () => null,
     metricsToken: options.metricsToken ?? null,

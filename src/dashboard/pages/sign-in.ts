@@ -14,14 +14,17 @@ ${error ? html`<p class="notice error" role="alert">${error}</p>` : ""}
   );
 }
 
-/** `setPasswordCommand`: the whole command line to paste, with the data directory or database this server uses. */
-export function passwordNotSetPage(setPasswordCommand: string): string {
+/**
+ * What to do while no password is set. Anyone may see this page: it names no path, data
+ * directory or database of the server; its start-up log prints the command line in full.
+ */
+export function passwordNotSetPage(): string {
   return layout(
     "Set a password",
     html`<h2>No dashboard password is set</h2>
 <p class="notice">The dashboard accepts no sign-in until the account holder sets a password, in either of two ways:</p>
 <ol>
-  <li>On the server, run <code>${setPasswordCommand}</code> and type the password (at least 12 characters) on its standard input, for example <code>printf '%s' 'your long password' | ${setPasswordCommand}</code>. It takes effect at once.</li>
+  <li>On the server, run <code>riskcheck admin set-password</code> with the data directory (or database) the server uses, the password (at least 12 characters) on its standard input. The server's start-up log prints that command line in full, ready to paste: look for <code>No dashboard password yet</code>. It takes effect at once.</li>
   <li>Or start the server with the environment variable <code>RISKCHECK_ADMIN_PASSWORD</code> set to the password.</li>
 </ol>
 <p>Then reload this page.</p>`,
