@@ -49,8 +49,9 @@ export function packageScriptLaunchers(env: Record<string, string | undefined>):
   return launchers;
 }
 
-/** Calls `onGone` once, with the first of `launchers` found gone, checking every `everyMs`; the returned function stops the watch. */
-export function watchLaunchers(launchers: readonly Launcher[], onGone: (launcher: Launcher) => void, everyMs = 1_000): () => void {
+/** Calls `onGone` once, with the first of `launchers` found gone, checking every `everyMs`. */
+export function watchLaunchers(launchers: readonly Launcher[], onGone: (launcher: Launcher) => void, everyMs = 1_000): void {
+  if (launchers.length === 0) return;
   const timer = setInterval(() => {
     const gone = launchers.find((l) => processStat(l.pid)?.started !== l.started);
     if (gone === undefined) return;
@@ -58,5 +59,4 @@ export function watchLaunchers(launchers: readonly Launcher[], onGone: (launcher
     onGone(gone);
   }, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
 }

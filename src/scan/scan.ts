@@ -146,7 +146,7 @@ function decoderFor(head: Uint8Array): TextDecoder {
 
 /**
  * The input as text, piece by piece, with `bytes` read so far: UTF-8 or UTF-16 as its byte
- * order mark says (the mark dropped). UTF-32 and bytes that are no UTF-8 are refused with a
+ * order mark says (the mark dropped). UTF-32 and bytes that are not valid text are refused with a
  * ScanInputError rather than checked as garbage.
  */
 function decodedText(input: AsyncIterable<Uint8Array>): AsyncIterable<string> & { bytes: number } {
@@ -159,7 +159,7 @@ function decodedText(input: AsyncIterable<Uint8Array>): AsyncIterable<string> & 
         try {
           return decoder!.decode(chunk, { stream: chunk !== undefined });
         } catch {
-          throw new ScanInputError(`the input is not UTF-8: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`);
+          throw new ScanInputError(`the input is not valid ${decoder!.encoding.toUpperCase()}: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`);
         }
       };
       for await (const chunk of input) {

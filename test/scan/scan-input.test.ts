@@ -74,7 +74,7 @@ describe("encodings: UTF-8, UTF-16 by its byte order mark; the rest refused", ()
     ["UTF-32LE", [0xff, 0xfe, 0, 0, 0x61, 0, 0, 0], "the input is UTF-32"],
     ["UTF-32BE", [0, 0, 0xfe, 0xff, 0, 0, 0, 0x61], "the input is UTF-32"],
     ["UTF-16 without its mark", [0x61, 0, 0x40, 0, 0x62, 0], "looks like UTF-16 or UTF-32 without a byte order mark"],
-    ["Latin-1", [...new TextEncoder().encode("email\nj"), 0xe9, ...new TextEncoder().encode("r@gmail.com\n")], "the input is not UTF-8"],
+    ["Latin-1", [...new TextEncoder().encode("email\nj"), 0xe9, ...new TextEncoder().encode("r@gmail.com\n")], "the input is not valid UTF-8"],
   ])("%s is refused with a message", async (_, bytes, message) => {
     const refused = runBytes(new Uint8Array(bytes), {}, 2);
     await expect(refused).rejects.toThrow(ScanInputError);
