@@ -24,17 +24,15 @@ export class CsvRecords {
   private pending = "";
   /** The line the pending text starts on. */
   private line = 1;
-  /** The rest of a record given up for its length is being passed over, up to a line break. */
-  private skipping = false;
+  /** The rest of a record given up for its length is being passed over (`quoted`: inside a quoted field); null when not. */
+  private skipping: { quoted: boolean } | null = null;
 
   /** The records completed by `text`. */
   push(text: string, into: CsvRecord[] = []): CsvRecord[] {
-    if (this.skipping) {
-      const lf = text.indexOf("\n");
-      if (lf === -1) return into;
-      this.skipping = false;
-      this.line++;
-      text = text.slice(lf + 1);
+    if (this.skipping !== null) {
+      const rest = this.passOver(text, this.skipping);
+      if (rest === null) return into;
+      text = rest;
     }
     this.pending = this.pending.length === 0 ? text : this.pending + text;
     this.take(false, into);
@@ -43,7 +41,7 @@ export class CsvRecords {
 
   /** The last record, which needs no line break at its end. */
   end(into: CsvRecord[] = []): CsvRecord[] {
-    this.skipping = false;
+    this.skipping = null;
     this.take(true, into);
     return into;
   }
@@ -62,9 +60,38 @@ export class CsvRecords {
     if (this.pending.length > MAX_RECORD_CHARS) {
       // Give up on this record rather than hold the rest of the input; no piece of it is read as a record of its own.
       into.push({ line: this.line, problem: `a record ${TOO_LONG}` });
-      this.line += countLines(this.pending, 0, this.pending.length);
-      this.skipping = !final && !this.pending.endsWith("\n");
+      const rest = final ? null : this.passOver(this.pending, { quoted: false });
       this.pending = "";
+      if (rest !== null) this.push(rest, into);
+    }
+  }
+
+  /**
+   * Passes over `text` up to the end of the record given up: the first line break outside
+   * quotes (quotes counted from the record's start, as the parser counts them). Returns the
+   * text after it, or null when `text` ends first (`state` then holds where it stopped).
+   */
+  private passOver(text: string, state: { quoted: boolean }): string | null {
+    this.skipping = state;
+    for (let i = 0; ; ) {
+      const quote = text.indexOf('"', i);
+      if (state.quoted) {
+        this.line += countLines(text, i, quote === -1 ? text.length : quote);
+        if (quote === -1) return null;
+        state.quoted = false;
+        i = quote + 1;
+        continue;
+      }
+      const lf = text.indexOf("\n", i);
+      if (quote !== -1 && (lf === -1 || quote < lf)) {
+        state.quoted = true;
+        i = quote + 1;
+        continue;
+      }
+      if (lf === -1) return null;
+      this.line++;
+      this.skipping = null;
+      return text.slice(lf + 1);
     }
   }
 }

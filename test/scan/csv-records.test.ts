@@ -60,4 +60,17 @@ describe("CSV records", () => {
     expect(out[1]).toMatchObject({ line: 2, problem: expect.stringContaining("quote never closed") });
     expect((p as unknown as { pending: string }).pending.length).toBeLessThan(piece.length);
   });
+
+  test("a quoted field past the limit over many lines is one problem: none of its lines is read as a record, and the next record keeps its line number", () => {
+    const field = `${"y".repeat(1000)}\n`.repeat(Math.ceil(MAX_RECORD_CHARS / 1000) + 5);
+    const text = `a,b\n1,"${field}"" still quoted\nend",x\n2,after\n`;
+    for (const piece of [64 * 1024, 3 * MAX_RECORD_CHARS]) {
+      const p = new CsvRecords();
+      const out: CsvRecord[] = [];
+      for (let i = 0; i < text.length; i += piece) p.push(text.slice(i, i + piece), out);
+      p.end(out);
+      const lines = text.split("\n").length - 1;
+      expect(out).toEqual([{ line: 1, fields: ["a", "b"] }, { line: 2, problem: expect.stringContaining("longer than") }, { line: lines, fields: ["2", "after"] }]);
+    }
+  });
 });
