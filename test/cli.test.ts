@@ -102,7 +102,7 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "keys update", "keys rotate", "keys usage", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "version"]);
+    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "keys update", "keys rotate", "keys usage", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "ip allow", "ip deny", "ip list", "ip remove", "version"]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });

@@ -43,6 +43,8 @@ export interface RunningServer {
 const VERSION_CHECK_MS = 500;
 /** Override lines are read again this often: within 10 s, with the interval's jitter, on every instance. */
 const OVERRIDE_CHECK_MS = 3_000;
+/** The IP override lines' generation is asked this often (one row; the lines are read only when it moved): within 3 s on every instance. */
+const IP_OVERRIDE_CHECK_MS = 1_000;
 /** Local reports are read again this often (as the email overrides are): within 10 s on every instance. */
 const REPORT_CHECK_MS = 3_000;
 /** At shutdown the usage flush is tried this often, a second apart, before the counts are given up. */
@@ -114,7 +116,7 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
     metricsToken: config.metricsToken,
     reports: config.reports,
   });
-  const reloads = datasetReloads(config, snapshots, wired.emailOverrides, log);
+  const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
   const stopTimers = startTimers(config, stores, wired, reloads, log, onFatal);
   const server = await listenOrExplain(createApp(wired.deps), config);
@@ -154,7 +156,7 @@ async function listenOrExplain(app: ReturnType<typeof createApp>, config: Config
  * Loads the current dataset version off to the side and swaps it in, one load at a time; on
  * failure the old one keeps serving. `changed` says whether `current` moved since the last load.
  */
-function datasetReloads(config: Config, snapshots: SnapshotHolder, emailOverrides: Wired["emailOverrides"], log: Log) {
+function datasetReloads(config: Config, snapshots: SnapshotHolder, overrides: Wired["overrides"], log: Log) {
   let loadedVersion = currentVersion(config.dataDir);
   let reloading: Promise<void> | null = null;
   const reload = (reason: string): Promise<void> =>
@@ -162,7 +164,7 @@ function datasetReloads(config: Config, snapshots: SnapshotHolder, emailOverride
       const version = currentVersion(config.dataDir);
       try {
         const next = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
-        snapshots.replace(emailOverrides.withOverrides(next.snapshot));
+        snapshots.replace(overrides.withOverrides(next.snapshot));
         loadedVersion = next.snapshot.version || version;
         log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);
       } catch (err) {
@@ -227,15 +229,18 @@ function startTimers(
   log: Log,
   onFatal: (reason: string) => void,
 ): () => void {
-  const { usage, serving, emailOverrides, reportWatch } = wired;
+  const { usage, serving, overrides, reportWatch } = wired;
   const upkeep = setInterval(async () => {
     await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));
     await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
   }, config.usageFlushMs);
   // An override line takes effect, or expires, within this: the operator's word needs no update.
   const overrideWatch = setInterval(() => {
-    emailOverrides.refresh().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
+    overrides.refreshEmail().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
   }, OVERRIDE_CHECK_MS);
+  const ipOverrideWatch = setInterval(() => {
+    overrides.refreshIp().catch((err: Error) => log.error(`IP overrides: reading them failed, the lines in force stay: ${err.message}`));
+  }, IP_OVERRIDE_CHECK_MS);
   // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
   const reportSync = setInterval(() => {
     reportWatch.refresh().catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
@@ -252,7 +257,7 @@ function startTimers(
   const pacer = new GcPacer(wired.deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   return () => {
-    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, pacing]) clearInterval(timer);
+    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, pacing]) clearInterval(timer);
   };
 }
 

@@ -4,6 +4,8 @@ import { lastUpdateSuccess } from "../metrics/last-update-success.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
+import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
+import { type IpAnswer, ipAnswerJson } from "../ip/answer/ip-answer.ts";
 import { AdminPassword } from "../dashboard/admin-password.ts";
 import type { AppDeps } from "../http/app.ts";
 import type { LimitSettings } from "../http/admission.ts";
@@ -43,18 +45,17 @@ export async function wireApp(input: WiringInput) {
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
-  const overrides = new OverrideWatch(stores.emailOverrides, now);
+  const emailWatch = new OverrideWatch(stores.emailOverrides, now);
+  const ipWatch = new IpOverrideWatch(stores.ipOverrides, now);
   /** The snapshot with the override lines in force: every snapshot served passes through here. */
-  const withOverrides = (snapshot: Snapshot): Snapshot => snapshotWithOverrides(snapshot, overrides.active);
-  await overrides.refresh();
+  const withOverrides = (snapshot: Snapshot): Snapshot => snapshotWithOverrides(snapshot, { email: emailWatch.active, ip: ipWatch.active });
+  await Promise.all([emailWatch.refresh(), ipWatch.refresh()]);
   input.snapshots.replace(withOverrides(input.snapshots.current()));
-  const emailOverrides = {
-    withOverrides,
-    /** Reads the lines again and serves them if they changed. */
-    refresh: async (): Promise<void> => {
-      if (await overrides.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
-    },
+  /** Reads one kind's lines again (when its store changed) and serves them if the lines in force changed. */
+  const refreshing = (watch: { refresh(): Promise<boolean> }) => async (): Promise<void> => {
+    if (await watch.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
   };
+  const overrides = { withOverrides, refreshEmail: refreshing(emailWatch), refreshIp: refreshing(ipWatch) };
   const batchItems = new BatchItemMetrics();
   const authenticator = new KeyAuthenticator(serving.keys, now);
   const reportIndex = new LocalReportIndex(input.reports.windowMs, now, (keyId) => authenticator.isActive(keyId));
@@ -81,7 +82,14 @@ export async function wireApp(input: WiringInput) {
       now,
       warnings,
       emailOverrides: stores.emailOverrides,
-      refreshOverrides: () => emailOverrides.refresh(),
+      refreshOverrides: overrides.refreshEmail,
+      ipOverrides: stores.ipOverrides,
+      refreshIpOverrides: overrides.refreshIp,
+      checkAddress: (ip) => {
+        const snapshot = input.snapshots.current();
+        return JSON.parse(ipAnswerJson(snapshot.ip, ip, snapshot.sources, reportIndex)) as IpAnswer;
+      },
+      ipAllowlistFile: () => input.snapshots.current().ip.allowlistFile,
       reports: { store: stores.reports, index: reportIndex, windowMs: input.reports.windowMs, refresh: () => reportWatch.refresh() },
     },
     client: input.client,
@@ -92,6 +100,7 @@ export async function wireApp(input: WiringInput) {
     batchItems,
     reports,
     localReports: reportIndex,
+    overrides: { email: stores.emailOverrides, ip: stores.ipOverrides, refreshEmail: overrides.refreshEmail, refreshIp: overrides.refreshIp },
     warnings,
     refreshState: input.refreshState,
     metrics: {
@@ -106,5 +115,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, serving, emailOverrides, reportWatch };
+  return { deps, keys, usage, serving, overrides, reportWatch };
 }

@@ -8,7 +8,7 @@ import type { CommandSpec, FlagSpec, VariableSpec } from "./command-spec.ts";
 export const DEFAULT_MAX_SHRINK = 0.5;
 
 export const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
-export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage, reports, email overrides and the dashboard's state (one instance)" } as const satisfies FlagSpec;
+export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage, reports, email and IP overrides and the dashboard's state (one instance)" } as const satisfies FlagSpec;
 export const DATABASE_URL = {
   name: "database-url",
   type: "string",
@@ -117,7 +117,7 @@ export const KEYS_CREATE = {
     { name: "name", type: "string", value: "NAME", required: true, description: "Descriptive name shown in lists and the dashboard" },
     { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647" },
     { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647" },
-    { name: "permissions", type: "string", value: "LIST", default: "check", description: "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports)" },
+    { name: "permissions", type: "string", value: "LIST", default: "check", description: "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports), manage (the override lines, /v1/overrides)" },
     { ...EXPIRES, default: "never" },
     { ...ALLOW_FROM, default: "anywhere" },
     JSON_OUTPUT,
@@ -209,7 +209,7 @@ export const DB_MIGRATE = {
   summary: "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
   details: [
     "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
-    "--from-sqlite copies keys, usage, local reports, email overrides, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
+    "--from-sqlite copies keys, usage, local reports, email and IP overrides, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
   ],
   flags: [
     { name: "from-sqlite", type: "string", value: "FILE", description: "SQLite database to copy into the PostgreSQL database of --database-url" },

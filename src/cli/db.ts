@@ -18,7 +18,7 @@ export async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MI
     return 0;
   }
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
-  console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
+  console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP overrides${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
   if (copied.limitedKeys.length) console.log(`Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`);
   return 0;
 }

@@ -12,6 +12,7 @@ import { UsageError } from "../app/config.ts";
 import { selfCommand } from "../app/self-command.ts";
 import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, allowDomain, denyDomain, listOverrides, removeOverride } from "./email.ts";
 import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
+import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE, allowIp, denyIp, listIpOverrides, removeIpOverride } from "./ip.ts";
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
 import type { RunContext } from "./start-serve-load.ts";
@@ -54,6 +55,10 @@ const COMMANDS: readonly Command[] = [
   command(EMAIL_DENY, denyDomain),
   command(EMAIL_LIST, listOverrides),
   command(EMAIL_REMOVE, removeOverride),
+  command(IP_ALLOW, allowIp),
+  command(IP_DENY, denyIp),
+  command(IP_LIST, listIpOverrides),
+  command(IP_REMOVE, removeIpOverride),
   command(VERSION, version),
 ];
 

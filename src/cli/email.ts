@@ -11,10 +11,10 @@ import { untilText } from "../time/calendar-date.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
 
-const REASON = { name: "reason", type: "string", value: "TEXT", required: true, description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line" } as const satisfies FlagSpec;
-const UNTIL = { name: "until", type: "string", value: "DATE", default: "until removed", description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)" } as const satisfies FlagSpec;
+export const REASON = { name: "reason", type: "string", value: "TEXT", required: true, description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line" } as const satisfies FlagSpec;
+export const UNTIL = { name: "until", type: "string", value: "DATE", default: "until removed", description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)" } as const satisfies FlagSpec;
 const FORCE = { name: "force", type: "boolean", description: "Accept a public suffix (co.uk, com): the line then covers every domain registered under it" } as const satisfies FlagSpec;
-const AUTHOR = { name: "author", type: "string", value: "NAME", default: "the user running the command", description: "Who is answerable for the line" } as const satisfies FlagSpec;
+export const AUTHOR = { name: "author", type: "string", value: "NAME", default: "the user running the command", description: "Who is answerable for the line" } as const satisfies FlagSpec;
 const DOMAIN = { name: "DOMAIN", description: "The domain; the line covers its subdomains too" };
 const SETTLES = "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
 
@@ -98,7 +98,7 @@ export async function removeOverride({ values, operand }: ParsedCommandLine<type
   return 0;
 }
 
-function currentUser(): string {
+export function currentUser(): string {
   const fromEnvironment = process.env.USER || process.env.LOGNAME;
   if (fromEnvironment) return fromEnvironment;
   const uid = `uid ${process.getuid?.() ?? "unknown"}`;

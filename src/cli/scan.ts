@@ -1,8 +1,8 @@
 import { createReadStream, existsSync, fstatSync, statSync } from "node:fs";
 import { type Config, UsageError, loadConfig } from "../app/config.ts";
-import { withOverrides } from "../datasets/snapshot.ts";
+import { type OverridesInForce, withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
-import type { OverrideLine } from "../email/overrides.ts";
+import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
 import { LocalReportIndex } from "../reports/local-report-index.ts";
 import { formatDuration } from "../time/duration.ts";
 import { openStores } from "../stores/open.ts";
@@ -100,7 +100,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
 }
 
 interface DatabaseState {
-  readonly overrides: ReadonlyMap<string, OverrideLine>;
+  readonly overrides: OverridesInForce;
   readonly reports: LocalReportIndex | null;
   /** What was read, and from where, for the summary. */
   readonly notes: readonly string[];
@@ -113,7 +113,7 @@ interface DatabaseState {
  */
 async function databaseState(config: Config): Promise<DatabaseState> {
   if (config.databaseUrl === null && !existsSync(config.dbPath)) {
-    return { overrides: new Map(), reports: null, notes: [`email overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`] };
+    return { overrides: { email: new Map(), ip: [] }, reports: null, notes: [`email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`] };
   }
   // A database that cannot be read is an I/O error: answers without the operator's lines or reports would contradict the server's.
   let stores: Stores;
@@ -124,17 +124,20 @@ async function databaseState(config: Config): Promise<DatabaseState> {
   }
   try {
     const watch = new OverrideWatch(stores.emailOverrides, Date.now);
-    await watch.refresh();
+    const ipWatch = new IpOverrideWatch(stores.ipOverrides, Date.now);
+    await Promise.all([watch.refresh(), ipWatch.refresh()]);
     const nowMs = Date.now();
     const active = new Set((await stores.keys.list()).filter((k) => k.revokedAt === null).map((k) => k.id));
     const reports = new LocalReportIndex(config.reports.windowMs, () => nowMs, (keyId) => active.has(keyId));
     await stores.reports.changes(null, nowMs - config.reports.windowMs, (rows) => reports.add(rows));
     const lines = watch.active.size;
+    const ipLines = ipWatch.active.length;
     return {
-      overrides: watch.active,
+      overrides: { email: watch.active, ip: ipWatch.active },
       reports,
       notes: [
         `email overrides: ${lines} ${lines === 1 ? "line" : "lines"} in force, from ${stores.description}`,
+        `IP overrides: ${ipLines} ${ipLines === 1 ? "line" : "lines"} in force, from ${stores.description}`,
         `local reports: ${reports.addresses} reported ${reports.addresses === 1 ? "address" : "addresses"} in the last ${formatDuration(config.reports.windowMs)}, from ${stores.description}`,
       ],
     };

@@ -21,7 +21,12 @@ import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from
 import { normaliseDomain } from "../email/domain-name.ts";
 import { readBodyText } from "../requests/request-body.ts";
 import { deleteReportsConfirmPage, reportsPage } from "./pages/reports.ts";
-import { parseIpAddress } from "../ip/address/parse.ts";
+import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
+import type { IpAnswer } from "../ip/answer/ip-answer.ts";
+import { type IpOverrideStore, ipOverrideLine, ipOverrideTarget, targetOfRange } from "../ip/overrides/ip-override.ts";
+import { parseCidr } from "../ip/address/address-range.ts";
+import type { OverrideInForce } from "../ip/overrides/override-table.ts";
+import { type CheckedAddress, ipOverrideConfirmPage, ipOverridesPage } from "./pages/ip-overrides.ts";
 import type { LocalReportIndex } from "../reports/local-report-index.ts";
 import type { ReportStore } from "../reports/report-store.ts";
 
@@ -39,6 +44,13 @@ export interface DashboardDeps {
   readonly emailOverrides: OverrideStore;
   /** Serves the override lines as stored now, in this instance (the others follow within seconds). */
   readonly refreshOverrides: () => Promise<void>;
+  readonly ipOverrides: IpOverrideStore;
+  /** As refreshOverrides, for the IP lines. */
+  readonly refreshIpOverrides: () => Promise<void>;
+  /** The API's answer for the address, with its reasons (?explain=1), from the data being served. */
+  readonly checkAddress: (ip: ParsedIp) => IpAnswer;
+  /** data/ip/allowlist.txt's lines in force, from the data being served. */
+  readonly ipAllowlistFile: () => readonly OverrideInForce[];
   readonly reports: {
     readonly store: ReportStore;
     readonly index: LocalReportIndex;
@@ -110,6 +122,11 @@ function formChanges(form: URLSearchParams, key: KeyRecord, nowMs: number): KeyC
     allowedNetworks: networks.networks,
   };
 }
+
+const IP_NOTICES = new Map([
+  ["added", "The line was added; every running server applies it within 3 s."],
+  ["removed", "The line was removed; the feeds decide again."],
+]);
 
 /** The reported addresses page: the top REPORTED_PAGES × REPORTED_PER_PAGE of the window, a page at a time. */
 const REPORTED_PER_PAGE = 50;
@@ -390,6 +407,75 @@ export class Dashboard {
     await this.deps.emailOverrides.remove(domain);
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=removed");
+  }
+
+  /** `/dashboard/ip[?check=ADDRESS]`: the IP override lines, and an address checked with its explanation. */
+  async ipOverrides(request: Request): Promise<Response> {
+    const current = await this.session(request);
+    if (!current) return redirect("/dashboard");
+    const params = new URL(request.url).searchParams;
+    const notice = IP_NOTICES.get(params.get("done") ?? "");
+    return this.ipOverridesView(current.session, params.get("check"), notice ? { text: notice } : undefined);
+  }
+
+  private async ipOverridesView(session: Session, check: string | null, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+    const lines = await this.deps.ipOverrides.list();
+    const checked = check === null || check.trim() === "" ? null : this.checked(check.trim());
+    return page(ipOverridesPage(lines, this.deps.ipAllowlistFile(), this.deps.now(), session.csrfToken, checked, notice), status);
+  }
+
+  /** The address's answer, and the lines the page offers: the address, its /24 (IPv6: /48), its network. */
+  private checked(input: string): CheckedAddress {
+    const ip = parseIpAddress(input);
+    if (ip === null) return { input, answer: null, offers: [] };
+    const answer = this.deps.checkAddress(ip);
+    const range = targetOfRange(parseCidr(`${ip.text}/${ip.version === 4 ? 24 : 48}`)!);
+    const asn = /^AS(\d+) /.exec(answer.asn)?.[1];
+    return {
+      input,
+      answer,
+      offers: [
+        { label: "Allow this address", target: ip.text },
+        { label: "Allow this range", target: range },
+        ...(asn ? [{ label: "Allow this network", target: `AS${asn}` }] : []),
+      ],
+    };
+  }
+
+  /** Adds a line after a confirmation page that shows it: from the add form or the check box's offers. */
+  async addIpOverride(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    const { form } = current;
+    const checked = field(form, "checked") ?? "";
+    const action = field(form, "action");
+    if (action !== "allow" && action !== "deny") return this.ipOverridesView(current.session, checked || null, { text: "Choose allow or deny.", error: true }, 400);
+    const until = field(form, "until") ?? "";
+    try {
+      const line = ipOverrideLine({ target: field(form, "target") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: until || null }, new Date(this.deps.now()));
+      if (field(form, "confirm") !== "yes") return page(ipOverrideConfirmPage({ target: line.target, action, reason: line.reason, until, checked }, current.session.csrfToken));
+      await this.deps.ipOverrides.put(line);
+    } catch (err) {
+      if (!(err instanceof OverrideError)) throw err;
+      return this.ipOverridesView(current.session, checked || null, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date")}.`, error: true }, 400);
+    }
+    await this.deps.refreshIpOverrides();
+    return redirect(`/dashboard/ip?done=added${checked ? `&check=${encodeURIComponent(checked)}` : ""}`);
+  }
+
+  async removeIpOverride(request: Request): Promise<Response> {
+    const current = await this.authorisedPost(request);
+    if (current instanceof Response) return current;
+    let target: string;
+    try {
+      target = ipOverrideTarget(field(current.form, "target") ?? "").text;
+    } catch (err) {
+      if (!(err instanceof OverrideError)) throw err;
+      return this.ipOverridesView(current.session, null, { text: err.message, error: true }, 400);
+    }
+    await this.deps.ipOverrides.remove(target);
+    await this.deps.refreshIpOverrides();
+    return redirect("/dashboard/ip?done=removed");
   }
 
   async reports(request: Request): Promise<Response> {

@@ -1,4 +1,7 @@
 import { basename } from "node:path";
+import type { AddressRange } from "../ip/address/address-range.ts";
+import { targetOfRange } from "../ip/overrides/ip-override.ts";
+import type { OverrideInForce } from "../ip/overrides/override-table.ts";
 import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
@@ -26,11 +29,16 @@ const RANGE_LISTS = [
   ["anycastPrefixes", FLAG.anycast, "curated/anycast-prefixes"],
   ["scannerRanges", KIND.scanner, "curated/scanner-ranges"],
 ] as const;
-/** The operator's own lists under data/ip/; optional, and their lines may expire. */
+/**
+ * The operator's own lists under data/ip/; optional, and their lines may expire. The
+ * allowlist's lines join the override lines (riskcheck ip allow) as allow lines, where the
+ * most specific line decides; the denylist flags its ranges.
+ */
 const OPERATOR_LISTS = [
-  ["ipAllowlist", FLAG.allowlisted, "operator/ip-allowlist"],
+  ["ipAllowlist", 0, "operator/ip-allowlist"],
   ["ipDenylist", FLAG.denylisted, "operator/ip-denylist"],
 ] as const;
+const ALLOWLIST_REASON = "listed in data/ip/allowlist.txt";
 
 export interface CuratedData {
   readonly asnKindSources: Map<number, AsnKindSource[]>;
@@ -41,6 +49,8 @@ export interface CuratedData {
   readonly datasets: DatasetInfo[];
   /** Operator list entries left out because their `until` date has passed. */
   readonly expired: number;
+  /** data/ip/allowlist.txt's lines in force, as override lines. */
+  readonly allowlist: OverrideInForce[];
 }
 
 /** Reads and compiles the curated and operator lists; a bad line throws a DatasetError naming file:line. */
@@ -62,15 +72,21 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     for (const asn of parseAsnList(list.text, list.file)) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: list.bits, source: list.info.name }]);
   }
   const ranges = new ReputationIndexBuilder();
+  const allowlist: OverrideInForce[] = [];
   let expired = 0;
   const present = operatorLists.flatMap(({ list, bits, source }) => (list ? [{ ...list, bits, source, info: { ...list.info, name: source } }] : []));
   for (const list of [...rangeLists, ...present]) {
     for (const { cidr, until } of parseExpiringCidrList(list.text, list.file)) {
       if (until !== null && until <= now) expired++;
+      else if (list.source === "operator/ip-allowlist") allowlist.push(allowLine(cidr, until, list.info.date));
       else ranges.add(cidr, { source: list.source, flags: list.bits });
     }
   }
   const regions = regionTable ? parseRegionTable(regionTable.text, regionTable.file) : new Map<string, Geolocation>();
   const datasets = [...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []), ...[...asnLists, ...rangeLists, ...present].map((list) => list.info)];
-  return { asnKindSources, ranges: ranges.build(), regions, datasets, expired };
+  return { asnKindSources, ranges: ranges.build(), regions, datasets, expired, allowlist };
+}
+
+function allowLine(range: AddressRange, until: number | null, modified: string | null): OverrideInForce {
+  return { target: targetOfRange(range), action: "allow", reason: ALLOWLIST_REASON, author: "data/ip/allowlist.txt", created: modified ?? "", until: until === null ? null : new Date(until).toISOString(), source: "allowlist-file" };
 }

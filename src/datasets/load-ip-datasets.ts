@@ -8,6 +8,7 @@ import { EvidenceIndex } from "../ip/indexes/evidence-index.ts";
 import { LabelIndex, NO_LABELS } from "../ip/indexes/label-index.ts";
 import { DeclaredLocations, NO_DECLARED_LOCATIONS } from "../ip/indexes/declared-location-index.ts";
 import { ReputationIndex } from "../ip/indexes/reputation-index.ts";
+import { OverrideTable } from "../ip/overrides/override-table.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import type { PreparedIp, PreparedTable } from "./prepare-datasets.ts";
 import type { DatasetInfo } from "./snapshot.ts";
@@ -59,6 +60,8 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
       thresholds,
       ownerLookup: ownerTable && ownerLookup(ownerTable),
       connectionTypeLookup: connectionTable && connectionTypeLookup(connectionTable),
+      allowlistFile: p.curated.allowlist,
+      overrides: new OverrideTable(p.curated.allowlist),
     },
     datasets,
     notes,

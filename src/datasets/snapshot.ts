@@ -2,6 +2,8 @@ import type { DomainLists } from "../email/domain-lists.ts";
 import type { FreeListNames } from "../email/explanation.ts";
 import type { OverrideLine } from "../email/overrides.ts";
 import type { IpDatasets } from "../ip/answer/ip-facts.ts";
+import type { IpOverrideLine } from "../ip/overrides/ip-override.ts";
+import { type OverrideInForce, OverrideTable } from "../ip/overrides/override-table.ts";
 import type { Manifest } from "./manifest.ts";
 
 export interface DatasetInfo {
@@ -28,9 +30,19 @@ export interface Snapshot {
   readonly loadedAt: string;
 }
 
-/** The snapshot answering with the operator's override lines in force: what `serve` answers with, and `scan`. */
-export function withOverrides(snapshot: Snapshot, active: ReadonlyMap<string, OverrideLine>): Snapshot {
-  return Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: active } });
+/** The operator's override lines in force, from the database. */
+export interface OverridesInForce {
+  readonly email: ReadonlyMap<string, OverrideLine>;
+  readonly ip: readonly IpOverrideLine[];
+}
+
+/**
+ * The snapshot answering with the operator's override lines in force: what `serve` answers
+ * with, and `scan`. The IP lines are compiled here with the allowlist file's, into one table.
+ */
+export function withOverrides(snapshot: Snapshot, active: OverridesInForce): Snapshot {
+  const ipLines = [...active.ip.map((line): OverrideInForce => ({ ...line, source: "database" })), ...snapshot.ip.allowlistFile];
+  return Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: active.email }, ip: { ...snapshot.ip, overrides: new OverrideTable(ipLines) } });
 }
 
 /** The sources the version's free-provider list came from, for the email reasons' `free`. */

@@ -35,11 +35,13 @@ export interface OverrideRow {
 
 export const lineOfRow = (r: OverrideRow): OverrideLine => ({ domain: r.domain, action: r.action, reason: r.reason, author: r.author, created: r.created_at, until: r.until });
 
-/** Why a line was refused; `code` names the kind for an API's error body (the CLI and the dashboard show the message). */
+/** Why a line was refused; `code` names the kind for the admin API's error body (the CLI and the dashboard show the message). */
+export type OverrideErrorCode = "invalid_target" | "public_suffix" | "missing_reason" | "invalid_reason" | "invalid_until" | "until_passed";
+
 export class OverrideError extends Error {
   constructor(
     message: string,
-    readonly code: "invalid_domain" | "invalid_reason" | "invalid_until" | "public_suffix" = "invalid_domain",
+    readonly code: OverrideErrorCode = "invalid_target",
   ) {
     super(message);
   }
@@ -56,17 +58,23 @@ const MAX_REASON_LENGTH = 500;
  */
 export function overrideLine(input: { domain: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null; force?: boolean }, now: Date): OverrideLine {
   const domain = normaliseDomain(input.domain.trim());
-  if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`);
+  if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`, "invalid_target");
   if (!input.force && getDomain(domain) === null) {
     throw new OverrideError(`${domain} is a public suffix: a line there would make every domain under it ${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with --force`, "public_suffix");
   }
+  const { reason, until } = overrideTerms(input, now);
+  return { domain, action: input.action, reason, author: input.author, created: now.toISOString(), until };
+}
+
+/** The reason and expiry of any override line, email or IP, checked. */
+export function overrideTerms(input: { reason: string; until?: string | null }, now: Date): { reason: string; until: string | null } {
   const reason = input.reason.trim();
-  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks", "invalid_reason");
+  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks", "missing_reason");
   if (reason.length > MAX_REASON_LENGTH) throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`, "invalid_reason");
   if (reason.includes("\u0000") || !reason.isWellFormed()) throw new OverrideError("the reason must be text without NUL characters or lone surrogates", "invalid_reason");
   const until = input.until ? expiryOf(input.until) : null;
-  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`, "invalid_until");
-  return { domain, action: input.action, reason, author: input.author, created: now.toISOString(), until };
+  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`, "until_passed");
+  return { reason, until };
 }
 
 function expiryOf(text: string): string {

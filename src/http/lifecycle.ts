@@ -7,9 +7,11 @@ const OTHER = RequestMetrics.endpointIndex("other");
 const DASHBOARD = RequestMetrics.endpointIndex("/dashboard");
 const BY_PATH = new Map(ENDPOINTS.map((endpoint: Endpoint) => [endpoint as string, RequestMetrics.endpointIndex(endpoint)]));
 
-/** Which metrics label a request that a route answered counts under: the path, any dashboard path as one. */
+const OVERRIDES = RequestMetrics.endpointIndex("/v1/overrides");
+
+/** Which metrics label a request that a route answered counts under: the path, any dashboard path as one, any line's path as /v1/overrides. */
 function endpointOf(path: string): number {
-  return BY_PATH.get(path) ?? (path.startsWith("/dashboard") ? DASHBOARD : OTHER);
+  return BY_PATH.get(path) ?? (path.startsWith("/dashboard") ? DASHBOARD : path.startsWith("/v1/overrides/") ? OVERRIDES : OTHER);
 }
 
 /**

@@ -1,7 +1,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { API_ERRORS, type ApiError } from "./errors.ts";
 import { REPORT_CATEGORIES, REPORT_PROBLEMS } from "../reports/report.ts";
-import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES, REPORT_EXAMPLES } from "./openapi-examples.ts";
+import { BATCH_EXAMPLES, EMAIL_EXAMPLES, IP_EXAMPLES, OVERRIDE_EXAMPLES, REPORT_EXAMPLES } from "./openapi-examples.ts";
 import { MAX_BATCH_ITEMS } from "./batch-limits.ts";
 import { outsideNetworks } from "./key-use.ts";
 
@@ -37,7 +37,7 @@ export const OPENAPI_DOCUMENT = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      "Keys carry permissions: `check` (the checks; every key made without a word on it) and `report` (POST /v1/reports). A key without the one a route needs gets `403 {\"error\":\"forbidden\",…}`.",
+      "Keys carry permissions: `check` (the checks; every key made without a word on it), `report` (POST /v1/reports) and `manage` (the override lines, /v1/overrides; never given unless asked for). A key without the one a route needs gets `403 {\"error\":\"forbidden\",…}`.",
       "The order of checks is: authentication, permission, rate limit, quota (IP check and batch only), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
@@ -45,6 +45,7 @@ export const OPENAPI_DOCUMENT = {
   tags: [
     { name: "checks", description: "The API: email and IP checks, with a key" },
     { name: "operations", description: "Health, data provenance, this document and metrics: no key" },
+    { name: "overrides", description: "The operator's override lines for addresses, ranges, networks and email domains, with a key that may `manage`" },
   ],
   paths: {
     "/v1/check": {
@@ -256,6 +257,73 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    "/v1/overrides": {
+      get: {
+        tags: ["overrides"],
+        operationId: "listOverrides",
+        summary: "The override lines, IP and email, with reason, author and expiry; expired lines too (`active: false`)",
+        security: [{ apiKey: [] }],
+        parameters: [{ name: "kind", in: "query", required: false, description: "Only the lines of this kind.", schema: { type: "string", enum: ["ip", "email"] } }],
+        responses: {
+          "200": { description: "Every stored line; the lines of `data/ip/allowlist.txt` apply too but are not listed.", headers: RATE_HEADERS, content: jsonContent(ref("schemas", "OverrideList"), { lines: { summary: "An IP line and an email line", value: OVERRIDE_EXAMPLES.list } }) },
+          "400": { description: "`kind` is neither ip nor email.", headers: RATE_HEADERS, content: jsonContent(errorSchema([API_ERRORS.unknownOverrideKind]), { unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, "?kind=asn") }) },
+          "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "NotManage"),
+          "429": ref("responses", "ManageRateLimited"),
+        },
+      },
+      post: {
+        tags: ["overrides"],
+        operationId: "addOverride",
+        summary: "Add a line, or replace the line of the same target; every instance applies it within 3 s (IP) or 10 s (email), this one at once",
+        description:
+          "An IP line's target is an address, a CIDR range (IPv4 or IPv6) or an AS number (`AS15169`): `allow` makes the verdict `ok`, not risky, `deny` makes it `bad`, risky, whatever the feeds and reports say; where lines overlap the most specific decides. An email line's target is a domain, its subdomains included: `allow` never disposable, `deny` always. The author is the key's name.",
+        security: [{ apiKey: [] }],
+        requestBody: { required: true, description: "At most 8 KiB of JSON.", content: jsonContent(ref("schemas", "OverrideRequest"), { range: { summary: "Allow an office's range until the end of 2026", value: OVERRIDE_EXAMPLES.request } }) },
+        responses: {
+          "201": { description: "The line as stored.", headers: RATE_HEADERS, content: jsonContent(ref("schemas", "Override"), { added: { summary: "POST /v1/overrides with the request's example", value: OVERRIDE_EXAMPLES.line } }) },
+          "400": {
+            description: "The body is not such JSON, or the line is wrong: its error says which part.",
+            headers: RATE_HEADERS,
+            content: jsonContent(
+              errorSchema([API_ERRORS.invalidOverride, API_ERRORS.unknownOverrideKind, API_ERRORS.invalidOverrideAction, ...["invalid_target", "missing_reason", "public_suffix", "invalid_reason", "invalid_until", "until_passed"].map((error) => ({ error }))]),
+              {
+                invalid_body: errorExample(API_ERRORS.invalidOverride, "Not JSON"),
+                unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, '{"kind": "asn", …}'),
+                ...Object.fromEntries(Object.entries(OVERRIDE_EXAMPLES.refusals).map(([error, { request, message }]) => [error, { summary: JSON.stringify(request), value: { error, message } }])),
+              },
+            ),
+          },
+          "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "NotManage"),
+          "429": ref("responses", "ManageRateLimited"),
+        },
+      },
+    },
+    "/v1/overrides/{id}": {
+      delete: {
+        tags: ["overrides"],
+        operationId: "removeOverride",
+        summary: "Remove a line; the feeds and lists decide again (every instance within 3 s for IP, 10 s for email, this one at once)",
+        security: [{ apiKey: [] }],
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, `ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
+            schema: { type: "string" },
+          },
+        ],
+        responses: {
+          "204": { description: "The line was removed.", headers: RATE_HEADERS },
+          "401": ref("responses", "Unauthorized"),
+          "403": ref("responses", "NotManage"),
+          "404": { description: "No line has this id.", headers: RATE_HEADERS, content: jsonContent(errorSchema([API_ERRORS.overrideNotFound]), { override_not_found: errorExample(API_ERRORS.overrideNotFound, "DELETE /v1/overrides/ip:192.0.2.1") }) },
+          "429": ref("responses", "ManageRateLimited"),
+        },
+      },
+    },
     "/healthz": {
       get: {
         tags: ["operations"],
@@ -334,6 +402,15 @@ export const OPENAPI_DOCUMENT = {
           outside_networks: errorExample(outsideNetworks("192.0.2.1"), "A key limited to 10.0.0.0/8, used from 192.0.2.1"),
         }),
       },
+      NotManage: {
+        description: "The key lacks the `manage` permission (a key made for the checks), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+        content: jsonContent(errorSchema([API_ERRORS.forbiddenManage]), { forbidden: errorExample(API_ERRORS.forbiddenManage, "A key made with only `check`") }),
+      },
+      ManageRateLimited: {
+        description: "The key's rate limit is used up; nothing was changed.",
+        headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
+        content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+      },
       InternalError: {
         description: "A failure the server did not expect; the details are in its log, never in the answer.",
         content: jsonContent(errorSchema([API_ERRORS.internal]), { internal_error: errorExample(API_ERRORS.internal, "Any failure") }),
@@ -371,6 +448,34 @@ export const OPENAPI_DOCUMENT = {
           comment: { type: "string", description: "At most 1,024 bytes, kept for the operator." },
         },
       },
+      OverrideRequest: {
+        type: "object",
+        required: ["kind", "target", "action", "reason"],
+        properties: {
+          kind: { type: "string", enum: ["ip", "email"] },
+          target: { type: "string", description: "ip: an address, a CIDR range without host bits, or an AS number (AS15169); email: a domain." },
+          action: { type: "string", enum: ["allow", "deny"] },
+          reason: { type: "string", minLength: 1, maxLength: 500, description: "Why: shown in `?explain=1` answers and the dashboard." },
+          until: { type: ["string", "null"], description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601); absent or null: until removed." },
+        },
+      },
+      Override: {
+        type: "object",
+        additionalProperties: false,
+        required: ["id", "kind", "target", "action", "reason", "author", "created", "until", "active"],
+        properties: {
+          id: { type: "string", description: "For DELETE /v1/overrides/{id}." },
+          kind: { type: "string", enum: ["ip", "email"] },
+          target: { type: "string", description: "As kept: \"203.0.113.7\", \"203.0.113.0/24\", \"2001:db8::/32\", \"AS15169\", \"example.com\"." },
+          action: { type: "string", enum: ["allow", "deny"] },
+          reason: { type: "string" },
+          author: { type: "string", description: "The key's name, the CLI's user, or \"dashboard\"." },
+          created: { type: "string", format: "date-time" },
+          until: { type: ["string", "null"], format: "date-time" },
+          active: { type: "boolean", description: "False once `until` has passed: the line no longer applies." },
+        },
+      },
+      OverrideList: { type: "object", additionalProperties: false, required: ["overrides"], properties: { overrides: { type: "array", items: ref("schemas", "Override") } } },
       ReportAnswer: {
         type: "object",
         additionalProperties: false,
@@ -534,6 +639,21 @@ export const OPENAPI_DOCUMENT = {
         additionalProperties: false,
         required: ["rule", "contributions", "kinds", "location_source"],
         properties: {
+          override: {
+            type: "object",
+            additionalProperties: false,
+            required: ["target", "action", "reason", "author", "created", "until", "source"],
+            description: "The operator's line that decided (the rule is then `allowlisted` or `denylisted`): the most specific line covering the address or its network.",
+            properties: {
+              target: { type: "string" },
+              action: { type: "string", enum: ["allow", "deny"] },
+              reason: { type: "string" },
+              author: { type: "string" },
+              created: { type: "string", description: "When it was added; for a line of data/ip/allowlist.txt, the file's modification time." },
+              until: { type: ["string", "null"], format: "date-time" },
+              source: { type: "string", enum: ["database", "allowlist-file"], description: "`riskcheck ip allow|deny`, the dashboard or the admin API; or data/ip/allowlist.txt." },
+            },
+          },
           rule: {
             type: "object",
             additionalProperties: false,

@@ -137,3 +137,26 @@ export const REPORT_EXAMPLES = {
   request: { reports: [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing on /login" }, { ip: "81.2.69.142", category: "attack" }, { ip: "10.0.0.1", category: "bot" }] },
   answer: { accepted: 1, duplicates: 1, rejected: [{ index: 2, error: "private_address", message: "Private, loopback and other reserved addresses cannot be reported" }] },
 };
+
+/** The admin API: a line added by a key named "test" on the test clock, and the refusals of POST /v1/overrides. */
+const OVERRIDE_LINE = {
+  id: "ip:81.2.69.0-24",
+  kind: "ip",
+  target: "81.2.69.0/24",
+  action: "allow",
+  reason: "our Bracknell office, ticket 4711",
+  author: "test",
+  created: "2026-11-23T12:00:00.000Z",
+  until: "2027-01-01T00:00:00.000Z",
+  active: true,
+};
+export const OVERRIDE_EXAMPLES = {
+  request: { kind: "ip", target: "81.2.69.0/24", action: "allow", reason: "our Bracknell office, ticket 4711", until: "2026-12-31" },
+  line: OVERRIDE_LINE,
+  list: { overrides: [OVERRIDE_LINE, { id: "email:partner.example", kind: "email", target: "partner.example", action: "allow", reason: "our reseller's domain", author: "test", created: "2026-11-23T12:00:00.000Z", until: null, active: true }] },
+  refusals: {
+    invalid_target: { request: { kind: "ip", target: "81.2.69.7/24", action: "allow", reason: "r" }, message: '"81.2.69.7/24" has host bits set: the range is 81.2.69.0/24' },
+    missing_reason: { request: { kind: "ip", target: "81.2.69.7", action: "allow" }, message: "say why with reason: the line has to be defended to whoever asks" },
+    until_passed: { request: { kind: "ip", target: "81.2.69.7", action: "allow", reason: "r", until: "2026-01-31" }, message: "until 2026-01-31 has already passed" },
+  },
+};

@@ -1,5 +1,8 @@
-/** What a key may do: `check` the two GET endpoints and the batch, `report` abuse with POST /v1/reports. */
-export const PERMISSIONS = ["check", "report"] as const;
+/**
+ * What a key may do: `check` the two GET endpoints and the batch, `report` abuse with POST /v1/reports,
+ * `manage` the override lines through /v1/overrides (never given unless asked for).
+ */
+export const PERMISSIONS = ["check", "report", "manage"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** A key made without a word on it, and every key that existed before permissions, may check. */

@@ -1,5 +1,5 @@
 /** What a key's usage is counted under: the kind of check or the report, not a URL path (a batch counts its items by kind). */
-export const USAGE_KINDS = ["email", "ip", "report"] as const;
+export const USAGE_KINDS = ["email", "ip", "report", "manage"] as const;
 export type UsageKind = (typeof USAGE_KINDS)[number];
 
 /**

@@ -1,5 +1,5 @@
 /** The label values of `endpoint`: a fixed set, so a request cannot mint a series. */
-export const ENDPOINTS = ["/v1/check", "/v1/ip-reputation-check", "/v1/check/batch", "/v1/reports", "/healthz", "/v1/about", "/openapi.json", "/metrics", "/dashboard", "other"] as const;
+export const ENDPOINTS = ["/v1/check", "/v1/ip-reputation-check", "/v1/check/batch", "/v1/reports", "/v1/overrides", "/healthz", "/v1/about", "/openapi.json", "/metrics", "/dashboard", "other"] as const;
 
 export type Endpoint = (typeof ENDPOINTS)[number];
 

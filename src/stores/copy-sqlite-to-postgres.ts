@@ -10,6 +10,7 @@ export interface CopyReport {
   signInFailures: number;
   reports: number;
   emailOverrides: number;
+  ipOverrides: number;
   adminPassword: boolean;
   /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
   limitedKeys: string[];
@@ -24,6 +25,7 @@ const TABLES = [
   ["sign_in_failures", ["client", "failures", "window_start", "locked_until", "lockouts", "last_failure"]],
   ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
   ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until"]],
+  ["ip_overrides", ["target", "action", "reason", "author", "created_at", "until"]],
 ] as const;
 
 const BATCH_ROWS = 5_000;
@@ -60,6 +62,7 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
       signInFailures: counts.get("sign_in_failures")!,
       reports: counts.get("reports")!,
       emailOverrides: counts.get("email_overrides")!,
+      ipOverrides: counts.get("ip_overrides")!,
       adminPassword: counts.get("admin_password")! > 0,
       limitedKeys,
     };

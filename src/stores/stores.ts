@@ -6,6 +6,7 @@ import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import type { MonthlyQuota } from "../limits/monthly-quota.ts";
 import type { OverrideStore } from "../email/overrides.ts";
+import type { IpOverrideStore } from "../ip/overrides/ip-override.ts";
 import type { ReportStore } from "../reports/report-store.ts";
 
 /** Everything riskcheck keeps in its database, SQLite or PostgreSQL: what the CLI and the dashboard use. */
@@ -17,6 +18,8 @@ export interface Stores {
   readonly signInThrottle: SignInThrottle;
   /** The operator's allow and deny lines for email domains. */
   readonly emailOverrides: OverrideStore;
+  /** The operator's allow and deny lines for addresses, ranges and networks. */
+  readonly ipOverrides: IpOverrideStore;
   /** Local abuse reports (POST /v1/reports). */
   readonly reports: ReportStore;
   /** Which database, for messages: its path, or its URL without the password. */

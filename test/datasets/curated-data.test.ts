@@ -122,8 +122,12 @@ describe("the operator's IP allowlist and denylist", () => {
     const curated = await loadCuratedData(dataFiles(dir), NOW);
     const index = new ReputationIndex(curated.ranges);
     const flags = (address: string) => index.flags(index.entryOf(parseIpAddress(address)!));
-    expect(flags("203.0.113.9")).toBe(FLAG.allowlisted);
-    expect(flags("198.51.100.7")).toBe(FLAG.allowlisted);
+    // The allowlist's lines join the override lines (the most specific decides there), the denylist flags its ranges.
+    expect(flags("203.0.113.9")).toBe(0);
+    expect(curated.allowlist.map((l) => [l.target, l.action, l.until, l.source])).toEqual([
+      ["203.0.113.0/24", "allow", null, "allowlist-file"],
+      ["198.51.100.7", "allow", "2026-11-24T00:00:00.000Z", "allowlist-file"],
+    ]);
     expect(flags("192.0.2.1")).toBe(0);
     expect(flags("2001:db8::1")).toBe(FLAG.denylisted);
     expect(curated.expired).toBe(1);

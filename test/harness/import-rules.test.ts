@@ -23,7 +23,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   email: ["time"],
   limits: [],
-  ip: ["runtime"],
+  // An IP override line's reason and expiry are checked as an email line's are (one parser, email/overrides.ts).
+  ip: ["email", "runtime"],
   keys: ["ip", "time"],
   datasets: ["email", "ip", "runtime", "time"],
   metrics: ["datasets"],
@@ -32,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   scan: ["checks", "datasets", "email", "ip", "text"],
   dashboard: ["email", "ip", "keys", "reports", "requests", "time"],
   http: ["checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports", "requests"],
-  stores: ["dashboard", "email", "keys", "limits", "reports"],
+  stores: ["dashboard", "email", "ip", "keys", "limits", "reports"],
   app: ["dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "stores", "time"],
   cli: ["app", "checks", "dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "scan", "stores", "text", "time"],
 };

@@ -34,6 +34,8 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, { dedupSinceMs: now - 86_400_000, daySinceMs: now - 86_400_000, dailyAddresses: 10 });
   const override = { domain: "partner.example", action: "allow" as const, reason: "our reseller's domain", author: "ops", created: new Date(now - 300).toISOString(), until: "2031-01-01T00:00:00.000Z" };
   await sqlite.emailOverrides.put(override);
+  const ipOverride = { target: "198.51.100.0/24", action: "allow" as const, reason: "partner office", author: "ops", created: new Date(now - 200).toISOString(), until: null };
+  await sqlite.ipOverrides.put(ipOverride);
   await sqlite.close();
 
   const url = await freshDatabaseUrl();
@@ -41,7 +43,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.stderr).toBe("");
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
-  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, the dashboard password");
+  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, the dashboard password");
   const reports = JSON.parse((await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
   expect(reports).toEqual([{ reported_at: new Date(now - 500).toISOString(), ip: "81.2.69.142", category: "attack", key_id: kept.key.id, key_name: "checkout", comment: "credential stuffing" }]);
 
@@ -72,6 +74,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     await serving.release();
     expect(await pg.sessions.find(token, now + 1)).not.toBeNull();
     expect(await pg.emailOverrides.list()).toEqual([override]);
+    expect(await pg.ipOverrides.list()).toEqual([ipOverride]);
     expect(await pg.signInThrottle.begin("203.0.113.9", now + 1)).toBeGreaterThan(0);
   } finally {
     await pg.close();

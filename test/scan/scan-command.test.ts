@@ -40,7 +40,7 @@ describe("riskcheck scan", () => {
     expect(stdout).toMatch(/^ {2}disposable\s+2$/m);
     expect(stdout).toMatch(/^ {2}free provider\s+1$/m);
     expect(stdout).toMatch(/^ {2}informative\s+\d+$/m);
-    expect(stdout).toContain(`email overrides and local reports: none applied, no database at ${NO_DB}`);
+    expect(stdout).toContain(`email and IP overrides and local reports: none applied, no database at ${NO_DB}`);
     expect(existsSync(NO_DB)).toBe(false);
   });
 
@@ -106,6 +106,8 @@ describe("riskcheck scan with the server's override lines", () => {
     for (const [action, domain] of [["allow", "mailinator.com"], ["deny", "yahoo.com"]]) {
       expect(runCli(["email", action, domain, "--reason", `scan test ${action}`, "--author", "ops"], env).code).toBe(0);
     }
+    // An IP line too: the scan's answer for 8.8.8.8 below must be the server's, decided by it.
+    expect(runCli(["ip", "deny", "8.8.8.0/24", "--reason", "scan test deny", "--author", "ops"], env).code).toBe(0);
     reporters = ["ids", "waf"].map((name) => JSON.parse(runCli(["keys", "create", "--name", name, "--permissions", "check,report", "--json"], env).stdout).key as string);
     server = await startServe([], { ...env, RISKCHECK_RATE_PER_MINUTE: "0" });
     key = runCli(["keys", "create", "--name", "scan"], env).stdout.trimEnd().split("\n").at(-1)!;
@@ -132,6 +134,8 @@ describe("riskcheck scan with the server's override lines", () => {
     const rows = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
     // Two keys, two counts: the second key's reports in two categories count once (in bot, its tie-broken latest).
     expect(rows.find((r) => r.ip?.ip === "81.2.69.142").ip.reputation).toMatchObject({ attack: 1, bot: 1, sum: 2 });
+    expect(stderr).toContain(`IP overrides: 1 line in force, from SQLite ${env.RISKCHECK_DB}`);
+    expect(rows.find((r) => r.ip?.ip === "8.8.8.8").ip.reputation).toMatchObject({ risky: true, reputation: "bad", reasons: { override: { target: "8.8.8.0/24", author: "ops" } } });
     for (const [i, ip] of ips.entries()) {
       const res = await fetch(`${server.url}/v1/ip-reputation-check?ip=${encodeURIComponent(ip)}&explain=1`, { headers: { authorization: `Bearer ${key}` } });
       if (res.status === 200) expect(JSON.stringify(rows[i].ip)).toBe(await res.text());

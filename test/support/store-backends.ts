@@ -73,7 +73,7 @@ function postgresBackend(): StoreBackend {
     name: "PostgreSQL",
     fresh: async () => {
       const [sql] = await open();
-      await sql`TRUNCATE reports, report_deletion_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides`;
+      await sql`TRUNCATE reports, report_deletion_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides, ip_overrides`;
       return postgresStores(sql, "test");
     },
     another: async () => postgresStores((await open())[1], "test"),

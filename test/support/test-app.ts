@@ -60,7 +60,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
-  const { deps, keys, usage, serving, emailOverrides, reportWatch } = await wireApp({
+  const { deps, keys, usage, serving, overrides, reportWatch } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
@@ -97,5 +97,5 @@ export async function createTestApp(options: TestAppOptions = {}) {
     };
   };
   const newKey = (name = "test", extra: Omit<NewKey, "name"> = {}) => keys.create({ name, ...extra });
-  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides, reportWatch, clock, client, errors, request, handle, newKey };
+  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides: { refresh: overrides.refreshEmail }, ipOverrides: { refresh: overrides.refreshIp }, reportWatch, clock, client, errors, request, handle, newKey };
 }

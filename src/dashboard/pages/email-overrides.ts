@@ -16,7 +16,7 @@ function until(iso: string | null): string {
 
 /** `/dashboard/email`: the override lines with reason, author and expiry; a form to add one, a button to remove each. */
 export function emailOverridesPage(lines: readonly OverrideLine[], active: ReadonlySet<string>, csrfToken: string, notice?: { text: string; error?: boolean }): string {
-  const body = html`<p><a href="/dashboard">API keys</a> · <strong>Email overrides</strong> · <a href="/dashboard/reports">Reported addresses</a></p>
+  const body = html`<p><a href="/dashboard">API keys</a> · <strong>Email overrides</strong> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
 ${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
 <h2>Add an override line</h2>
 <p>A line decides for the domain and its subdomains, over every list, the allowlist files and disputed names; every running server applies it within 10 s. <code>?explain=1</code> shows it with its reason.</p>

@@ -28,7 +28,7 @@ ${page < pages ? html`<a href="${listingHref(search, page + 1)}" rel="next">Next
 export function keysPage(listing: KeyListing, csrfToken: string, notice?: { text: string; error?: boolean }, warnings: readonly string[] = []): string {
   const { rows, search } = listing;
   const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
-<p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
+<p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
 ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-warnings"><h2 id="data-warnings">About the data being served</h2><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></section>` : ""}
 <h2>Create New API Key</h2>
 <form method="post" action="/dashboard/keys">
@@ -37,7 +37,8 @@ ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-w
     <div><label for="name">Descriptive name</label><input id="name" name="name" type="text" maxlength="${KEY_NAME_MAX_LENGTH}" required placeholder="e.g. checkout back end"></div>
     <fieldset><legend>May</legend><input type="hidden" name="permissions-shown" value="1">
       <label><input type="checkbox" name="permission" value="check" checked> check addresses</label>
-      <label><input type="checkbox" name="permission" value="report"> report abuse (POST /v1/reports)</label></fieldset>
+      <label><input type="checkbox" name="permission" value="report"> report abuse (POST /v1/reports)</label>
+      <label><input type="checkbox" name="permission" value="manage"> manage override lines (/v1/overrides)</label></fieldset>
     <div><button type="submit">Create key</button></div>
   </div>
 </form>

@@ -30,7 +30,7 @@ ${page < pages ? html`<a href="/dashboard/reports?page=${String(page + 1)}" rel=
 
 /** `/dashboard/reports`: the most-reported addresses of the window, a page at a time, who reported them, and a way to take reports back. */
 export function reportsPage(rows: readonly ReportedRow[], listing: ReportedListing, reporters: readonly KeyRecord[], windowDays: number, csrfToken: string, notice?: string): string {
-  const body = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <strong>Reported addresses</strong></p>
+  const body = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <strong>Reported addresses</strong></p>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <h2>Most-reported addresses</h2>
 <p>Reports your own services sent with POST /v1/reports over the last ${String(windowDays)} days, by the number of keys that reported each address (a key counts once per address, whatever the categories; a revoked key's reports count no more): what the <code>local</code> source adds to the verdict. Deleting takes the reports back on every instance within 10 s.</p>

@@ -3,10 +3,11 @@ import type { Listening } from "../client-info.ts";
 import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
+import { type OverridesDeps, overridesRoute } from "../routes/overrides.ts";
 import { type ReportDeps, reportRoute } from "../routes/reports.ts";
 
 /** What the keyed routes need; the client's address for admission is made here, from `client` and the server. */
-export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps, "clientAddress">;
+export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps & OverridesDeps, "clientAddress">;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
@@ -15,7 +16,7 @@ export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps
  */
 export function api(apiDeps: ApiDeps, listening: Listening) {
   const deps = { ...apiDeps, clientAddress: (request: Request) => apiDeps.client.address(request, listening()) };
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)).use(reportRoute(deps)));
+  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)).use(reportRoute(deps)).use(overridesRoute(deps)));
 }
 
 /**

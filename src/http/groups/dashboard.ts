@@ -22,6 +22,9 @@ export function dashboard(deps: DashboardDeps, client: ClientResolver, listening
     .get("/email", async ({ request }) => pages.emailOverrides(request, client.info(request, listening())))
     .post("/email", async ({ request }) => pages.addOverride(request))
     .post("/email/remove", async ({ request }) => pages.removeOverride(request))
+    .get("/ip", async ({ request }) => pages.ipOverrides(request))
+    .post("/ip", async ({ request }) => pages.addIpOverride(request))
+    .post("/ip/remove", async ({ request }) => pages.removeIpOverride(request))
     .get("/reports", async ({ request }) => pages.reports(request))
     .post("/reports/delete", async ({ request }) => pages.deleteReports(request))
     .get("/assets/:name", synchronous(({ params }: { params: { name: string } }) => Dashboard.asset(params.name) ?? errorResponse(API_ERRORS.notFound)));

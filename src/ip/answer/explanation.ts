@@ -5,6 +5,7 @@ import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
 import type { Place } from "../indexes/declared-location-index.ts";
+import type { OverrideInForce } from "../overrides/override-table.ts";
 import { type Rule, ruleOf } from "../verdict/reputation.ts";
 
 /** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
@@ -46,6 +47,8 @@ export interface KindOrigin {
 
 export interface Explanation {
   readonly rule: Rule;
+  /** The operator's line, when one decided (allow gives the rule "allowlisted", deny "denylisted"): `riskcheck ip allow|deny`, the dashboard, the admin API or data/ip/allowlist.txt. */
+  readonly override?: OverrideInForce;
   readonly contributions: readonly Contribution[];
   readonly kinds: readonly KindOrigin[];
   /** The benign infrastructure the address is part of, by class; absent when none. */
@@ -125,6 +128,7 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   const database = declared ? d.geo.lookup(ip).geo : null;
   return {
     rule: ruleOf(f.counters, kinds, verdictFlags(f.flags), d.thresholds),
+    ...(f.override ? { override: f.override } : {}),
     contributions,
     kinds: origins,
     ...(infrastructure.length ? { infrastructure } : {}),

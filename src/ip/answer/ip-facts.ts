@@ -7,6 +7,7 @@ import { NOT_FOUND } from "../indexes/range-index.ts";
 import type { LabelIndex } from "../indexes/label-index.ts";
 import type { DeclaredLocations } from "../indexes/declared-location-index.ts";
 import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
+import type { OverrideInForce, OverrideTable } from "../overrides/override-table.ts";
 import { ALL_KINDS, type AsnKindSource, connectionTypeOf } from "../verdict/network-kinds.ts";
 import type { LocalContribution, LocalReportView } from "../verdict/local-reports.ts";
 import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
@@ -38,6 +39,10 @@ export interface IpDatasets {
   readonly ownerLookup: ((ip: ParsedIp) => NetworkOwner | null) | null;
   /** From an operator's connection-type database, when there is one; '' where it has no word. */
   readonly connectionTypeLookup: ((ip: ParsedIp) => string) | null;
+  /** data/ip/allowlist.txt's lines in force: allow lines that join the database's. */
+  readonly allowlistFile: readonly OverrideInForce[];
+  /** The override lines in force, the file's and the database's, compiled: they decide before any feed. */
+  readonly overrides: OverrideTable;
 }
 
 /** What the datasets say about a global unicast address. */
@@ -56,6 +61,8 @@ export interface IpFacts {
   readonly flags: number;
   /** What this deployment's own reports added to the counters; null when none. */
   readonly local: LocalContribution | null;
+  /** The operator's line that decided the verdict, or null. */
+  readonly override: OverrideInForce | null;
 }
 
 export const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
@@ -82,7 +89,9 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
 
   const feedEntry = d.feeds.entryOf(ip);
   const curatedEntry = d.curated.entryOf(ip);
-  const flags = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
+  const override = d.overrides.lookup(ip, owner.asn);
+  const listed = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
+  const flags = override === null ? listed : (listed & ~FLAG.denylisted) | (override.action === "allow" ? FLAG.allowlisted : FLAG.denylisted);
   const fromFeeds = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
   const reported = local && local.contributionOf(ip);
   const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
@@ -100,6 +109,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
     counters,
     flags,
     local: reported,
+    override,
   };
 }
 

@@ -120,6 +120,26 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX reports_by_key_time ON reports (key_id, reported_at, ip);
    DROP TABLE report_deletions;`,
+  // The operator's IP override lines; target as ipOverrideTarget writes it. Every statement that changes them
+  // moves ip_override_changes' generation (by trigger, so a hand edit counts too): instances poll that one row.
+  `CREATE TABLE ip_overrides (
+     target     TEXT PRIMARY KEY,
+     action     TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+     reason     TEXT NOT NULL,
+     author     TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     until      TEXT
+   );
+   CREATE TABLE ip_override_changes (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL);
+   INSERT INTO ip_override_changes VALUES (1, 0);
+   CREATE FUNCTION riskcheck_ip_overrides_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     UPDATE ip_override_changes SET generation = generation + 1;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER ip_overrides_changed
+     AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ip_overrides
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_ip_overrides_changed();`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import { redactedDatabaseUrl } from "./connection-url.ts";
 import { openPostgres } from "./database.ts";
 import { PostgresKeyIndex } from "./key-index.ts";
 import { PostgresOverrideStore } from "./email-overrides.ts";
+import { PostgresIpOverrideStore } from "./ip-overrides.ts";
 import { PostgresKeyStore } from "./key-store.ts";
 import { PostgresQuotaLeases } from "./quota-leases.ts";
 import { PostgresSessionStore } from "./sessions.ts";
@@ -29,6 +30,7 @@ export function postgresStores(sql: SQL, description: string): Stores {
     adminPassword: new PostgresAdminPasswordStore(sql),
     signInThrottle: new PostgresSignInThrottle(sql),
     emailOverrides: new PostgresOverrideStore(sql),
+    ipOverrides: new PostgresIpOverrideStore(sql),
     reports: new PostgresReportStore(sql),
     description: `PostgreSQL ${description}`,
     replacedOnDisk: () => null,

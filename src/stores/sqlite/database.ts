@@ -88,6 +88,21 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX reports_by_key_time ON reports (key_id, reported_at, ip);
    DROP TABLE report_deletions;`,
+  // The operator's IP override lines; target as ipOverrideTarget writes it. Every change moves
+  // ip_override_changes' generation (by trigger, so a hand edit counts too): instances poll that one row.
+  `CREATE TABLE ip_overrides (
+     target     TEXT PRIMARY KEY,
+     action     TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+     reason     TEXT NOT NULL,
+     author     TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     until      TEXT
+   ) WITHOUT ROWID;
+   CREATE TABLE ip_override_changes (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+   INSERT INTO ip_override_changes VALUES (1, 0);
+   CREATE TRIGGER ip_overrides_inserted AFTER INSERT ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;
+   CREATE TRIGGER ip_overrides_updated AFTER UPDATE ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;
+   CREATE TRIGGER ip_overrides_deleted AFTER DELETE ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import { SqliteSessionStore } from "./sessions.ts";
 import { SqliteSignInThrottle } from "./sign-in-throttle.ts";
 import { openDatabase } from "./database.ts";
 import { SqliteOverrideStore } from "./email-overrides.ts";
+import { SqliteIpOverrideStore } from "./ip-overrides.ts";
 import { type ChangeSignal, openChangeSignal } from "./change-signal.ts";
 import { SqliteKeyIndex } from "./key-index.ts";
 import { SqliteKeyStore } from "./key-store.ts";
@@ -52,6 +53,7 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
     adminPassword: new SqliteAdminPasswordStore(db),
     signInThrottle: new SqliteSignInThrottle(db),
     emailOverrides: new SqliteOverrideStore(db),
+    ipOverrides: new SqliteIpOverrideStore(db),
     reports: new SqliteReportStore(db),
     description: `SQLite ${description}`,
     replacedOnDisk: () => null,
