@@ -65,6 +65,8 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
   const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
+  // What the load left behind goes before the rows add theirs: the peak is then the snapshot and one collection interval's rows.
+  Bun.gc(true);
   const size = source.isFile() ? source.size : null;
   // Bun's file stream refuses character devices and FIFOs (/dev/null, a named pipe): Node's reads them.
   const input = fromStdin ? Bun.stdin.stream() : source.isFile() ? Bun.file(operand).stream() : createReadStream(operand);

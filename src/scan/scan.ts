@@ -27,9 +27,12 @@ export interface ScanSink {
 export class ScanInputError extends Error {}
 
 /**
- * Rows between requests for a garbage collection. Each row leaves a few short-lived objects and
- * strings; left to itself the collector lets them pile up to several times the snapshot's size
- * (RSS 600–800 MB over a million rows), asked every so many rows it keeps the process near 400 MB.
+ * Rows between full garbage collections. Each row leaves a few short-lived objects and strings;
+ * left to itself the collector lets them pile up to several times the snapshot's size (RSS
+ * 600–800 MB over a million rows). A collection only requested (`Bun.gc(false)`) runs when the
+ * collector gets to it, so what piled up depended on timing (300–313 MB peak on a loaded
+ * machine, 484 MB reported on a quiet one); a synchronous one every 50,000 rows bounds it to
+ * what those rows leave, whatever the timing, for a pause of tens of milliseconds (docs/benchmarks.md).
  */
 const ROWS_PER_COLLECTION = 50_000;
 
@@ -104,7 +107,7 @@ export async function scan(
     progress?.(summary.rows, bytes);
     if (summary.rows >= collectAt) {
       collectAt = summary.rows + ROWS_PER_COLLECTION;
-      Bun.gc(false);
+      Bun.gc(true);
     }
   }
   // `head` holds the whole input when it never had a line break.
