@@ -12,12 +12,16 @@
  * - With `--compare DIR` (another checkout, e.g. the main branch): the same for its code,
  *   and `ip-distinct` head to head, 64 connections, alternating `--rounds` rounds.
  * - With `--only cold`: the cold starts alone, the checkouts' starts alternating, and the
- *   median of their ratios.
+ *   median of their ratios. With `--evict` too, each start first has the page cache dropped for
+ *   the files it reads (the data directory, the checkout's src/ and node_modules/, the Bun binary:
+ *   posix_fadvise DONTNEED, file by file, so the other users of a shared machine keep theirs;
+ *   pages another running process maps, the Bun binary's above all, stay cached).
  *
  * Each server reads its own copy of the bundled data, with a second version made by
  * `update --force` on the bundled packages, so `--rollback` has a version to return to.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import { dlopen } from "bun:ffi";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "4" },
     duration: { type: "string", default: "4" },
     only: { type: "string" },
+    evict: { type: "boolean", default: false },
   },
 });
 const QUIET = Number(values.quiet);
@@ -41,7 +46,8 @@ const WINDOW = Number(values.window);
 const RELOAD_AT = Number(values["reload-at"]);
 const CONNECTIONS = Number(values.connections);
 
-requireWrk();
+// The cold starts alone need no load generator.
+if (values.only !== "cold") requireWrk();
 
 /** This script reads wrk alone, not the server's CPU time. */
 type WrkResult = Omit<LoadResult, "server_cpu_us">;
@@ -144,6 +150,28 @@ async function stop(server: Serve): Promise<void> {
   if (!exited) server.proc.kill("SIGKILL");
 }
 
+const POSIX_FADV_DONTNEED = 4;
+const libc = values.evict ? dlopen("libc.so.6", { posix_fadvise: { args: ["i32", "i64", "i64", "i32"], returns: "i32" } }) : null;
+
+/** Drops the page cache of every file under the paths (see --evict); returns how many files. */
+function evict(paths: readonly string[]): number {
+  let files = 0;
+  const drop = (path: string) => {
+    const fd = openSync(path, "r");
+    try {
+      libc!.symbols.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+      files++;
+    } finally {
+      closeSync(fd);
+    }
+  };
+  for (const path of paths) {
+    if (!statSync(path).isDirectory()) drop(path);
+    else for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) if (entry.isFile()) drop(join(entry.parentPath, entry.name));
+  }
+  return files;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (us: number) => (us / 1000).toFixed(1);
 
@@ -223,13 +251,14 @@ if (values.only === "cold") {
   const dbs = checkouts.map((c) => join(work, `${c.name}.sqlite`));
   for (let i = 0; i < Number(values.starts); i++) {
     for (const [c, checkout] of checkouts.entries()) {
+      if (values.evict) evict([dataDirs[c], join(checkout.root, "src"), join(checkout.root, "node_modules"), process.execPath]);
       const cold = await serve(checkout, dataDirs[c], dbs[c]);
       starts[c].push(cold.readyMs);
       await stop(cold);
     }
   }
   for (const [c, checkout] of checkouts.entries()) {
-    console.log(`${checkout.name} (${checkout.root}): cold start to /healthz: median ${median(starts[c]).toFixed(0)} ms (${starts[c].map((x) => x.toFixed(0)).join(", ")})`);
+    console.log(`${checkout.name} (${checkout.root}): ${values.evict ? "cold start, page cache dropped," : "start"} to /healthz: median ${median(starts[c]).toFixed(0)} ms (${starts[c].map((x) => x.toFixed(0)).join(", ")})`);
   }
   if (values.compare) console.log(`median ratio this / compare: ${median(starts[0].map((x, i) => x / starts[1][i])).toFixed(3)}; load average ${loadAverage()}`);
   rmSync(work, { recursive: true, force: true });

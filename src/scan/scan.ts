@@ -30,7 +30,7 @@ export class ScanInputError extends Error {}
  * Rows between full garbage collections. Each row leaves a few short-lived objects and strings;
  * left to itself the collector lets them pile up to several times the snapshot's size (RSS
  * 600–800 MB over a million rows). A collection only requested (`Bun.gc(false)`) runs when the
- * collector gets to it, so what piled up depended on timing (300–313 MB peak on a loaded
+ * collector gets to it, so what piled up depended on timing (297–313 MB peak on a loaded
  * machine, 484 MB reported on a quiet one); a synchronous one every 50,000 rows bounds it to
  * what those rows leave, whatever the timing, for a pause of tens of milliseconds (docs/benchmarks.md).
  */
