@@ -153,14 +153,12 @@ async function stop(server: Serve): Promise<void> {
 const POSIX_FADV_DONTNEED = 4;
 const libc = values.evict ? dlopen("libc.so.6", { posix_fadvise: { args: ["i32", "i64", "i64", "i32"], returns: "i32" } }) : null;
 
-/** Drops the page cache of every file under the paths (see --evict); returns how many files. */
-function evict(paths: readonly string[]): number {
-  let files = 0;
+/** Drops the page cache of every file under the paths (see --evict). */
+function evict(paths: readonly string[]): void {
   const drop = (path: string) => {
     const fd = openSync(path, "r");
     try {
       libc!.symbols.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-      files++;
     } finally {
       closeSync(fd);
     }
@@ -169,7 +167,6 @@ function evict(paths: readonly string[]): number {
     if (!statSync(path).isDirectory()) drop(path);
     else for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) if (entry.isFile()) drop(join(entry.parentPath, entry.name));
   }
-  return files;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

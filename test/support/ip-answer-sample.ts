@@ -6,10 +6,10 @@
  * `test/ip/answer/answers-unchanged.test.ts` checks the first chunks on every test run,
  * `bun bench/ip-answers.ts` all of them.
  */
-import { readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Answers } from "../../src/checks/answers.ts";
-import { dataFiles } from "../../src/datasets/data-layout.ts";
+import { dataFiles, versionFiles } from "../../src/datasets/data-layout.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { type IndexKind, readIndexFile } from "../../src/ip/indexes/range-index-file.ts";
@@ -26,7 +26,7 @@ export interface AnswerDigests {
   readonly digests: readonly string[];
 }
 
-/** Written ahead of the sample: forms and special-purpose space a lookup must not reach. */
+/** Written ahead of the sample: well-known addresses, other text forms, special-purpose space. */
 const FIXED = [
   "0.0.0.0", "255.255.255.255", "10.0.0.1", "127.0.0.1", "100.64.0.1", "192.0.2.1", "224.0.0.1", "1.1.1.1", "8.8.8.8",
   "::", "::1", "::ffff:8.8.8.8", "2001:DB8::1", "2001:4860:4860::8888", "2606:4700:4700::1111", "fe80::1", "ff02::1", "fc00::1", "2002:808:808::1", "64:ff9b::808:808",
@@ -35,22 +35,20 @@ const FIXED = [
 /** The IPv6 registries' busiest /12s, where the databases have most records (a fully random IPv6 address is mostly nowhere). */
 const BUSY_V6 = [0x2400, 0x2600, 0x2800, 0x2a00, 0x2a10, 0x2c00];
 
-/** The index files whose range edges the sample visits, as the bundled data (or an updated data directory) holds them. */
-const EDGE_INDEXES: Record<string, IndexKind> = { "asn.idx": "asn", "reputation.idx": "reputation", "labels.idx": "labels", "places.idx": "places" };
-
 interface Edges {
   readonly v4: readonly Uint32Array[];
   readonly v6: readonly Uint32Array[];
 }
 
+/** The starts and ends of every range of the current version's indexes: the bundled data's, or more after an update. */
 async function rangeEdges(dataDir: string): Promise<Edges> {
-  const ipDir = join(dataFiles(dataDir).current, "ip");
-  const present = new Set(readdirSync(ipDir));
+  const f = versionFiles(dataFiles(dataDir).current);
+  const indexes: [string, IndexKind][] = [[f.asnIndex, "asn"], [f.reputationIndex, "reputation"], [f.infrastructureLabels, "labels"], [f.declaredLocations, "places"]];
   const v4: Uint32Array[] = [];
   const v6: Uint32Array[] = [];
-  for (const [name, kind] of Object.entries(EDGE_INDEXES)) {
-    if (!present.has(name)) continue;
-    const { columns } = await readIndexFile(join(ipDir, name), kind);
+  for (const [file, kind] of indexes) {
+    if (!existsSync(file)) continue;
+    const { columns } = await readIndexFile(file, kind);
     if (columns.v4Starts.length > 0) v4.push(columns.v4Starts, columns.v4Ends);
     if (columns.v6Starts.length > 0) v6.push(columns.v6Starts, columns.v6Ends);
   }
