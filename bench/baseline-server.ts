@@ -2,7 +2,7 @@
 const size = Number(process.argv[2] ?? 600);
 const port = Number(process.argv[3] ?? 0);
 const filler = "x".repeat(Math.max(0, size - 20));
-const body = JSON.stringify({ ok: true, pad: filler }).slice(0, size - 2) + '"}';
+const body = `${JSON.stringify({ ok: true, pad: filler }).slice(0, size - 2)}"}`;
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port,

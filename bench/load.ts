@@ -79,7 +79,7 @@ export function peakRssMb(pid: number): number {
 
 export function writeLines(dir: string, name: string, lines: string[]): string {
   const file = join(dir, name);
-  writeFileSync(file, lines.join("\n") + "\n");
+  writeFileSync(file, `${lines.join("\n")}\n`);
   return file;
 }
 

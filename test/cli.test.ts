@@ -98,7 +98,7 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
 
 describe("help", () => {
   const overview = runCli(["--help"]);
-  const commands = [...overview.stdout.matchAll(/^  ([a-z]+(?: [a-z-]+)?) {2,}\S/gm)].map((m) => m[1]);
+  const commands = [...overview.stdout.matchAll(/^ {2}([a-z]+(?: [a-z-]+)?) {2,}\S/gm)].map((m) => m[1]);
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
@@ -128,11 +128,11 @@ describe("help", () => {
 
   test("each flag's line names its environment variable and default", () => {
     const { stdout } = runCli(["serve", "--help"]);
-    expect(stdout).toMatch(/^  --port PORT +Port to listen on; 0 picks a free one \[env: RISKCHECK_PORT\] \[default: 8080\]$/m);
-    expect(stdout).toMatch(/^  --data-dir DIR +.* \[env: RISKCHECK_DATA_DIR\] \[default: \.\/data\]$/m);
-    expect(stdout).toMatch(/^  RISKCHECK_METRICS_TOKEN +.*\[default: none\]$/m);
-    expect(runCli(["update", "--help"]).stdout).toMatch(/^  --max-shrink F +.* \[default: 0\.5\]$/m);
-    expect(runCli(["keys", "create", "--help"]).stdout).toMatch(/^  --name NAME +.* \[required\]$/m);
+    expect(stdout).toMatch(/^ {2}--port PORT +Port to listen on; 0 picks a free one \[env: RISKCHECK_PORT\] \[default: 8080\]$/m);
+    expect(stdout).toMatch(/^ {2}--data-dir DIR +.* \[env: RISKCHECK_DATA_DIR\] \[default: \.\/data\]$/m);
+    expect(stdout).toMatch(/^ {2}RISKCHECK_METRICS_TOKEN +.*\[default: none\]$/m);
+    expect(runCli(["update", "--help"]).stdout).toMatch(/^ {2}--max-shrink F +.* \[default: 0\.5\]$/m);
+    expect(runCli(["keys", "create", "--help"]).stdout).toMatch(/^ {2}--name NAME +.* \[required\]$/m);
   });
 
   test("a group lists its subcommands", () => {
@@ -140,7 +140,7 @@ describe("help", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("keys create");
     expect(stdout).toContain("keys revoke");
-    expect(stdout).not.toMatch(/^  (serve|update|admin)/m);
+    expect(stdout).not.toMatch(/^ {2}(serve|update|admin)/m);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ParsedCommandLine } from "./command-spec.ts";
-import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK } from "./commands.ts";
+import type { ADMIN_SET_PASSWORD, ADMIN_UNLOCK } from "./commands.ts";
 import { UsageError, loadConfig } from "../app/config.ts";
 import { checkNewPassword, setAdminPassword } from "../dashboard/admin-password.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";

@@ -56,7 +56,7 @@ export function wantsHelp(args: readonly string[]): boolean {
 
 /** Strict parsing after the command's table; every problem is a one-line UsageError. */
 export function parseCommandLine<C extends CommandSpec>(command: C, args: string[]): ParsedCommandLine<C> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f.name, { type: f.type }]));
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true });

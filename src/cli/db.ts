@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { ParsedCommandLine } from "./command-spec.ts";
-import { DB_MIGRATE } from "./commands.ts";
+import type { DB_MIGRATE } from "./commands.ts";
 import { UsageError, loadConfig } from "../app/config.ts";
 import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";

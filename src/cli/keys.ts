@@ -1,5 +1,5 @@
 import type { ParsedCommandLine } from "./command-spec.ts";
-import { KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE } from "./commands.ts";
+import type { KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE } from "./commands.ts";
 import { type Config, UsageError, integer, loadConfig } from "../app/config.ts";
 import { parseAllowedNetworks } from "../keys/allowed-networks.ts";
 import { parseExpiry } from "../keys/expiry.ts";
@@ -204,7 +204,7 @@ function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<t
     ...rows.map((r) => [
       r.id,
       r.name,
-      r.prefix + "…",
+      `${r.prefix}…`,
       r.status,
       r.permissions.join(","),
       minute(r.created_at),

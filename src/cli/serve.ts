@@ -1,6 +1,6 @@
 import { maxHeaderSize } from "node:http";
 import type { ParsedCommandLine } from "./command-spec.ts";
-import { SERVE } from "./commands.ts";
+import type { SERVE } from "./commands.ts";
 import { loadConfig } from "../app/config.ts";
 import { MAX_HTTP_HEADER_BYTES, SERVE_RUNTIME_FLAGS } from "../app/runtime-flags.ts";
 import { type Log, startServer } from "../app/server.ts";

@@ -1,4 +1,4 @@
-import { loadConfig } from "../app/config.ts";
+import { type Config, loadConfig } from "../app/config.ts";
 import { hasDatasetVersion } from "../datasets/data-dir-kind.ts";
 import { type StartedLoad, startLoad } from "../datasets/start-load.ts";
 import { parseCommandLine, wantsHelp } from "./command-spec.ts";
@@ -13,7 +13,7 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
   const [first, ...args] = argv;
   if (first !== "serve" || wantsHelp(args)) return null;
   let dataDir: string;
-  let emailRule;
+  let emailRule: Config["emailEvidence"];
   try {
     ({ dataDir, emailEvidence: emailRule } = loadConfig(parseCommandLine(SERVE, args).values, env));
   } catch {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import type { ParsedCommandLine } from "./command-spec.ts";
-import { DEFAULT_MAX_SHRINK, UPDATE } from "./commands.ts";
+import { DEFAULT_MAX_SHRINK, type UPDATE } from "./commands.ts";
 import { type Config, UsageError, loadConfig } from "../app/config.ts";
 import { DATA_DIR_ORIGIN } from "../ip/dataset-error.ts";
 import { progressLine } from "../datasets/update/fetch-source.ts";

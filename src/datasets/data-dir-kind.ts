@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { dataFiles } from "./data-layout.ts";
 
 /** Files only riskcheck puts in a data directory: one of them makes a directory riskcheck's. */

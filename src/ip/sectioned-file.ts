@@ -14,7 +14,9 @@ export function writeSectionedFile(headerWords: readonly number[], sections: rea
   });
   const out = new Uint8Array(align(size));
   const view = new DataView(out.buffer);
-  headerWords.forEach((word, i) => view.setUint32(i * 4, word, true));
+  headerWords.forEach((word, i) => {
+    view.setUint32(i * 4, word, true);
+  });
   sections.forEach((s, i) => {
     view.setUint32((headerWords.length + i * 2) * 4, offsets[i], true);
     view.setUint32((headerWords.length + i * 2 + 1) * 4, s.byteLength, true);

@@ -11,7 +11,7 @@ export type Authentication =
 export interface IndexEntry {
   readonly now: Authentication;
   readonly untilMs: number;
-  readonly then: Authentication;
+  readonly afterwards: Authentication;
 }
 
 /** Every working secret (a key's, and a rotation's previous one) by its digest (see secretDigest). */
@@ -48,16 +48,16 @@ export function keyIndexOf(entries: Iterable<KeyEntry>): KeyIndex {
   for (const { key, secretHash, previousSecretHash } of entries) {
     if (key.revokedAt !== null) {
       const revoked: Authentication = Object.freeze({ outcome: "revoked", key });
-      index.set(digestOfStoredHash(secretHash), Object.freeze({ now: revoked, untilMs: Number.POSITIVE_INFINITY, then: revoked }));
+      index.set(digestOfStoredHash(secretHash), Object.freeze({ now: revoked, untilMs: Number.POSITIVE_INFINITY, afterwards: revoked }));
       continue;
     }
     const active: Authentication = Object.freeze({ outcome: "active", key });
     const expired: Authentication = Object.freeze({ outcome: "expired", key });
     const expiresMs = timeOf(key.expiresAt);
-    index.set(digestOfStoredHash(secretHash), Object.freeze({ now: active, untilMs: expiresMs, then: expired }));
+    index.set(digestOfStoredHash(secretHash), Object.freeze({ now: active, untilMs: expiresMs, afterwards: expired }));
     const previousEndsMs = timeOf(key.previousSecretEndsAt);
     if (previousSecretHash !== null && previousEndsMs !== Number.POSITIVE_INFINITY) {
-      const entry = previousEndsMs <= expiresMs ? { now: active, untilMs: previousEndsMs, then: UNKNOWN } : { now: active, untilMs: expiresMs, then: expired };
+      const entry = previousEndsMs <= expiresMs ? { now: active, untilMs: previousEndsMs, afterwards: UNKNOWN } : { now: active, untilMs: expiresMs, afterwards: expired };
       index.set(digestOfStoredHash(previousSecretHash), Object.freeze(entry));
     }
   }
@@ -94,6 +94,6 @@ export class KeyAuthenticator {
     const digest = secretDigest(token);
     const entry = this.keys.current().get(digest) ?? this.keys.afterMiss().get(digest);
     if (entry === undefined) return UNKNOWN;
-    return entry.untilMs === Number.POSITIVE_INFINITY || this.now() < entry.untilMs ? entry.now : entry.then;
+    return entry.untilMs === Number.POSITIVE_INFINITY || this.now() < entry.untilMs ? entry.now : entry.afterwards;
   }
 }

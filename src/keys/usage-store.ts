@@ -45,6 +45,7 @@ export interface UsageStore {
 export function usageWindow(days: number, nowMs: number): { from: string; today: string; monthStart: string; chartStart: string } {
   const monthStart = utcMonthStart(nowMs);
   const chartStart = utcDay(nowMs - (days - 1) * 86_400_000);
+  // biome-ignore lint/complexity/useMathMinMax: the days are ISO date strings, which compare as text
   return { from: monthStart < chartStart ? monthStart : chartStart, today: utcDay(nowMs), monthStart, chartStart };
 }
 

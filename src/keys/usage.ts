@@ -23,5 +23,5 @@ export function utcDay(ms: number): string {
 }
 
 export function utcMonthStart(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7) + "-01";
+  return `${new Date(ms).toISOString().slice(0, 7)}-01`;
 }

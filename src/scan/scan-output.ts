@@ -121,7 +121,9 @@ class JsonLinesFormat implements RowFormat {
         return JSON.stringify(row.cells[0]);
       case "csv": {
         const object: Record<string, string> = {};
-        this.input.columns.forEach((c, i) => (object[c] = row.cells[i]));
+        this.input.columns.forEach((c, i) => {
+          object[c] = row.cells[i];
+        });
         return JSON.stringify(object);
       }
     }

@@ -40,7 +40,7 @@ export function newKeyRow(input: NewKey, now: Date): { row: KeyRow; secret: stri
   const settings = checkedSettings(input);
   const secret = generateSecret();
   const row: KeyRow = {
-    id: "key_" + Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString("base64url"),
+    id: `key_${Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString("base64url")}`,
     name,
     secret_hash: hashSecret(secret),
     prefix: displayPrefix(secret),

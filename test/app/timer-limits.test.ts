@@ -15,7 +15,7 @@ test("a long timeout is waited out in steps no longer than setTimeout takes, and
   const original = globalThis.setTimeout;
   let fired = false;
   // Record the delays asked of setTimeout without waiting them.
-  globalThis.setTimeout = ((run: () => void, ms: number) => {
+  globalThis.setTimeout = ((_run: () => void, ms: number) => {
     armed.push(ms);
     return original(() => {}, 0);
   }) as typeof setTimeout;

@@ -20,7 +20,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     ["no space", { authorization: "Bearerrk_abc" }],
     ["two spaces", { authorization: "Bearer  rk_abc" }],
     ["a token with a space", { authorization: "Bearer rk_a rk_b" }],
-    ["an oversized header", { authorization: "Bearer " + "a".repeat(10_000) }],
+    ["an oversized header", { authorization: `Bearer ${"a".repeat(10_000)}` }],
   ])("%s → No API key provided", async (_, headers) => {
     const { request } = await createTestApp();
     const res = await request(path, { headers });
@@ -43,7 +43,7 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     expect(await res.json()).toEqual(MISSING);
   });
 
-  test.each([["a random well-formed key", generateSecret()], ["garbage", "hunter2"], ["almost a key", "rk_" + "x".repeat(43)]])(
+  test.each([["a random well-formed key", generateSecret()], ["garbage", "hunter2"], ["almost a key", `rk_${"x".repeat(43)}`]])(
     "%s → Invalid API key",
     async (_, key) => {
       const { request } = await createTestApp();

@@ -65,7 +65,7 @@ describe.each(KEYED.map((r) => [r.name, r] as const))("%s", (_, route) => {
     const { handle, newKey, keys } = await createTestApp();
     const { key, secret } = await newKey("all", { permissions: PERMISSIONS });
     await keys.revoke(key.id);
-    for (const [given, expected] of [[null, MISSING], ["rk_" + "x".repeat(43), UNKNOWN], [secret, REVOKED]] as const) {
+    for (const [given, expected] of [[null, MISSING], [`rk_${"x".repeat(43)}`, UNKNOWN], [secret, REVOKED]] as const) {
       const res = await send(handle, route, given);
       expect([res.status, res.headers.get("content-type"), await res.json()]).toEqual([401, "application/json", expected]);
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();

@@ -30,7 +30,7 @@ describe("secrets", () => {
     const s = generateSecret();
     expect(displayPrefix(s)).toBe(s.slice(0, 9));
   });
-  test.each(["", "rk_", "Bearer", "rk_" + "a".repeat(42), "rk_" + "a".repeat(44), "xx_" + "a".repeat(43)])("%p does not look like a secret", (t) => {
+  test.each(["", "rk_", "Bearer", `rk_${"a".repeat(42)}`, `rk_${"a".repeat(44)}`, `xx_${"a".repeat(43)}`])("%p does not look like a secret", (t) => {
     expect(looksLikeSecret(t)).toBe(false);
   });
 });

@@ -55,7 +55,7 @@ describe("CSV records", () => {
     const p = new CsvRecords();
     const out: CsvRecord[] = [];
     p.push('a\n"never closed', out);
-    const piece = "x".repeat(64 * 1024) + "\n";
+    const piece = `${"x".repeat(64 * 1024)}\n`;
     for (let i = 0; i * piece.length <= MAX_RECORD_CHARS + piece.length; i++) p.push(piece, out);
     expect(out[1]).toMatchObject({ line: 2, problem: expect.stringContaining("quote never closed") });
     expect((p as unknown as { pending: string }).pending.length).toBeLessThan(piece.length);

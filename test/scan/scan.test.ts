@@ -211,7 +211,7 @@ function mixedValues(n: number): string[] {
     if (i % 50 === 0) out.push(["bad@", "no-at-sign-but-not-ip", "999.1.1.1", "@example.com", "01.2.3.4"][(i / 50) % 5]);
     else if (r < 0.5) out.push(`user${i}@${domains[Math.floor(random() * domains.length)]}`);
     else if (r < 0.9) out.push([0, 0, 0, 0].map(() => Math.floor(random() * 256)).join("."));
-    else out.push(Array.from({ length: 8 }, () => Math.floor(random() * 65536).toString(16)).join(":").replace(/^[0-9a-f]+/, "2a0" + Math.floor(random() * 10)));
+    else out.push(Array.from({ length: 8 }, () => Math.floor(random() * 65536).toString(16)).join(":").replace(/^[0-9a-f]+/, `2a0${Math.floor(random() * 10)}`));
   }
   return out;
 }

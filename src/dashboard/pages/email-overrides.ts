@@ -4,7 +4,7 @@ import { html } from "../html.ts";
 import { layout } from "./layout.ts";
 
 function date(iso: string): string {
-  return iso.slice(0, 16).replace("T", " ") + " UTC";
+  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
 }
 
 /** As the operator gave it: a day (the day included), or an instant. */

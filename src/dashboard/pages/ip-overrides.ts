@@ -6,7 +6,7 @@ import { html } from "../html.ts";
 import { layout } from "./layout.ts";
 
 function date(iso: string | null): string {
-  return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "until removed";
+  return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "until removed";
 }
 
 const ANSWER = { allow: "never risky (allow)", deny: "always risky (deny)" } as const;

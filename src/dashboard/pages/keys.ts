@@ -5,7 +5,7 @@ import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 
 export function date(iso: string | null): string {
-  return iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : "never";
+  return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never";
 }
 
 /** `/dashboard` with the search and page given. */

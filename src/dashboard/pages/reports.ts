@@ -9,7 +9,7 @@ export interface ReportedRow {
   readonly keyNames: ReadonlyMap<string, string>;
 }
 
-const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 /** Which page of the ranking this is. */
 export interface ReportedListing {

@@ -39,7 +39,7 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     return { ...l, changed: d.force || held.changed, verifies: held.source.verifies };
   });
   const current = d.currentRoot === null ? null : versionFiles(d.currentRoot);
-  const listed = composeEmailEvidence(emailLists, current && current.emailEvidence, d.out.emailEvidence, d.nowSeconds);
+  const listed = composeEmailEvidence(emailLists, current === null ? null : current.emailEvidence, d.out.emailEvidence, d.nowSeconds);
   // The first version has nothing to contradict: what it lists is what riskcheck starts from.
   if (current === null) {
     writeFileAtomically(d.out.disputedDomains, DISPUTED_HEADER);

@@ -55,9 +55,12 @@ export function parseSources(text: string, file: string): Source[] {
   const problems: string[] = [];
   const names = new Set<string>();
   const sources: Source[] = [];
-  list.forEach((raw, i) => {
+  for (const [i, raw] of list.entries()) {
     const at = `${file}: sources[${i}]`;
-    if (raw === null || typeof raw !== "object") return void problems.push(`${at}: expected an object`);
+    if (raw === null || typeof raw !== "object") {
+      problems.push(`${at}: expected an object`);
+      continue;
+    }
     const s = raw as Record<string, unknown>;
     const str = (field: string) => (typeof s[field] === "string" && s[field] !== "" ? (s[field] as string) : null);
     const name = str("name");
@@ -115,7 +118,7 @@ export function parseSources(text: string, file: string): Source[] {
     if (name && url && format && feeds && licence) {
       sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, verifies: verifies === true, cadenceMs: cadence, class: infrastructureClass as string | null });
     }
-  });
+  }
   for (const source of sources) {
     const at = `${file}: source "${source.name}": supersedes`;
     for (const other of source.supersedes) {

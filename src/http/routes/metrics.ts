@@ -40,7 +40,9 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
 
   text.family("riskcheck_request_duration_seconds", "histogram", "Time spent answering a request inside the server, by endpoint.");
   for (const { endpoint, cumulative, sumSeconds, count } of deps.requests.durations()) {
-    cumulative.forEach((n, i) => text.sample("riskcheck_request_duration_seconds_bucket", { endpoint, le: BUCKET_BOUNDS[i] }, n));
+    cumulative.forEach((n, i) => {
+      text.sample("riskcheck_request_duration_seconds_bucket", { endpoint, le: BUCKET_BOUNDS[i] }, n);
+    });
     text.sample("riskcheck_request_duration_seconds_sum", { endpoint }, sumSeconds);
     text.sample("riskcheck_request_duration_seconds_count", { endpoint }, count);
   }

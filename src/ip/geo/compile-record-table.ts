@@ -34,7 +34,7 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
   // Strings that fit Latin-1 first, so that all chunks but one hold one kind.
   const order = strings.map((_, i) => i).sort((a, b) => Number(!LATIN1_TEXT.test(strings[a])) - Number(!LATIN1_TEXT.test(strings[b])) || a - b);
   const renumbered = new Uint32Array(strings.length);
-  order.forEach((from, to) => (renumbered[from] = to));
+  for (let to = 0; to < order.length; to++) renumbered[order[to]] = to;
   for (let i = 0; i < cells.length; i++) cells[i] = renumbered[cells[i]];
 
   const encoder = new TextEncoder();
@@ -47,7 +47,7 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
   for (let chunk = 0; chunk < chunkCount; chunk++) {
     const members = order.slice(chunk * STRINGS_PER_CHUNK, (chunk + 1) * STRINGS_PER_CHUNK).map((i) => strings[i]);
     let end = 0;
-    members.forEach((value, k) => (stringEnds[chunk * STRINGS_PER_CHUNK + k] = end += value.length));
+    for (let k = 0; k < members.length; k++) stringEnds[chunk * STRINGS_PER_CHUNK + k] = end += members[k].length;
     const text = members.join("");
     const latin1 = LATIN1_TEXT.test(text);
     const bytes = latin1 ? Buffer.from(text, "latin1") : encoder.encode(text);

@@ -12,7 +12,7 @@ export interface NetworkOwner {
 /** A record of an operator's ASN or ISP database (GeoLite2-ASN, GeoIP2-ISP, DBIP-ASN-Lite). */
 export function ownerOfRecord(record: MmdbRecord | null): NetworkOwner | null {
   const r = record as { autonomous_system_number?: number; autonomous_system_organization?: string; isp?: string; organization?: string } | null;
-  if (!r || !r.autonomous_system_number) return null;
+  if (!r?.autonomous_system_number) return null;
   const asOrg = r.autonomous_system_organization ?? "";
   return Object.freeze({ asn: r.autonomous_system_number, isp: r.isp ?? asOrg, organization: r.organization ?? r.isp ?? asOrg });
 }

@@ -1,6 +1,6 @@
 import type { AddressRange } from "../address/address-range.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
-import { type IndexFile } from "./range-index-file.ts";
+import type { IndexFile } from "./range-index-file.ts";
 import { RangeIndex } from "./range-index.ts";
 import type { ParsedIp } from "../address/parse.ts";
 

@@ -134,9 +134,9 @@ export class RangeIndexBuilder<P> {
    * numbers for equal payloads.
    */
   build<M>(merge: (payloads: P[]) => M, encode: (merged: M) => number): RangeColumns {
-    const valueOf = memoised((ids) => encode(merge(ids.map((id) => this.payloads[id]))));
-    const v4 = sweep(this.v4, IPV4, valueOf);
-    const v6 = sweep(this.v6, IPV6, valueOf);
+    const valueOfIds = memoised((ids) => encode(merge(ids.map((id) => this.payloads[id]))));
+    const v4 = sweep(this.v4, IPV4, valueOfIds);
+    const v6 = sweep(this.v6, IPV6, valueOfIds);
     return {
       v4Starts: (v4.starts as Uint32Column).copy(),
       v4Ends: (v4.ends as Uint32Column).copy(),
@@ -193,7 +193,7 @@ function push<K>(entries: Entries<K>, start: K, end: K, payload: number): void {
  * Cuts the line at every point where an entry starts or stops, and walks the pieces
  * keeping the set of entries that cover the current one.
  */
-function sweep<K>(entries: Entries<K>, math: Arithmetic<K>, valueOf: ValueOf) {
+function sweep<K>(entries: Entries<K>, math: Arithmetic<K>, valueOfIds: ValueOf) {
   const out = { starts: math.bounds(), ends: math.bounds(), values: new Uint32Column() };
   let lastEnd: K | undefined;
   let lastValue = -1;
@@ -216,7 +216,7 @@ function sweep<K>(entries: Entries<K>, math: Arithmetic<K>, valueOf: ValueOf) {
     const one = [0];
     for (let e = 0; e < starts.length; e++) {
       one[0] = e;
-      emit(starts[e], ends[e], valueOf(ids, one));
+      emit(starts[e], ends[e], valueOfIds(ids, one));
     }
     return out;
   }
@@ -231,7 +231,7 @@ function sweep<K>(entries: Entries<K>, math: Arithmetic<K>, valueOf: ValueOf) {
     for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++) active.splice(active.indexOf(closing.entries[k]), 1);
     for (let k = opening.offsets[p]; k < opening.offsets[p + 1]; k++) insertSorted(active, opening.entries[k]);
     if (active.length === 0) continue;
-    emit(points[p], math.previous(points[p + 1]), valueOf(ids, active));
+    emit(points[p], math.previous(points[p + 1]), valueOfIds(ids, active));
   }
   return out;
 }

@@ -20,7 +20,7 @@ export class SqliteKeyStore implements KeyStore {
     await this.write(() => {
       this.refuseTakenName(row.name, row.id);
       this.db
-        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (${KEY_COLUMNS.split(", ").map((c) => "$" + c).join(", ")})`)
+        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (${KEY_COLUMNS.split(", ").map((c) => `$${c}`).join(", ")})`)
         .run(row as unknown as Record<string, string | number | null>);
     });
     return { key: toRecord(row), secret };

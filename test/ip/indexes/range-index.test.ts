@@ -69,8 +69,8 @@ describe("large indexes search within the bucket of the address's top 16 bits", 
     start += length + 1n + (random(2) === 0 ? BigInt(random(2 ** 30)) << 80n : 0n);
   }
   const builder = new RangeIndexBuilder<number>();
-  v4.forEach(([s, e], i) => builder.add({ version: 4, first: BigInt(s), last: BigInt(e) }, i));
-  v6.forEach(([s, e], i) => builder.add({ version: 6, first: s, last: e }, i));
+  for (const [i, [s, e]] of v4.entries()) builder.add({ version: 4, first: BigInt(s), last: BigInt(e) }, i);
+  for (const [i, [s, e]] of v6.entries()) builder.add({ version: 6, first: s, last: e }, i);
   const index = new RangeIndex(builder.build((ps) => ps[0], (p) => p));
 
   const scanV4 = (a: number) => v4.findIndex(([s, e]) => s <= a && a <= e);

@@ -27,11 +27,17 @@ export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
     entries.push({ range: cidr, count: 1 });
   };
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
     if (node === null || typeof node !== "object") return;
     const record = node as Record<string, unknown>;
     const key = PREFIX_KEYS.find((k) => typeof record[k] === "string");
-    if (key) return take(record, key);
+    if (key) {
+      take(record, key);
+      return;
+    }
     for (const value of Object.values(record)) if (typeof value === "object") visit(value);
   };
   for (const document of documents) {
