@@ -14,6 +14,8 @@ export interface UsageSink {
   record(keyId: string, endpoint: UsageKind, outcome: Outcome, nowMs: number, count?: number): void;
   /** The key was used from this client address (null: none known): its last use, kept until the flush. */
   usedFrom(keyId: string, ip: string | null, nowMs: number): void;
+  /** Whether the key's client address is worth looking up now (it was not seen lately). */
+  wantsAddress(keyId: string, nowMs: number): boolean;
 }
 
 export interface LimitSettings {

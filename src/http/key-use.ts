@@ -8,17 +8,20 @@ export interface KeyUseDeps {
   /** The request's client address as the server resolves it (trusted proxies included); null without one. */
   readonly clientAddress: (request: Request) => ParsedIp | null;
   readonly usage: {
+    wantsAddress(keyId: string, nowMs: number): boolean;
     usedFrom(keyId: string, ip: string | null, nowMs: number): void;
     record(keyId: string, usage: UsageKind, outcome: Outcome, nowMs: number): void;
   };
 }
 
 /**
- * After authentication and the permission, before the rate limit: notes the client address
- * as the key's last (flushed with usage), and refuses a client outside the key's allowed
- * networks with a 403 that names its address, counted as `forbidden`. Null: go on.
+ * After authentication and the permission, before the rate limit: refuses a client outside
+ * the key's allowed networks with a 403 that names its address, counted as `forbidden`, and
+ * notes the client address as the key's last (flushed with usage; for a key without
+ * networks, looked up at most once per ADDRESS_REFRESH_MS). Null: go on.
  */
 export function checkKeyUse(deps: KeyUseDeps, key: KeyRecord, request: Request, usage: UsageKind, nowMs: number): ApiError | null {
+  if (key.allowedNetworks.length === 0 && !deps.usage.wantsAddress(key.id, nowMs)) return null;
   const client = deps.clientAddress(request);
   deps.usage.usedFrom(key.id, client?.text ?? null, nowMs);
   if (allowedFrom(key, client)) return null;

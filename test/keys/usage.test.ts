@@ -3,7 +3,7 @@ import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { SqliteKeyStore } from "../../src/stores/sqlite/key-store.ts";
 import { SqliteUsageStore } from "../../src/stores/sqlite/usage-store.ts";
-import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
+import { ADDRESS_REFRESH_MS, UsageRecorder } from "../../src/keys/usage-recorder.ts";
 import type { LastUse, UsageRow, UsageStore } from "../../src/keys/usage-store.ts";
 
 function setup() {
@@ -37,6 +37,17 @@ describe("usage accounting in SQLite", () => {
 });
 
 describe("usage recorder", () => {
+  test("a key's client address is wanted again only ADDRESS_REFRESH_MS after the last one seen; a use without one does not count as seen", () => {
+    const recorder = new UsageRecorder({ flush: async () => {}, usageOf: async () => new Map(), outcomesOf: async () => [] });
+    expect(recorder.wantsAddress("k", day1)).toBe(true);
+    recorder.record("k", "email", "ok", day1);
+    expect(recorder.wantsAddress("k", day1)).toBe(true);
+    recorder.usedFrom("k", "192.0.2.7", day1);
+    expect(recorder.wantsAddress("k", day1 + ADDRESS_REFRESH_MS - 1)).toBe(false);
+    expect(recorder.wantsAddress("other", day1)).toBe(true);
+    expect(recorder.wantsAddress("k", day1 + ADDRESS_REFRESH_MS)).toBe(true);
+  });
+
   test("while a write is on its way requests go on being counted, and a failed write's counts join the next one", async () => {
     const writes: { rows: UsageRow[]; lastUsed: ReadonlyMap<string, LastUse>; settle: (ok: boolean) => void }[] = [];
     const store: UsageStore = {
