@@ -77,7 +77,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
   const asnEntry = d.asn.entryOf(ip);
   let owner = NO_OWNER;
   let networkKinds = 0;
-  const operatorOwner = d.ownerLookup && d.ownerLookup(ip);
+  const operatorOwner = d.ownerLookup?.(ip);
   if (operatorOwner) {
     owner = operatorOwner;
     networkKinds = d.kindsByAsn.get(operatorOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
@@ -93,7 +93,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
   const listed = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
   const flags = override === null ? listed : (listed & ~FLAG.denylisted) | (override.action === "allow" ? FLAG.allowlisted : FLAG.denylisted);
   const fromFeeds = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
-  const reported = local && local.contributionOf(ip);
+  const reported = local?.contributionOf(ip) ?? null;
   const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
   const kinds = flags & ALL_KINDS;
   const locationEntry = d.locations.entryOf(ip);
@@ -102,7 +102,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
     located: d.locations.locatedAt(locationEntry, d.geo.lookup(ip)),
     locationEntry,
     owner,
-    connectionType: (d.connectionTypeLookup && d.connectionTypeLookup(ip)) || connectionTypeOf(kinds),
+    connectionType: d.connectionTypeLookup?.(ip) || connectionTypeOf(kinds),
     anycast: (flags & FLAG.anycast) !== 0,
     reputation: verdict(counters, kinds, verdictFlags(flags), d.thresholds),
     curatedEntry,
