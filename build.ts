@@ -38,12 +38,26 @@ for (const path of paths) {
   if (version === null) fail(`${name} is not installed: run npm install first`);
   versions[name] = version;
 }
-const dates = Object.entries(versions).map(([name, version]) => (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`]);
-if (dates.includes(undefined as never)) fail("a bundled package has no date in src/datasets/update/npm-data-dates.json");
+const dates = Object.entries(versions).map(
+  ([name, version]) => (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`],
+);
+if (dates.includes(undefined as never))
+  fail("a bundled package has no date in src/datasets/update/npm-data-dates.json");
 const archive = await baselineArchive();
-const seed = Object.fromEntries([...readSeedFiles("data")].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
-const info: BuildInfo = { commit: commit(), dataDate: dates.sort().at(-1)!.slice(0, 10), packages: versions, version: archive.version, links: archive.links, seed };
-const outfiles = release ? RELEASE_TARGETS.map((target) => [target, `./dist/release/riskcheck-${target.slice("bun-".length)}`] as const) : [[undefined, "./dist/riskcheck"] as const];
+const seed = Object.fromEntries(
+  [...readSeedFiles("data")].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]),
+);
+const info: BuildInfo = {
+  commit: commit(),
+  dataDate: dates.sort().at(-1)!.slice(0, 10),
+  packages: versions,
+  version: archive.version,
+  links: archive.links,
+  seed,
+};
+const outfiles = release
+  ? RELEASE_TARGETS.map((target) => [target, `./dist/release/riskcheck-${target.slice("bun-".length)}`] as const)
+  : [[undefined, "./dist/riskcheck"] as const];
 for (const [target, outfile] of outfiles) {
   const result = await Bun.build({
     // The Worker a dataset load runs in is a program of its own inside the executable; the archive is embedded as a file.
@@ -59,10 +73,15 @@ for (const [target, outfile] of outfiles) {
     for (const message of result.logs) console.error(message);
     process.exit(1);
   }
-  console.log(`built ${outfile} (${mb(Bun.file(outfile).size)}; commit ${info.commit}, embedded data of ${info.dataDate})`);
+  console.log(
+    `built ${outfile} (${mb(Bun.file(outfile).size)}; commit ${info.commit}, embedded data of ${info.dataDate})`,
+  );
 }
 if (release) {
-  const sums = outfiles.map(([, outfile]) => `${createHash("sha256").update(readFileSync(outfile)).digest("hex")}  ${outfile.split("/").at(-1)}\n`);
+  const sums = outfiles.map(
+    ([, outfile]) =>
+      `${createHash("sha256").update(readFileSync(outfile)).digest("hex")}  ${outfile.split("/").at(-1)}\n`,
+  );
   writeFileSync("dist/release/SHA256SUMS", sums.join(""));
   console.log(`wrote dist/release/SHA256SUMS\n${sums.join("")}`);
 }
@@ -74,8 +93,17 @@ if (release) {
 async function baselineArchive(): Promise<{ file: string; version: string; links: Record<string, string> }> {
   const hash = createHash("sha256").update(`zstd ${ZSTD_LEVEL}\n${JSON.stringify(versions)}\n`);
   // The version's content follows from the packages, data/'s files and the code that composes and checks it.
-  for (const pattern of ["data/sources.json", "data/curated/*", "data/email/*.txt", "data/ip/*.txt", "src/datasets/**", "src/ip/**", "src/email/**"]) {
-    for (const path of [...new Bun.Glob(pattern).scanSync(".")].sort()) hash.update(`${path}\n`).update(readFileSync(path));
+  for (const pattern of [
+    "data/sources.json",
+    "data/curated/*",
+    "data/email/*.txt",
+    "data/ip/*.txt",
+    "src/datasets/**",
+    "src/ip/**",
+    "src/email/**",
+  ]) {
+    for (const path of [...new Bun.Glob(pattern).scanSync(".")].sort())
+      hash.update(`${path}\n`).update(readFileSync(path));
   }
   const dir = join("dist", "baseline", hash.digest("hex").slice(0, 16));
   const file = join(dir, BASELINE_ARCHIVE);
@@ -85,8 +113,15 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
   const started = performance.now();
   const dataDir = mkdtempSync(join(tmpdir(), "riskcheck-build-"));
   try {
-    const report = await installBaseline(dataDir, checkoutBaseline("."), { thresholds: DEFAULT_THRESHOLDS, keepVersions: 1, env: {} });
-    if (!report.version) fail(`the bundled data made no version: ${report.outcomes.map((o) => `${o.name} ${o.outcome} ${o.detail}`).join("; ")}`);
+    const report = await installBaseline(dataDir, checkoutBaseline("."), {
+      thresholds: DEFAULT_THRESHOLDS,
+      keepVersions: 1,
+      env: {},
+    });
+    if (!report.version)
+      fail(
+        `the bundled data made no version: ${report.outcomes.map((o) => `${o.name} ${o.outcome} ${o.detail}`).join("; ")}`,
+      );
     const root = join(dataDir, "datasets", report.version);
     const files: Record<string, Uint8Array> = {};
     const links: Record<string, string> = {};
@@ -106,7 +141,9 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
     writeFileSync(`${file}.tmp`, compressed);
     renameSync(`${file}.tmp`, file);
     writeFileSync(made, JSON.stringify({ version: report.version, links }));
-    console.log(`baseline: version ${report.version}, ${Object.keys(files).length} files, ${mb(tar.byteLength)} → ${mb(compressed.byteLength)} (zstd ${ZSTD_LEVEL}, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `baseline: version ${report.version}, ${Object.keys(files).length} files, ${mb(tar.byteLength)} → ${mb(compressed.byteLength)} (zstd ${ZSTD_LEVEL}, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
     return { file, version: report.version, links };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -116,7 +153,10 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
 function commit(): string {
   const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { stderr: "ignore" });
   if (head.exitCode !== 0) return "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { stderr: "ignore" }).stdout.toString().trim() !== "";
+  const dirty =
+    Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { stderr: "ignore" })
+      .stdout.toString()
+      .trim() !== "";
   return `${head.stdout.toString().trim()}${dirty ? "-modified" : ""}`;
 }
 

@@ -26,7 +26,10 @@ const dir = freshDataDir();
 writeSources(dir, trialSources(feeds.base).sources);
 
 async function update(): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) throw new Error(`update exited ${code}:\n${out}`);
 }
@@ -48,19 +51,26 @@ const tally = (snapshot: Snapshot, addresses: Iterable<string>): Tally => {
   return t;
 };
 const pct = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)} %` : "–");
-const row = (label: string, t: Tally) => `| ${label} | ${t.n.toLocaleString("en")} | ${LEVELS.map((l) => pct(t[l], t.n)).join(" | ")} |`;
-const header = (first: string) => `| ${first} | addresses | ${LEVELS.join(" | ")} |\n|---|---|${LEVELS.map(() => "---").join("|")}|`;
+const row = (label: string, t: Tally) =>
+  `| ${label} | ${t.n.toLocaleString("en")} | ${LEVELS.map((l) => pct(t[l], t.n)).join(" | ")} |`;
+const header = (first: string) =>
+  `| ${first} | addresses | ${LEVELS.join(" | ")} |\n|---|---|${LEVELS.map(() => "---").join("|")}|`;
 
 /** Each IP list's entries as served (clipped to public space), one address standing for each range. */
 function listedAddresses(snapshot: Snapshot): Map<string, string[]> {
   const bySource = new Map<string, string[]>();
   for (const [name, source] of Object.entries(snapshot.sources)) {
     if (source.format !== "address-list" && source.format !== "prefix-json") continue;
-    const parsed = FORMATS[source.format as SourceFormat].parse(readFileSync(join(dir, "current", "raw", source.raw)), source.feeds);
+    const parsed = FORMATS[source.format as SourceFormat].parse(
+      readFileSync(join(dir, "current", "raw", source.raw)),
+      source.feeds,
+    );
     const { entries } = clipSpecialPurpose(parsed.value as never);
     bySource.set(
       name,
-      entries.map((e) => (e.range.version === 4 ? formatIPv4(Number(e.range.first)) : cidrsOfRange(e.range)[0].split("/")[0])),
+      entries.map((e) =>
+        e.range.version === 4 ? formatIPv4(Number(e.range.first)) : cidrsOfRange(e.range)[0].split("/")[0],
+      ),
     );
   }
   return bySource;
@@ -92,23 +102,34 @@ try {
     if (!line.startsWith("#") && n) ipsum.set(Number(n), [...(ipsum.get(Number(n)) ?? []), address]);
   }
   console.log(`\n## Per ipsum count (the number of lists ipsum found the address on)\n\n${header("ipsum count")}`);
-  for (const [n, addresses] of [...ipsum].sort((a, b) => a[0] - b[0])) console.log(row(String(n), tally(snapshot, addresses)));
+  for (const [n, addresses] of [...ipsum].sort((a, b) => a[0] - b[0]))
+    console.log(row(String(n), tally(snapshot, addresses)));
 
   console.log(`\n## Per source (each range by its first address)\n\n${header("source")}`);
-  for (const [name, addresses] of lists) console.log(row(`${name} (${snapshot.sources[name].feeds})`, tally(snapshot, addresses)));
+  for (const [name, addresses] of lists)
+    console.log(row(`${name} (${snapshot.sources[name].feeds})`, tally(snapshot, addresses)));
 
   console.log("\n## Independent reports against the plain sum of every listing\n");
-  console.log("| addresses | plain sum of listings, mean | independent reports, mean | largest gap |\n|---|---|---|---|");
+  console.log(
+    "| addresses | plain sum of listings, mean | independent reports, mean | largest gap |\n|---|---|---|---|",
+  );
   const onBlocklistDe = new Set(counterLists.filter((n) => n.startsWith("blocklist-de")).flatMap((n) => lists.get(n)!));
   const listedIn = new Map<string, { source: string; count: number }[]>();
   for (const name of counterLists) {
     const index = snapshot.ip.evidence.get(name)!;
     for (const address of lists.get(name)!) {
       const evidence = index.lookup(parseIpAddress(address)!);
-      if (evidence) listedIn.set(address, [...(listedIn.get(address) ?? []), { source: name, count: evidence.count * (snapshot.ip.feeds.reporting.get(name)?.weight ?? 1) }]);
+      if (evidence)
+        listedIn.set(address, [
+          ...(listedIn.get(address) ?? []),
+          { source: name, count: evidence.count * (snapshot.ip.feeds.reporting.get(name)?.weight ?? 1) },
+        ]);
     }
   }
-  for (const [label, set] of [["on a blocklist.de list", onBlocklistDe], ["on any list that reports", reported]] as const) {
+  for (const [label, set] of [
+    ["on a blocklist.de list", onBlocklistDe],
+    ["on any list that reports", reported],
+  ] as const) {
     let plain = 0;
     let independent = 0;
     let gap = 0;
@@ -119,7 +140,9 @@ try {
       independent += i;
       gap = Math.max(gap, p - i);
     }
-    console.log(`| ${label} (${set.size.toLocaleString("en")}) | ${(plain / set.size).toFixed(2)} | ${(independent / set.size).toFixed(2)} | ${gap} |`);
+    console.log(
+      `| ${label} (${set.size.toLocaleString("en")}) | ${(plain / set.size).toFixed(2)} | ${(independent / set.size).toFixed(2)} | ${gap} |`,
+    );
   }
 
   const benign: [string, string][] = [
@@ -143,21 +166,36 @@ try {
     ["157.55.39.1", "Bingbot"],
     ["40.77.167.1", "Bingbot"],
   ];
-  const benignRows = (snap: Snapshot) => benign.map(([address, what]) => {
-    const v = levelOf(snap, address);
-    return `| ${address} | ${what} | ${v.level} | ${v.sum} | ${v.kind.join(", ") || "–"} |`;
-  });
-  console.log(`\n## Known benign addresses: none may be risky\n\n| address | what | level | reports | kind |\n|---|---|---|---|---|\n${benignRows(snapshot).join("\n")}`);
+  const benignRows = (snap: Snapshot) =>
+    benign.map(([address, what]) => {
+      const v = levelOf(snap, address);
+      return `| ${address} | ${what} | ${v.level} | ${v.sum} | ${v.kind.join(", ") || "–"} |`;
+    });
+  console.log(
+    `\n## Known benign addresses: none may be risky\n\n| address | what | level | reports | kind |\n|---|---|---|---|---|\n${benignRows(snapshot).join("\n")}`,
+  );
   const risky = benign.filter(([a]) => ["bad", "warning"].includes(levelOf(snapshot, a).level));
   console.log(`\nRisky among them: ${risky.length}.`);
 
   // Plant a Googlebot address and a public resolver into ipsum (9 lists) and blocklist.de ssh.
-  overrides.set("ipsum/ipsum.txt", `${readFileSync(join(FEEDS, "ipsum/ipsum.txt"), "utf8")}66.249.66.1\t9\n8.8.8.8\t9\n`);
-  overrides.set("blocklist-de-ssh/blocklist_de_ssh.ipset", `${readFileSync(join(FEEDS, "blocklist-de-ssh/blocklist_de_ssh.ipset"), "utf8")}66.249.66.1\n8.8.8.8\n`);
+  overrides.set(
+    "ipsum/ipsum.txt",
+    `${readFileSync(join(FEEDS, "ipsum/ipsum.txt"), "utf8")}66.249.66.1\t9\n8.8.8.8\t9\n`,
+  );
+  overrides.set(
+    "blocklist-de-ssh/blocklist_de_ssh.ipset",
+    `${readFileSync(join(FEEDS, "blocklist-de-ssh/blocklist_de_ssh.ipset"), "utf8")}66.249.66.1\n8.8.8.8\n`,
+  );
   await update();
   const planted = (await loadSnapshot(dir, DEFAULT_THRESHOLDS)).snapshot;
-  console.log("\n## Planted into ipsum (9 lists) and blocklist.de ssh, then updated\n\n| address | what | level | reports | kind |\n|---|---|---|---|---|");
-  console.log(benignRows(planted).filter((r) => r.startsWith("| 66.249.66.1 ") || r.startsWith("| 8.8.8.8 ")).join("\n"));
+  console.log(
+    "\n## Planted into ipsum (9 lists) and blocklist.de ssh, then updated\n\n| address | what | level | reports | kind |\n|---|---|---|---|---|",
+  );
+  console.log(
+    benignRows(planted)
+      .filter((r) => r.startsWith("| 66.249.66.1 ") || r.startsWith("| 8.8.8.8 "))
+      .join("\n"),
+  );
 } finally {
   feeds.stop();
 }

@@ -22,8 +22,15 @@ async function updatedDataDir(): Promise<string> {
   try {
     const dir = freshDataDir();
     writeSources(dir, trialSources(feeds.base).sources);
-    const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0) throw new Error(`update exited ${code}:\n${out}${err}`);
     const disputed = out.split("\n").filter((l) => /disputed|allowlist overrules/i.test(l));
     console.log(`data dir ${dir} (default update on the real snapshots)\n${disputed.join("\n")}\n`);
@@ -41,7 +48,8 @@ const exactSources = evidence.sources.filter((s) => !s.wildcard);
 
 /** Every exact-listed name with the lists that name it. */
 const listing = new Map<string, string[]>();
-for (const source of exactSources) for (const name of source.entries) listing.set(name, [...(listing.get(name) ?? []), source.name]);
+for (const source of exactSources)
+  for (const name of source.entries) listing.set(name, [...(listing.get(name) ?? []), source.name]);
 const witnessesOf = (names: readonly string[]) => exactSources.filter((s) => names.includes(s.name));
 
 const knownFalse = new Set([...email.allow, ...RELAY_DOMAINS]);
@@ -52,12 +60,16 @@ console.log("| list | verifies | copies | names | alone (no other list names the
 console.log("|---|---|---|---:|---:|---|");
 for (const s of exactSources) {
   const alone = [...s.entries].filter((n) => listing.get(n)!.length === 1).length;
-  const shares = exactSources.filter((o) => o !== s).map((o) => {
-    let n = 0;
-    for (const name of s.entries) if (o.entries.has(name)) n++;
-    return `${o.name} ${n} (${pct(n, s.entries.size)})`;
-  });
-  console.log(`| ${s.name} | ${s.verifies ? "yes" : "no"} | ${[...s.copies].join(", ") || "-"} | ${s.entries.size} | ${alone} | ${shares.join("; ")} |`);
+  const shares = exactSources
+    .filter((o) => o !== s)
+    .map((o) => {
+      let n = 0;
+      for (const name of s.entries) if (o.entries.has(name)) n++;
+      return `${o.name} ${n} (${pct(n, s.entries.size)})`;
+    });
+  console.log(
+    `| ${s.name} | ${s.verifies ? "yes" : "no"} | ${[...s.copies].join(", ") || "-"} | ${s.entries.size} | ${alone} | ${shares.join("; ")} |`,
+  );
 }
 
 const strong = [...listing].filter(([, names]) => {
@@ -75,8 +87,12 @@ const allowlisted = (name: string) => {
 };
 
 console.log("\n## The rules\n");
-console.log(`${listing.size} names listed; ${strong.length} named by a verifying list or two independent lists (${verified.length} by a verifying list).\n`);
-console.log("| rule | served | demoted (listed, below the rule) | recall: verifying list | recall: verifying or 2 independent | known false positives flagged |");
+console.log(
+  `${listing.size} names listed; ${strong.length} named by a verifying list or two independent lists (${verified.length} by a verifying list).\n`,
+);
+console.log(
+  "| rule | served | demoted (listed, below the rule) | recall: verifying list | recall: verifying or 2 independent | known false positives flagged |",
+);
 console.log("|---|---:|---:|---:|---:|---|");
 const perRule = new Map<EvidenceRule, Set<string>>();
 for (const rule of EVIDENCE_RULES) {
@@ -87,7 +103,9 @@ for (const rule of EVIDENCE_RULES) {
     return pct(wanted.filter(([n]) => served.has(n)).length, wanted.length);
   };
   const flagged = [...knownFalse].filter((n) => served.has(n)).sort();
-  console.log(`| ${rule} | ${served.size} | ${listing.size - served.size} | ${recall(verified)} | ${recall(strong)} | ${flagged.length}: ${flagged.join(", ") || "-"} |`);
+  console.log(
+    `| ${rule} | ${served.size} | ${listing.size - served.size} | ${recall(verified)} | ${recall(strong)} | ${flagged.length}: ${flagged.join(", ") || "-"} |`,
+  );
 }
 
 console.log("\n## What each list alone would make disposable, per rule\n");
@@ -95,13 +113,16 @@ console.log(`| list | ${EVIDENCE_RULES.join(" | ")} |`);
 console.log(`|---|${EVIDENCE_RULES.map(() => "---:").join("|")}|`);
 for (const s of exactSources) {
   const alone = [...s.entries].filter((n) => listing.get(n)!.length === 1);
-  console.log(`| ${s.name} | ${EVIDENCE_RULES.map((r) => alone.filter((n) => perRule.get(r)!.has(n)).length).join(" | ")} |`);
+  console.log(
+    `| ${s.name} | ${EVIDENCE_RULES.map((r) => alone.filter((n) => perRule.get(r)!.has(n)).length).join(" | ")} |`,
+  );
 }
 
 console.log("\n## Names served by `any` but not by the default, by their lists\n");
 const demoted = new Map<string, number>();
 for (const [name, names] of listing) {
-  if (perRule.get("any")!.has(name) && !perRule.get("corroborated")!.has(name)) demoted.set(names.join(" + "), (demoted.get(names.join(" + ")) ?? 0) + 1);
+  if (perRule.get("any")!.has(name) && !perRule.get("corroborated")!.has(name))
+    demoted.set(names.join(" + "), (demoted.get(names.join(" + ")) ?? 0) + 1);
 }
 for (const [names, count] of [...demoted].sort((a, b) => b[1] - a[1])) console.log(`- ${names}: ${count}`);
 // As served: the default rule, less the names the update held back as disputed, the allowlist applied.
@@ -110,5 +131,9 @@ const servedRecall = (rows: [string, string[]][]) => {
   const wanted = rows.filter(([n]) => !allowlisted(n));
   return `${wanted.filter(([n]) => isDisposable(servedLists, n)).length} of ${wanted.length}`;
 };
-console.log(`\nAs served with the default rule (${servedLists.rule}): ${servedLists.disposable.size} names, ${servedLists.belowEvidence} below the rule, ${servedLists.heldBack.size} held back as disputed by the update.`);
-console.log(`Disposable as served: ${servedRecall(verified)} names of the verifying list, ${servedRecall(strong)} names a verifying list or two independent lists name (allowlisted names aside).`);
+console.log(
+  `\nAs served with the default rule (${servedLists.rule}): ${servedLists.disposable.size} names, ${servedLists.belowEvidence} below the rule, ${servedLists.heldBack.size} held back as disputed by the update.`,
+);
+console.log(
+  `Disposable as served: ${servedRecall(verified)} names of the verifying list, ${servedRecall(strong)} names a verifying list or two independent lists name (allowlisted names aside).`,
+);

@@ -18,12 +18,20 @@ console.log(`data dir ${dir}, version ${snapshot.version}\n`);
 console.log("domain lists (entries after normalisation):");
 for (const [name, s] of Object.entries(sources)) {
   if (s.format !== "domain-list") continue;
-  const used = Object.entries(outputs).filter(([, o]) => o.sources.includes(name)).map(([o]) => o);
-  console.log(`  ${name.padEnd(30)} ${String(s.entries).padStart(7)}  ${s.feeds.padEnd(20)} ${used.length ? "" : "(superseded) "}${s.dataDate?.slice(0, 10) ?? "no date"}`);
+  const used = Object.entries(outputs)
+    .filter(([, o]) => o.sources.includes(name))
+    .map(([o]) => o);
+  console.log(
+    `  ${name.padEnd(30)} ${String(s.entries).padStart(7)}  ${s.feeds.padEnd(20)} ${used.length ? "" : "(superseded) "}${s.dataDate?.slice(0, 10) ?? "no date"}`,
+  );
 }
 const allowed = [...email.disposable].filter((d) => !isDisposable(email, d));
-console.log(`\ndisposable union: ${email.disposable.size} names (+ ${email.disposableWildcard.size} wildcards); allowlist: ${email.allow.size} names, un-flags ${allowed.length} of the union's names`);
-console.log(`free: ${freeList.candidates} candidates (free sources + supplement) → ${freeList.kept} kept; left out ${freeList.disposable} disposable, ${freeList.throwawayName} named like throwaway services, ${freeList.institutional} academic or government, ${freeList.suffixOrReserved} public suffixes or reserved`);
+console.log(
+  `\ndisposable union: ${email.disposable.size} names (+ ${email.disposableWildcard.size} wildcards); allowlist: ${email.allow.size} names, un-flags ${allowed.length} of the union's names`,
+);
+console.log(
+  `free: ${freeList.candidates} candidates (free sources + supplement) → ${freeList.kept} kept; left out ${freeList.disposable} disposable, ${freeList.throwawayName} named like throwaway services, ${freeList.institutional} academic or government, ${freeList.suffixOrReserved} public suffixes or reserved`,
+);
 
 let failures = 0;
 for (const [address, disposable, free, why] of GOLDEN_TABLE) {
@@ -31,7 +39,9 @@ for (const [address, disposable, free, why] of GOLDEN_TABLE) {
   const verdict = domain ? classifyDomain(email, domain) : null;
   if (!verdict || verdict.isDisposable !== disposable || verdict.isFree !== free) {
     failures++;
-    console.log(`  golden MISMATCH ${address}: got ${JSON.stringify(verdict)}, want disposable ${disposable}, free ${free} (${why})`);
+    console.log(
+      `  golden MISMATCH ${address}: got ${JSON.stringify(verdict)}, want disposable ${disposable}, free ${free} (${why})`,
+    );
   }
 }
 console.log(`golden table: ${GOLDEN_TABLE.length - failures} of ${GOLDEN_TABLE.length} rows as expected`);

@@ -28,7 +28,17 @@ const serving = await stores.serving({ now: Date.now, logError: console.error })
 const usage = new UsageRecorder(stores.usage);
 const deps: AdmissionDeps = {
   authenticator: new KeyAuthenticator(serving.keys),
-  limits: { settings: { rate: { perMinute: Number(process.env.RISKCHECK_RATE_PER_MINUTE ?? 0), burst: Number(process.env.RISKCHECK_RATE_BURST ?? 0) }, ipQuotaPerMonth: Number(process.env.RISKCHECK_IP_QUOTA_PER_MONTH ?? 0) }, rateLimiter: new RateLimiter(), quota: serving.quota },
+  limits: {
+    settings: {
+      rate: {
+        perMinute: Number(process.env.RISKCHECK_RATE_PER_MINUTE ?? 0),
+        burst: Number(process.env.RISKCHECK_RATE_BURST ?? 0),
+      },
+      ipQuotaPerMonth: Number(process.env.RISKCHECK_IP_QUOTA_PER_MONTH ?? 0),
+    },
+    rateLimiter: new RateLimiter(),
+    quota: serving.quota,
+  },
   usage,
   now: Date.now,
   clientAddress: (request) => parseIpAddress(app.server?.requestIP(request)?.address ?? ""),

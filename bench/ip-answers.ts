@@ -16,7 +16,13 @@ import { parseArgs } from "node:util";
 import { Answers } from "../src/checks/answers.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
-import { type AnswerDigests, DIGESTS_FILE, answerDigests, answerLines, sampleAddresses } from "../test/support/ip-answer-sample.ts";
+import {
+  type AnswerDigests,
+  DIGESTS_FILE,
+  answerDigests,
+  answerLines,
+  sampleAddresses,
+} from "../test/support/ip-answer-sample.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const { values } = parseArgs({
@@ -44,22 +50,33 @@ const started = performance.now();
 const digests = answerDigests(snapshot, addresses, CHUNK);
 const ms = performance.now() - started;
 const v6 = addresses.filter((a) => a.includes(":")).length;
-console.log(`${addresses.length} addresses (${addresses.length - v6} IPv4, ${v6} IPv6) answered twice in ${ms.toFixed(0)} ms (${((ms * 1000) / addresses.length / 2).toFixed(2)} µs per answer)`);
+console.log(
+  `${addresses.length} addresses (${addresses.length - v6} IPv4, ${v6} IPv6) answered twice in ${ms.toFixed(0)} ms (${((ms * 1000) / addresses.length / 2).toFixed(2)} µs per answer)`,
+);
 
 if (values.write) {
   const pkg = await Bun.file(resolve(ROOT, "package.json")).json();
-  const data = Object.fromEntries(Object.entries(pkg.dependencies as Record<string, string>).filter(([name]) => name.startsWith("@ip-location-db/")));
+  const data = Object.fromEntries(
+    Object.entries(pkg.dependencies as Record<string, string>).filter(([name]) => name.startsWith("@ip-location-db/")),
+  );
   const file: AnswerDigests = { seed: SEED, chunk: CHUNK, count: addresses.length, data, digests };
   writeFileSync(DIGESTS_FILE, `${JSON.stringify(file, null, 1)}\n`);
   console.log(`wrote ${digests.length} digests to ${DIGESTS_FILE}`);
 } else {
   const expected: AnswerDigests = await Bun.file(DIGESTS_FILE).json();
-  if (expected.seed !== SEED || expected.chunk !== CHUNK) throw new Error(`${DIGESTS_FILE} was made with another seed or chunk`);
-  const differing = digests.map((d, i) => (i < expected.digests.length && d !== expected.digests[i] ? i : -1)).filter((i) => i >= 0);
+  if (expected.seed !== SEED || expected.chunk !== CHUNK)
+    throw new Error(`${DIGESTS_FILE} was made with another seed or chunk`);
+  const differing = digests
+    .map((d, i) => (i < expected.digests.length && d !== expected.digests[i] ? i : -1))
+    .filter((i) => i >= 0);
   const compared = Math.min(digests.length, expected.digests.length);
   if (differing.length > 0) {
-    console.log(`DIFFERENT: ${differing.length} of ${compared} chunks of ${CHUNK} addresses: ${differing.map((i) => `#${i} (${addresses[i * CHUNK]} …)`).join(", ")}`);
+    console.log(
+      `DIFFERENT: ${differing.length} of ${compared} chunks of ${CHUNK} addresses: ${differing.map((i) => `#${i} (${addresses[i * CHUNK]} …)`).join(", ")}`,
+    );
     process.exit(1);
   }
-  console.log(`identical: all ${compared} chunks (${Math.min(addresses.length, expected.count)} addresses, both answers each)`);
+  console.log(
+    `identical: all ${compared} chunks (${Math.min(addresses.length, expected.count)} addresses, both answers each)`,
+  );
 }

@@ -21,23 +21,30 @@ const ms = (since: number) => `${((Bun.nanoseconds() - since) / 1e6).toFixed(0)}
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 function* asnRows(): Generator<AsnRange> {
-  for (const name of ["asn-ipv4-num.csv", "asn-ipv6-num.csv"]) yield* asnCsvRows(readFileSync(join(ASN_DIR, name), "utf8"));
+  for (const name of ["asn-ipv4-num.csv", "asn-ipv6-num.csv"])
+    yield* asnCsvRows(readFileSync(join(ASN_DIR, name), "utf8"));
 }
 
 let started = Bun.nanoseconds();
 const scratch = mkdtempSync(join(tmpdir(), "rk-bench-"));
 const file = join(scratch, "asn.idx");
 await Bun.write(file, encodeIndexFile(compileAsnIndex(asnRows(), {})));
-console.log(`ASN compile (parse CSVs, build, encode, write)  ${ms(started)}; peak RSS ${mb(process.resourceUsage().maxRSS * 1024)}`);
+console.log(
+  `ASN compile (parse CSVs, build, encode, write)  ${ms(started)}; peak RSS ${mb(process.resourceUsage().maxRSS * 1024)}`,
+);
 console.log(`asn.idx                                         ${mb(statSync(file).size)}`);
 
 started = Bun.nanoseconds();
 const asn = new AsnIndex(await readIndexFile(file, "asn"));
-console.log(`ASN load (read, validate, organisation strings) ${ms(started)}; ${asn.rangeCount} ranges, ${asn.entryCount} networks`);
+console.log(
+  `ASN load (read, validate, organisation strings) ${ms(started)}; ${asn.rangeCount} ranges, ${asn.entryCount} networks`,
+);
 
 const N = 100_000;
 const v4 = new Uint32Array(N).map(() => Math.random() * 2 ** 32);
-const v6 = Array.from({ length: N }, () => new Uint32Array(4).map((_, i) => (i === 0 ? 0x20000000 + Math.random() * 2 ** 29 : Math.random() * 2 ** 32)));
+const v6 = Array.from({ length: N }, () =>
+  new Uint32Array(4).map((_, i) => (i === 0 ? 0x20000000 + Math.random() * 2 ** 29 : Math.random() * 2 ** 32)),
+);
 const ranges = new RangeIndex((await readIndexFile(file, "asn")).columns);
 rmSync(scratch, { recursive: true });
 for (const [name, lookup] of [
@@ -48,7 +55,9 @@ for (const [name, lookup] of [
   for (let i = 0; i < N; i++) sink += lookup(i);
   started = Bun.nanoseconds();
   for (let round = 0; round < 10; round++) for (let i = 0; i < N; i++) sink += lookup(i);
-  console.log(`lookup ${name}, 100k random addresses             ${((Bun.nanoseconds() - started) / N / 10).toFixed(0)} ns${sink < -1 ? "" : ""}`);
+  console.log(
+    `lookup ${name}, 100k random addresses             ${((Bun.nanoseconds() - started) / N / 10).toFixed(0)} ns${sink < -1 ? "" : ""}`,
+  );
 }
 
 const FEED_FILES: [string, string, string | number][] = [
@@ -68,9 +77,15 @@ if (existsSync(FEEDS)) {
       builder.add(e.range, typeof what === "string" ? { source, count: e.count } : { source, flags: what });
     }
   }
-  const reporting = new Map(FEED_FILES.flatMap(([source, , what]) => (typeof what === "string" ? [[source, { category: what as CounterName, weight: 1, includes: [] }] as const] : [])));
+  const reporting = new Map(
+    FEED_FILES.flatMap(([source, , what]) =>
+      typeof what === "string" ? [[source, { category: what as CounterName, weight: 1, includes: [] }] as const] : [],
+    ),
+  );
   started = Bun.nanoseconds();
   const built = builder.build({}, reporting);
   const bytes = encodeIndexFile(built).byteLength;
-  console.log(`reputation build, ${entries} feed entries     ${ms(started)}; ${built.columns.v4Values.length + built.columns.v6Values.length} ranges, ${mb(bytes)}`);
+  console.log(
+    `reputation build, ${entries} feed entries     ${ms(started)}; ${built.columns.v4Values.length + built.columns.v6Values.length} ranges, ${mb(bytes)}`,
+  );
 }

@@ -37,12 +37,25 @@ export function requireWrk(): void {
 }
 
 /** Load from a file of paths (`pool.lua`), or `DISTINCT` for a new random address every request (`distinct.lua`). */
-export function wrk(server: Server, pathsFile: string, key: string, { durationSeconds, connections }: LoadSettings): WrkResult {
+export function wrk(
+  server: Server,
+  pathsFile: string,
+  key: string,
+  { durationSeconds, connections }: LoadSettings,
+): WrkResult {
   const cpuBefore = cpuSeconds(server.proc.pid);
-  const script = pathsFile === DISTINCT ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key] : ["-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key];
-  const run = Bun.spawnSync(["wrk", "-t1", `-c${connections}`, `-d${durationSeconds}s`, "--latency", ...script], { timeout: (durationSeconds + 30) * 1000 });
+  const script =
+    pathsFile === DISTINCT
+      ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key]
+      : ["-s", join(import.meta.dir, "pool.lua"), server.url, "--", pathsFile, key];
+  const run = Bun.spawnSync(["wrk", "-t1", `-c${connections}`, `-d${durationSeconds}s`, "--latency", ...script], {
+    timeout: (durationSeconds + 30) * 1000,
+  });
   const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
-  const line = run.stdout.toString().split("\n").find((l) => l.startsWith("BENCH "));
+  const line = run.stdout
+    .toString()
+    .split("\n")
+    .find((l) => l.startsWith("BENCH "));
   if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
   const result = JSON.parse(line.slice(6));
   return { ...result, server_cpu_us: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };

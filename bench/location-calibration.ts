@@ -30,33 +30,53 @@ const PROVIDERS = [
 const feeds = serveFeeds();
 const dir = freshDataDir();
 writeSources(dir, trialSources(feeds.base).sources);
-const regions = parseRegionTable(readFileSync(join(ROOT, "data/curated/cloud-regions.csv"), "utf8"), "cloud-regions.csv");
+const regions = parseRegionTable(
+  readFileSync(join(ROOT, "data/curated/cloud-regions.csv"), "utf8"),
+  "cloud-regions.csv",
+);
 
 /** The range's first usable address: past the network address where the range has more than two. */
 function firstUsable(first: bigint, last: bigint, version: 4 | 6): ParsedIp {
   const at = last - first > 1n ? first + 1n : first;
-  return parseIpAddress(version === 4 ? formatIPv4(Number(at)) : cidrsOfRange({ version, first: at, last: at })[0].split("/")[0])!;
+  return parseIpAddress(
+    version === 4 ? formatIPv4(Number(at)) : cidrsOfRange({ version, first: at, last: at })[0].split("/")[0],
+  )!;
 }
 
 const pct = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(2)} %` : "–");
 
 try {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) throw new Error(`update exited ${code}:\n${out}`);
   const { snapshot, notes } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
-  console.log(`The update's summary says:\n\n\`\`\`\n${out.split("\n").filter((l) => /^(OUTPUT|declared-locations|aws|google-cloud|oracle-cloud) /.test(l)).join("\n")}\n\`\`\`\n`);
+  console.log(
+    `The update's summary says:\n\n\`\`\`\n${out
+      .split("\n")
+      .filter((l) => /^(OUTPUT|declared-locations|aws|google-cloud|oracle-cloud) /.test(l))
+      .join("\n")}\n\`\`\`\n`,
+  );
   const d = snapshot.ip;
 
   console.log("## The served country against the provider's declared region\n");
-  console.log("Each range a provider assigns to a region, by its first usable address; the region's country from `data/curated/cloud-regions.csv`. Before: the city database alone (what riskcheck answered until declared locations); after: the answer.\n");
-  console.log("| provider | family | ranges with a region | region in the table | agree before | agree after | after, counting every range whose region has no row as disagreeing | location moved | country moved |\n|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    "Each range a provider assigns to a region, by its first usable address; the region's country from `data/curated/cloud-regions.csv`. Before: the city database alone (what riskcheck answered until declared locations); after: the answer.\n",
+  );
+  console.log(
+    "| provider | family | ranges with a region | region in the table | agree before | agree after | after, counting every range whose region has no row as disagreeing | location moved | country moved |\n|---|---|---|---|---|---|---|---|---|",
+  );
   const disagreements = new Map<string, number>();
   const databaseSaid = new Map<string, number>();
   const unplaced = new Map<string, number>();
   for (const [source, title] of PROVIDERS) {
     const record = snapshot.sources[source];
-    const parsed = FORMATS[record.format as SourceFormat].parse(readFileSync(join(dir, "current", "raw", record.raw)), record.feeds);
+    const parsed = FORMATS[record.format as SourceFormat].parse(
+      readFileSync(join(dir, "current", "raw", record.raw)),
+      record.feeds,
+    );
     const { entries } = clipSpecialPurpose(parsed.value as never);
     for (const version of [4, 6] as const) {
       let declared = 0;
@@ -94,16 +114,23 @@ try {
         if (served.geo.country_code !== database.geo.country_code) otherCountry++;
       }
       const cells = [declared, placed].map((n) => n.toLocaleString("en"));
-      if (declared) console.log(`| ${title} | IPv${version} | ${cells.join(" | ")} | ${pct(before, placed)} | ${pct(after, placed)} | ${pct(after, declared)} | ${pct(moved, placed)} | ${pct(otherCountry, placed)} |`);
+      if (declared)
+        console.log(
+          `| ${title} | IPv${version} | ${cells.join(" | ")} | ${pct(before, placed)} | ${pct(after, placed)} | ${pct(after, declared)} | ${pct(moved, placed)} | ${pct(otherCountry, placed)} |`,
+        );
     }
   }
 
   console.log("\n## What the city database answered where it disagreed (before), the 15 most frequent\n");
-  for (const [what, n] of [...databaseSaid].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`- ${what}: ${n} range${n > 1 ? "s" : ""}`);
+  for (const [what, n] of [...databaseSaid].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.log(`- ${what}: ${n} range${n > 1 ? "s" : ""}`);
   console.log("\n## Disagreements that remain\n");
   if (disagreements.size === 0) console.log("None.");
-  for (const [what, n] of [...disagreements].sort((a, b) => b[1] - a[1])) console.log(`- ${what}: ${n} range${n > 1 ? "s" : ""}`);
-  console.log("\n## Regions with no row in the table (their ranges keep the city database's location; not counted above)\n");
+  for (const [what, n] of [...disagreements].sort((a, b) => b[1] - a[1]))
+    console.log(`- ${what}: ${n} range${n > 1 ? "s" : ""}`);
+  console.log(
+    "\n## Regions with no row in the table (their ranges keep the city database's location; not counted above)\n",
+  );
   if (unplaced.size === 0) console.log("None.");
   for (const [what, n] of [...unplaced].sort()) console.log(`- ${what}: ${n} range${n > 1 ? "s" : ""}`);
 
@@ -119,8 +146,12 @@ try {
     const served = ipFacts(d, ip).located;
     if (served.headJson !== database.headJson || served.tailJson !== database.tailJson) moved++;
   }
-  console.log(`\n## Random public addresses\n\nOf ${sampled.toLocaleString("en")} random public IPv4 addresses, ${moved.toLocaleString("en")} (${pct(moved, sampled)}) are answered with another location than the city database's: those in a declared range.`);
-  console.log(`\nLoad notes: ${notes.filter((n) => n.includes("cloud regions")).join("; ") || "none about cloud regions"}`);
+  console.log(
+    `\n## Random public addresses\n\nOf ${sampled.toLocaleString("en")} random public IPv4 addresses, ${moved.toLocaleString("en")} (${pct(moved, sampled)}) are answered with another location than the city database's: those in a declared range.`,
+  );
+  console.log(
+    `\nLoad notes: ${notes.filter((n) => n.includes("cloud regions")).join("; ") || "none about cloud regions"}`,
+  );
 } finally {
   feeds.stop();
 }

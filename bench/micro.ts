@@ -58,15 +58,31 @@ bench("parse IP address", (i) => parseIpAddress(addresses[i % addresses.length])
 bench("city lookup (v4)", (i) => ip.geo.lookup(v4[i % v4.length]));
 bench("city lookup (v6)", (i) => ip.geo.lookup(v6[i % v6.length]));
 bench("ASN index lookup", (i) => ip.asn.entryOf(parsed[i % parsed.length]));
-bench("reputation index lookup", (i) => ip.feeds.entryOf(parsed[i % parsed.length]) + ip.curated.entryOf(parsed[i % parsed.length]));
+bench(
+  "reputation index lookup",
+  (i) => ip.feeds.entryOf(parsed[i % parsed.length]) + ip.curated.entryOf(parsed[i % parsed.length]),
+);
 bench("IP facts (all lookups)", (i) => ipFacts(ip, parsed[i % parsed.length]));
 bench("IP answer JSON, as served", (i) => ipAnswerJson(ip, parsed[i % parsed.length], null));
 bench("IP answer JSON, JSON.stringify", (i) => JSON.stringify(answerObject(ipFacts(ip, parsed[i % parsed.length]))));
 bench("parse email address", (i) => parseEmailAddress(emails[i % emails.length]));
 bench("domain lookup", (i) => classifyDomain(snapshot.email, domains[i % domains.length]));
 bench("key verification", () => authenticator.authenticate(secret));
-const counterSamples = Array.from({ length: 64 }, (_, i) => ({ bot: i % 3, probe: i % 5, rate: 0, attack: i % 7, crawler: i % 11 === 0 ? 1 : 0 }));
-const noFlags = { confirmedBad: false, verifiedCrawler: false, relay: false, anycast: false, allowlisted: false, denylisted: false };
+const counterSamples = Array.from({ length: 64 }, (_, i) => ({
+  bot: i % 3,
+  probe: i % 5,
+  rate: 0,
+  attack: i % 7,
+  crawler: i % 11 === 0 ? 1 : 0,
+}));
+const noFlags = {
+  confirmedBad: false,
+  verifiedCrawler: false,
+  relay: false,
+  anycast: false,
+  allowlisted: false,
+  denylisted: false,
+};
 bench("verdict (uncached)", (i) => verdict(counterSamples[i & 63], i & 0x7f, noFlags));
 bench("rate limiter", () => limiter.take(key.id, policy, Date.now()));
 const quota = new LocalMonthlyQuota(new Map(), Date.now());
@@ -94,7 +110,12 @@ const { deps, keys: appKeys } = await wireApp({
 // What the server calls for every request; the API's routes answer synchronously.
 const fetchOf = createApp(deps).fetch as (request: Request) => Response;
 const authorization = { authorization: `Bearer ${(await appKeys.create({ name: "bench" })).secret}` };
-const ipRequests = addresses.map((a) => new Request(`http://127.0.0.1:8080/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`, { headers: authorization }));
-const emailRequests = emails.map((e) => new Request(`http://127.0.0.1:8080/v1/check?email=${encodeURIComponent(e)}`, { headers: authorization }));
+const ipRequests = addresses.map(
+  (a) =>
+    new Request(`http://127.0.0.1:8080/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`, { headers: authorization }),
+);
+const emailRequests = emails.map(
+  (e) => new Request(`http://127.0.0.1:8080/v1/check?email=${encodeURIComponent(e)}`, { headers: authorization }),
+);
 bench("IP check request, in-process", (i) => fetchOf(ipRequests[i % ipRequests.length]).status === 200);
 bench("email check request, in-process", (i) => fetchOf(emailRequests[i % emailRequests.length]).status === 200);

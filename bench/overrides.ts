@@ -31,8 +31,18 @@ const load = { durationSeconds: Number(values.duration), connections: Number(val
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-overrides-"));
 const cli = [process.execPath, "src/cli/main.ts"];
-const env = (db: string) => ({ RISKCHECK_DB: db, RISKCHECK_UPDATE_EVERY: "off", RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" });
-const createKey = (db: string) => Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { env: { ...process.env, ...env(db) } }).stdout.toString().trim().split("\n").at(-1)!;
+const env = (db: string) => ({
+  RISKCHECK_DB: db,
+  RISKCHECK_UPDATE_EVERY: "off",
+  RISKCHECK_RATE_PER_MINUTE: "0",
+  RISKCHECK_IP_QUOTA_PER_MONTH: "0",
+});
+const createKey = (db: string) =>
+  Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { env: { ...process.env, ...env(db) } })
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
 
 // The same lines every run: a fixed-seed generator over public space (11.0.0.0 upwards, as bench/reports.ts).
 let seed = 20261128;
@@ -42,13 +52,15 @@ const publicV4 = (): number => {
   return isGlobalUnicast(parseIpAddress(formatIPv4(value))!) ? value : publicV4();
 };
 const now = new Date();
-const line = (target: string): IpOverrideLine => ipOverrideLine({ target, action: random() & 1 ? "allow" : "deny", reason: "bench", author: "bench" }, now);
+const line = (target: string): IpOverrideLine =>
+  ipOverrideLine({ target, action: random() & 1 ? "allow" : "deny", reason: "bench", author: "bench" }, now);
 const lines: IpOverrideLine[] = [];
 const share = (n: number) => Math.round((LINES * n) / 10_000);
 for (let i = 0; i < share(6_000); i++) lines.push(line(formatIPv4(publicV4())));
 for (let i = 0; i < share(3_000); i++) lines.push(line(`${formatIPv4(publicV4() & 0xffffff00)}/24`));
 for (let i = 0; i < share(500); i++) lines.push(line(`AS${1 + (random() % 400_000)}`));
-for (let i = 0; i < share(500); i++) lines.push(line(`2a00:${(random() & 0xffff).toString(16)}:${(random() & 0xffff).toString(16)}::/48`));
+for (let i = 0; i < share(500); i++)
+  lines.push(line(`2a00:${(random() & 0xffff).toString(16)}:${(random() & 0xffff).toString(16)}::/48`));
 
 const [withDb, withoutDb] = [join(work, "with.sqlite"), join(work, "without.sqlite")];
 const [withKey, withoutKey] = [createKey(withDb), createKey(withoutDb)];
@@ -58,7 +70,11 @@ const stored = (await stores.ipOverrides.list()).length;
 await stores.close();
 
 const withLines = await startProcess([...cli, "serve", "--port", "0"], env(withDb), /listening on (http:\/\/\S+)/);
-const withoutLines = await startProcess([...cli, "serve", "--port", "0"], env(withoutDb), /listening on (http:\/\/\S+)/);
+const withoutLines = await startProcess(
+  [...cli, "serve", "--port", "0"],
+  env(withoutDb),
+  /listening on (http:\/\/\S+)/,
+);
 const servers = [withLines, withoutLines];
 const stop = async () => {
   for (const server of servers) server.proc.kill("SIGTERM");
@@ -66,9 +82,14 @@ const stop = async () => {
 };
 
 // Addresses the lines decide: each address line's own, an address in each range line.
-const overridden = lines.filter((l) => !l.target.startsWith("AS") && !l.target.includes(":")).map((l) => `/v1/ip-reputation-check?ip=${l.target.replace(/0\/24$/, "77")}`);
-const probe = await fetch(`${withLines.url}${overridden[0]}&explain=1`, { headers: { authorization: `Bearer ${withKey}` } });
-const decided = ((await probe.json()) as { reputation: { reasons?: { override?: { target: string } } } }).reputation.reasons?.override?.target;
+const overridden = lines
+  .filter((l) => !l.target.startsWith("AS") && !l.target.includes(":"))
+  .map((l) => `/v1/ip-reputation-check?ip=${l.target.replace(/0\/24$/, "77")}`);
+const probe = await fetch(`${withLines.url}${overridden[0]}&explain=1`, {
+  headers: { authorization: `Bearer ${withKey}` },
+});
+const decided = ((await probe.json()) as { reputation: { reasons?: { override?: { target: string } } } }).reputation
+  .reasons?.override?.target;
 if (decided === undefined) {
   await stop();
   throw new Error(`the server with ${stored} lines did not apply them: ${overridden[0]}`);
@@ -81,7 +102,10 @@ const pathsFile = writeLines(work, "overridden.txt", overridden);
 const wrk = (server: typeof withLines, paths: string, key: string) => wrkWith(server, paths, key, load);
 wrk(withLines, DISTINCT, withKey);
 wrk(withoutLines, DISTINCT, withoutKey);
-for (const [name, paths] of [["ip-distinct", DISTINCT], ["ip-overridden", pathsFile]] as const) {
+for (const [name, paths] of [
+  ["ip-distinct", DISTINCT],
+  ["ip-overridden", pathsFile],
+] as const) {
   const a: WrkResult[] = [];
   const b: WrkResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {

@@ -35,7 +35,18 @@ export function makeEmailPool(dataDir: string, size: number): string[] {
       .filter((l) => l && !l.startsWith("#") && normaliseDomain(l) !== null); // a few list entries are not domains
   const disposable = list(files.disposableDomains);
   const free = list(files.freeDomains);
-  const corporate = ["stripe.com", "shopify.com", "siemens.de", "toyota.co.jp", "bbc.co.uk", "uw.edu.pl", "mit.edu", "airbus.com", "nestle.ch", "ikea.se"];
+  const corporate = [
+    "stripe.com",
+    "shopify.com",
+    "siemens.de",
+    "toyota.co.jp",
+    "bbc.co.uk",
+    "uw.edu.pl",
+    "mit.edu",
+    "airbus.com",
+    "nestle.ch",
+    "ikea.se",
+  ];
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
   const pool: string[] = [];
   for (let i = 0; i < size; i++) {

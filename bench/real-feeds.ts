@@ -3,7 +3,16 @@
  * sources' URLs would serve them, for trials of `riskcheck update` and calibration.
  * Nothing here is part of `bun test`: tests make their own small fixtures.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { linkTree } from "../src/datasets/staged-files.ts";
@@ -69,9 +78,11 @@ export function serveFeeds(overrides: Map<string, string> = new Map()): { base: 
     fetch(request) {
       const name = decodeURIComponent(new URL(request.url).pathname).slice(1);
       const override = overrides.get(name);
-      if (override !== undefined) return new Response(override, { headers: { "last-modified": new Date().toUTCString() } });
+      if (override !== undefined)
+        return new Response(override, { headers: { "last-modified": new Date().toUTCString() } });
       const path = join(FEEDS, name);
-      if (!path.startsWith(FEEDS) || !existsSync(path) || statSync(path).isDirectory()) return new Response("not found", { status: 404 });
+      if (!path.startsWith(FEEDS) || !existsSync(path) || statSync(path).isDirectory())
+        return new Response("not found", { status: 404 });
       const modified = statSync(path).mtime.toUTCString();
       if (request.headers.get("if-modified-since") === modified) return new Response(null, { status: 304 });
       return new Response(Bun.file(path), { headers: { "last-modified": modified } });
@@ -87,17 +98,29 @@ export function serveFeeds(overrides: Map<string, string> = new Map()): { base: 
  * npm: sources stay as they are.
  */
 export function trialSources(base: string): { sources: object[]; leftOut: string[] } {
-  const shipped = JSON.parse(readFileSync(join(ROOT, "data/sources.json"), "utf8")).sources as { name: string; url: string; format: string; supersedes?: string[] }[];
+  const shipped = JSON.parse(readFileSync(join(ROOT, "data/sources.json"), "utf8")).sources as {
+    name: string;
+    url: string;
+    format: string;
+    supersedes?: string[];
+  }[];
   const sources: object[] = [];
   const leftOut: string[] = [];
   for (const source of shipped) {
     const snapshot = SNAPSHOT_OF[source.name];
     if (source.url.startsWith("npm:")) sources.push(source);
-    else if (snapshot) sources.push({ ...source, url: `${base}/${snapshot.path}`, format: snapshot.format ?? source.format });
+    else if (snapshot)
+      sources.push({ ...source, url: `${base}/${snapshot.path}`, format: snapshot.format ?? source.format });
     else leftOut.push(source.name);
   }
   // A left-out source cannot supersede anything.
-  return { sources: sources.map((s) => ({ ...s, supersedes: ((s as { supersedes?: string[] }).supersedes ?? []).filter((n) => !leftOut.includes(n)) })), leftOut };
+  return {
+    sources: sources.map((s) => ({
+      ...s,
+      supersedes: ((s as { supersedes?: string[] }).supersedes ?? []).filter((n) => !leftOut.includes(n)),
+    })),
+    leftOut,
+  };
 }
 
 /** A fresh data directory holding the repository's bundled version (hard links) and the curated files. */

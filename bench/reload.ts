@@ -21,7 +21,20 @@
  * `update --force` on the bundled packages, so `--rollback` has a version to return to.
  */
 import { dlopen } from "bun:ffi";
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -67,7 +80,18 @@ const work = mkdtempSync(join(tmpdir(), "riskcheck-reload-"));
 const BUNDLED = join(ROOT, "data");
 
 function wrkArgs(url: string, key: string, connections: number, seconds: number): string[] {
-  return ["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", join(import.meta.dir, "distinct.lua"), url, "--", key];
+  return [
+    "wrk",
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "-s",
+    join(import.meta.dir, "distinct.lua"),
+    url,
+    "--",
+    key,
+  ];
 }
 
 function parseWrk(stdout: string, stderr: string): WrkResult {
@@ -78,7 +102,11 @@ function parseWrk(stdout: string, stderr: string): WrkResult {
 
 async function wrk(url: string, key: string, connections: number, seconds: number): Promise<WrkResult> {
   const proc = Bun.spawn(wrkArgs(url, key, connections, seconds), { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return parseWrk(stdout, stderr);
 }
 
@@ -107,9 +135,19 @@ function makeDataDir(checkout: Checkout): string {
   cpSync(join(BUNDLED, "curated"), join(dir, "curated"), { recursive: true });
   // Each checkout's own sources file: an older one may not know a newer one's formats.
   cpSync(join(checkout.root, "data", "sources.json"), join(dir, "sources.json"));
-  const bundled = (JSON.parse(readFileSync(join(dir, "sources.json"), "utf8")).sources as { name: string; url: string }[]).filter((s) => s.url.startsWith("npm:")).map((s) => s.name);
-  const update = Bun.spawnSync([process.execPath, checkout.cli, "update", "--data-dir", dir, "--force", "--only", bundled.join(",")], { cwd: checkout.root, env: { ...process.env } });
-  if (update.exitCode !== 0) throw new Error(`update --force failed for ${checkout.name}: ${update.stderr.toString()}${update.stdout.toString()}`);
+  const bundled = (
+    JSON.parse(readFileSync(join(dir, "sources.json"), "utf8")).sources as { name: string; url: string }[]
+  )
+    .filter((s) => s.url.startsWith("npm:"))
+    .map((s) => s.name);
+  const update = Bun.spawnSync(
+    [process.execPath, checkout.cli, "update", "--data-dir", dir, "--force", "--only", bundled.join(",")],
+    { cwd: checkout.root, env: { ...process.env } },
+  );
+  if (update.exitCode !== 0)
+    throw new Error(
+      `update --force failed for ${checkout.name}: ${update.stderr.toString()}${update.stdout.toString()}`,
+    );
   return dir;
 }
 
@@ -123,8 +161,18 @@ interface Serve {
 /** `serve` started; ready when `/healthz` answers 200. */
 async function serve(checkout: Checkout, dataDir: string, db: string): Promise<Serve> {
   const started = performance.now();
-  const env = { ...process.env, RISKCHECK_DB: db, RISKCHECK_RATE_PER_MINUTE: "1000000000", RISKCHECK_RATE_BURST: "1000000000", RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000", RISKCHECK_UPDATE_EVERY: "off" };
-  const proc = Bun.spawn([process.execPath, "--max-http-header-size=65536", checkout.cli, "serve", "--port", "0", "--data-dir", dataDir], { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" });
+  const env = {
+    ...process.env,
+    RISKCHECK_DB: db,
+    RISKCHECK_RATE_PER_MINUTE: "1000000000",
+    RISKCHECK_RATE_BURST: "1000000000",
+    RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
+    RISKCHECK_UPDATE_EVERY: "off",
+  };
+  const proc = Bun.spawn(
+    [process.execPath, "--max-http-header-size=65536", checkout.cli, "serve", "--port", "0", "--data-dir", dataDir],
+    { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" },
+  );
   let output = "";
   const decoder = new TextDecoder();
   void (async () => {
@@ -136,7 +184,10 @@ async function serve(checkout: Checkout, dataDir: string, db: string): Promise<S
   for (;;) {
     const url = output.match(/listening on (http:\/\/\S+)/)?.[1];
     if (url) {
-      const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${url}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return { proc, url, log: () => output, readyMs: performance.now() - started };
     }
     if (proc.exitCode !== null) throw new Error(`serve exited: ${output}`);
@@ -151,7 +202,9 @@ async function stop(server: Serve): Promise<void> {
 }
 
 const POSIX_FADV_DONTNEED = 4;
-const libc = values.evict ? dlopen("libc.so.6", { posix_fadvise: { args: ["i32", "i64", "i64", "i32"], returns: "i32" } }) : null;
+const libc = values.evict
+  ? dlopen("libc.so.6", { posix_fadvise: { args: ["i32", "i64", "i64", "i32"], returns: "i32" } })
+  : null;
 
 /** Drops the page cache of every file under the paths (see --evict). */
 function evict(paths: readonly string[]): void {
@@ -165,7 +218,9 @@ function evict(paths: readonly string[]): void {
   };
   for (const path of paths) {
     if (!statSync(path).isDirectory()) drop(path);
-    else for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) if (entry.isFile()) drop(join(entry.parentPath, entry.name));
+    else
+      for (const entry of readdirSync(path, { recursive: true, withFileTypes: true }))
+        if (entry.isFile()) drop(join(entry.parentPath, entry.name));
   }
 }
 
@@ -185,7 +240,11 @@ interface ReloadResult {
 
 async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResult> {
   const db = join(work, `${checkout.name}.sqlite`);
-  const cli = (args: string[]) => Bun.spawnSync([process.execPath, checkout.cli, ...args], { cwd: checkout.root, env: { ...process.env, RISKCHECK_DB: db } });
+  const cli = (args: string[]) =>
+    Bun.spawnSync([process.execPath, checkout.cli, ...args], {
+      cwd: checkout.root,
+      env: { ...process.env, RISKCHECK_DB: db },
+    });
   const key = cli(["keys", "create", "--name", "bench"]).stdout.toString().trim().split("\n").at(-1)!;
   const server = await serve(checkout, dataDir, db);
   const load = [loadAverage()];
@@ -226,11 +285,21 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
 
 function report(name: string, r: ReloadResult): void {
   console.log(`\n== ${name}`);
-  console.log(`quiet ${QUIET} s:                p99 ${ms(r.quiet.p99_us)} ms, max ${ms(r.quiet.max_us)} ms, ${Math.round(r.quiet.requests / QUIET)} req/s, non-2xx ${r.quiet.non2xx}`);
-  console.log(`${WINDOW} s around the reload:   p99 ${ms(r.reload.p99_us)} ms, max ${ms(r.reload.max_us)} ms, ${Math.round(r.reload.requests / WINDOW)} req/s, non-2xx ${r.reload.non2xx}`);
-  console.log(`reload / quiet p99:         ${(r.reload.p99_us / r.quiet.p99_us).toFixed(2)}; version loaded ${r.reloadedAfterMs === null ? "NOT within the window" : `${(r.reloadedAfterMs / 1000).toFixed(2)} s after the rollback`}`);
-  console.log(`peak RSS:                   ${r.steadyPeakRssMb.toFixed(0)} MB under load before the reload, ${r.peakRssMb.toFixed(0)} MB with it`);
-  console.log(`cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`);
+  console.log(
+    `quiet ${QUIET} s:                p99 ${ms(r.quiet.p99_us)} ms, max ${ms(r.quiet.max_us)} ms, ${Math.round(r.quiet.requests / QUIET)} req/s, non-2xx ${r.quiet.non2xx}`,
+  );
+  console.log(
+    `${WINDOW} s around the reload:   p99 ${ms(r.reload.p99_us)} ms, max ${ms(r.reload.max_us)} ms, ${Math.round(r.reload.requests / WINDOW)} req/s, non-2xx ${r.reload.non2xx}`,
+  );
+  console.log(
+    `reload / quiet p99:         ${(r.reload.p99_us / r.quiet.p99_us).toFixed(2)}; version loaded ${r.reloadedAfterMs === null ? "NOT within the window" : `${(r.reloadedAfterMs / 1000).toFixed(2)} s after the rollback`}`,
+  );
+  console.log(
+    `peak RSS:                   ${r.steadyPeakRssMb.toFixed(0)} MB under load before the reload, ${r.peakRssMb.toFixed(0)} MB with it`,
+  );
+  console.log(
+    `cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`,
+  );
   console.log(`load average:               ${r.load.join(" → ")}`);
 }
 
@@ -248,16 +317,22 @@ if (values.only === "cold") {
   const dbs = checkouts.map((c) => join(work, `${c.name}.sqlite`));
   for (let i = 0; i < Number(values.starts); i++) {
     for (const [c, checkout] of checkouts.entries()) {
-      if (values.evict) evict([dataDirs[c], join(checkout.root, "src"), join(checkout.root, "node_modules"), process.execPath]);
+      if (values.evict)
+        evict([dataDirs[c], join(checkout.root, "src"), join(checkout.root, "node_modules"), process.execPath]);
       const cold = await serve(checkout, dataDirs[c], dbs[c]);
       starts[c].push(cold.readyMs);
       await stop(cold);
     }
   }
   for (const [c, checkout] of checkouts.entries()) {
-    console.log(`${checkout.name} (${checkout.root}): ${values.evict ? "cold start, page cache dropped," : "start"} to /healthz: median ${median(starts[c]).toFixed(0)} ms (${starts[c].map((x) => x.toFixed(0)).join(", ")})`);
+    console.log(
+      `${checkout.name} (${checkout.root}): ${values.evict ? "cold start, page cache dropped," : "start"} to /healthz: median ${median(starts[c]).toFixed(0)} ms (${starts[c].map((x) => x.toFixed(0)).join(", ")})`,
+    );
   }
-  if (values.compare) console.log(`median ratio this / compare: ${median(starts[0].map((x, i) => x / starts[1][i])).toFixed(3)}; load average ${loadAverage()}`);
+  if (values.compare)
+    console.log(
+      `median ratio this / compare: ${median(starts[0].map((x, i) => x / starts[1][i])).toFixed(3)}; load average ${loadAverage()}`,
+    );
   rmSync(work, { recursive: true, force: true });
   process.exit(0);
 }
@@ -276,8 +351,16 @@ let distinct: { rounds: { this: Side; compare: Side }[]; ratio: number; cpuRatio
 if (values.compare) {
   // Both servers up at once, rounds alternating, so the machine's load falls on both alike.
   const servers = await Promise.all(checkouts.map((c, i) => serve(c, dataDirs[i], join(work, `${c.name}.sqlite`))));
-  const keys = checkouts.map((c) =>
-    Bun.spawnSync([process.execPath, c.cli, "keys", "create", "--name", "distinct"], { cwd: c.root, env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) } }).stdout.toString().trim().split("\n").at(-1)!,
+  const keys = checkouts.map(
+    (c) =>
+      Bun.spawnSync([process.execPath, c.cli, "keys", "create", "--name", "distinct"], {
+        cwd: c.root,
+        env: { ...process.env, RISKCHECK_DB: join(work, `${c.name}.sqlite`) },
+      })
+        .stdout.toString()
+        .trim()
+        .split("\n")
+        .at(-1)!,
   );
   const rounds: { this: Side; compare: Side }[] = [];
   try {
@@ -296,13 +379,38 @@ if (values.compare) {
   } finally {
     await Promise.all(servers.map(stop));
   }
-  distinct = { rounds, ratio: median(rounds.map((r) => r.this.rps / r.compare.rps)), cpuRatio: median(rounds.map((r) => r.this.cpuUs / r.compare.cpuUs)) };
+  distinct = {
+    rounds,
+    ratio: median(rounds.map((r) => r.this.rps / r.compare.rps)),
+    cpuRatio: median(rounds.map((r) => r.this.cpuUs / r.compare.cpuUs)),
+  };
   console.log(`\n== ip-distinct, 64 connections, ${rounds.length} alternating rounds of ${values.duration} s`);
-  for (const r of rounds) console.log(`this ${Math.round(r.this.rps)} req/s ${r.this.cpuUs.toFixed(1)} µs CPU/req, compare ${Math.round(r.compare.rps)} req/s ${r.compare.cpuUs.toFixed(1)} µs CPU/req`);
-  console.log(`median ratio this / compare: ${distinct.ratio.toFixed(3)} req/s, ${distinct.cpuRatio.toFixed(3)} CPU per request; load average ${loadAverage()}`);
+  for (const r of rounds)
+    console.log(
+      `this ${Math.round(r.this.rps)} req/s ${r.this.cpuUs.toFixed(1)} µs CPU/req, compare ${Math.round(r.compare.rps)} req/s ${r.compare.cpuUs.toFixed(1)} µs CPU/req`,
+    );
+  console.log(
+    `median ratio this / compare: ${distinct.ratio.toFixed(3)} req/s, ${distinct.cpuRatio.toFixed(3)} CPU per request; load average ${loadAverage()}`,
+  );
 }
 
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+const commit =
+  Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-reload-${commit}.json`);
-await Bun.write(out, JSON.stringify({ commit, quietSeconds: QUIET, windowSeconds: WINDOW, reloadAt: RELOAD_AT, connections: CONNECTIONS, results, distinct }, null, 2));
+await Bun.write(
+  out,
+  JSON.stringify(
+    {
+      commit,
+      quietSeconds: QUIET,
+      windowSeconds: WINDOW,
+      reloadAt: RELOAD_AT,
+      connections: CONNECTIONS,
+      results,
+      distinct,
+    },
+    null,
+    2,
+  ),
+);
 console.log(`\nsaved ${out}`);

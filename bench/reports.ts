@@ -34,14 +34,29 @@ const load = { durationSeconds: Number(values.duration), connections: Number(val
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-reports-"));
 const cli = [process.execPath, "src/cli/main.ts"];
-const env = (db: string) => ({ RISKCHECK_DB: db, RISKCHECK_UPDATE_EVERY: "off", RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" });
+const env = (db: string) => ({
+  RISKCHECK_DB: db,
+  RISKCHECK_UPDATE_EVERY: "off",
+  RISKCHECK_RATE_PER_MINUTE: "0",
+  RISKCHECK_IP_QUOTA_PER_MONTH: "0",
+});
 const createKey = (db: string) =>
-  Bun.spawnSync([...cli, "keys", "create", "--name", "bench", "--permissions", "check,report"], { env: { ...process.env, ...env(db) } }).stdout.toString().trim().split("\n").at(-1)!;
+  Bun.spawnSync([...cli, "keys", "create", "--name", "bench", "--permissions", "check,report"], {
+    env: { ...process.env, ...env(db) },
+  })
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
 
 const [withDb, withoutDb] = [join(work, "with.sqlite"), join(work, "without.sqlite")];
 const [withKey, withoutKey] = [createKey(withDb), createKey(withoutDb)];
 const withReports = await startProcess([...cli, "serve", "--port", "0"], env(withDb), /listening on (http:\/\/\S+)/);
-const withoutReports = await startProcess([...cli, "serve", "--port", "0"], env(withoutDb), /listening on (http:\/\/\S+)/);
+const withoutReports = await startProcess(
+  [...cli, "serve", "--port", "0"],
+  env(withoutDb),
+  /listening on (http:\/\/\S+)/,
+);
 
 // Addresses 11.0.0.0 upwards: global unicast, one new address per report.
 const address = (n: number) => `11.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
@@ -52,9 +67,17 @@ const client = async () => {
   while (next < TOTAL) {
     const first = next;
     next += BATCH;
-    const reports = Array.from({ length: Math.min(BATCH, TOTAL - first) }, (_, i) => ({ ip: address(first + i), category: "bot", comment: "bench" }));
+    const reports = Array.from({ length: Math.min(BATCH, TOTAL - first) }, (_, i) => ({
+      ip: address(first + i),
+      category: "bot",
+      comment: "bench",
+    }));
     const started = performance.now();
-    const res = await fetch(`${withReports.url}/v1/reports`, { method: "POST", headers: { authorization: `Bearer ${withKey}`, "content-type": "application/json" }, body: JSON.stringify({ reports }) });
+    const res = await fetch(`${withReports.url}/v1/reports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${withKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ reports }),
+    });
     if (res.status !== 200) throw new Error(`POST /v1/reports: ${res.status} ${await res.text()}`);
     accepted += ((await res.json()) as { accepted: number }).accepted;
     latencies.push(performance.now() - started);
@@ -63,13 +86,22 @@ const client = async () => {
 const started = performance.now();
 await Promise.all(Array.from({ length: CLIENTS }, client));
 const seconds = (performance.now() - started) / 1000;
-console.log(`ingestion: ${accepted} reports in ${seconds.toFixed(2)} s = ${Math.round(accepted / seconds)} reports/s (${CLIENTS} clients, batches of ${BATCH}; median batch ${median(latencies).toFixed(1)} ms, slowest ${Math.max(...latencies).toFixed(1)} ms)`);
+console.log(
+  `ingestion: ${accepted} reports in ${seconds.toFixed(2)} s = ${Math.round(accepted / seconds)} reports/s (${CLIENTS} clients, batches of ${BATCH}; median batch ${median(latencies).toFixed(1)} ms, slowest ${Math.max(...latencies).toFixed(1)} ms)`,
+);
 
-const reported = writeLines(work, "reported.txt", Array.from({ length: 10_000 }, (_, i) => `/v1/ip-reputation-check?ip=${address((i * 7919) % TOTAL)}`));
+const reported = writeLines(
+  work,
+  "reported.txt",
+  Array.from({ length: 10_000 }, (_, i) => `/v1/ip-reputation-check?ip=${address((i * 7919) % TOTAL)}`),
+);
 const wrk = (server: typeof withReports, paths: string, key: string) => wrkWith(server, paths, key, load);
 wrk(withReports, DISTINCT, withKey);
 wrk(withoutReports, DISTINCT, withoutKey);
-for (const [name, paths] of [["ip-distinct", DISTINCT], ["ip-reported", reported]] as const) {
+for (const [name, paths] of [
+  ["ip-distinct", DISTINCT],
+  ["ip-reported", reported],
+] as const) {
   const a: WrkResult[] = [];
   const b: WrkResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {

@@ -20,7 +20,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabaseUrl, stopTestPostgres } from "../test/support/postgres.ts";
-import { DISTINCT, ROOT, type Server, type WrkResult, median, peakRssMb, requireWrk, rps, startProcess, writeLines, wrk as wrkWith } from "./load.ts";
+import {
+  DISTINCT,
+  ROOT,
+  type Server,
+  type WrkResult,
+  median,
+  peakRssMb,
+  requireWrk,
+  rps,
+  startProcess,
+  writeLines,
+  wrk as wrkWith,
+} from "./load.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
 const { values } = parseArgs({
@@ -36,22 +48,46 @@ const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 
 requireWrk();
-const wrk = (server: Server, pathsFile: string, key = "") => wrkWith(server, pathsFile, key, { durationSeconds: DURATION, connections: CONNECTIONS });
+const wrk = (server: Server, pathsFile: string, key = "") =>
+  wrkWith(server, pathsFile, key, { durationSeconds: DURATION, connections: CONNECTIONS });
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
 const addresses = makeAddressPool(10_000);
 const pools = {
   "ip-distinct": DISTINCT,
   floor: DISTINCT,
-  "ip-random": writeLines(work, "ip.txt", addresses.map((a) => `/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`)),
-  email: writeLines(work, "email.txt", makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`)),
-  private: writeLines(work, "private.txt", Array.from({ length: 1000 }, (_, i) => `/v1/ip-reputation-check?ip=10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`)),
-  unauthorized: writeLines(work, "unauthorized.txt", Array.from({ length: 100 }, () => "/v1/check?email=someone@gmail.com")),
+  "ip-random": writeLines(
+    work,
+    "ip.txt",
+    addresses.map((a) => `/v1/ip-reputation-check?ip=${encodeURIComponent(a)}`),
+  ),
+  email: writeLines(
+    work,
+    "email.txt",
+    makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`),
+  ),
+  private: writeLines(
+    work,
+    "private.txt",
+    Array.from(
+      { length: 1000 },
+      (_, i) => `/v1/ip-reputation-check?ip=10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`,
+    ),
+  ),
+  unauthorized: writeLines(
+    work,
+    "unauthorized.txt",
+    Array.from({ length: 100 }, () => "/v1/check?email=someone@gmail.com"),
+  ),
 };
 
 // A fixed body as large as a typical IP answer.
 const sampleBodySize = 600;
-const baseline = await startProcess([process.execPath, "bench/baseline-server.ts", String(sampleBodySize)], {}, /listening on (http:\/\/\S+)/);
+const baseline = await startProcess(
+  [process.execPath, "bench/baseline-server.ts", String(sampleBodySize)],
+  {},
+  /listening on (http:\/\/\S+)/,
+);
 
 const dbPath = join(work, "bench.sqlite");
 const serverEnv = {
@@ -64,7 +100,11 @@ const serverEnv = {
 };
 const cli = [process.execPath, "src/cli/main.ts"];
 const createKey = (env: Record<string, string>) =>
-  Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...env } }).stdout.toString().trim().split("\n").at(-1)!;
+  Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { cwd: ROOT, env: { ...process.env, ...env } })
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
 const key = createKey(serverEnv);
 const riskcheck = await startProcess([...cli, "serve", "--port", "0"], serverEnv, /listening on (http:\/\/\S+)/);
 // The same server without rate limit and quota, to price them (usage accounting stays on).
@@ -73,7 +113,13 @@ const unlimited = await startProcess([...cli, "serve", "--port", "0"], unlimited
 
 const selected = (name: string) => !values.only || values.only.split(",").includes(name);
 // The floor: the same HTTP setup and admission answering a fixed body (bench/floor-server.ts).
-const floor = selected("floor") ? await startProcess([process.execPath, "bench/floor-server.ts", dbPath, String(sampleBodySize)], serverEnv, /listening on (http:\/\/\S+)/) : null;
+const floor = selected("floor")
+  ? await startProcess(
+      [process.execPath, "bench/floor-server.ts", dbPath, String(sampleBodySize)],
+      serverEnv,
+      /listening on (http:\/\/\S+)/,
+    )
+  : null;
 
 // Warm them (JIT, page cache) before measuring.
 wrk(baseline, pools.email);
@@ -109,7 +155,12 @@ if (selected("limits")) {
 // The same IP check with keys, usage and the quota in PostgreSQL, against the SQLite server.
 const onPostgres: { sqlite: WrkResult[]; postgres: WrkResult[] } = { sqlite: [], postgres: [] };
 if (selected("postgres")) {
-  const postgresEnv = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_RATE_PER_MINUTE: serverEnv.RISKCHECK_RATE_PER_MINUTE, RISKCHECK_RATE_BURST: serverEnv.RISKCHECK_RATE_BURST, RISKCHECK_IP_QUOTA_PER_MONTH: serverEnv.RISKCHECK_IP_QUOTA_PER_MONTH };
+  const postgresEnv = {
+    RISKCHECK_DATABASE_URL: await freshDatabaseUrl(),
+    RISKCHECK_RATE_PER_MINUTE: serverEnv.RISKCHECK_RATE_PER_MINUTE,
+    RISKCHECK_RATE_BURST: serverEnv.RISKCHECK_RATE_BURST,
+    RISKCHECK_IP_QUOTA_PER_MONTH: serverEnv.RISKCHECK_IP_QUOTA_PER_MONTH,
+  };
   const postgresKey = createKey(postgresEnv);
   const postgres = await startProcess([...cli, "serve", "--port", "0"], postgresEnv, /listening on (http:\/\/\S+)/);
   wrk(postgres, pools["ip-random"], postgresKey);
@@ -150,13 +201,15 @@ const rows = scenarios.map((s) => {
   return row;
 });
 
-console.log(`\nriskcheck bench: ${ROUNDS} rounds × ${DURATION}s per side, ${CONNECTIONS} connections, wrk -t1, medians`);
+console.log(
+  `\nriskcheck bench: ${ROUNDS} rounds × ${DURATION}s per side, ${CONNECTIONS} connections, wrk -t1, medians`,
+);
 console.table(
   rows.map((r) => ({
     scenario: r.scenario,
     "baseline req/s": r.baseline_rps,
     "riskcheck req/s": r.riskcheck_rps,
-    "ratio": r.ratio.toFixed(2),
+    ratio: r.ratio.toFixed(2),
     "p50 ms": r.p50_ms.toFixed(2),
     "p99 ms": r.p99_ms.toFixed(2),
     "baseline p99 ms": r.baseline_p99_ms.toFixed(2),
@@ -166,10 +219,15 @@ console.table(
   })),
 );
 console.log("CPU µs/req: the server process's CPU time per request, all threads (the baseline's in brackets)");
-if (floor) console.log("floor: the IP check's HTTP work alone (same app setup, admission and headers, fixed body, no lookup): the best any route can do here");
+if (floor)
+  console.log(
+    "floor: the IP check's HTTP work alone (same app setup, admission and headers, fixed body, no lookup): the best any route can do here",
+  );
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
 const limitsShare =
-  limitsCost.limited.length > 0 ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps)) : null;
+  limitsCost.limited.length > 0
+    ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps))
+    : null;
 if (limitsShare !== null) {
   console.log(
     `rate limit + quota on the IP check: ${Math.round(median(limitsCost.limited.map(rps)))} req/s with, ${Math.round(median(limitsCost.unlimited.map(rps)))} without: ${(limitsShare * 100).toFixed(1)} % of throughput`,
@@ -184,12 +242,26 @@ if (onPostgres.postgres.length > 0) {
   );
 }
 
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+const commit =
+  Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
 const out = join(import.meta.dir, "results", `${new Date().toISOString().replace(/[:.]/g, "-")}-${commit}.json`);
 writeFileSync(
   out,
   JSON.stringify(
-    { commit, date: new Date().toISOString(), duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rows, peak_rss_mb: rss, startup_ms: riskcheck.startupMs, limits_share: limitsShare, raw: results, limits: limitsCost, postgres: onPostgres },
+    {
+      commit,
+      date: new Date().toISOString(),
+      duration_s: DURATION,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      rows,
+      peak_rss_mb: rss,
+      startup_ms: riskcheck.startupMs,
+      limits_share: limitsShare,
+      raw: results,
+      limits: limitsCost,
+      postgres: onPostgres,
+    },
     null,
     2,
   ),

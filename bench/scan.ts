@@ -54,7 +54,9 @@ function cpuSeconds(pid: number): number {
 }
 
 function peakRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
   return line ? Number(line.split(/\s+/)[1]) / 1024 : 0;
 }
 
@@ -68,7 +70,10 @@ if (ONLY.has("scan")) {
   const oneRow = join(work, "one.txt");
   writeFileSync(oneRow, "someone@gmail.com\n");
   const runScan = async (file: string) => {
-    const proc = Bun.spawn([...cli, "scan", file, "--out", join(work, "out.csv"), "--data-dir", join(ROOT, "data")], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...cli, "scan", file, "--out", join(work, "out.csv"), "--data-dir", join(ROOT, "data")], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     let peak = 0;
     let cpu = 0;
     const timer = setInterval(() => {
@@ -80,7 +85,11 @@ if (ONLY.has("scan")) {
       }
     }, 50);
     const killer = setTimeout(() => proc.kill(), 600_000);
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     clearInterval(timer);
     clearTimeout(killer);
     if (code !== 0) throw new Error(`scan failed (${code}): ${stderr}`);
@@ -94,7 +103,12 @@ if (ONLY.has("scan")) {
   for (let round = 0; round < ROUNDS; round++) {
     const run = await runScan(input);
     const cpuUsPerRow = ((run.cpuSeconds - startup.cpuSeconds) * 1e6) / ROWS;
-    runs.push({ rowsPerSecond: run.rowsPerSecond, cpuUsPerRow, rowsPerCpuSecond: 1e6 / cpuUsPerRow, peakRssMb: run.peakRssMb });
+    runs.push({
+      rowsPerSecond: run.rowsPerSecond,
+      cpuUsPerRow,
+      rowsPerCpuSecond: 1e6 / cpuUsPerRow,
+      peakRssMb: run.peakRssMb,
+    });
     console.log(
       `scan round ${round + 1}: ${run.rowsPerSecond.toLocaleString("en-US")} rows/s wall, ${cpuUsPerRow.toFixed(2)} µs CPU/row ` +
         `(${Math.round(1e6 / cpuUsPerRow).toLocaleString("en-US")} rows per CPU-second, start-up's ${startup.cpuSeconds.toFixed(1)} s taken out), peak RSS ${run.peakRssMb.toFixed(0)} MB`,
@@ -111,13 +125,27 @@ if (ONLY.has("scan")) {
 }
 
 if (ONLY.has("batch")) {
-  const env = { ...process.env, RISKCHECK_DB: join(work, "bench.sqlite"), RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0", RISKCHECK_UPDATE_EVERY: "off", RISKCHECK_DATA_DIR: join(ROOT, "data") };
-  const key = Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { env }).stdout.toString().trim().split("\n").at(-1)!;
+  const env = {
+    ...process.env,
+    RISKCHECK_DB: join(work, "bench.sqlite"),
+    RISKCHECK_RATE_PER_MINUTE: "0",
+    RISKCHECK_IP_QUOTA_PER_MONTH: "0",
+    RISKCHECK_UPDATE_EVERY: "off",
+    RISKCHECK_DATA_DIR: join(ROOT, "data"),
+  };
+  const key = Bun.spawnSync([...cli, "keys", "create", "--name", "bench"], { env })
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
   const server = Bun.spawn([...cli, "serve", "--port", "0"], { env, stdout: "pipe", stderr: "pipe" });
   try {
     const url = await listeningUrl(server.stdout);
     const headers = { authorization: `Bearer ${key}` };
-    const items = () => Array.from({ length: ITEMS }, (_, i) => (i % 2 === 0 ? { email: emails[Math.floor(Math.random() * emails.length)] } : { ip: freshIPv4() }));
+    const items = () =>
+      Array.from({ length: ITEMS }, (_, i) =>
+        i % 2 === 0 ? { email: emails[Math.floor(Math.random() * emails.length)] } : { ip: freshIPv4() },
+      );
 
     const singles = async (): Promise<void> => {
       const list = items();
@@ -125,7 +153,10 @@ if (ONLY.has("batch")) {
       const worker = async () => {
         while (next < list.length) {
           const item = list[next++];
-          const path = "email" in item ? `/v1/check?email=${encodeURIComponent(item.email!)}` : `/v1/ip-reputation-check?ip=${item.ip}`;
+          const path =
+            "email" in item
+              ? `/v1/check?email=${encodeURIComponent(item.email!)}`
+              : `/v1/ip-reputation-check?ip=${item.ip}`;
           const res = await fetch(`${url}${path}`, { headers });
           if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
           await res.arrayBuffer();
@@ -139,8 +170,15 @@ if (ONLY.has("batch")) {
       const worker = async () => {
         while (next < list.length) {
           const slice = list.slice(next, (next += 1000));
-          const body = JSON.stringify({ emails: slice.flatMap((i) => ("email" in i ? [i.email] : [])), ips: slice.flatMap((i) => ("ip" in i ? [i.ip] : [])) });
-          const res = await fetch(`${url}/v1/check/batch`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+          const body = JSON.stringify({
+            emails: slice.flatMap((i) => ("email" in i ? [i.email] : [])),
+            ips: slice.flatMap((i) => ("ip" in i ? [i.ip] : [])),
+          });
+          const res = await fetch(`${url}/v1/check/batch`, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json" },
+            body,
+          });
           if (res.status !== 200) throw new Error(`POST /v1/check/batch: ${res.status} ${await res.text()}`);
           await res.arrayBuffer();
         }
@@ -167,7 +205,9 @@ if (ONLY.has("batch")) {
     }
     const ratio = median(batch.map((b, i) => b.itemsPerSecond / single[i].itemsPerSecond));
     results.batch = { items_per_round: ITEMS, single, batch, median_ratio_items_per_second: ratio };
-    console.log(`batch: median ${ratio.toFixed(1)}× the items/s of single GETs (the client is in this process, on the same cores)`);
+    console.log(
+      `batch: median ${ratio.toFixed(1)}× the items/s of single GETs (the client is in this process, on the same cores)`,
+    );
   } finally {
     server.kill("SIGTERM");
     await Promise.race([server.exited, Bun.sleep(10_000).then(() => server.kill("SIGKILL"))]);
@@ -175,9 +215,17 @@ if (ONLY.has("batch")) {
 }
 
 results.load_after = loadavg();
-console.log(`load average before ${(results.load_before as number[]).map((l) => l.toFixed(1)).join(" ")}, after ${loadavg().map((l) => l.toFixed(1)).join(" ")} (2 cores)`);
+console.log(
+  `load average before ${(results.load_before as number[]).map((l) => l.toFixed(1)).join(" ")}, after ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (2 cores)`,
+);
 const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
-const file = join(ROOT, "bench/results", `${new Date().toISOString().replaceAll(":", "-").replace(".", "-")}-scan-${commit}.json`);
+const file = join(
+  ROOT,
+  "bench/results",
+  `${new Date().toISOString().replaceAll(":", "-").replace(".", "-")}-scan-${commit}.json`,
+);
 writeFileSync(file, JSON.stringify(results, null, 2));
 console.log(`saved ${file}`);
 

@@ -1,6 +1,27 @@
 /** Synthetic IP lists for bench/update-memory.ts: a relay geofeed with places, a dense address list. */
 
-const COUNTRIES = ["US", "GB", "DE", "FR", "JP", "CA", "AU", "BR", "IN", "NL", "ES", "IT", "SE", "MX", "KR", "PL", "CH", "NO", "SG", "ZA"];
+const COUNTRIES = [
+  "US",
+  "GB",
+  "DE",
+  "FR",
+  "JP",
+  "CA",
+  "AU",
+  "BR",
+  "IN",
+  "NL",
+  "ES",
+  "IT",
+  "SE",
+  "MX",
+  "KR",
+  "PL",
+  "CH",
+  "NO",
+  "SG",
+  "ZA",
+];
 
 /** Row i's place: ~2,000 places, three neighbouring rows sharing one. */
 function placeOf(i: number): string {
@@ -17,7 +38,8 @@ export function syntheticGeofeed(rows: number): string {
     const a = 0x17000000 + i * 16;
     lines.push(`${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.${a & 255}/28,${placeOf(i)},`);
   }
-  for (let i = 0; i < rows - v4Rows; i++) lines.push(`2a02:26f7:${(i >>> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64,${placeOf(i)},`);
+  for (let i = 0; i < rows - v4Rows; i++)
+    lines.push(`2a02:26f7:${(i >>> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64,${placeOf(i)},`);
   return `${lines.join("\n")}\n`;
 }
 

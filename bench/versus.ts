@@ -25,7 +25,10 @@ const { values } = parseArgs({
     only: { type: "string", default: "ip-distinct,email" },
   },
 });
-if (!values.a || !values.b) throw new Error("usage: bun bench/versus.ts --a BINARY --b BINARY [--rounds 4] [--duration 5] [--only ip-distinct,email]");
+if (!values.a || !values.b)
+  throw new Error(
+    "usage: bun bench/versus.ts --a BINARY --b BINARY [--rounds 4] [--duration 5] [--only ip-distinct,email]",
+  );
 requireWrk();
 const settings = { durationSeconds: Number(values.duration), connections: Number(values.connections) };
 const rounds = Number(values.rounds);
@@ -33,7 +36,11 @@ const rounds = Number(values.rounds);
 const work = mkdtempSync(join(tmpdir(), "riskcheck-versus-"));
 const pools: Record<string, string> = {
   "ip-distinct": DISTINCT,
-  email: writeLines(work, "email.txt", makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`)),
+  email: writeLines(
+    work,
+    "email.txt",
+    makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`),
+  ),
 };
 const scenarios = values.only.split(",").filter((name) => name in pools);
 
@@ -47,7 +54,10 @@ async function start(label: string, side: string) {
     RISKCHECK_RATE_BURST: "1000000000",
     RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
   };
-  const created = Bun.spawnSync([...command(side), "keys", "create", "--name", "versus"], { cwd: ROOT, env: { ...process.env, ...env } });
+  const created = Bun.spawnSync([...command(side), "keys", "create", "--name", "versus"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   const key = created.stdout.toString().trim().split("\n").at(-1)!;
   if (!key.startsWith("rk_")) throw new Error(`${label}: keys create failed: ${created.stderr.toString()}`);
   const server = await startProcess([...command(side), "serve", "--port", "0"], env, /listening on (http:\/\/\S+)/);
@@ -62,10 +72,13 @@ try {
     results[name] = { a: [], b: [] };
     for (let round = 0; round < rounds; round++) {
       // Alternate which side goes first, so neither always follows the other's garbage.
-      for (const s of round % 2 === 0 ? sides : [...sides].reverse()) results[name][s.label].push(wrk(s.server, pools[name], s.key, settings));
+      for (const s of round % 2 === 0 ? sides : [...sides].reverse())
+        results[name][s.label].push(wrk(s.server, pools[name], s.key, settings));
     }
   }
-  console.log(`\nA: ${values.a}\nB: ${values.b}\n${rounds} rounds × ${settings.durationSeconds}s per side, ${settings.connections} connections, wrk -t1, medians`);
+  console.log(
+    `\nA: ${values.a}\nB: ${values.b}\n${rounds} rounds × ${settings.durationSeconds}s per side, ${settings.connections} connections, wrk -t1, medians`,
+  );
   console.table(
     scenarios.map((name) => {
       const [a, b] = [results[name].a, results[name].b];

@@ -11,7 +11,10 @@ const ROOT = resolve(import.meta.dir, "..");
 for (const { file, regions } of GENERATED_DOCS) {
   const path = resolve(ROOT, file);
   const before = await Bun.file(path).text();
-  const after = regions.reduce((text, region) => replaceGeneratedRegion(text, region.name, region.render(COMMAND_SPECS)), before);
+  const after = regions.reduce(
+    (text, region) => replaceGeneratedRegion(text, region.name, region.render(COMMAND_SPECS)),
+    before,
+  );
   if (after !== before) await Bun.write(path, after);
   console.log(`${file}: ${after === before ? "up to date" : "rewritten"}`);
 }

@@ -13,11 +13,24 @@ import { dataFiles } from "../src/datasets/data-layout.ts";
 import { currentVersion } from "../src/datasets/versions.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";
-const report = await installBaseline(dataDir, checkoutBaseline(resolve(".")), { thresholds: DEFAULT_THRESHOLDS, keepVersions: 3, env: process.env });
-for (const o of report.outcomes) console.log(`riskcheck: ${o.name}: ${o.outcome}${o.entries === undefined ? "" : ` (${o.entries} entries)`}${o.outcome === "updated" ? "" : `: ${o.detail}`}`);
+const report = await installBaseline(dataDir, checkoutBaseline(resolve(".")), {
+  thresholds: DEFAULT_THRESHOLDS,
+  keepVersions: 3,
+  env: process.env,
+});
+for (const o of report.outcomes)
+  console.log(
+    `riskcheck: ${o.name}: ${o.outcome}${o.entries === undefined ? "" : ` (${o.entries} entries)`}${o.outcome === "updated" ? "" : `: ${o.detail}`}`,
+  );
 for (const line of report.refused) console.error(`riskcheck: not installed: ${line}`);
-console.log(report.version ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})` : "riskcheck: the bundled data is already current");
+console.log(
+  report.version
+    ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})`
+    : "riskcheck: the bundled data is already current",
+);
 // A current version written by an older riskcheck gets the tables `serve` maps now, not at its first start.
 const current = currentVersion(dataDir);
-if (!report.version && current) for (const note of await compileMissingTables(join(dataFiles(dataDir).versions, current))) console.log(`riskcheck: ${note}`);
+if (!report.version && current)
+  for (const note of await compileMissingTables(join(dataFiles(dataDir).versions, current)))
+    console.log(`riskcheck: ${note}`);
 if (report.refused.length || report.outcomes.some((o) => o.outcome === "failed")) process.exit(1);

@@ -49,9 +49,12 @@ export function settings(commands: readonly CommandSpec[]): Setting[] {
   const byVariable = new Map<string, Setting>();
   const add = (command: string, variable: string, flag: string, fallback: string, description: string) => {
     const known = byVariable.get(variable);
-    if (!known) return void byVariable.set(variable, { variable, flag, default: fallback, description, commands: [command] });
+    if (!known)
+      return void byVariable.set(variable, { variable, flag, default: fallback, description, commands: [command] });
     if (known.flag !== flag || known.default !== fallback || known.description !== description) {
-      throw new Error(`${variable} is described two ways, by ${known.commands[0]} and ${command}: give both the same table entry`);
+      throw new Error(
+        `${variable} is described two ways, by ${known.commands[0]} and ${command}: give both the same table entry`,
+      );
     }
     known.commands.push(command);
   };
@@ -64,7 +67,13 @@ export function settings(commands: readonly CommandSpec[]): Setting[] {
 
 function settingsTable(commands: readonly CommandSpec[]): string {
   const all = commands.map((c) => c.name);
-  const rows = settings(commands).map((s) => [code(s.variable), s.flag ? code(s.flag) : "", value(s.default), readBy(s.commands, all), s.description]);
+  const rows = settings(commands).map((s) => [
+    code(s.variable),
+    s.flag ? code(s.flag) : "",
+    value(s.default),
+    readBy(s.commands, all),
+    s.description,
+  ]);
   return table(["Variable", "Flag", "Default", "Read by", "Meaning"], rows);
 }
 
@@ -73,8 +82,15 @@ function commandOptions(commands: readonly CommandSpec[]): string {
   return commands
     .map((c) => {
       const rows: string[][] = [];
-      if (c.operand) rows.push([c.operand.name + (c.operand.optional ? " (optional)" : ""), "", "", c.operand.description]);
-      for (const f of c.flags) rows.push([code(flagText(f)) + (f.required ? " (required)" : ""), f.env ? code(f.env) : "", value(f.default ?? ""), f.description]);
+      if (c.operand)
+        rows.push([c.operand.name + (c.operand.optional ? " (optional)" : ""), "", "", c.operand.description]);
+      for (const f of c.flags)
+        rows.push([
+          code(flagText(f)) + (f.required ? " (required)" : ""),
+          f.env ? code(f.env) : "",
+          value(f.default ?? ""),
+          f.description,
+        ]);
       const heading = `### \`riskcheck ${c.name}\``;
       const body = rows.length ? table(["Option", "Variable", "Default", "Meaning"], rows) : "No options.";
       return `${heading}\n\n${c.summary}.\n\n${body}`;
@@ -88,7 +104,8 @@ function flagText(f: FlagSpec): string {
 
 function readBy(commands: string[], all: string[]): string {
   const missing = all.filter((c) => !commands.includes(c));
-  if (missing.length > 0 && missing.length <= 2 && commands.length > missing.length) return `every command but ${missing.map(code).join(" and ")}`;
+  if (missing.length > 0 && missing.length <= 2 && commands.length > missing.length)
+    return `every command but ${missing.map(code).join(" and ")}`;
   return commands.map(code).join(", ");
 }
 
@@ -126,7 +143,10 @@ export function replaceGeneratedRegion(document: string, name: string, content: 
 }
 
 function markers(name: string): [string, string] {
-  return [`<!-- generated: ${name} (bun run docs; edit the command tables in src/cli/, not this) -->`, `<!-- end: ${name} -->`];
+  return [
+    `<!-- generated: ${name} (bun run docs; edit the command tables in src/cli/, not this) -->`,
+    `<!-- end: ${name} -->`,
+  ];
 }
 
 interface GeneratedRegion {

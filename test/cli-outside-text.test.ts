@@ -19,8 +19,19 @@ beforeAll(async () => {
   const stores = openSqliteStores(file);
   try {
     const { key } = await stores.keys.create({ name: "evil" });
-    await stores.reports.add(key.id, [{ ip: "81.2.69.142", category: "attack", comment: HOSTILE }], Date.now(), { dedupSinceMs: 0, daySinceMs: 0, dailyAddresses: 1_000 });
-    await stores.emailOverrides.put({ domain: "partner.example", action: "allow", reason: HOSTILE, author: "ops\r\x1b[31m", created: new Date().toISOString(), until: null });
+    await stores.reports.add(key.id, [{ ip: "81.2.69.142", category: "attack", comment: HOSTILE }], Date.now(), {
+      dedupSinceMs: 0,
+      daySinceMs: 0,
+      dailyAddresses: 1_000,
+    });
+    await stores.emailOverrides.put({
+      domain: "partner.example",
+      action: "allow",
+      reason: HOSTILE,
+      author: "ops\r\x1b[31m",
+      created: new Date().toISOString(),
+      until: null,
+    });
   } finally {
     await stores.close();
   }

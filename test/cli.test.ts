@@ -52,7 +52,10 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     [["serve", "--update-every", "daily"], "riskcheck serve --help"],
     [["help", "frobnicate"], "riskcheck --help"],
     [["keys", "list", "--database-url", "mysql://riskcheck:pw@db/riskcheck"], "riskcheck keys list --help"],
-    [["keys", "list", "--database-url", "postgres://riskcheck:hunter2secret@db/riskcheck", "--db", "x.sqlite"], "riskcheck keys list --help"],
+    [
+      ["keys", "list", "--database-url", "postgres://riskcheck:hunter2secret@db/riskcheck", "--db", "x.sqlite"],
+      "riskcheck keys list --help",
+    ],
     [["db", "migrate", "--from-sqlite", "x.sqlite"], "riskcheck db migrate --help"],
   ])("%j", (args, hint) => {
     const { code, stdout, stderr } = runCli(args, { RISKCHECK_DB: tempDb() }, ROOT);
@@ -76,7 +79,9 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
   });
 
   test("a database that cannot be reached is a runtime failure naming it without its password", () => {
-    const { code, stderr } = runCli(["keys", "list"], { RISKCHECK_DATABASE_URL: "postgres://riskcheck:hunter2secret@127.0.0.1:1/riskcheck" });
+    const { code, stderr } = runCli(["keys", "list"], {
+      RISKCHECK_DATABASE_URL: "postgres://riskcheck:hunter2secret@127.0.0.1:1/riskcheck",
+    });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(stderr).toContain("postgres://riskcheck:***@127.0.0.1:1/riskcheck: cannot use the PostgreSQL database");
@@ -86,7 +91,9 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
   test("a value that starts with a dash names the option and how to give it", () => {
     const { code, stderr } = runCli(["serve", "--port", "-1"], { RISKCHECK_DB: tempDb() });
     expect(code).toBe(2);
-    expect(stderr.split("\n")[0]).toBe('riskcheck: --port needs a value; give one that starts with "-" as --port=VALUE');
+    expect(stderr.split("\n")[0]).toBe(
+      'riskcheck: --port needs a value; give one that starts with "-" as --port=VALUE',
+    );
   });
 
   test("a bad environment value names the variable", () => {
@@ -102,7 +109,32 @@ describe("help", () => {
 
   test("riskcheck --help lists every command and exits 0", () => {
     expect(overview.code).toBe(0);
-    expect(commands).toEqual(["serve", "update", "scan", "keys create", "keys list", "keys revoke", "keys update", "keys rotate", "keys usage", "reports list", "reports export", "reports delete", "admin set-password", "admin unlock", "db migrate", "email allow", "email deny", "email list", "email remove", "ip allow", "ip deny", "ip list", "ip remove", "version"]);
+    expect(commands).toEqual([
+      "serve",
+      "update",
+      "scan",
+      "keys create",
+      "keys list",
+      "keys revoke",
+      "keys update",
+      "keys rotate",
+      "keys usage",
+      "reports list",
+      "reports export",
+      "reports delete",
+      "admin set-password",
+      "admin unlock",
+      "db migrate",
+      "email allow",
+      "email deny",
+      "email list",
+      "email remove",
+      "ip allow",
+      "ip deny",
+      "ip list",
+      "ip remove",
+      "version",
+    ]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });
@@ -128,7 +160,9 @@ describe("help", () => {
 
   test("each flag's line names its environment variable and default", () => {
     const { stdout } = runCli(["serve", "--help"]);
-    expect(stdout).toMatch(/^ {2}--port PORT +Port to listen on; 0 picks a free one \[env: RISKCHECK_PORT\] \[default: 8080\]$/m);
+    expect(stdout).toMatch(
+      /^ {2}--port PORT +Port to listen on; 0 picks a free one \[env: RISKCHECK_PORT\] \[default: 8080\]$/m,
+    );
     expect(stdout).toMatch(/^ {2}--data-dir DIR +.* \[env: RISKCHECK_DATA_DIR\] \[default: \.\/data\]$/m);
     expect(stdout).toMatch(/^ {2}RISKCHECK_METRICS_TOKEN +.*\[default: none\]$/m);
     expect(runCli(["update", "--help"]).stdout).toMatch(/^ {2}--max-shrink F +.* \[default: 0\.5\]$/m);
@@ -168,15 +202,28 @@ describe("keys", () => {
     const json = runCli(["keys", "list", "--json"], env);
     expect(json.stdout).not.toContain(secret);
     const [row] = JSON.parse(json.stdout);
-    expect(row).toMatchObject({ name: "checkout", status: "active", last_used_at: null, usage: { today: { email: 0, ip: 0 } } });
+    expect(row).toMatchObject({
+      name: "checkout",
+      status: "active",
+      last_used_at: null,
+      usage: { today: { email: 0, ip: 0 } },
+    });
   });
 
   test("create --json gives id, name, key and created_at, with per-key limits", () => {
     const env = { RISKCHECK_DB: tempDb() };
-    const out = runCli(["keys", "create", "--name", "batch", "--rate-per-minute", "30", "--ip-quota-per-month", "500", "--json"], env);
+    const out = runCli(
+      ["keys", "create", "--name", "batch", "--rate-per-minute", "30", "--ip-quota-per-month", "500", "--json"],
+      env,
+    );
     expect(out.code).toBe(0);
     const body = JSON.parse(out.stdout);
-    expect(body).toMatchObject({ name: "batch", key: expect.stringMatching(/^rk_/), rate_per_minute: 30, ip_quota_per_month: 500 });
+    expect(body).toMatchObject({
+      name: "batch",
+      key: expect.stringMatching(/^rk_/),
+      rate_per_minute: 30,
+      ip_quota_per_month: 500,
+    });
     expect(body.id).toMatch(/^key_/);
     expect(Date.parse(body.created_at)).not.toBeNaN();
     const [listed] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
@@ -201,27 +248,68 @@ describe("keys", () => {
     const env = { RISKCHECK_DB: tempDb() };
     const { id, key: first } = JSON.parse(runCli(["keys", "create", "--name", "shop", "--json"], env).stdout);
     const taken = runCli(["keys", "create", "--name", "shop"], env);
-    expect([taken.code, taken.stderr.split("\n")[0]]).toEqual([2, `riskcheck: an active key is already named "shop" (${id}); choose another name, or revoke or rename that key first`]);
-    const updated = runCli(["keys", "update", "shop", "--ip-quota-per-month", "50", "--expires", "2099-01-01", "--allow-from", "10.0.0.0/8, 2001:db8::/32", "--json"], env);
+    expect([taken.code, taken.stderr.split("\n")[0]]).toEqual([
+      2,
+      `riskcheck: an active key is already named "shop" (${id}); choose another name, or revoke or rename that key first`,
+    ]);
+    const updated = runCli(
+      [
+        "keys",
+        "update",
+        "shop",
+        "--ip-quota-per-month",
+        "50",
+        "--expires",
+        "2099-01-01",
+        "--allow-from",
+        "10.0.0.0/8, 2001:db8::/32",
+        "--json",
+      ],
+      env,
+    );
     expect(updated.code).toBe(0);
     const { before, after } = JSON.parse(updated.stdout);
     expect(before).toMatchObject({ id, ip_quota_per_month: null, expires_at: null, allowed_networks: [] });
-    expect(after).toMatchObject({ id, ip_quota_per_month: 50, expires_at: "2099-01-01T00:00:00.000Z", allowed_networks: ["10.0.0.0/8", "2001:db8::/32"] });
+    expect(after).toMatchObject({
+      id,
+      ip_quota_per_month: 50,
+      expires_at: "2099-01-01T00:00:00.000Z",
+      allowed_networks: ["10.0.0.0/8", "2001:db8::/32"],
+    });
     const text = runCli(["keys", "update", id, "--ip-quota-per-month", "default", "--name", "shop-eu"], env);
-    expect(text.stdout).toBe(`Updated ${id} "shop-eu"; running servers apply it within 3 seconds:\n  name: shop → shop-eu\n  ip_quota_per_month: 50 → (none)\n`);
+    expect(text.stdout).toBe(
+      `Updated ${id} "shop-eu"; running servers apply it within 3 seconds:\n  name: shop → shop-eu\n  ip_quota_per_month: 50 → (none)\n`,
+    );
     const rotated = runCli(["keys", "rotate", "shop-eu", "--grace", "2h"], env);
     expect(rotated.code).toBe(0);
     const secret = rotated.stdout.trimEnd().split("\n").at(-1)!;
     expect(secret).toMatch(/^rk_/);
     expect(secret).not.toBe(first);
     const [listed] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
-    expect(listed).toMatchObject({ id, name: "shop-eu", prefix: secret.slice(0, 9), status: "active", last_used_ip: null });
+    expect(listed).toMatchObject({
+      id,
+      name: "shop-eu",
+      prefix: secret.slice(0, 9),
+      status: "active",
+      last_used_ip: null,
+    });
     expect(Date.parse(listed.rotation_ends_at) - Date.now()).toBeWithin(7_100_000, 7_200_001);
-    expect(runCli(["keys", "list"], env).stdout).toMatch(/expires 2099-01-01 00:00; rotating: old secret until \d{4}-\d\d-\d\d \d\d:\d\d; from 10\.0\.0\.0\/8,2001:db8::\/32 only/);
+    expect(runCli(["keys", "list"], env).stdout).toMatch(
+      /expires 2099-01-01 00:00; rotating: old secret until \d{4}-\d\d-\d\d \d\d:\d\d; from 10\.0\.0\.0\/8,2001:db8::\/32 only/,
+    );
     const usage = JSON.parse(runCli(["keys", "usage", id, "--days", "7", "--json"], env).stdout);
     expect(usage.days).toHaveLength(7);
-    expect(usage.total).toEqual({ answered: 0, rate_limited: 0, over_quota: 0, refused: 0, forbidden: 0, reports_accepted: 0 });
-    expect(runCli(["keys", "usage", "nobody"], env).stderr).toStartWith('riskcheck: no key has the id or name "nobody"');
+    expect(usage.total).toEqual({
+      answered: 0,
+      rate_limited: 0,
+      over_quota: 0,
+      refused: 0,
+      forbidden: 0,
+      reports_accepted: 0,
+    });
+    expect(runCli(["keys", "usage", "nobody"], env).stderr).toStartWith(
+      'riskcheck: no key has the id or name "nobody"',
+    );
   });
 
   test("the command a 403 answer names, with its NAME filled in, makes a key with both permissions", () => {
@@ -251,7 +339,16 @@ describe("commands lead the right way", () => {
     expect(one.stdout).toStartWith("usage: riskcheck keys create");
   });
 
-  test.each([[["keys", "list"]], [["keys", "revoke", "my-app"]], [["admin", "unlock"]], [["email", "list"]], [["email", "remove", "example.com"]], [["reports", "list"]], [["reports", "export", "--since", "2026-01-01"]], [["reports", "delete", "--ip", "203.0.113.9"]]])("%j in a directory without the server's database creates none and names the one it looked for", (args) => {
+  test.each([
+    [["keys", "list"]],
+    [["keys", "revoke", "my-app"]],
+    [["admin", "unlock"]],
+    [["email", "list"]],
+    [["email", "remove", "example.com"]],
+    [["reports", "list"]],
+    [["reports", "export", "--since", "2026-01-01"]],
+    [["reports", "delete", "--ip", "203.0.113.9"]],
+  ])("%j in a directory without the server's database creates none and names the one it looked for", (args) => {
     const cwd = elsewhere();
     const { code, stdout, stderr } = runCli(args, withoutDataSettings, cwd);
     expect(code).toBe(1);
@@ -266,7 +363,9 @@ describe("commands lead the right way", () => {
     const cwd = elsewhere();
     const { code, stderr } = runCli(["keys", "create", "--name", "my-app"], withoutDataSettings, cwd);
     expect(code).toBe(1);
-    expect(stderr).toStartWith(`riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`);
+    expect(stderr).toStartWith(
+      `riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`,
+    );
     expect(readdirSync(cwd)).toEqual([]);
   });
 
@@ -274,20 +373,38 @@ describe("commands lead the right way", () => {
     const cwd = elsewhere();
     const refused = runCli(["email", "allow", "example.com", "--reason", "ours"], withoutDataSettings, cwd);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toStartWith(`riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`);
+    expect(refused.stderr).toStartWith(
+      `riskcheck: ${join(cwd, "data")}: no such data directory (from the default data directory ./data in ${cwd}); nothing was created.`,
+    );
     expect(readdirSync(cwd)).toEqual([]);
     const dataDir = makeDataDir();
-    const made = runCli(["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    const made = runCli(
+      ["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir],
+      withoutDataSettings,
+      elsewhere(),
+    );
     expect(made.code).toBe(0);
-    expect(made.stderr).toBe(`riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`);
-    expect(JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout).map((l: { domain: string }) => l.domain)).toEqual(["example.com"]);
+    expect(made.stderr).toBe(
+      `riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`,
+    );
+    expect(
+      JSON.parse(
+        runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout,
+      ).map((l: { domain: string }) => l.domain),
+    ).toEqual(["example.com"]);
   });
 
   test("an override line made without USER or LOGNAME names the user (by uid where Bun cannot tell the name), not as unknown", () => {
     const dataDir = makeDataDir();
-    const made = runCli(["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir], { ...withoutDataSettings, USER: "", LOGNAME: "" }, elsewhere());
+    const made = runCli(
+      ["email", "allow", "example.com", "--reason", "ours", "--data-dir", dataDir],
+      { ...withoutDataSettings, USER: "", LOGNAME: "" },
+      elsewhere(),
+    );
     expect(made.code).toBe(0);
-    const [line] = JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    const [line] = JSON.parse(
+      runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout,
+    );
     const passwdName = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
     expect([`uid ${process.getuid!()}`, passwdName]).toContain(line.author);
   });
@@ -295,14 +412,30 @@ describe("commands lead the right way", () => {
   test("keys create in a data directory without a database makes it and says so", () => {
     const dataDir = makeDataDir();
     expect(runCli(["keys", "list", "--data-dir", dataDir], withoutDataSettings, elsewhere()).code).toBe(1);
-    const created = runCli(["keys", "create", "--name", "first", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    const created = runCli(
+      ["keys", "create", "--name", "first", "--data-dir", dataDir],
+      withoutDataSettings,
+      elsewhere(),
+    );
     expect(created.code).toBe(0);
-    expect(created.stderr).toBe(`riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`);
-    const again = runCli(["keys", "create", "--name", "second", "--data-dir", dataDir], withoutDataSettings, elsewhere());
+    expect(created.stderr).toBe(
+      `riskcheck: made the new database ${join(dataDir, "riskcheck.sqlite")}; a server reads it when started with the same --data-dir\n`,
+    );
+    const again = runCli(
+      ["keys", "create", "--name", "second", "--data-dir", dataDir],
+      withoutDataSettings,
+      elsewhere(),
+    );
     expect(again.stderr).toBe("");
-    const other = runCli(["keys", "create", "--name", "other", "--data-dir", dataDir, "--db", join(dataDir, "other.sqlite")], withoutDataSettings, elsewhere());
+    const other = runCli(
+      ["keys", "create", "--name", "other", "--data-dir", dataDir, "--db", join(dataDir, "other.sqlite")],
+      withoutDataSettings,
+      elsewhere(),
+    );
     expect(other.stderr).toContain("when started with the same --data-dir and --db");
-    expect(JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout)).toHaveLength(2);
+    expect(
+      JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout),
+    ).toHaveLength(2);
   });
 
   test("the hint of an empty override list, its domain filled in, works from another directory", async () => {
@@ -312,9 +445,15 @@ describe("commands lead the right way", () => {
     const hint = listed.stdout.match(/^No override lines\. Add one with: (.+)$/m)?.[1];
     expect(hint).toStartWith(`${process.execPath} `);
     expect(hint).toEndWith(`email allow DOMAIN --reason "why" --data-dir ${dataDir}`);
-    const pasted = Bun.spawnSync(["sh", "-c", hint!.replace("DOMAIN", "example-corp.com")], { cwd: elsewhere(), env: { ...process.env, ...withoutDataSettings }, timeout: 30_000 });
+    const pasted = Bun.spawnSync(["sh", "-c", hint!.replace("DOMAIN", "example-corp.com")], {
+      cwd: elsewhere(),
+      env: { ...process.env, ...withoutDataSettings },
+      timeout: 30_000,
+    });
     expect(pasted.exitCode).toBe(0);
-    const [line] = JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    const [line] = JSON.parse(
+      runCli(["email", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout,
+    );
     expect(line).toMatchObject({ domain: "example-corp.com", action: "allow", reason: "why" });
   });
 
@@ -325,9 +464,15 @@ describe("commands lead the right way", () => {
     const hint = listed.stdout.match(/^No keys yet\. Create one with: (.+)$/m)?.[1];
     expect(hint).toEndWith(`keys create --name my-app --data-dir ${dataDir}`);
     expect(hint).toStartWith(`${process.execPath} `);
-    const pasted = Bun.spawnSync(["sh", "-c", hint!], { cwd: elsewhere(), env: { ...process.env, ...withoutDataSettings }, timeout: 30_000 });
+    const pasted = Bun.spawnSync(["sh", "-c", hint!], {
+      cwd: elsewhere(),
+      env: { ...process.env, ...withoutDataSettings },
+      timeout: 30_000,
+    });
     expect(pasted.exitCode).toBe(0);
-    const [key] = JSON.parse(runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout);
+    const [key] = JSON.parse(
+      runCli(["keys", "list", "--json", "--data-dir", dataDir], withoutDataSettings, elsewhere()).stdout,
+    );
     expect(key.name).toBe("my-app");
   });
 });
@@ -335,8 +480,22 @@ describe("commands lead the right way", () => {
 describe("email", () => {
   test("list aligns its columns by display width, wide characters in a name included", () => {
     const dataDir = makeDataDir();
-    expect(runCli(["email", "allow", "example.com", "--reason", "ours", "--author", "田中", "--data-dir", dataDir]).code).toBe(0);
-    expect(runCli(["email", "deny", "throwaway.example", "--reason", "sign-up wave", "--author", "ops", "--data-dir", dataDir]).code).toBe(0);
+    expect(
+      runCli(["email", "allow", "example.com", "--reason", "ours", "--author", "田中", "--data-dir", dataDir]).code,
+    ).toBe(0);
+    expect(
+      runCli([
+        "email",
+        "deny",
+        "throwaway.example",
+        "--reason",
+        "sign-up wave",
+        "--author",
+        "ops",
+        "--data-dir",
+        dataDir,
+      ]).code,
+    ).toBe(0);
     const lines = runCli(["email", "list", "--data-dir", dataDir]).stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
     const reasonColumn = lines.map((line) => Bun.stringWidth(line.slice(0, line.search(/ours|sign-up wave|REASON/))));
@@ -344,15 +503,45 @@ describe("email", () => {
   });
   test("--until: a day that does not exist is refused; a day given is listed as given, the day included", () => {
     const dataDir = makeDataDir();
-    for (const until of ["2027-02-30", "2027-13-01", "2027-02-29", "2027-01-31T24:00:00Z", "2027-01-31T12:60:00Z", "31/01/2027"]) {
-      const refused = runCli(["email", "allow", "example.com", "--reason", "ours", "--until", until, "--data-dir", dataDir]);
+    for (const until of [
+      "2027-02-30",
+      "2027-13-01",
+      "2027-02-29",
+      "2027-01-31T24:00:00Z",
+      "2027-01-31T12:60:00Z",
+      "31/01/2027",
+    ]) {
+      const refused = runCli([
+        "email",
+        "allow",
+        "example.com",
+        "--reason",
+        "ours",
+        "--until",
+        until,
+        "--data-dir",
+        dataDir,
+      ]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`--until "${until}" is not a date`);
     }
-    const added = runCli(["email", "allow", "example.com", "--reason", "ours", "--until", "2099-01-31", "--data-dir", dataDir]);
+    const added = runCli([
+      "email",
+      "allow",
+      "example.com",
+      "--reason",
+      "ours",
+      "--until",
+      "2099-01-31",
+      "--data-dir",
+      dataDir,
+    ]);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain("until 2099-01-31 (");
-    expect(runCli(["email", "allow", "leap.example", "--reason", "ours", "--until", "2096-02-29", "--data-dir", dataDir]).code).toBe(0);
+    expect(
+      runCli(["email", "allow", "leap.example", "--reason", "ours", "--until", "2096-02-29", "--data-dir", dataDir])
+        .code,
+    ).toBe(0);
     const listed = runCli(["email", "list", "--data-dir", dataDir]).stdout;
     expect(listed).toMatch(/^example\.com +allow +2099-01-31 /m);
     expect(listed).toMatch(/^leap\.example +allow +2096-02-29 /m);
@@ -370,8 +559,14 @@ describe("email", () => {
       expect(refused.stderr).toContain("--force");
     }
     expect(runCli(["email", "deny", "spam.co.uk", "--reason", "spam wave", "--data-dir", dataDir]).code).toBe(0);
-    expect(runCli(["email", "deny", "co.uk", "--reason", "all of it, on purpose", "--force", "--data-dir", dataDir]).code).toBe(0);
-    expect(JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir]).stdout).map((l: { domain: string }) => l.domain)).toEqual(["co.uk", "spam.co.uk"]);
+    expect(
+      runCli(["email", "deny", "co.uk", "--reason", "all of it, on purpose", "--force", "--data-dir", dataDir]).code,
+    ).toBe(0);
+    expect(
+      JSON.parse(runCli(["email", "list", "--json", "--data-dir", dataDir]).stdout).map(
+        (l: { domain: string }) => l.domain,
+      ),
+    ).toEqual(["co.uk", "spam.co.uk"]);
   });
 });
 
@@ -379,11 +574,17 @@ describe("reports", () => {
   test("delete --key without --ip removes all of that key's reports; with neither it is a usage error", () => {
     const dataDir = makeDataDir();
     const env = { RISKCHECK_DB: join(dataDir, "riskcheck.sqlite") };
-    const rogue = JSON.parse(runCli(["keys", "create", "--name", "rogue", "--permissions", "report", "--json"], env).stdout);
-    const honest = JSON.parse(runCli(["keys", "create", "--name", "honest", "--permissions", "report", "--json"], env).stdout);
+    const rogue = JSON.parse(
+      runCli(["keys", "create", "--name", "rogue", "--permissions", "report", "--json"], env).stdout,
+    );
+    const honest = JSON.parse(
+      runCli(["keys", "create", "--name", "honest", "--permissions", "report", "--json"], env).stdout,
+    );
     const db = new Database(env.RISKCHECK_DB);
     try {
-      const insert = db.query("INSERT INTO reports (key_id, ip, category, comment, reported_at) VALUES (?, ?, 'attack', NULL, ?)");
+      const insert = db.query(
+        "INSERT INTO reports (key_id, ip, category, comment, reported_at) VALUES (?, ?, 'attack', NULL, ?)",
+      );
       for (const ip of ["81.2.69.142", "89.160.20.112", "2a02:cf40::1"]) insert.run(rogue.id, ip, Date.now());
       insert.run(honest.id, "81.2.69.142", Date.now());
     } finally {
@@ -395,7 +596,9 @@ describe("reports", () => {
     const deleted = runCli(["reports", "delete", "--key", "rogue"], env);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toContain("Deleted 3 report(s) by rogue");
-    expect(JSON.parse(runCli(["reports", "list", "--json"], env).stdout).map((r: { key_name: string }) => r.key_name)).toEqual(["honest"]);
+    expect(
+      JSON.parse(runCli(["reports", "list", "--json"], env).stdout).map((r: { key_name: string }) => r.key_name),
+    ).toEqual(["honest"]);
     expect(runCli(["reports", "list", "--since", "2026-02-30"], env).code).toBe(2);
   });
 });

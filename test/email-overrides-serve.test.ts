@@ -20,7 +20,12 @@ afterAll(async () => {
   if (server.proc.exitCode === null) await server.stop();
 });
 
-const check = async (address: string): Promise<any> => (await fetch(`${server.url}/v1/check?email=${encodeURIComponent(address)}&explain=1`, { headers: { authorization: `Bearer ${key}` } })).json();
+const check = async (address: string): Promise<any> =>
+  (
+    await fetch(`${server.url}/v1/check?email=${encodeURIComponent(address)}&explain=1`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
 
 /** Milliseconds until the answer's is_disposable becomes `expected`; fails after 15 s. */
 async function until(address: string, expected: boolean): Promise<number> {
@@ -36,20 +41,39 @@ describe("override lines in a running server", () => {
   // Allow and deny touch different domains and mostly wait for the server to look again: they run together.
   test.concurrent("email allow takes effect within 10 s, and explain shows the line", async () => {
     expect((await check("someone@mailinator.com")).is_disposable).toBe(true);
-    const added = await runCliAsync(["email", "allow", "mailinator.com", "--reason", "a test of the override path", "--author", "tester"], env);
+    const added = await runCliAsync(
+      ["email", "allow", "mailinator.com", "--reason", "a test of the override path", "--author", "tester"],
+      env,
+    );
     expect(added.code).toBe(0);
     expect(await until("someone@mailinator.com", false)).toBeLessThan(10_000);
     expect((await check("someone@mailinator.com")).reasons).toMatchObject({
       rule: "allowlisted",
-      override: { domain: "mailinator.com", action: "allow", reason: "a test of the override path", author: "tester", until: null },
+      override: {
+        domain: "mailinator.com",
+        action: "allow",
+        reason: "a test of the override path",
+        author: "tester",
+        until: null,
+      },
     });
   });
 
   test.concurrent("email deny with --until applies, then stops applying by itself", async () => {
     const until_ = new Date(Date.now() + 4_000).toISOString();
-    expect((await runCliAsync(["email", "deny", "example-corp-override.com", "--reason", "a short test", "--until", until_], env)).code).toBe(0);
+    expect(
+      (
+        await runCliAsync(
+          ["email", "deny", "example-corp-override.com", "--reason", "a short test", "--until", until_],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     expect(await until("someone@example-corp-override.com", true)).toBeLessThan(10_000);
-    expect((await check("someone@example-corp-override.com")).reasons).toMatchObject({ rule: "denylisted", override: { until: until_ } });
+    expect((await check("someone@example-corp-override.com")).reasons).toMatchObject({
+      rule: "denylisted",
+      override: { until: until_ },
+    });
     await until("someone@example-corp-override.com", false);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until_));
     expect(runCli(["email", "list"], env).stdout).toContain(`expired ${until_}`);

@@ -21,7 +21,13 @@ afterAll(async () => {
 });
 
 const reputation = async (address: string): Promise<any> =>
-  ((await (await fetch(`${server.url}/v1/ip-reputation-check?ip=${address}&explain=1`, { headers: { authorization: `Bearer ${key}` } })).json()) as { reputation: unknown }).reputation;
+  (
+    (await (
+      await fetch(`${server.url}/v1/ip-reputation-check?ip=${address}&explain=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).json()) as { reputation: unknown }
+  ).reputation;
 
 /** Milliseconds until the address's level becomes `level`; fails after 10 s. */
 async function until(address: string, level: string): Promise<number> {
@@ -36,20 +42,35 @@ async function until(address: string, level: string): Promise<number> {
 describe("IP override lines in a running server", () => {
   test.concurrent("ip deny of a range takes effect within 3 s, and explain names the line", async () => {
     expect(await reputation("81.2.69.142")).toMatchObject({ risky: false, reputation: "ok" });
-    const added = await runCliAsync(["ip", "deny", "81.2.69.128/25", "--reason", "card testing from this range", "--author", "tester"], env);
+    const added = await runCliAsync(
+      ["ip", "deny", "81.2.69.128/25", "--reason", "card testing from this range", "--author", "tester"],
+      env,
+    );
     expect(added.code).toBe(0);
     expect(added.stdout).toContain("81.2.69.128/25 is always risky (bad)");
     expect(await until("81.2.69.142", "bad")).toBeLessThan(3_000);
     expect(await reputation("81.2.69.142")).toMatchObject({
       risky: true,
-      reasons: { rule: { id: "denylisted" }, override: { target: "81.2.69.128/25", action: "deny", reason: "card testing from this range", author: "tester", until: null, source: "database" } },
+      reasons: {
+        rule: { id: "denylisted" },
+        override: {
+          target: "81.2.69.128/25",
+          action: "deny",
+          reason: "card testing from this range",
+          author: "tester",
+          until: null,
+          source: "database",
+        },
+      },
     });
   });
 
   test.concurrent("ip allow of a network (AS) makes hosting ok, then expires by itself and is listed as expired", async () => {
     expect((await reputation("8.8.8.8")).reputation).toBe("informative");
     const until_ = new Date(Date.now() + 4_000).toISOString();
-    expect((await runCliAsync(["ip", "allow", "AS15169", "--reason", "our cloud", "--until", until_], env)).code).toBe(0);
+    expect((await runCliAsync(["ip", "allow", "AS15169", "--reason", "our cloud", "--until", until_], env)).code).toBe(
+      0,
+    );
     expect(await until("8.8.8.8", "ok")).toBeLessThan(3_000);
     expect((await reputation("8.8.8.8")).reasons.override).toMatchObject({ target: "AS15169", until: until_ });
     await until("8.8.8.8", "informative");
@@ -71,10 +92,21 @@ describe("IP override lines in a running server", () => {
   });
 
   test("a key made with --permissions manage adds and removes a line through the admin API; the check key sees it at once", async () => {
-    const manage = JSON.parse(runCli(["keys", "create", "--name", "support-tool", "--permissions", "manage", "--json"], env).stdout).key as string;
+    const manage = JSON.parse(
+      runCli(["keys", "create", "--name", "support-tool", "--permissions", "manage", "--json"], env).stdout,
+    ).key as string;
     const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${manage}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const added = await call("POST", "/v1/overrides", { kind: "ip", target: "2001:4860:4860::8888", action: "deny", reason: "support ticket 99" });
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${manage}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const added = await call("POST", "/v1/overrides", {
+      kind: "ip",
+      target: "2001:4860:4860::8888",
+      action: "deny",
+      reason: "support ticket 99",
+    });
     expect(added.status).toBe(201);
     expect(await added.json()).toMatchObject({ id: "ip:2001:4860:4860::8888", author: "support-tool" });
     expect((await reputation("2001:4860:4860::8888")).reputation).toBe("bad");
@@ -82,7 +114,9 @@ describe("IP override lines in a running server", () => {
     expect((await call("DELETE", "/v1/overrides/ip:2001:4860:4860::8888")).status).toBe(204);
     expect((await reputation("2001:4860:4860::8888")).reputation).toBe("informative");
     // The key made for the checks may not manage.
-    expect((await fetch(`${server.url}/v1/overrides`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
+    expect((await fetch(`${server.url}/v1/overrides`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      403,
+    );
   });
 
   test.each([

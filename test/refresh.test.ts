@@ -31,7 +31,14 @@ let setUps = 0;
 function setUp() {
   const dir = makeDataDir();
   const path = `/ipsum-${++setUps}.txt`;
-  const ipsum = { name: "ipsum", url: `http://127.0.0.1:${feeds.port}${path}`, format: "address-list", feeds: "attack", cadence: "2d", licence: "Unlicense" };
+  const ipsum = {
+    name: "ipsum",
+    url: `http://127.0.0.1:${feeds.port}${path}`,
+    format: "address-list",
+    feeds: "attack",
+    cadence: "2d",
+    licence: "Unlicense",
+  };
   writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ipsum] }));
   const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite") };
   const key = runCli(["keys", "create", "--name", "r"], env).stdout.trimEnd().split("\n").at(-1)!;
@@ -43,7 +50,20 @@ async function markRefreshedJustNow(dir: string) {
   const file = join(dir, "current", "manifest.json");
   const manifest = (await readManifest(file))!;
   const at = new Date().toISOString();
-  const ipsum = { origin: "http://127.0.0.1/ipsum.txt", url: "http://127.0.0.1/ipsum.txt", format: "address-list", feeds: "attack", licence: "Unlicense", fetchedAt: at, checkedAt: at, dataDate: at, dataDateFrom: "content" as const, entries: 1, bytes: 1, raw: "ipsum" };
+  const ipsum = {
+    origin: "http://127.0.0.1/ipsum.txt",
+    url: "http://127.0.0.1/ipsum.txt",
+    format: "address-list",
+    feeds: "attack",
+    licence: "Unlicense",
+    fetchedAt: at,
+    checkedAt: at,
+    dataDate: at,
+    dataDateFrom: "content" as const,
+    entries: 1,
+    bytes: 1,
+    raw: "ipsum",
+  };
   // Written to a new file: the manifest is a hard link to the bundled data's.
   writeManifest(file, { ...manifest, sources: { ...manifest.sources, ipsum } });
 }
@@ -54,9 +74,20 @@ describe("serve keeps its data fresh by itself", () => {
     const { env, key } = setUp();
     const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "3s" });
     try {
-      const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[]; refresh: Record<string, unknown>; sources: { name: string }[] };
+      const health = async () =>
+        (await (await fetch(`${server.url}/healthz`)).json()) as {
+          warnings: string[];
+          refresh: Record<string, unknown>;
+          sources: { name: string }[];
+        };
       const attack = async () =>
-        ((await (await fetch(`${server.url}/v1/ip-reputation-check?ip=77.90.185.20`, { headers: { authorization: `Bearer ${key}` } })).json()) as { reputation: { attack: number } }).reputation.attack;
+        (
+          (await (
+            await fetch(`${server.url}/v1/ip-reputation-check?ip=77.90.185.20`, {
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).json()) as { reputation: { attack: number } }
+        ).reputation.attack;
       const before = await health();
       expect(before.warnings.some((w) => w.startsWith("no reputation feed is loaded"))).toBe(true);
       expect(before.refresh).toMatchObject({ every_seconds: 3, last_success_at: null });
@@ -87,7 +118,9 @@ describe("serve keeps its data fresh by itself", () => {
       const args = command.slice(command.indexOf(" update ") + " update ".length).split(" ");
       expect(parseCommandLine(UPDATE, args).values["data-dir"]).toBe(resolve(env.RISKCHECK_DATA_DIR));
       // /healthz (and the dashboard, which shows the same warnings) names the same command, not a "riskcheck" that may not exist.
-      expect(health.warnings).toContainEqual(`automatic refresh is off (RISKCHECK_UPDATE_EVERY=off) and the data has never been refreshed from the network; run: ${command}`);
+      expect(health.warnings).toContainEqual(
+        `automatic refresh is off (RISKCHECK_UPDATE_EVERY=off) and the data has never been refreshed from the network; run: ${command}`,
+      );
     } finally {
       await server.stop();
     }
@@ -152,7 +185,10 @@ describe("a refresh that reaches no source is a failure", () => {
   });
 
   test("one source failing while another is reached is a success that names the failure", async () => {
-    const result = await refreshWith([feed("ipsum", `http://127.0.0.1:${feeds.port}/ipsum.txt`), feed("gone", `http://127.0.0.1:${closedPort()}/gone.txt`)]);
+    const result = await refreshWith([
+      feed("ipsum", `http://127.0.0.1:${feeds.port}/ipsum.txt`),
+      feed("gone", `http://127.0.0.1:${closedPort()}/gone.txt`),
+    ]);
     expect(result.version).not.toBeNull();
     expect(result.error).toBeNull();
     expect(result.failedSources.map((s) => s.name)).toEqual(["gone"]);
@@ -170,7 +206,13 @@ describe("a first start that says what it does", () => {
   const offlineDataDir = (count: number) => {
     const dir = makeDataDir();
     const port = closedPort();
-    const unreachable = Array.from({ length: count }, (_, i) => ({ name: `feed-${i}`, url: `http://127.0.0.1:${port}/feed-${i}.txt`, format: "address-list", feeds: "attack", licence: "test" }));
+    const unreachable = Array.from({ length: count }, (_, i) => ({
+      name: `feed-${i}`,
+      url: `http://127.0.0.1:${port}/feed-${i}.txt`,
+      format: "address-list",
+      feeds: "attack",
+      licence: "test",
+    }));
     writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ...unreachable] }));
     return dir;
   };
@@ -185,9 +227,13 @@ describe("a first start that says what it does", () => {
       expect(output).toContain(
         `datasets: this server refreshes its data from the internet by itself, from the sources in ${join(dir, "sources.json")}, every 24h; next at `,
       );
-      expect(output).toContain("(the data has never been refreshed, so within a minute of start). --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off");
+      expect(output).toContain(
+        "(the data has never been refreshed, so within a minute of start). --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off",
+      );
       expect(output).not.toMatch(/every 1d/);
-      expect(output).toContain(`No API key yet. Create one with: npx bun src/cli/main.ts keys create --name my-app --data-dir ${dir} (or in the dashboard at ${server.url}/dashboard)`);
+      expect(output).toContain(
+        `No API key yet. Create one with: npx bun src/cli/main.ts keys create --name my-app --data-dir ${dir} (or in the dashboard at ${server.url}/dashboard)`,
+      );
     } finally {
       await server.stop();
     }
@@ -198,11 +244,18 @@ describe("a first start that says what it does", () => {
     const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_UPDATE_EVERY: "3s" });
     try {
       await server.waitForOutput(/refresh: nothing installed.*\n/, 30_000);
-      const line = server.output().split("\n").find((l) => l.startsWith("refresh: "))!;
-      expect(line).toStartWith("refresh: nothing installed, the current data keeps serving: no source could be reached (12 failed); could not fetch 12 sources (feed-0, feed-1 and 10 more; none has data yet): the connection failed or timed out. Fix: ");
+      const line = server
+        .output()
+        .split("\n")
+        .find((l) => l.startsWith("refresh: "))!;
+      expect(line).toStartWith(
+        "refresh: nothing installed, the current data keeps serving: no source could be reached (12 failed); could not fetch 12 sources (feed-0, feed-1 and 10 more; none has data yet): the connection failed or timed out. Fix: ",
+      );
       expect(line).not.toContain("kept their data");
       const { warnings } = (await (await fetch(`${server.url}/healthz`)).json()) as { warnings: string[] };
-      expect(warnings.filter((w) => w.includes("could not fetch"))).toEqual([expect.stringContaining("could not fetch 12 sources")]);
+      expect(warnings.filter((w) => w.includes("could not fetch"))).toEqual([
+        expect.stringContaining("could not fetch 12 sources"),
+      ]);
       expect(warnings.length).toBeLessThanOrEqual(4);
     } finally {
       await server.stop();

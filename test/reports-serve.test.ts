@@ -23,13 +23,27 @@ async function serve(dataDir: string): Promise<ServeProcess> {
 }
 
 function reportingKey(dataDir: string): string {
-  const created = runCli(["keys", "create", "--name", "waf", "--permissions", "check,report", "--json", "--data-dir", dataDir]);
+  const created = runCli([
+    "keys",
+    "create",
+    "--name",
+    "waf",
+    "--permissions",
+    "check,report",
+    "--json",
+    "--data-dir",
+    dataDir,
+  ]);
   expect(created.code).toBe(0);
   return (JSON.parse(created.stdout) as { key: string }).key;
 }
 
 const post = (url: string, key: string, body: unknown) =>
-  fetch(`${url}/v1/reports`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${url}/v1/reports`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("riskcheck serve with local reports", () => {
   test("no report answered 2xx is lost when the server gets SIGTERM in the middle of a batch load", async () => {
@@ -43,7 +57,10 @@ describe("riskcheck serve with local reports", () => {
     const client = async () => {
       while (true) {
         const n = batch++;
-        const reports = Array.from({ length: 250 }, (_, i) => ({ ip: `81.${(n >> 8) & 255}.${n & 255}.${i + 1}`, category: "bot" }));
+        const reports = Array.from({ length: 250 }, (_, i) => ({
+          ip: `81.${(n >> 8) & 255}.${n & 255}.${i + 1}`,
+          category: "bot",
+        }));
         try {
           const res = await post(server.url, key, { reports });
           if (res.status !== 200) {
@@ -66,7 +83,12 @@ describe("riskcheck serve with local reports", () => {
     expect(refused).toBe(0);
     const db = new Database(join(dataDir, "riskcheck.sqlite"), { readonly: true });
     try {
-      const stored = new Set(db.query<{ ip: string }, []>("SELECT ip FROM reports").all().map((r) => r.ip));
+      const stored = new Set(
+        db
+          .query<{ ip: string }, []>("SELECT ip FROM reports")
+          .all()
+          .map((r) => r.ip),
+      );
       const lost = acknowledged.filter((ip) => !stored.has(ip));
       expect(lost).toEqual([]);
       expect(stored.size).toBeGreaterThanOrEqual(acknowledged.length);
@@ -80,26 +102,49 @@ describe("riskcheck serve with local reports", () => {
     const key = reportingKey(dataDir);
     const [one, other] = await Promise.all([serve(dataDir), serve(dataDir)]);
     const level = async (url: string) => {
-      const res = await fetch(`${url}/v1/ip-reputation-check?ip=81.2.69.142`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${url}/v1/ip-reputation-check?ip=81.2.69.142`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       return ((await res.json()) as { reputation: { reputation: string } }).reputation.reputation;
     };
     const within10s = async (url: string, expected: string) => {
       const started = performance.now();
       while ((await level(url)) !== expected) {
-        if (performance.now() - started > 10_000) throw new Error(`still ${await level(url)} after 10 s, expected ${expected}`);
+        if (performance.now() - started > 10_000)
+          throw new Error(`still ${await level(url)} after 10 s, expected ${expected}`);
         await Bun.sleep(100);
       }
       return performance.now() - started;
     };
     expect(await level(other.url)).toBe("ok");
-    expect((await post(one.url, key, { ip: "81.2.69.142", category: "attack", comment: "credential stuffing" })).status).toBe(200);
+    expect(
+      (await post(one.url, key, { ip: "81.2.69.142", category: "attack", comment: "credential stuffing" })).status,
+    ).toBe(200);
     expect(await level(one.url)).toBe("informative");
     await within10s(other.url, "informative");
     const listed = runCli(["reports", "list", "--ip", "81.2.69.142", "--json", "--data-dir", dataDir]);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ ip: "81.2.69.142", category: "attack", key_name: "waf", comment: "credential stuffing" })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        ip: "81.2.69.142",
+        category: "attack",
+        key_name: "waf",
+        comment: "credential stuffing",
+      }),
+    ]);
     const exported = runCli(["reports", "export", "--since", "2000-01-01", "--data-dir", dataDir]);
-    expect(exported.stdout.split("\n")[1]).toMatch(/^[\d-]+T[\d:.]+Z,81\.2\.69\.142,attack,key_[\w-]+,waf,credential stuffing$/);
-    const deleted = await runCliAsync(["reports", "delete", "--ip", "81.2.69.142", "--key", "waf", "--data-dir", dataDir]);
+    expect(exported.stdout.split("\n")[1]).toMatch(
+      /^[\d-]+T[\d:.]+Z,81\.2\.69\.142,attack,key_[\w-]+,waf,credential stuffing$/,
+    );
+    const deleted = await runCliAsync([
+      "reports",
+      "delete",
+      "--ip",
+      "81.2.69.142",
+      "--key",
+      "waf",
+      "--data-dir",
+      dataDir,
+    ]);
     expect(deleted.stdout).toContain("Deleted 1 report(s)");
     await Promise.all([within10s(one.url, "ok"), within10s(other.url, "ok")]);
   });

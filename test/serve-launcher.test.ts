@@ -16,7 +16,12 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
   // A session of its own: the teardown can end every process of it, whatever this test left.
   const proc = Bun.spawn(["npx", "bun", "run", "start", "--port", "0"], {
     cwd: ROOT,
-    env: { ...process.env, RISKCHECK_DATA_DIR: makeDataDir(), RISKCHECK_UPDATE_EVERY: "off", RISKCHECK_HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      RISKCHECK_DATA_DIR: makeDataDir(),
+      RISKCHECK_UPDATE_EVERY: "off",
+      RISKCHECK_HOST: "127.0.0.1",
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -24,9 +29,10 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
   });
   let output = "";
   const decoder = new TextDecoder();
-  for (const stream of [proc.stdout, proc.stderr]) void (async () => {
-    for await (const chunk of stream) output += decoder.decode(chunk);
-  })();
+  for (const stream of [proc.stdout, proc.stderr])
+    void (async () => {
+      for await (const chunk of stream) output += decoder.decode(chunk);
+    })();
   const answers = async (url: string) => {
     try {
       return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok;
@@ -36,7 +42,12 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
   };
   try {
     let url: string | undefined;
-    for (const until = Date.now() + 45_000; url === undefined && Date.now() < until && proc.exitCode === null; await Bun.sleep(50)) url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    for (
+      const until = Date.now() + 45_000;
+      url === undefined && Date.now() < until && proc.exitCode === null;
+      await Bun.sleep(50)
+    )
+      url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
     expect(url, output).toBeDefined();
     expect(await answers(url!)).toBe(true);
     proc.kill("SIGTERM");

@@ -17,7 +17,12 @@ let server: ServeProcess;
 
 beforeAll(async () => {
   dataDir = makeDataDir();
-  env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "riskcheck.sqlite"), RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_METRICS_TOKEN: METRICS_TOKEN };
+  env = {
+    RISKCHECK_DATA_DIR: dataDir,
+    RISKCHECK_DB: join(dataDir, "riskcheck.sqlite"),
+    RISKCHECK_USAGE_FLUSH_MS: "60000",
+    RISKCHECK_METRICS_TOKEN: METRICS_TOKEN,
+  };
   server = await startServe([], env);
 });
 
@@ -25,7 +30,8 @@ afterAll(async () => {
   if (server.proc.exitCode === null) await server.stop();
 });
 
-const get = (path: string, key?: string) => fetch(server.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+const get = (path: string, key?: string) =>
+  fetch(server.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
 describe("the real serve process", () => {
   test("listens on loopback and tells how to create a first key", async () => {
@@ -43,7 +49,11 @@ describe("the real serve process", () => {
     await server.waitForOutput("No dashboard password yet. Set one with: ");
     const command = /No dashboard password yet\. Set one with: (.+)$/m.exec(server.output())![1]!;
     // Pasted as printed, it sets the password: the page then asks for it.
-    const set = Bun.spawnSync(["sh", "-c", command.replace("'your long password'", "'a long enough password'")], { stdin: "ignore", timeout: 30_000, killSignal: "SIGKILL" });
+    const set = Bun.spawnSync(["sh", "-c", command.replace("'your long password'", "'a long enough password'")], {
+      stdin: "ignore",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
     expect(set.exitCode).toBe(0);
     expect(await (await get("/dashboard")).text()).toContain('type="password"');
   });
@@ -52,7 +62,12 @@ describe("the real serve process", () => {
     const secret = runCli(["keys", "create", "--name", "e2e"], env).stdout.trimEnd().split("\n").at(-1)!;
     const ok = await get("/v1/check?email=someone@mailinator.com", secret);
     expect(ok.status).toBe(200);
-    expect((await ok.json()) as object).toEqual({ email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false });
+    expect((await ok.json()) as object).toEqual({
+      email: "someone@mailinator.com",
+      is_disposable: true,
+      domain: "mailinator.com",
+      free_email: false,
+    });
 
     expect(runCli(["keys", "revoke", "e2e"], env).code).toBe(0);
     const refused = await get("/v1/check?email=someone@gmail.com", secret);
@@ -84,9 +99,13 @@ describe("the real serve process", () => {
   });
 
   test("the spec's edges: quota headers on a rate-limited IP check, a lower-case scheme, ip[]=", async () => {
-    const created = runCli(["keys", "create", "--name", "edges", "--rate-per-minute", "1", "--ip-quota-per-month", "5"], env);
+    const created = runCli(
+      ["keys", "create", "--name", "edges", "--rate-per-minute", "1", "--ip-quota-per-month", "5"],
+      env,
+    );
     const secret = created.stdout.trimEnd().split("\n").at(-1)!;
-    const ipCheck = (query: string, scheme = "Bearer") => fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `${scheme} ${secret}` } });
+    const ipCheck = (query: string, scheme = "Bearer") =>
+      fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `${scheme} ${secret}` } });
     const ok = await ipCheck("?ip=8.8.8.8", "bearer");
     expect(ok.status).toBe(200);
     const limited = await ipCheck("?ip=8.8.8.8");
@@ -99,7 +118,9 @@ describe("the real serve process", () => {
 
     const other = runCli(["keys", "create", "--name", "edges-2"], env).stdout.trimEnd().split("\n").at(-1)!;
     for (const query of ["?ip[]=8.8.8.8", "?ip%5B0%5D=8.8.8.8"]) {
-      const res = await fetch(`${server.url}/v1/ip-reputation-check${query}`, { headers: { authorization: `BEARER ${other}` } });
+      const res = await fetch(`${server.url}/v1/ip-reputation-check${query}`, {
+        headers: { authorization: `BEARER ${other}` },
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBe("invalid_ip");
     }
@@ -121,9 +142,11 @@ describe("the real serve process", () => {
       const res = await get("/metrics", METRICS_TOKEN);
       expect(res.status).toBe(200);
       const families = parsePrometheusText(await res.text());
-      return (family: string, labels: Record<string, string>) => families.get(family)?.samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      return (family: string, labels: Record<string, string>) =>
+        families.get(family)?.samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
     };
-    const badRequests = (sample: Awaited<ReturnType<typeof scrape>>) => sample("riskcheck_requests_total", { endpoint: "/v1/ip-reputation-check", status: "400" })?.value ?? 0;
+    const badRequests = (sample: Awaited<ReturnType<typeof scrape>>) =>
+      sample("riskcheck_requests_total", { endpoint: "/v1/ip-reputation-check", status: "400" })?.value ?? 0;
     const before = badRequests(await scrape());
     expect((await get("/v1/ip-reputation-check?ip=not-an-ip", secret)).status).toBe(400);
     expect((await get("/metrics")).status).toBe(401);
@@ -131,7 +154,9 @@ describe("the real serve process", () => {
     expect(badRequests(sample) - before).toBe(1);
     // The bundled data was never refreshed from the network: no last success to report.
     expect(sample("riskcheck_update_last_success_timestamp_seconds", {})).toBeUndefined();
-    expect(sample("riskcheck_dataset_age_seconds", { dataset: "bundled-geolite2-city-ipv4" })?.value).toBeGreaterThan(86_400);
+    expect(sample("riskcheck_dataset_age_seconds", { dataset: "bundled-geolite2-city-ipv4" })?.value).toBeGreaterThan(
+      86_400,
+    );
   });
 
   test("SIGTERM exits 0 after flushing usage, and the secret is in no log", async () => {
@@ -156,7 +181,9 @@ async function requestInFlight(url: string) {
     socket: { data: (_, bytes) => void (received += new TextDecoder().decode(bytes)) },
   });
   const body = "csrf=x&password=yyyyyyyyyyyy";
-  socket.write(`POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  socket.write(
+    `POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  );
   await Bun.sleep(200);
   return { finish: () => socket.write(body.slice(5)), received: () => received };
 }
@@ -170,7 +197,11 @@ describe("graceful shutdown", () => {
   // Each test has a server of its own and mostly waits on its shutdown: they run together.
   test.concurrent("SIGTERM lets an in-flight request finish and refuses new connections; a second signal closes the rest at once", async () => {
     const dir = makeDataDir();
-    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" });
+    const server = await startServe([], {
+      RISKCHECK_DATA_DIR: dir,
+      RISKCHECK_DRAIN_TIMEOUT_MS: "60000",
+      RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple",
+    });
     const first = await requestInFlight(server.url);
     await requestInFlight(server.url); // the second, never finished
     const idle = await fetch(`${server.url}/healthz`); // leaves a kept-alive connection open
@@ -191,10 +222,18 @@ describe("graceful shutdown", () => {
 
   test.concurrent("stalled clients (unfinished headers, an unsent body) are cut off at the drain deadline; usage is saved and the exit is 0", async () => {
     const dir = makeDataDir();
-    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DRAIN_TIMEOUT_MS: "300", RISKCHECK_USAGE_FLUSH_MS: "60000", RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple" };
+    const env = {
+      RISKCHECK_DATA_DIR: dir,
+      RISKCHECK_DRAIN_TIMEOUT_MS: "300",
+      RISKCHECK_USAGE_FLUSH_MS: "60000",
+      RISKCHECK_ADMIN_PASSWORD: "correct horse battery staple",
+    };
     const secret = runCli(["keys", "create", "--name", "drain"], env).stdout.trimEnd().split("\n").at(-1)!;
     const server = await startServe([], env);
-    expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${secret}` } }))
+        .status,
+    ).toBe(200);
     await requestInFlight(server.url);
     const { hostname, port } = new URL(server.url);
     const unfinishedHeaders = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
@@ -203,7 +242,9 @@ describe("graceful shutdown", () => {
     expect(code).toBe(0);
     expect(ms).toBeGreaterThanOrEqual(250);
     expect(ms).toBeLessThan(5_000);
-    expect(server.output()).toContain("1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections");
+    expect(server.output()).toContain(
+      "1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections",
+    );
     // The request cut off is the client's loss, not a failure of the route with a stack trace.
     expect(server.output()).not.toContain("POST /dashboard/sign-in:");
     const [row] = JSON.parse(runCli(["keys", "list", "--json"], env).stdout);
@@ -222,7 +263,8 @@ describe("quota across restarts", () => {
     const dir = makeDataDir();
     const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "q.sqlite"), RISKCHECK_IP_QUOTA_PER_MONTH: "3" };
     const secret = runCli(["keys", "create", "--name", "q"], env).stdout.trimEnd().split("\n").at(-1)!;
-    const call = (url: string) => fetch(`${url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers: { authorization: `Bearer ${secret}` } });
+    const call = (url: string) =>
+      fetch(`${url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers: { authorization: `Bearer ${secret}` } });
     let server = await startServe([], env);
     expect((await call(server.url)).headers.get("x-quota-remaining")).toBe("2");
     expect((await call(server.url)).headers.get("x-quota-remaining")).toBe("1");
@@ -277,7 +319,8 @@ describe("the dashboard in the real process", () => {
 
   test("a form body that never arrives whole (client gone, malformed chunks, chunked past 64 KiB) is no server error", async () => {
     const { hostname, port } = new URL(server.url);
-    const head = "POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\n";
+    const head =
+      "POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\n";
     const chunk = (bytes: string) => `${bytes.length.toString(16)}\r\n${bytes}\r\n`;
     for (const request of [
       `${head}Content-Length: 500\r\n\r\ncsrf=x&pass`,
@@ -292,7 +335,9 @@ describe("the dashboard in the real process", () => {
     await Bun.sleep(200);
     expect(server.output()).not.toContain("POST /dashboard");
     const metrics = parsePrometheusText(await (await fetch(`${server.url}/metrics`)).text());
-    const serverErrors = metrics.get("riskcheck_requests_total")!.samples.filter((s) => s.labels.status.startsWith("5") && s.labels.status !== "503");
+    const serverErrors = metrics
+      .get("riskcheck_requests_total")!
+      .samples.filter((s) => s.labels.status.startsWith("5") && s.labels.status !== "503");
     expect(serverErrors).toEqual([]);
   });
 
@@ -325,18 +370,31 @@ describe("proxy trust in the real process", () => {
   let secret: string;
   beforeAll(() => {
     dir = makeDataDir();
-    secret = runCli(["keys", "create", "--name", "p"], { RISKCHECK_DATA_DIR: dir }).stdout.trimEnd().split("\n").at(-1)!;
+    secret = runCli(["keys", "create", "--name", "p"], { RISKCHECK_DATA_DIR: dir })
+      .stdout.trimEnd()
+      .split("\n")
+      .at(-1)!;
   });
-  const serve = (extra: Record<string, string>) => startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_ADMIN_PASSWORD: PASSWORD, ...extra });
+  const serve = (extra: Record<string, string>) =>
+    startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_ADMIN_PASSWORD: PASSWORD, ...extra });
   const callerIp = async (url: string, headers: Record<string, string>) =>
-    ((await (await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, ...headers } })).json()) as { ip: string }).ip;
+    (
+      (await (
+        await fetch(`${url}/v1/ip-reputation-check`, { headers: { authorization: `Bearer ${secret}`, ...headers } })
+      ).json()) as { ip: string }
+    ).ip;
   /** The session cookie a correct sign-in sets, sent with `headers`. */
   const sessionCookie = async (url: string, headers: Record<string, string>) => {
     const res = await signIn(url, PASSWORD, headers);
     expect(res.status).toBe(303);
     return res.headers.getSetCookie().find((c) => c.startsWith("rc_session="))!;
   };
-  const spoofed = { "x-forwarded-for": "81.2.69.142", forwarded: "for=8.8.8.8;proto=https", "x-real-ip": "1.1.1.1", "x-forwarded-proto": "https" };
+  const spoofed = {
+    "x-forwarded-for": "81.2.69.142",
+    forwarded: "for=8.8.8.8;proto=https",
+    "x-real-ip": "1.1.1.1",
+    "x-forwarded-proto": "https",
+  };
 
   test("no header counts from a peer that is not a configured proxy", async () => {
     const server = await serve({});
@@ -352,8 +410,18 @@ describe("proxy trust in the real process", () => {
     expect(await sessionCookie(server.url, { "x-forwarded-proto": "https" })).toContain("Secure");
     expect(await sessionCookie(server.url, { forwarded: "for=8.8.8.8;proto=https" })).not.toContain("Secure");
     // Rotating Forwarded: for= no longer makes each guess a new client.
-    for (let i = 1; i <= 5; i++) expect((await signIn(server.url, "wrong password!", { "x-forwarded-for": "81.2.69.142", forwarded: `for=198.51.100.${i}` })).status).toBe(401);
-    expect((await signIn(server.url, PASSWORD, { "x-forwarded-for": "81.2.69.142", forwarded: "for=198.51.100.6" })).status).toBe(429);
+    for (let i = 1; i <= 5; i++)
+      expect(
+        (
+          await signIn(server.url, "wrong password!", {
+            "x-forwarded-for": "81.2.69.142",
+            forwarded: `for=198.51.100.${i}`,
+          })
+        ).status,
+      ).toBe(401);
+    expect(
+      (await signIn(server.url, PASSWORD, { "x-forwarded-for": "81.2.69.142", forwarded: "for=198.51.100.6" })).status,
+    ).toBe(429);
     await server.stop();
   });
 
@@ -367,9 +435,13 @@ describe("proxy trust in the real process", () => {
   });
 
   test("an unknown header name is a usage error", () => {
-    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir], { RISKCHECK_TRUST_PROXY_HEADER: "x-client-ip" });
+    const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", dir], {
+      RISKCHECK_TRUST_PROXY_HEADER: "x-client-ip",
+    });
     expect(code).toBe(2);
-    expect(stderr).toContain("RISKCHECK_TRUST_PROXY_HEADER must be one of x-forwarded-for, forwarded, x-real-ip, cf-connecting-ip");
+    expect(stderr).toContain(
+      "RISKCHECK_TRUST_PROXY_HEADER must be one of x-forwarded-for, forwarded, x-real-ip, cf-connecting-ip",
+    );
   });
 });
 
@@ -408,7 +480,11 @@ describe("start-up failures", () => {
     const damaged = readFileSync(join(dir, file));
     damaged[Math.floor(damaged.length * 0.7)] ^= 0x01;
     replace(dir, file, damaged);
-    refused(dir, file, "damaged compiled table (its SHA-256 is not the one the manifest records); remove it to have it compiled again from");
+    refused(
+      dir,
+      file,
+      "damaged compiled table (its SHA-256 is not the one the manifest records); remove it to have it compiled again from",
+    );
   });
 
   test("a corrupt curated file is named, with the fix", () => {
@@ -476,8 +552,14 @@ describe("start-up failures", () => {
   });
 
   test.each([
-    [["--host", "999.1.1.1"], "cannot listen on 999.1.1.1 port 0: not an address this machine can listen on; choose another --host / --port"],
-    [["--db", "/dev/null/riskcheck.sqlite"], "/dev/null/riskcheck.sqlite: cannot open the SQLite database (EEXIST: file already exists, mkdir '/dev/null'); check the path and its permissions (--db / RISKCHECK_DB)"],
+    [
+      ["--host", "999.1.1.1"],
+      "cannot listen on 999.1.1.1 port 0: not an address this machine can listen on; choose another --host / --port",
+    ],
+    [
+      ["--db", "/dev/null/riskcheck.sqlite"],
+      "/dev/null/riskcheck.sqlite: cannot open the SQLite database (EEXIST: file already exists, mkdir '/dev/null'); check the path and its permissions (--db / RISKCHECK_DB)",
+    ],
   ])("%p is named with the setting to change", (flags, message) => {
     const { code, stderr } = runCli(["serve", "--port", "0", "--data-dir", makeDataDir(), ...flags]);
     expect(code).toBe(1);

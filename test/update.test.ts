@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLED_SOURCES, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import {
+  BUNDLED_SOURCES,
+  type ServeProcess,
+  makeDataDir,
+  runCli,
+  runCliAsync,
+  startServe,
+} from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -46,8 +53,12 @@ beforeAll(async () => {
       let response: Response;
       if (broken.has(path)) response = new Response("upstream trouble", { status: (status = 503) });
       else if (!file) response = new Response("missing", { status: (status = 404) });
-      else if (request.headers.get("if-none-match") === file.etag) response = new Response(null, { status: (status = 304) });
-      else response = new Response(file.body, { headers: { etag: file.etag, "last-modified": "Fri, 21 Aug 2026 10:00:00 GMT" } });
+      else if (request.headers.get("if-none-match") === file.etag)
+        response = new Response(null, { status: (status = 304) });
+      else
+        response = new Response(file.body, {
+          headers: { etag: file.etag, "last-modified": "Fri, 21 Aug 2026 10:00:00 GMT" },
+        });
       hits.push({ path, status });
       return response;
     },
@@ -62,7 +73,16 @@ beforeAll(async () => {
   publish("/asn-ipv4-num.csv", '1359103232,1359103487,64500,"Test Net, Ltd"\n');
   // MaxMind ships its databases as a .tar.gz with one folder inside.
   const city = await Bun.file(join(BUNDLED_DATA_DIR, "current/geo/city-ipv4.mmdb")).bytes();
-  publish("/GeoLite2-City.tar.gz", Bun.gzipSync(await new Bun.Archive({ "GeoLite2-City_20261120/GeoLite2-City.mmdb": city, "GeoLite2-City_20261120/LICENSE.txt": "test" }).bytes(), FAST));
+  publish(
+    "/GeoLite2-City.tar.gz",
+    Bun.gzipSync(
+      await new Bun.Archive({
+        "GeoLite2-City_20261120/GeoLite2-City.mmdb": city,
+        "GeoLite2-City_20261120/LICENSE.txt": "test",
+      }).bytes(),
+      FAST,
+    ),
+  );
   publish("/country.mmdb.gz", GOOD_COUNTRY);
 
   dataDir = makeDataDir();
@@ -72,13 +92,39 @@ beforeAll(async () => {
     { name: "disposable", url: `${base}/disposable.conf`, format: "domain-list", feeds: "disposable", licence: "MIT" },
     { name: "vpn-ranges", url: `${base}/vpn-ipv4.txt`, format: "address-list", feeds: "vpn", licence: "MIT" },
     { name: "vpn-asns", url: `${base}/vpn-asn.txt`, format: "asn-list", feeds: "vpn", licence: "test" },
-    { name: "country", url: `${base}/country.mmdb.gz`, format: "mmdb", feeds: "country", licence: "test", supersedes: ["bundled-whois-country"] },
-    { name: "city-v4", url: `${base}/GeoLite2-City.tar.gz`, format: "mmdb", feeds: "city-ipv4", licence: "test", supersedes: ["bundled-geolite2-city-ipv4"] },
+    {
+      name: "country",
+      url: `${base}/country.mmdb.gz`,
+      format: "mmdb",
+      feeds: "country",
+      licence: "test",
+      supersedes: ["bundled-whois-country"],
+    },
+    {
+      name: "city-v4",
+      url: `${base}/GeoLite2-City.tar.gz`,
+      format: "mmdb",
+      feeds: "city-ipv4",
+      licence: "test",
+      supersedes: ["bundled-geolite2-city-ipv4"],
+    },
     { name: "asn", url: `${base}/asn-ipv4-num.csv`, format: "asn-csv", feeds: "asn", licence: "CC BY 4.0 test" },
-    { name: "licensed", url: `${base}/x?key=\${RISKCHECK_SOURCE_TEST_LICENCE_KEY}`, format: "mmdb", feeds: "city", requires: ["RISKCHECK_SOURCE_TEST_LICENCE_KEY"], licence: "test" },
+    {
+      name: "licensed",
+      url: `${base}/x?key=\${RISKCHECK_SOURCE_TEST_LICENCE_KEY}`,
+      format: "mmdb",
+      feeds: "city",
+      requires: ["RISKCHECK_SOURCE_TEST_LICENCE_KEY"],
+      licence: "test",
+    },
   ];
   writeFileSync(join(dataDir, "sources.json"), sourcesWith(testSources));
-  env = { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "u.sqlite"), RISKCHECK_RATE_PER_MINUTE: "0", RISKCHECK_IP_QUOTA_PER_MONTH: "0" };
+  env = {
+    RISKCHECK_DATA_DIR: dataDir,
+    RISKCHECK_DB: join(dataDir, "u.sqlite"),
+    RISKCHECK_RATE_PER_MINUTE: "0",
+    RISKCHECK_IP_QUOTA_PER_MONTH: "0",
+  };
   key = runCli(["keys", "create", "--name", "u"], env).stdout.trimEnd().split("\n").at(-1)!;
   server = await startServe([], env);
 });
@@ -105,12 +151,16 @@ const waitFor = async (predicate: () => Promise<boolean>) => {
 };
 const update = (...args: string[]) => runCliAsync(["update", ...args], env);
 const current = () => readlinkSync(join(dataDir, "current"));
-const manifestOf = (version: string) => JSON.parse(readFileSync(join(dataDir, "datasets", version, "manifest.json"), "utf8"));
+const manifestOf = (version: string) =>
+  JSON.parse(readFileSync(join(dataDir, "datasets", version, "manifest.json"), "utf8"));
 const servedVersion = async () => (await ask("/healthz")).dataset_version as string;
 
 describe("riskcheck update against a loopback feed server", () => {
   test("before: the bundled data alone", async () => {
-    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation).toMatchObject({ attack: 0, reputation: "ok" });
+    expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation).toMatchObject({
+      attack: 0,
+      reputation: "ok",
+    });
     expect(await disposable("gmai.com")).toBe(true); // only the bundled npm list has it
     expect(await disposable("000email.com")).toBe(false); // only mailchecker has it
   });
@@ -135,7 +185,10 @@ describe("riskcheck update against a loopback feed server", () => {
     const answer = await ask("/v1/ip-reputation-check?ip=81.2.69.142&explain=1");
     expect(answer).toMatchObject({ asn: "AS64500 Test Net, Ltd", country_code: "GB", city: "Bracknell" });
     expect(answer.reputation.kind).toEqual(["vpn"]);
-    expect((await ask("/v1/ip-reputation-check?ip=203.0.114.9")).reputation).toMatchObject({ reputation: "bad", risky: true });
+    expect((await ask("/v1/ip-reputation-check?ip=203.0.114.9")).reputation).toMatchObject({
+      reputation: "bad",
+      risky: true,
+    });
     expect((await ask("/v1/ip-reputation-check?ip=10.1.2.3")).reputation.reputation).toBe("ok");
   });
 
@@ -151,23 +204,40 @@ describe("riskcheck update against a loopback feed server", () => {
     };
     // The country and IPv4 city databases came from the test's own sources: compiled anew. The
     // IPv6 city one is the bundled file, unchanged: its table is the base version's, hard-linked.
-    for (const output of ["country", "city-ipv4"]) expect(tableOf(version, output)).not.toBe(tableOf(manifest.base, output));
+    for (const output of ["country", "city-ipv4"])
+      expect(tableOf(version, output)).not.toBe(tableOf(manifest.base, output));
     expect(tableOf(version, "city-ipv6")).toBe(tableOf(manifest.base, "city-ipv6"));
   });
 
   test("every source reports the date of its data, not when it was installed or fetched", async () => {
     const health = await ask("/healthz");
     const source = (name: string) => health.sources.find((s: { name: string }) => s.name === name);
-    expect(source("ipsum")).toMatchObject({ data_date: "2026-08-22T01:00:29.000Z", data_date_from: "content", entries: 40, used_by: ["reputation-index"] });
-    expect(source("disposable")).toMatchObject({ data_date: "2026-08-21T10:00:00.000Z", data_date_from: "last-modified" });
-    expect(source("bundled-ivolo-disposable")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", data_date_from: "package" });
+    expect(source("ipsum")).toMatchObject({
+      data_date: "2026-08-22T01:00:29.000Z",
+      data_date_from: "content",
+      entries: 40,
+      used_by: ["reputation-index"],
+    });
+    expect(source("disposable")).toMatchObject({
+      data_date: "2026-08-21T10:00:00.000Z",
+      data_date_from: "last-modified",
+    });
+    expect(source("bundled-ivolo-disposable")).toMatchObject({
+      data_date: "2024-12-07T08:23:11.000Z",
+      data_date_from: "package",
+    });
     expect(source("bundled-ivolo-disposable").age_days).toBeGreaterThan(300);
     expect(source("bundled-geolite2-city-ipv6")).toMatchObject({ data_date_from: "content", used_by: ["city-ipv6"] });
     // Superseded by the test's own copy: still held, feeding nothing, and not "in use".
     expect(source("bundled-whois-country").used_by).toEqual([]);
-    const about = (await (await fetch(`${server.url}/v1/about`)).json()) as { sources: { name: string; licence: string; data_date: string }[] };
+    const about = (await (await fetch(`${server.url}/v1/about`)).json()) as {
+      sources: { name: string; licence: string; data_date: string }[];
+    };
     expect(about.sources.map((s) => s.name)).not.toContain("bundled-whois-country");
-    expect(about.sources.find((s) => s.name === "bundled-ivolo-disposable")).toMatchObject({ data_date: "2024-12-07T08:23:11.000Z", licence: expect.stringContaining("MIT") });
+    expect(about.sources.find((s) => s.name === "bundled-ivolo-disposable")).toMatchObject({
+      data_date: "2024-12-07T08:23:11.000Z",
+      licence: expect.stringContaining("MIT"),
+    });
     expect(about.sources.find((s) => s.name === "asn")).toMatchObject({ licence: "CC BY 4.0 test" });
     // /metrics reports the age of the data served: not of a copy superseded by a newer one.
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
@@ -251,7 +321,9 @@ describe("riskcheck update against a loopback feed server", () => {
     const refused = await update("--sources", shorter);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/ipsum\s+removed/);
-    expect(refused.stderr).toMatch(/refused: reputation-index would shrink from \d+ to \d+ .*ipsum \(removed from the sources file, was 40 entries\)/);
+    expect(refused.stderr).toMatch(
+      /refused: reputation-index would shrink from \d+ to \d+ .*ipsum \(removed from the sources file, was 40 entries\)/,
+    );
     expect(refused.stderr).toContain("the current data keeps serving");
     expect(current()).toBe(before);
     expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
@@ -324,7 +396,11 @@ describe("riskcheck update against a loopback feed server", () => {
     const load = (async () => {
       while (!stop) {
         const batch = await Promise.all(
-          ["/v1/ip-reputation-check?ip=81.2.69.142", "/v1/check?email=a@gmail.com", "/v1/ip-reputation-check?ip=2001:4860:4860::8888"].map((q) =>
+          [
+            "/v1/ip-reputation-check?ip=81.2.69.142",
+            "/v1/check?email=a@gmail.com",
+            "/v1/ip-reputation-check?ip=2001:4860:4860::8888",
+          ].map((q) =>
             fetch(`${server.url}${q}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
           ),
         );
@@ -344,13 +420,22 @@ describe("riskcheck update against a loopback feed server", () => {
     const crawler = await ask("/v1/ip-reputation-check?ip=66.249.66.1&explain=1");
     expect(crawler.reputation).toMatchObject({ risky: false, reputation: "suspicious", attack: 9 });
     expect(crawler.reputation.kind).toContain("crawler");
-    expect(crawler.reputation.reasons.rule).toEqual({ id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } });
-    expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).reputation).toMatchObject({ risky: false, reputation: "suspicious" });
+    expect(crawler.reputation.reasons.rule).toEqual({
+      id: "benign-cap",
+      level: "suspicious",
+      reports: 9,
+      capped: { from: "bad", by: "verified-crawler" },
+    });
+    expect((await ask("/v1/ip-reputation-check?ip=1.1.1.1")).reputation).toMatchObject({
+      risky: false,
+      reputation: "suspicious",
+    });
   });
 
   test("?explain=1 names each list, the reports it adds, and since when this appliance has seen it", async () => {
     const explained = async () => (await ask("/v1/ip-reputation-check?ip=81.2.69.142&explain=1")).reputation;
-    const ipsumOf = (reputation: Record<string, any>) => reputation.reasons.contributions.find((c: { source: string }) => c.source === "ipsum");
+    const ipsumOf = (reputation: Record<string, any>) =>
+      reputation.reasons.contributions.find((c: { source: string }) => c.source === "ipsum");
     const before = await explained();
     expect(before.reasons.rule).toEqual({ id: "reports>=bad", level: "bad", reports: 30, threshold: 6 });
     expect(ipsumOf(before)).toMatchObject({ category: "attack", count: 30, weight: 1, counted: 30 });
@@ -369,10 +454,25 @@ describe("riskcheck update against a loopback feed server", () => {
 
   test("sources.json errors name the entry and the field", async () => {
     const bad = join(dataDir, "bad-sources.json");
-    writeFileSync(bad, JSON.stringify({ sources: [{ name: "Bad Name", url: "ftp://x", format: "csv", feeds: "x" }, { name: "ok", url: "npm:x/y", format: "mmdb", feeds: "city", licence: "l", supersedes: ["ghost"] }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        sources: [
+          { name: "Bad Name", url: "ftp://x", format: "csv", feeds: "x" },
+          { name: "ok", url: "npm:x/y", format: "mmdb", feeds: "city", licence: "l", supersedes: ["ghost"] },
+        ],
+      }),
+    );
     const run = await update("--sources", bad);
     expect(run.code).toBe(2);
-    for (const field of ["sources[0].name", "sources[0].url", "sources[0].format", "sources[0].licence", 'source "ok": supersedes: no source is named "ghost"']) expect(run.stderr).toContain(field);
+    for (const field of [
+      "sources[0].name",
+      "sources[0].url",
+      "sources[0].format",
+      "sources[0].licence",
+      'source "ok": supersedes: no source is named "ghost"',
+    ])
+      expect(run.stderr).toContain(field);
     expect(readlinkSync(join(dataDir, "current"))).toStartWith("datasets/");
   });
 });
@@ -385,7 +485,10 @@ describe("staging never writes through to the current version", () => {
     const text = readFileSync(manifest, "utf8");
     const feed = join(dir, "feed.txt");
     writeFileSync(feed, "81.2.69.142\n");
-    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "f", url: `file://${feed}`, format: "address-list", feeds: "attack", licence: "test" }]));
+    writeFileSync(
+      join(dir, "sources.json"),
+      sourcesWith([{ name: "f", url: `file://${feed}`, format: "address-list", feeds: "attack", licence: "test" }]),
+    );
     // A curated file that no longer parses makes the staged version fail to load.
     rmSync(join(dir, "curated"));
     cpSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"), { recursive: true, dereference: true });
@@ -395,7 +498,9 @@ describe("staging never writes through to the current version", () => {
     expect(run.stderr).toContain("the new dataset version was not installed");
     expect(readFileSync(manifest, "utf8")).toBe(text);
     expect(readlinkSync(join(dir, "current"))).toBe(before);
-    expect(readdirSync(join(dir, "datasets")).filter((name) => !name.startsWith(".update-lock"))).toEqual([before.replace("datasets/", "")]);
+    expect(readdirSync(join(dir, "datasets")).filter((name) => !name.startsWith(".update-lock"))).toEqual([
+      before.replace("datasets/", ""),
+    ]);
   });
 });
 
@@ -404,14 +509,18 @@ describe("update's start-up failures name the path and the setting to change", (
     const foreign = join(makeDataDir(), "email");
     const run = await runCliAsync(["update", "--data-dir", foreign]);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toStartWith(`riskcheck: ${foreign} is not a riskcheck data directory (it has none of sources.json, datasets, current, riskcheck.sqlite); nothing was written there.`);
+    expect(run.stderr.trim()).toStartWith(
+      `riskcheck: ${foreign} is not a riskcheck data directory (it has none of sources.json, datasets, current, riskcheck.sqlite); nothing was written there.`,
+    );
     const json = await runCliAsync(["update", "--data-dir", foreign, "--json"]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).error).toStartWith(`${foreign} is not a riskcheck data directory`);
     const dir = makeDataDir();
     const directory = await runCliAsync(["update", "--data-dir", dir, "--sources", dir]);
     expect(directory.code).toBe(1);
-    expect(directory.stderr.trim()).toBe(`riskcheck: ${dir}: cannot read the sources file (a directory, not a file); point --sources / RISKCHECK_SOURCES at a sources file`);
+    expect(directory.stderr.trim()).toBe(
+      `riskcheck: ${dir}: cannot read the sources file (a directory, not a file); point --sources / RISKCHECK_SOURCES at a sources file`,
+    );
   });
 });
 
@@ -421,10 +530,23 @@ describe("the free set is guarded as it is served", () => {
     const before = readlinkSync(join(dir, "current"));
     // A slip in sources.json: the free-provider list declared as a disposable list. Every
     // gmail.com, yahoo.com … would turn disposable; no compiled list shrinks.
-    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "wrong", url: "npm:email-providers/all.json", format: "domain-list", feeds: "disposable", licence: "ISC" }]));
+    writeFileSync(
+      join(dir, "sources.json"),
+      sourcesWith([
+        {
+          name: "wrong",
+          url: "npm:email-providers/all.json",
+          format: "domain-list",
+          feeds: "disposable",
+          licence: "ISC",
+        },
+      ]),
+    );
     const run = await runCliAsync(["update", "--data-dir", dir]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/refused: free-domains as served would shrink from \d{4} to \d{1,3} \(.*\); its sources: wrong \(added, \d+ entries\)/);
+    expect(run.stderr).toMatch(
+      /refused: free-domains as served would shrink from \d{4} to \d{1,3} \(.*\); its sources: wrong \(added, \d+ entries\)/,
+    );
     expect(readlinkSync(join(dir, "current"))).toBe(before);
     expect((await runCliAsync(["update", "--data-dir", dir, "--force"])).code).toBe(0);
     expect(readlinkSync(join(dir, "current"))).not.toBe(before);
@@ -436,10 +558,23 @@ describe("the allowlists are guarded against un-flagging the disposable lists", 
     const dir = makeDataDir();
     const before = readlinkSync(join(dir, "current"));
     // The maintained block list at the allowlist's place: 8,883 names would stop being disposable.
-    writeFileSync(join(dir, "sources.json"), sourcesWith([{ name: "wrong-allow", url: "npm:disposable-email-domains-js/dist/dict/disposable_email_blocklist.json", format: "domain-list", feeds: "allow", licence: "CC0" }]));
+    writeFileSync(
+      join(dir, "sources.json"),
+      sourcesWith([
+        {
+          name: "wrong-allow",
+          url: "npm:disposable-email-domains-js/dist/dict/disposable_email_blocklist.json",
+          format: "domain-list",
+          feeds: "allow",
+          licence: "CC0",
+        },
+      ]),
+    );
     const run = await runCliAsync(["update", "--data-dir", dir]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/refused: the allowlists would un-flag \d{4} of the \d{6} disposable names \(\d+ %, more than 1 %\); their sources: wrong-allow, the operator's allowlist/);
+    expect(run.stderr).toMatch(
+      /refused: the allowlists would un-flag \d{4} of the \d{6} disposable names \(\d+ %, more than 1 %\); their sources: wrong-allow, the operator's allowlist/,
+    );
     expect(readlinkSync(join(dir, "current"))).toBe(before);
     expect((await runCliAsync(["update", "--data-dir", dir, "--force"])).code).toBe(0);
     expect(readlinkSync(join(dir, "current"))).not.toBe(before);

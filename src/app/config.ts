@@ -47,7 +47,12 @@ export interface Config {
   readonly reports: ReportSettings;
 }
 
-export type ConfigFlags = Partial<Record<"host" | "port" | "data-dir" | "db" | "database-url" | "keep-versions" | "sources" | "update-every", string | undefined>>;
+export type ConfigFlags = Partial<
+  Record<
+    "host" | "port" | "data-dir" | "db" | "database-url" | "keep-versions" | "sources" | "update-every",
+    string | undefined
+  >
+>;
 type Env = Record<string, string | undefined>;
 
 export const DEFAULTS = Object.freeze({
@@ -86,23 +91,55 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
     databaseUrl: databaseUrl(pick("database-url", "RISKCHECK_DATABASE_URL"), pick("db", "RISKCHECK_DB")),
     ratePerMinute: integer(env.RISKCHECK_RATE_PER_MINUTE, "RISKCHECK_RATE_PER_MINUTE", DEFAULTS.ratePerMinute, 0),
     rateBurst: integer(env.RISKCHECK_RATE_BURST, "RISKCHECK_RATE_BURST", DEFAULTS.rateBurst, 1),
-    ipQuotaPerMonth: integer(env.RISKCHECK_IP_QUOTA_PER_MONTH, "RISKCHECK_IP_QUOTA_PER_MONTH", DEFAULTS.ipQuotaPerMonth, 0),
+    ipQuotaPerMonth: integer(
+      env.RISKCHECK_IP_QUOTA_PER_MONTH,
+      "RISKCHECK_IP_QUOTA_PER_MONTH",
+      DEFAULTS.ipQuotaPerMonth,
+      0,
+    ),
     adminPassword: adminPassword(env.RISKCHECK_ADMIN_PASSWORD),
     trustProxy: trustedProxies(env.RISKCHECK_TRUST_PROXY ?? "", env.RISKCHECK_TRUST_PROXY_HEADER || PROXY_HEADERS[0]),
     thresholds: thresholds(env),
     emailEvidence: evidenceRule(env.RISKCHECK_EMAIL_EVIDENCE || DEFAULT_EVIDENCE_RULE),
-    usageFlushMs: integer(env.RISKCHECK_USAGE_FLUSH_MS, "RISKCHECK_USAGE_FLUSH_MS", DEFAULTS.usageFlushMs, 100, MAX_TIMER_MS),
-    keepVersions: integer(pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"), "--keep-versions / RISKCHECK_KEEP_VERSIONS", DEFAULTS.keepVersions, 1, 100),
+    usageFlushMs: integer(
+      env.RISKCHECK_USAGE_FLUSH_MS,
+      "RISKCHECK_USAGE_FLUSH_MS",
+      DEFAULTS.usageFlushMs,
+      100,
+      MAX_TIMER_MS,
+    ),
+    keepVersions: integer(
+      pick("keep-versions", "RISKCHECK_KEEP_VERSIONS"),
+      "--keep-versions / RISKCHECK_KEEP_VERSIONS",
+      DEFAULTS.keepVersions,
+      1,
+      100,
+    ),
     sourcesFile: pick("sources", "RISKCHECK_SOURCES") ?? join(dataDir, "sources.json"),
     updateEveryMs: updateEvery(pick("update-every", "RISKCHECK_UPDATE_EVERY") ?? DEFAULTS.updateEvery),
-    updateEverySetBy: flags["update-every"] ? `--update-every ${flags["update-every"]}` : env.RISKCHECK_UPDATE_EVERY ? `RISKCHECK_UPDATE_EVERY=${env.RISKCHECK_UPDATE_EVERY}` : null,
-    drainTimeoutMs: integer(env.RISKCHECK_DRAIN_TIMEOUT_MS, "RISKCHECK_DRAIN_TIMEOUT_MS", DEFAULTS.drainTimeoutMs, 0, MAX_TIMER_MS),
+    updateEverySetBy: flags["update-every"]
+      ? `--update-every ${flags["update-every"]}`
+      : env.RISKCHECK_UPDATE_EVERY
+        ? `RISKCHECK_UPDATE_EVERY=${env.RISKCHECK_UPDATE_EVERY}`
+        : null,
+    drainTimeoutMs: integer(
+      env.RISKCHECK_DRAIN_TIMEOUT_MS,
+      "RISKCHECK_DRAIN_TIMEOUT_MS",
+      DEFAULTS.drainTimeoutMs,
+      0,
+      MAX_TIMER_MS,
+    ),
     metricsToken: env.RISKCHECK_METRICS_TOKEN || null,
     reports: {
       dedupMs: period(env.RISKCHECK_REPORT_DEDUP ?? DEFAULTS.reportDedup, "RISKCHECK_REPORT_DEDUP"),
       windowMs: period(env.RISKCHECK_REPORT_WINDOW ?? DEFAULTS.reportWindow, "RISKCHECK_REPORT_WINDOW"),
       retentionMs: period(env.RISKCHECK_REPORT_RETENTION ?? DEFAULTS.reportRetention, "RISKCHECK_REPORT_RETENTION"),
-      keyDailyLimit: integer(env.RISKCHECK_REPORT_KEY_DAILY_LIMIT, "RISKCHECK_REPORT_KEY_DAILY_LIMIT", DEFAULTS.reportKeyDailyLimit, 1),
+      keyDailyLimit: integer(
+        env.RISKCHECK_REPORT_KEY_DAILY_LIMIT,
+        "RISKCHECK_REPORT_KEY_DAILY_LIMIT",
+        DEFAULTS.reportKeyDailyLimit,
+        1,
+      ),
     },
   };
   return Object.freeze(config);
@@ -120,7 +157,10 @@ function databaseUrl(url: string | undefined, dbPath: string | undefined): strin
   if (url === undefined) return null;
   const problem = problemWithDatabaseUrl(url);
   if (problem) throw new UsageError(`--database-url / RISKCHECK_DATABASE_URL ${problem}`);
-  if (dbPath !== undefined) throw new UsageError("--db / RISKCHECK_DB and --database-url / RISKCHECK_DATABASE_URL name two databases; set one of them");
+  if (dbPath !== undefined)
+    throw new UsageError(
+      "--db / RISKCHECK_DB and --database-url / RISKCHECK_DATABASE_URL name two databases; set one of them",
+    );
   return url;
 }
 
@@ -138,13 +178,17 @@ function period(text: string, variable: string): number {
 function updateEvery(text: string): number | null {
   if (text === "off") return null;
   const ms = parseDuration(text);
-  if (ms === null || ms < 1_000) throw new UsageError(`--update-every / RISKCHECK_UPDATE_EVERY: "${text}" is not a period such as 24h, 12h, 30m, or off`);
+  if (ms === null || ms < 1_000)
+    throw new UsageError(
+      `--update-every / RISKCHECK_UPDATE_EVERY: "${text}" is not a period such as 24h, 12h, 30m, or off`,
+    );
   return ms;
 }
 
 /** The levels' thresholds in independent reports; each level must start at or above the one below it. */
 function thresholds(env: Env): Thresholds {
-  const level = (name: keyof Thresholds, variable: string) => integer(env[variable], variable, DEFAULT_THRESHOLDS[name], 1);
+  const level = (name: keyof Thresholds, variable: string) =>
+    integer(env[variable], variable, DEFAULT_THRESHOLDS[name], 1);
   const t = Object.freeze({
     bad: level("bad", "RISKCHECK_LEVEL_BAD_SUM"),
     warning: level("warning", "RISKCHECK_LEVEL_WARNING_SUM"),
@@ -152,14 +196,17 @@ function thresholds(env: Env): Thresholds {
     informative: level("informative", "RISKCHECK_LEVEL_INFORMATIVE_SUM"),
   });
   if (!(t.informative <= t.suspicious && t.suspicious <= t.warning && t.warning <= t.bad)) {
-    throw new UsageError(`the level thresholds must rise from informative to bad, got informative ${t.informative}, suspicious ${t.suspicious}, warning ${t.warning}, bad ${t.bad}`);
+    throw new UsageError(
+      `the level thresholds must rise from informative to bad, got informative ${t.informative}, suspicious ${t.suspicious}, warning ${t.warning}, bad ${t.bad}`,
+    );
   }
   return t;
 }
 
 function trustedProxies(spec: string, header: string): ProxyTrust {
   const name = header.toLowerCase();
-  if (!isProxyHeader(name)) throw new UsageError(`RISKCHECK_TRUST_PROXY_HEADER must be one of ${PROXY_HEADERS.join(", ")}, got "${header}"`);
+  if (!isProxyHeader(name))
+    throw new UsageError(`RISKCHECK_TRUST_PROXY_HEADER must be one of ${PROXY_HEADERS.join(", ")}, got "${header}"`);
   try {
     return parseTrustedProxies(spec, name);
   } catch (err) {
@@ -171,7 +218,13 @@ function isProxyHeader(name: string): name is ProxyHeader {
   return (PROXY_HEADERS as readonly string[]).includes(name);
 }
 
-export function integer(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function integer(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, got "${value}"`);
   const n = Number(value);

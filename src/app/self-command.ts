@@ -31,7 +31,11 @@ export function selfCommand(cwd = process.cwd()): string {
  * carries a password, so it is not printed: the hint says to set it as the server has it.
  */
 function databaseFlags(config: Config): { flags: string; note: string } {
-  if (config.databaseUrl !== null) return { flags: "", note: ` (with RISKCHECK_DATABASE_URL set to ${redactedDatabaseUrl(config.databaseUrl)}, as this server has it)` };
+  if (config.databaseUrl !== null)
+    return {
+      flags: "",
+      note: ` (with RISKCHECK_DATABASE_URL set to ${redactedDatabaseUrl(config.databaseUrl)}, as this server has it)`,
+    };
   const dataDir = resolve(config.dataDir);
   const db = resolve(config.dbPath);
   const flags = ` --data-dir ${shellWord(dataDir)}${db === ownDbPath(dataDir) ? "" : ` --db ${shellWord(db)}`}`;
@@ -53,5 +57,9 @@ export function updateHint(config: Config): string {
 
 /** The commands /healthz's and the dashboard's warnings name, for this server's data and database. */
 export function warningCommands(config: Config): WarningCommands {
-  return { update: updateHint(config), settle: hint(config, 'email deny NAME --reason "why"'), refreshOffBy: config.updateEverySetBy ?? "--update-every off" };
+  return {
+    update: updateHint(config),
+    settle: hint(config, 'email deny NAME --reason "why"'),
+    refreshOffBy: config.updateEverySetBy ?? "--update-every off",
+  };
 }

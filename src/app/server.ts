@@ -54,14 +54,25 @@ const FINAL_FLUSH_ATTEMPTS = 5;
 async function listenError(err: unknown, config: Config): Promise<Error> {
   const code = (err as { code?: string }).code;
   // Bun's errno for a host name that does not resolve is not reliable (EINVAL or a stale ENOENT), so ask the resolver.
-  const resolves = isIP(config.host) !== 0 || (await Bun.dns.lookup(config.host).then(() => true, () => false));
+  const resolves =
+    isIP(config.host) !== 0 ||
+    (await Bun.dns.lookup(config.host).then(
+      () => true,
+      () => false,
+    ));
   const reason =
-    code === "EADDRINUSE" ? "address in use: another process, perhaps another riskcheck, listens there"
-    : code === "EADDRNOTAVAIL" ? "no interface of this machine has that address"
-    : code === "EACCES" ? "permission denied"
-    : !resolves || code === "EINVAL" || code === "ENOTFOUND" ? "not an address this machine can listen on"
-    : (err as Error).message;
-  return new Error(`cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`);
+    code === "EADDRINUSE"
+      ? "address in use: another process, perhaps another riskcheck, listens there"
+      : code === "EADDRNOTAVAIL"
+        ? "no interface of this machine has that address"
+        : code === "EACCES"
+          ? "permission denied"
+          : !resolves || code === "EINVAL" || code === "ENOTFOUND"
+            ? "not an address this machine can listen on"
+            : (err as Error).message;
+  return new Error(
+    `cannot listen on ${config.host} port ${config.port}: ${reason}; choose another --host / --port (RISKCHECK_HOST / RISKCHECK_PORT)`,
+  );
 }
 
 /** Saves the last counts; false when every attempt failed and they are lost. */
@@ -72,7 +83,9 @@ async function finalFlush(usage: { flush(): Promise<void> }, log: Log): Promise<
       return true;
     } catch (err) {
       if (attempt === FINAL_FLUSH_ATTEMPTS) {
-        log.error(`usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`);
+        log.error(
+          `usage flush failed ${attempt} times; the requests counted since the last flush are not recorded: ${(err as Error).message}`,
+        );
         return false;
       }
       log.error(`usage flush failed, retrying: ${(err as Error).message}`);
@@ -93,11 +106,21 @@ interface Refresh {
  * replaced under it); the caller shuts it down and exits non-zero. `startedLoad`: the
  * first dataset load, when the caller began it already (`startServeLoad`).
  */
-export async function startServer(config: Config, log: Log, onFatal: (reason: string) => void = () => {}, startedLoad?: StartedLoad): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: Log,
+  onFatal: (reason: string) => void = () => {},
+  startedLoad?: StartedLoad,
+): Promise<RunningServer> {
   if (!statSync(config.dataDir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new Error(`${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`);
+    throw new Error(
+      `${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`,
+    );
   }
-  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence, started: startedLoad });
+  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, {
+    emailRule: config.emailEvidence,
+    started: startedLoad,
+  });
   for (const note of notes) log.info(`datasets: ${note}`);
 
   const stores = await openStores(config, true);
@@ -106,7 +129,10 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
   const wired = await wireApp({
     stores,
     snapshots,
-    limits: { rate: { perMinute: config.ratePerMinute, burst: config.rateBurst }, ipQuotaPerMonth: config.ipQuotaPerMonth },
+    limits: {
+      rate: { perMinute: config.ratePerMinute, burst: config.rateBurst },
+      ipQuotaPerMonth: config.ipQuotaPerMonth,
+    },
     adminPassword: config.adminPassword,
     now: Date.now,
     client: clientResolver(config.trustProxy),
@@ -124,11 +150,15 @@ export async function startServer(config: Config, log: Log, onFatal: (reason: st
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);
   startRefresh(config, refresh, snapshot, log);
   if (!(await wired.keys.list()).some((k) => k.revokedAt === null)) {
-    log.info(`No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`);
+    log.info(
+      `No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`,
+    );
   }
   if (!(await wired.deps.dashboard.password.isSet())) {
     // The dashboard's page says to look for this line: it names no path to whoever opens it.
-    log.info(`No dashboard password yet. Set one with: printf '%s' 'your long password' | ${hint(config, "admin set-password")}`);
+    log.info(
+      `No dashboard password yet. Set one with: printf '%s' 'your long password' | ${hint(config, "admin set-password")}`,
+    );
   }
 
   const closeConnections = () => server.stop(true);
@@ -178,7 +208,12 @@ function datasetReloads(config: Config, snapshots: SnapshotHolder, overrides: Wi
 }
 
 /** The refresh from the internet, in a child process, unless switched off; not started yet. */
-function refreshFromNetwork(config: Config, snapshot: Snapshot, reload: (reason: string) => Promise<void>, log: Log): Refresh | null {
+function refreshFromNetwork(
+  config: Config,
+  snapshot: Snapshot,
+  reload: (reason: string) => Promise<void>,
+  log: Log,
+): Refresh | null {
   if (config.updateEveryMs === null) return null;
   const child = new UpdateChild(
     selfArgv(),
@@ -205,12 +240,17 @@ function refreshFromNetwork(config: Config, snapshot: Snapshot, reload: (reason:
 /** Starts the refresh, once the server listens, and says when it runs (or how to refresh by hand). */
 function startRefresh(config: Config, refresh: Refresh | null, snapshot: Snapshot, log: Log): void {
   if (refresh === null) {
-    log.info(`datasets: automatic refresh is off (${warningCommands(config).refreshOffBy}); to refresh, run: ${updateHint(config)}`);
+    log.info(
+      `datasets: automatic refresh is off (${warningCommands(config).refreshOffBy}); to refresh, run: ${updateHint(config)}`,
+    );
     return;
   }
   refresh.scheduler.start();
   const next = refresh.scheduler.state().nextAt;
-  const first = lastRefreshedFromNetwork(snapshot.sources) === null ? " (the data has never been refreshed, so within a minute of start)" : "";
+  const first =
+    lastRefreshedFromNetwork(snapshot.sources) === null
+      ? " (the data has never been refreshed, so within a minute of start)"
+      : "";
   log.info(
     `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
   );
@@ -232,18 +272,28 @@ function startTimers(
   const { usage, serving, overrides, reportWatch } = wired;
   const upkeep = setInterval(async () => {
     await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));
-    await serving.tick(Date.now()).catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
+    await serving
+      .tick(Date.now())
+      .catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
   }, config.usageFlushMs);
   // An override line takes effect, or expires, within this: the operator's word needs no update.
   const overrideWatch = setInterval(() => {
-    overrides.refreshEmail().catch((err: Error) => log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`));
+    overrides
+      .refreshEmail()
+      .catch((err: Error) =>
+        log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`),
+      );
   }, OVERRIDE_CHECK_MS);
   const ipOverrideWatch = setInterval(() => {
-    overrides.refreshIp().catch((err: Error) => log.error(`IP overrides: reading them failed, the lines in force stay: ${err.message}`));
+    overrides
+      .refreshIp()
+      .catch((err: Error) => log.error(`IP overrides: reading them failed, the lines in force stay: ${err.message}`));
   }, IP_OVERRIDE_CHECK_MS);
   // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
   const reportSync = setInterval(() => {
-    reportWatch.refresh().catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
+    reportWatch
+      .refresh()
+      .catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
   }, REPORT_CHECK_MS);
   // `riskcheck update` swaps the data/current link; notice it without a signal too.
   const versionWatch = setInterval(() => {
@@ -251,13 +301,16 @@ function startTimers(
     const replaced = stores.replacedOnDisk();
     if (replaced) {
       clearInterval(versionWatch);
-      onFatal(`${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`);
+      onFatal(
+        `${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`,
+      );
     }
   }, VERSION_CHECK_MS);
   const pacer = new GcPacer(wired.deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   return () => {
-    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, pacing]) clearInterval(timer);
+    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, pacing])
+      clearInterval(timer);
   };
 }
 
@@ -267,7 +320,10 @@ async function drain(server: Bun.Server<unknown>, drainTimeoutMs: number, log: L
   const timedOut = new Promise<true>((resolve) => (deadline = setTimeout(resolve, drainTimeoutMs, true)));
   if (await Promise.race([server.stop(false), timedOut])) {
     const cutOff = server.pendingRequests;
-    if (cutOff > 0) log.error(`${cutOff} request(s) still running after ${drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`);
+    if (cutOff > 0)
+      log.error(
+        `${cutOff} request(s) still running after ${drainTimeoutMs} ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections`,
+      );
     await server.stop(true);
   }
   clearTimeout(deadline);
@@ -276,7 +332,11 @@ async function drain(server: Bun.Server<unknown>, drainTimeoutMs: number, log: L
 /** Saves the last usage counts, hands back unused quota leases, closes the database; throws when the counts were lost. */
 async function flushAndClose(stores: Stores, { usage, serving }: Wired, log: Log): Promise<void> {
   const flushed = await finalFlush(usage, log);
-  await serving.release().catch((err: Error) => log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`));
+  await serving
+    .release()
+    .catch((err: Error) =>
+      log.error(`quota: giving back unused leases failed; they stay counted this month: ${err.message}`),
+    );
   await stores.close();
   if (!flushed) throw new Error("the usage counted since the last flush was lost (see above)");
 }

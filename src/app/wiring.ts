@@ -48,7 +48,8 @@ export async function wireApp(input: WiringInput) {
   const emailWatch = new OverrideWatch(stores.emailOverrides, now);
   const ipWatch = new IpOverrideWatch(stores.ipOverrides, now);
   /** The snapshot with the override lines in force: every snapshot served passes through here. */
-  const withOverrides = (snapshot: Snapshot): Snapshot => snapshotWithOverrides(snapshot, { email: emailWatch.active, ip: ipWatch.active });
+  const withOverrides = (snapshot: Snapshot): Snapshot =>
+    snapshotWithOverrides(snapshot, { email: emailWatch.active, ip: ipWatch.active });
   await Promise.all([emailWatch.refresh(), ipWatch.refresh()]);
   input.snapshots.replace(withOverrides(input.snapshots.current()));
   /** Reads one kind's lines again (when its store changed) and serves them if the lines in force changed. */
@@ -59,7 +60,12 @@ export async function wireApp(input: WiringInput) {
   const batchItems = new BatchItemMetrics();
   const authenticator = new KeyAuthenticator(serving.keys, now);
   const reportIndex = new LocalReportIndex(input.reports.windowMs, now, (keyId) => authenticator.isActive(keyId));
-  const reports = { store: stores.reports, index: reportIndex, settings: input.reports, outcomes: new ReportOutcomes() };
+  const reports = {
+    store: stores.reports,
+    index: reportIndex,
+    settings: input.reports,
+    outcomes: new ReportOutcomes(),
+  };
   const reportWatch = new ReportWatch(stores.reports, reportIndex, input.reports, now);
   await reportWatch.refresh();
   const deps: AppDeps = {
@@ -90,7 +96,12 @@ export async function wireApp(input: WiringInput) {
         return JSON.parse(ipAnswerJson(snapshot.ip, ip, snapshot.sources, reportIndex)) as IpAnswer;
       },
       ipAllowlistFile: () => input.snapshots.current().ip.allowlistFile,
-      reports: { store: stores.reports, index: reportIndex, windowMs: input.reports.windowMs, refresh: () => reportWatch.refresh() },
+      reports: {
+        store: stores.reports,
+        index: reportIndex,
+        windowMs: input.reports.windowMs,
+        refresh: () => reportWatch.refresh(),
+      },
     },
     client: input.client,
     now,
@@ -100,7 +111,12 @@ export async function wireApp(input: WiringInput) {
     batchItems,
     reports,
     localReports: reportIndex,
-    overrides: { email: stores.emailOverrides, ip: stores.ipOverrides, refreshEmail: overrides.refreshEmail, refreshIp: overrides.refreshIp },
+    overrides: {
+      email: stores.emailOverrides,
+      ip: stores.ipOverrides,
+      refreshEmail: overrides.refreshEmail,
+      refreshIp: overrides.refreshIp,
+    },
     warnings,
     refreshState: input.refreshState,
     metrics: {

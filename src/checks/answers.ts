@@ -33,12 +33,17 @@ export class Answers {
   ) {}
 
   email(value: unknown): EmailAnswer | ItemError {
-    return (typeof value === "string" ? emailAnswer(this.snapshot.email, value) : null) ?? itemError(value, CHECK_ERRORS.invalidEmail);
+    return (
+      (typeof value === "string" ? emailAnswer(this.snapshot.email, value) : null) ??
+      itemError(value, CHECK_ERRORS.invalidEmail)
+    );
   }
 
   /** Exactly the body of GET /v1/check for the address (with ?explain=1 when explaining). */
   emailJson(a: EmailAnswer): string {
-    return this.explain ? explainedEmailAnswerJson(this.snapshot.email, a, freeListNames(this.snapshot)) : emailAnswerJson(a);
+    return this.explain
+      ? explainedEmailAnswerJson(this.snapshot.email, a, freeListNames(this.snapshot))
+      : emailAnswerJson(a);
   }
 
   /** The reasons ?explain=1 adds to the email answer, as JSON. */

@@ -6,7 +6,11 @@ export interface CheckError {
 }
 
 export const CHECK_ERRORS = Object.freeze({
-  invalidEmail: Object.freeze<CheckError>({ status: 400, error: "invalid_email", message: "The provided email address is not valid" }),
+  invalidEmail: Object.freeze<CheckError>({
+    status: 400,
+    error: "invalid_email",
+    message: "The provided email address is not valid",
+  }),
   invalidIp: Object.freeze<CheckError>({ status: 400, error: "invalid_ip", message: "invalid IP address format" }),
 });
 

@@ -11,7 +11,10 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
   // One trailing line break is what `echo` or a terminal adds; it is not part of the password.
   const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   const problem = checkNewPassword(password);
-  if (problem) throw new UsageError(`${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`);
+  if (problem)
+    throw new UsageError(
+      `${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`,
+    );
   await withStoresMadeIfNeeded(config, values, ({ adminPassword }) => setAdminPassword(adminPassword, password));
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
@@ -21,9 +24,12 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
 /** `admin unlock [ADDRESS]`: lifts dashboard sign-in lock-outs, of one address or of all; a running server sees it at once. */
 export async function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN_UNLOCK>): Promise<number> {
   const address = operand || null;
-  if (address !== null && parseIpAddress(address) === null) throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
+  if (address !== null && parseIpAddress(address) === null)
+    throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
   const config = loadConfig(values, process.env);
-  const unlocked = await withExistingStores(config, values, ({ signInThrottle }) => signInThrottle.unlock(address, Date.now()));
+  const unlocked = await withExistingStores(config, values, ({ signInThrottle }) =>
+    signInThrottle.unlock(address, Date.now()),
+  );
   console.log(
     unlocked.length === 0
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`

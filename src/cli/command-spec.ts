@@ -39,7 +39,9 @@ type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean : str
 type Flags<C extends CommandSpec> = C["flags"][number];
 
 /** The parsed flags by name; required ones are always there. */
-export type FlagValues<C extends CommandSpec> = { [F in Flags<C> as F extends { required: true } ? F["name"] : never]: FlagValue<F> } & {
+export type FlagValues<C extends CommandSpec> = {
+  [F in Flags<C> as F extends { required: true } ? F["name"] : never]: FlagValue<F>;
+} & {
   [F in Flags<C> as F extends { required: true } ? never : F["name"]]?: FlagValue<F>;
 };
 
@@ -64,16 +66,19 @@ export function parseCommandLine<C extends CommandSpec>(command: C, args: string
     const message = (err as Error).message;
     // "--port -1": Node will not take a value that looks like an option; its advice (--port=-1) is on the lines dropped below.
     const ambiguous = /^Option '(--[a-z-]+)' argument is ambiguous/.exec(message);
-    if (ambiguous) throw new UsageError(`${ambiguous[1]} needs a value; give one that starts with "-" as ${ambiguous[1]}=VALUE`);
+    if (ambiguous)
+      throw new UsageError(`${ambiguous[1]} needs a value; give one that starts with "-" as ${ambiguous[1]}=VALUE`);
     // Node's other messages go on with advice about "--" that does not apply here.
     throw new UsageError(message.split(/\.\s/)[0]);
   }
   const { values, positionals } = parsed;
   const wanted = command.operand ? 1 : 0;
   if (positionals.length > wanted) throw new UsageError(`unexpected argument "${positionals[wanted]}"`);
-  if (positionals.length < wanted && !command.operand?.optional) throw new UsageError(`${command.name} needs ${command.operand!.name}`);
+  if (positionals.length < wanted && !command.operand?.optional)
+    throw new UsageError(`${command.name} needs ${command.operand!.name}`);
   for (const flag of command.flags) {
-    if (flag.required && values[flag.name] === undefined) throw new UsageError(`${command.name} needs --${flag.name} ${flag.value}`);
+    if (flag.required && values[flag.name] === undefined)
+      throw new UsageError(`${command.name} needs --${flag.name} ${flag.value}`);
   }
   return { values: values as FlagValues<C>, operand: positionals[0] ?? "" };
 }

@@ -7,33 +7,96 @@ import type { CommandSpec, FlagSpec, VariableSpec } from "./command-spec.ts";
 
 export const DEFAULT_MAX_SHRINK = 0.5;
 
-export const DATA_DIR = { name: "data-dir", type: "string", value: "DIR", env: "RISKCHECK_DATA_DIR", default: DEFAULTS.dataDir, description: "Datasets directory" } as const satisfies FlagSpec;
-export const DB = { name: "db", type: "string", value: "FILE", env: "RISKCHECK_DB", default: "DATA_DIR/riskcheck.sqlite", description: "SQLite file with keys, usage, reports, email and IP overrides and the dashboard's state (one instance)" } as const satisfies FlagSpec;
+export const DATA_DIR = {
+  name: "data-dir",
+  type: "string",
+  value: "DIR",
+  env: "RISKCHECK_DATA_DIR",
+  default: DEFAULTS.dataDir,
+  description: "Datasets directory",
+} as const satisfies FlagSpec;
+export const DB = {
+  name: "db",
+  type: "string",
+  value: "FILE",
+  env: "RISKCHECK_DB",
+  default: "DATA_DIR/riskcheck.sqlite",
+  description: "SQLite file with keys, usage, reports, email and IP overrides and the dashboard's state (one instance)",
+} as const satisfies FlagSpec;
 export const DATABASE_URL = {
   name: "database-url",
   type: "string",
   value: "URL",
   env: "RISKCHECK_DATABASE_URL",
   default: "none: the SQLite file",
-  description: "PostgreSQL database (postgres://USER:PASSWORD@HOST:5432/DB) shared by several instances, instead of --db",
+  description:
+    "PostgreSQL database (postgres://USER:PASSWORD@HOST:5432/DB) shared by several instances, instead of --db",
 } as const satisfies FlagSpec;
-export const JSON_OUTPUT = { name: "json", type: "boolean", description: "Print JSON for scripts" } as const satisfies FlagSpec;
-const SOURCES = { name: "sources", type: "string", value: "FILE", env: "RISKCHECK_SOURCES", default: "DATA_DIR/sources.json", description: "Where the data comes from (sources.json)" } as const satisfies FlagSpec;
-const KEEP_VERSIONS = { name: "keep-versions", type: "string", value: "N", env: "RISKCHECK_KEEP_VERSIONS", default: String(DEFAULTS.keepVersions), description: "Dataset versions kept, 1 to 100: the current one and those it was built on (what update --rollback steps back through)" } as const satisfies FlagSpec;
+export const JSON_OUTPUT = {
+  name: "json",
+  type: "boolean",
+  description: "Print JSON for scripts",
+} as const satisfies FlagSpec;
+const SOURCES = {
+  name: "sources",
+  type: "string",
+  value: "FILE",
+  env: "RISKCHECK_SOURCES",
+  default: "DATA_DIR/sources.json",
+  description: "Where the data comes from (sources.json)",
+} as const satisfies FlagSpec;
+const KEEP_VERSIONS = {
+  name: "keep-versions",
+  type: "string",
+  value: "N",
+  env: "RISKCHECK_KEEP_VERSIONS",
+  default: String(DEFAULTS.keepVersions),
+  description:
+    "Dataset versions kept, 1 to 100: the current one and those it was built on (what update --rollback steps back through)",
+} as const satisfies FlagSpec;
 
 /** What the answers depend on besides the data: `serve` and `scan` read them alike. */
 export const VERDICT_SETTINGS = [
-  { name: "RISKCHECK_EMAIL_EVIDENCE", default: DEFAULT_EVIDENCE_RULE, description: "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)" },
-  { name: "RISKCHECK_LEVEL_BAD_SUM", default: String(DEFAULT_THRESHOLDS.bad), description: "Independent reports from which an address is `bad`" },
-  { name: "RISKCHECK_LEVEL_WARNING_SUM", default: String(DEFAULT_THRESHOLDS.warning), description: "Independent reports from which it is `warning`" },
-  { name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM", default: String(DEFAULT_THRESHOLDS.suspicious), description: "Independent reports from which it is `suspicious`" },
-  { name: "RISKCHECK_LEVEL_INFORMATIVE_SUM", default: String(DEFAULT_THRESHOLDS.informative), description: "Independent reports from which it is `informative`; the four must rise from informative to bad" },
-  { name: "RISKCHECK_REPORT_WINDOW", default: DEFAULTS.reportWindow, description: "Local reports count in the verdict for this long: distinct reporting keys per category" },
+  {
+    name: "RISKCHECK_EMAIL_EVIDENCE",
+    default: DEFAULT_EVIDENCE_RULE,
+    description:
+      "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)",
+  },
+  {
+    name: "RISKCHECK_LEVEL_BAD_SUM",
+    default: String(DEFAULT_THRESHOLDS.bad),
+    description: "Independent reports from which an address is `bad`",
+  },
+  {
+    name: "RISKCHECK_LEVEL_WARNING_SUM",
+    default: String(DEFAULT_THRESHOLDS.warning),
+    description: "Independent reports from which it is `warning`",
+  },
+  {
+    name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM",
+    default: String(DEFAULT_THRESHOLDS.suspicious),
+    description: "Independent reports from which it is `suspicious`",
+  },
+  {
+    name: "RISKCHECK_LEVEL_INFORMATIVE_SUM",
+    default: String(DEFAULT_THRESHOLDS.informative),
+    description: "Independent reports from which it is `informative`; the four must rise from informative to bad",
+  },
+  {
+    name: "RISKCHECK_REPORT_WINDOW",
+    default: DEFAULTS.reportWindow,
+    description: "Local reports count in the verdict for this long: distinct reporting keys per category",
+  },
 ] as const satisfies readonly VariableSpec[];
 
 /** Read by `update` and by the refresh that `serve` runs. */
 const MAXMIND_SETTINGS = [
-  { name: "MAXMIND_ACCOUNT_ID", default: "none", description: "With MAXMIND_LICENSE_KEY, enables the maxmind-* sources" },
+  {
+    name: "MAXMIND_ACCOUNT_ID",
+    default: "none",
+    description: "With MAXMIND_LICENSE_KEY, enables the maxmind-* sources",
+  },
   { name: "MAXMIND_LICENSE_KEY", default: "none", description: "MaxMind licence key for the maxmind-* sources" },
 ] as const satisfies readonly VariableSpec[];
 
@@ -46,29 +109,102 @@ export const SERVE = {
     "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
   ],
   flags: [
-    { name: "host", type: "string", value: "HOST", env: "RISKCHECK_HOST", default: DEFAULTS.host, description: "Address to listen on" },
-    { name: "port", type: "string", value: "PORT", env: "RISKCHECK_PORT", default: String(DEFAULTS.port), description: "Port to listen on; 0 picks a free one" },
+    {
+      name: "host",
+      type: "string",
+      value: "HOST",
+      env: "RISKCHECK_HOST",
+      default: DEFAULTS.host,
+      description: "Address to listen on",
+    },
+    {
+      name: "port",
+      type: "string",
+      value: "PORT",
+      env: "RISKCHECK_PORT",
+      default: String(DEFAULTS.port),
+      description: "Port to listen on; 0 picks a free one",
+    },
     DATA_DIR,
     DB,
     DATABASE_URL,
     SOURCES,
-    { name: "update-every", type: "string", value: "PERIOD", env: "RISKCHECK_UPDATE_EVERY", default: DEFAULTS.updateEvery, description: "How often the datasets are refreshed (24h, 12h, 30m …), with jitter; off disables it" },
+    {
+      name: "update-every",
+      type: "string",
+      value: "PERIOD",
+      env: "RISKCHECK_UPDATE_EVERY",
+      default: DEFAULTS.updateEvery,
+      description: "How often the datasets are refreshed (24h, 12h, 30m …), with jitter; off disables it",
+    },
     KEEP_VERSIONS,
   ],
   environment: [
-    { name: "RISKCHECK_RATE_PER_MINUTE", default: String(DEFAULTS.ratePerMinute), description: "Default token-bucket refill per key and minute; 0 disables rate limiting" },
-    { name: "RISKCHECK_RATE_BURST", default: String(DEFAULTS.rateBurst), description: "Default bucket size: requests a key may send at once" },
-    { name: "RISKCHECK_IP_QUOTA_PER_MONTH", default: String(DEFAULTS.ipQuotaPerMonth), description: "Default monthly quota of successful IP checks per key; 0 is unlimited" },
-    { name: "RISKCHECK_ADMIN_PASSWORD", default: "none", description: "Dashboard password, 12 to 1,024 characters; wins over one stored with `admin set-password`, and is stored at start in place of a stored one it does not match, which signs every session out" },
-    { name: "RISKCHECK_TRUST_PROXY", default: "none", description: "Comma-separated addresses/CIDRs of reverse proxies whose forwarding header is believed" },
-    { name: "RISKCHECK_TRUST_PROXY_HEADER", default: "x-forwarded-for", description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip" },
-    { name: "RISKCHECK_DRAIN_TIMEOUT_MS", default: String(DEFAULTS.drainTimeoutMs), description: "How long a stopping server lets in-flight requests finish before closing their connections; 0 to 2147483647 (about 24.8 days)" },
-    { name: "RISKCHECK_METRICS_TOKEN", default: "none", description: "When set, GET /metrics needs `Authorization: Bearer <token>`" },
-    { name: "RISKCHECK_USAGE_FLUSH_MS", default: String(DEFAULTS.usageFlushMs), description: "How often usage counters are written to the database (with PostgreSQL also: how often idle quota leases go back and every key's count is read); 100 to 2147483647" },
+    {
+      name: "RISKCHECK_RATE_PER_MINUTE",
+      default: String(DEFAULTS.ratePerMinute),
+      description: "Default token-bucket refill per key and minute; 0 disables rate limiting",
+    },
+    {
+      name: "RISKCHECK_RATE_BURST",
+      default: String(DEFAULTS.rateBurst),
+      description: "Default bucket size: requests a key may send at once",
+    },
+    {
+      name: "RISKCHECK_IP_QUOTA_PER_MONTH",
+      default: String(DEFAULTS.ipQuotaPerMonth),
+      description: "Default monthly quota of successful IP checks per key; 0 is unlimited",
+    },
+    {
+      name: "RISKCHECK_ADMIN_PASSWORD",
+      default: "none",
+      description:
+        "Dashboard password, 12 to 1,024 characters; wins over one stored with `admin set-password`, and is stored at start in place of a stored one it does not match, which signs every session out",
+    },
+    {
+      name: "RISKCHECK_TRUST_PROXY",
+      default: "none",
+      description: "Comma-separated addresses/CIDRs of reverse proxies whose forwarding header is believed",
+    },
+    {
+      name: "RISKCHECK_TRUST_PROXY_HEADER",
+      default: "x-forwarded-for",
+      description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip",
+    },
+    {
+      name: "RISKCHECK_DRAIN_TIMEOUT_MS",
+      default: String(DEFAULTS.drainTimeoutMs),
+      description:
+        "How long a stopping server lets in-flight requests finish before closing their connections; 0 to 2147483647 (about 24.8 days)",
+    },
+    {
+      name: "RISKCHECK_METRICS_TOKEN",
+      default: "none",
+      description: "When set, GET /metrics needs `Authorization: Bearer <token>`",
+    },
+    {
+      name: "RISKCHECK_USAGE_FLUSH_MS",
+      default: String(DEFAULTS.usageFlushMs),
+      description:
+        "How often usage counters are written to the database (with PostgreSQL also: how often idle quota leases go back and every key's count is read); 100 to 2147483647",
+    },
     ...VERDICT_SETTINGS,
-    { name: "RISKCHECK_REPORT_DEDUP", default: DEFAULTS.reportDedup, description: "A key's repeat of a report (same address and category) within this is a duplicate" },
-    { name: "RISKCHECK_REPORT_RETENTION", default: DEFAULTS.reportRetention, description: "Local reports older than this are deleted" },
-    { name: "RISKCHECK_REPORT_KEY_DAILY_LIMIT", default: String(DEFAULTS.reportKeyDailyLimit), description: "Distinct addresses one key may report per day (UTC); reports of further ones are refused with limit_reached" },
+    {
+      name: "RISKCHECK_REPORT_DEDUP",
+      default: DEFAULTS.reportDedup,
+      description: "A key's repeat of a report (same address and category) within this is a duplicate",
+    },
+    {
+      name: "RISKCHECK_REPORT_RETENTION",
+      default: DEFAULTS.reportRetention,
+      description: "Local reports older than this are deleted",
+    },
+    {
+      name: "RISKCHECK_REPORT_KEY_DAILY_LIMIT",
+      default: String(DEFAULTS.reportKeyDailyLimit),
+      description:
+        "Distinct addresses one key may report per day (UTC); reports of further ones are refused with limit_reached",
+    },
     ...MAXMIND_SETTINGS,
   ],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
@@ -85,39 +221,92 @@ export const UPDATE = {
   flags: [
     DATA_DIR,
     SOURCES,
-    { name: "only", type: "string", value: "NAME,...", default: "every source", description: "Refresh only these sources; the others keep their data" },
-    { name: "force", type: "boolean", description: "Rebuild every output even when nothing changed, and accept lists or outputs that are empty or shrank more than --max-shrink" },
-    { name: "max-shrink", type: "string", value: "F", default: String(DEFAULT_MAX_SHRINK), description: "Refuse a list, or a new version's output, that lost more than this fraction of its entries" },
+    {
+      name: "only",
+      type: "string",
+      value: "NAME,...",
+      default: "every source",
+      description: "Refresh only these sources; the others keep their data",
+    },
+    {
+      name: "force",
+      type: "boolean",
+      description:
+        "Rebuild every output even when nothing changed, and accept lists or outputs that are empty or shrank more than --max-shrink",
+    },
+    {
+      name: "max-shrink",
+      type: "string",
+      value: "F",
+      default: String(DEFAULT_MAX_SHRINK),
+      description: "Refuse a list, or a new version's output, that lost more than this fraction of its entries",
+    },
     KEEP_VERSIONS,
-    { name: "rollback", type: "boolean", description: "Step back to the version the current one was built on; again for the one before" },
+    {
+      name: "rollback",
+      type: "boolean",
+      description: "Step back to the version the current one was built on; again for the one before",
+    },
     { name: "list", type: "boolean", description: "List the kept versions with their date, sources and counts" },
     JSON_OUTPUT,
   ],
   environment: MAXMIND_SETTINGS,
-  examples: ["riskcheck update --data-dir /var/lib/riskcheck", "riskcheck update --only ipsum,spamhaus-drop-v4", "riskcheck update --list", "riskcheck update --rollback"],
+  examples: [
+    "riskcheck update --data-dir /var/lib/riskcheck",
+    "riskcheck update --only ipsum,spamhaus-drop-v4",
+    "riskcheck update --list",
+    "riskcheck update --rollback",
+  ],
 } as const satisfies CommandSpec;
 
 const EXPIRES = {
   name: "expires",
   type: "string",
   value: "WHEN",
-  description: "After this the key answers 401 (API key revoked): a duration from now (30d, 12h), a date (2027-01-31, the start of that day UTC), a date and time with its zone (2027-01-31T18:00:00Z), or never",
+  description:
+    "After this the key answers 401 (API key revoked): a duration from now (30d, 12h), a date (2027-01-31, the start of that day UTC), a date and time with its zone (2027-01-31T18:00:00Z), or never",
 } as const satisfies FlagSpec;
 const ALLOW_FROM = {
   name: "allow-from",
   type: "string",
   value: "CIDR,...",
-  description: "Client addresses the key works from (as the server resolves them, trusted proxies included), comma-separated; from elsewhere 403 forbidden. any: anywhere",
+  description:
+    "Client addresses the key works from (as the server resolves them, trusted proxies included), comma-separated; from elsewhere 403 forbidden. any: anywhere",
 } as const satisfies FlagSpec;
 
 export const KEYS_CREATE = {
   name: "keys create",
   summary: "Create an API key; its secret is printed once, alone on the last line",
   flags: [
-    { name: "name", type: "string", value: "NAME", required: true, description: "Descriptive name shown in lists and the dashboard" },
-    { name: "rate-per-minute", type: "string", value: "N", default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`, description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647" },
-    { name: "ip-quota-per-month", type: "string", value: "N", default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`, description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647" },
-    { name: "permissions", type: "string", value: "LIST", default: "check", description: "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports), manage (the override lines, /v1/overrides)" },
+    {
+      name: "name",
+      type: "string",
+      value: "NAME",
+      required: true,
+      description: "Descriptive name shown in lists and the dashboard",
+    },
+    {
+      name: "rate-per-minute",
+      type: "string",
+      value: "N",
+      default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`,
+      description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647",
+    },
+    {
+      name: "ip-quota-per-month",
+      type: "string",
+      value: "N",
+      default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`,
+      description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647",
+    },
+    {
+      name: "permissions",
+      type: "string",
+      value: "LIST",
+      default: "check",
+      description:
+        "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports), manage (the override lines, /v1/overrides)",
+    },
     { ...EXPIRES, default: "never" },
     { ...ALLOW_FROM, default: "anywhere" },
     JSON_OUTPUT,
@@ -150,13 +339,30 @@ export const KEYS_REVOKE = {
 
 export const KEYS_UPDATE = {
   name: "keys update",
-  summary: "Change a key's name, limits, permissions, expiry or networks; its secret and usage stay, running servers apply it within 3 s",
+  summary:
+    "Change a key's name, limits, permissions, expiry or networks; its secret and usage stay, running servers apply it within 3 s",
   operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
   flags: [
     { name: "name", type: "string", value: "NAME", description: "A new name; no other active key may have it" },
-    { name: "rate-per-minute", type: "string", value: "N", description: "This key's token-bucket refill per minute; 0 is unlimited; default: back to the server's setting" },
-    { name: "ip-quota-per-month", type: "string", value: "N", description: "This key's monthly quota of IP checks (what it used this month still counts); 0 is unlimited; default: back to the server's setting" },
-    { name: "permissions", type: "string", value: "LIST", description: "What the key may do, comma-separated, replacing what it had: check, report" },
+    {
+      name: "rate-per-minute",
+      type: "string",
+      value: "N",
+      description: "This key's token-bucket refill per minute; 0 is unlimited; default: back to the server's setting",
+    },
+    {
+      name: "ip-quota-per-month",
+      type: "string",
+      value: "N",
+      description:
+        "This key's monthly quota of IP checks (what it used this month still counts); 0 is unlimited; default: back to the server's setting",
+    },
+    {
+      name: "permissions",
+      type: "string",
+      value: "LIST",
+      description: "What the key may do, comma-separated, replacing what it had: check, report",
+    },
     EXPIRES,
     ALLOW_FROM,
     JSON_OUTPUT,
@@ -164,28 +370,60 @@ export const KEYS_UPDATE = {
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck keys update checkout-backend --ip-quota-per-month 50000", "riskcheck keys update key_AbCdEfGhIjKl --expires never --allow-from any", "riskcheck keys update batch --name batch-nightly"],
+  examples: [
+    "riskcheck keys update checkout-backend --ip-quota-per-month 50000",
+    "riskcheck keys update key_AbCdEfGhIjKl --expires never --allow-from any",
+    "riskcheck keys update batch --name batch-nightly",
+  ],
 } as const satisfies CommandSpec;
 
 export const KEYS_ROTATE = {
   name: "keys rotate",
-  summary: "Give a key a new secret (same id, limits and usage), printed once; the old one works until the grace period ends",
+  summary:
+    "Give a key a new secret (same id, limits and usage), printed once; the old one works until the grace period ends",
   operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
   flags: [
-    { name: "grace", type: "string", value: "DURATION", default: "24h", description: "How long the old secret keeps working (90s, 30m, 24h, 7d); 0 ends it at once. A rotation still in progress ends: its older secret stops" },
+    {
+      name: "grace",
+      type: "string",
+      value: "DURATION",
+      default: "24h",
+      description:
+        "How long the old secret keeps working (90s, 30m, 24h, 7d); 0 ends it at once. A rotation still in progress ends: its older secret stops",
+    },
     JSON_OUTPUT,
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck keys rotate checkout-backend", "riskcheck keys rotate checkout-backend --grace 2h", "riskcheck keys rotate key_AbCdEfGhIjKl --grace 0"],
+  examples: [
+    "riskcheck keys rotate checkout-backend",
+    "riskcheck keys rotate checkout-backend --grace 2h",
+    "riskcheck keys rotate key_AbCdEfGhIjKl --grace 0",
+  ],
 } as const satisfies CommandSpec;
 
 export const KEYS_USAGE = {
   name: "keys usage",
-  summary: "A key's requests per day by outcome: answered, rate-limited, over quota, refused (invalid input), forbidden (network), and reports accepted",
-  operand: { name: "ID_OR_NAME", description: "The key's id, or its name (revoked keys too, when no active key has it)" },
-  flags: [{ name: "days", type: "string", value: "N", default: "30", description: "How many days back, today included (1 to 400)" }, JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
+  summary:
+    "A key's requests per day by outcome: answered, rate-limited, over quota, refused (invalid input), forbidden (network), and reports accepted",
+  operand: {
+    name: "ID_OR_NAME",
+    description: "The key's id, or its name (revoked keys too, when no active key has it)",
+  },
+  flags: [
+    {
+      name: "days",
+      type: "string",
+      value: "N",
+      default: "30",
+      description: "How many days back, today included (1 to 400)",
+    },
+    JSON_OUTPUT,
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
   examples: ["riskcheck keys usage checkout-backend", "riskcheck keys usage key_AbCdEfGhIjKl --days 7 --json"],
 } as const satisfies CommandSpec;
 
@@ -206,18 +444,27 @@ export const ADMIN_UNLOCK = {
 
 export const DB_MIGRATE = {
   name: "db migrate",
-  summary: "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
+  summary:
+    "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
   details: [
     "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
     "--from-sqlite copies keys, usage, local reports, email and IP overrides, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
   ],
   flags: [
-    { name: "from-sqlite", type: "string", value: "FILE", description: "SQLite database to copy into the PostgreSQL database of --database-url" },
+    {
+      name: "from-sqlite",
+      type: "string",
+      value: "FILE",
+      description: "SQLite database to copy into the PostgreSQL database of --database-url",
+    },
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck db migrate --database-url postgres://riskcheck@db.internal/riskcheck", "RISKCHECK_DATABASE_URL=postgres://riskcheck@db.internal/riskcheck riskcheck db migrate --from-sqlite /var/lib/riskcheck/riskcheck.sqlite"],
+  examples: [
+    "riskcheck db migrate --database-url postgres://riskcheck@db.internal/riskcheck",
+    "RISKCHECK_DATABASE_URL=postgres://riskcheck@db.internal/riskcheck riskcheck db migrate --from-sqlite /var/lib/riskcheck/riskcheck.sqlite",
+  ],
 } as const satisfies CommandSpec;
 
 export const VERSION = {

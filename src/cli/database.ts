@@ -37,11 +37,17 @@ function requireDatabase(config: Config, values: DatabaseFlags): void {
 function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
   if (config.databaseUrl !== null || existsSync(config.dbPath)) return () => {};
   const ownFile = resolvePath(config.dbPath) === resolvePath(ownDbPath(config.dataDir));
-  if (ownFile && dataDirKind(config.dataDir) === "foreign") throw new Error(notADataDirectory(resolvePath(config.dataDir)));
+  if (ownFile && dataDirKind(config.dataDir) === "foreign")
+    throw new Error(notADataDirectory(resolvePath(config.dataDir)));
   if (ownFile && !existsSync(config.dataDir)) {
-    throw new Error(`${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`);
+    throw new Error(
+      `${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
+    );
   }
-  return () => console.error(`riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`);
+  return () =>
+    console.error(
+      `riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`,
+    );
 }
 
 /** Runs `use` on the configured database's stores and closes them, whatever happens. */
@@ -55,13 +61,21 @@ export async function withStores<T>(config: Config, use: (stores: Stores) => Pro
 }
 
 /** `use` on the stores of a database that is there already (`requireDatabase`): reading or removing never makes one. */
-export async function withExistingStores<T>(config: Config, values: DatabaseFlags, use: (stores: Stores) => Promise<T>): Promise<T> {
+export async function withExistingStores<T>(
+  config: Config,
+  values: DatabaseFlags,
+  use: (stores: Stores) => Promise<T>,
+): Promise<T> {
   requireDatabase(config, values);
   return withStores(config, use);
 }
 
 /** `use` on the stores, the database made first where `prepareDatabase` allows it; says so once `use` succeeded. */
-export async function withStoresMadeIfNeeded<T>(config: Config, values: DatabaseFlags, use: (stores: Stores) => Promise<T>): Promise<T> {
+export async function withStoresMadeIfNeeded<T>(
+  config: Config,
+  values: DatabaseFlags,
+  use: (stores: Stores) => Promise<T>,
+): Promise<T> {
   const madeNew = prepareDatabase(config, values);
   const result = await withStores(config, use);
   madeNew();

@@ -11,14 +11,20 @@ import { withStores } from "./database.ts";
 export async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MIGRATE>): Promise<number> {
   const config = loadConfig(values, process.env);
   const source = values["from-sqlite"];
-  if (source !== undefined && config.databaseUrl === null) throw new UsageError("--from-sqlite copies into PostgreSQL: give --database-url or RISKCHECK_DATABASE_URL too");
+  if (source !== undefined && config.databaseUrl === null)
+    throw new UsageError("--from-sqlite copies into PostgreSQL: give --database-url or RISKCHECK_DATABASE_URL too");
   if (source !== undefined && !existsSync(source)) throw new UsageError(`--from-sqlite ${source}: no such file`);
   if (source === undefined) {
     await withStores(config, async (stores) => console.log(`${stores.description}: the schema is up to date.`));
     return 0;
   }
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
-  console.log(`Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP overrides${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`);
-  if (copied.limitedKeys.length) console.log(`Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`);
+  console.log(
+    `Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP overrides${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`,
+  );
+  if (copied.limitedKeys.length)
+    console.log(
+      `Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`,
+    );
   return 0;
 }

@@ -4,13 +4,35 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { type CommandSpec, type ParsedCommandLine, parseCommandLine, wantsHelp } from "./command-spec.ts";
-import { ADMIN_SET_PASSWORD, ADMIN_UNLOCK, DB_MIGRATE, KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE, SERVE, UPDATE, VERSION } from "./commands.ts";
+import {
+  ADMIN_SET_PASSWORD,
+  ADMIN_UNLOCK,
+  DB_MIGRATE,
+  KEYS_CREATE,
+  KEYS_LIST,
+  KEYS_REVOKE,
+  KEYS_ROTATE,
+  KEYS_UPDATE,
+  KEYS_USAGE,
+  SERVE,
+  UPDATE,
+  VERSION,
+} from "./commands.ts";
 import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
 import { UsageError } from "../app/config.ts";
 import { selfCommand } from "../app/self-command.ts";
-import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE, allowDomain, denyDomain, listOverrides, removeOverride } from "./email.ts";
+import {
+  EMAIL_ALLOW,
+  EMAIL_DENY,
+  EMAIL_LIST,
+  EMAIL_REMOVE,
+  allowDomain,
+  denyDomain,
+  listOverrides,
+  removeOverride,
+} from "./email.ts";
 import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
 import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE, allowIp, denyIp, listIpOverrides, removeIpOverride } from "./ip.ts";
 import { migrateDatabase } from "./db.ts";
@@ -20,7 +42,11 @@ import { BUILD_INFO } from "../runtime/build-info.ts";
 
 function version(): number {
   // The binary names what it was built from and the data it carries.
-  console.log(BUILD_INFO ? `riskcheck ${pkg.version} (commit ${BUILD_INFO.commit}, embedded data of ${BUILD_INFO.dataDate})` : `riskcheck ${pkg.version}`);
+  console.log(
+    BUILD_INFO
+      ? `riskcheck ${pkg.version} (commit ${BUILD_INFO.commit}, embedded data of ${BUILD_INFO.dataDate})`
+      : `riskcheck ${pkg.version}`,
+  );
   return 0;
 }
 
@@ -29,7 +55,10 @@ interface Command {
   run(args: string[], context: RunContext): Promise<number>;
 }
 
-function command<C extends CommandSpec>(spec: C, run: (parsed: ParsedCommandLine<C>, context: RunContext) => number | Promise<number>): Command {
+function command<C extends CommandSpec>(
+  spec: C,
+  run: (parsed: ParsedCommandLine<C>, context: RunContext) => number | Promise<number>,
+): Command {
   return { spec, run: async (args, context) => run(parseCommandLine(spec, args), context) };
 }
 
@@ -70,7 +99,9 @@ interface Group {
   readonly commands: readonly Command[];
 }
 
-type Resolved = { readonly command: Command; readonly args: string[] } | { readonly problem: string; readonly group?: Group };
+type Resolved =
+  | { readonly command: Command; readonly args: string[] }
+  | { readonly problem: string; readonly group?: Group };
 
 /** The command the first words name: "serve", or a group and its subcommand, "keys create". */
 function resolve(words: string[]): Resolved {
@@ -82,7 +113,10 @@ function resolve(words: string[]): Resolved {
   const sub = group.find((c) => c.spec.name === `${first} ${second}`);
   if (sub) return { command: sub, args: words.slice(2) };
   const names = group.map((c) => c.spec.name.slice(first.length + 1)).join(", ");
-  const problem = second === undefined || second.startsWith("-") ? `${first} needs a subcommand: ${names}` : `unknown ${first} subcommand "${second}"`;
+  const problem =
+    second === undefined || second.startsWith("-")
+      ? `${first} needs a subcommand: ${names}`
+      : `unknown ${first} subcommand "${second}"`;
   return { problem, group: { name: first, commands: group } };
 }
 
@@ -101,7 +135,13 @@ function help(args: string[]): number {
   }
   const found = resolve(words);
   if ("command" in found && found.args.length === 0) console.log(commandHelp(found.command.spec));
-  else if ("group" in found && found.group && words.length === 1) console.log(commandList(found.group.commands.map((c) => c.spec), found.group.name));
+  else if ("group" in found && found.group && words.length === 1)
+    console.log(
+      commandList(
+        found.group.commands.map((c) => c.spec),
+        found.group.name,
+      ),
+    );
   else return usageError(`no help for "${words.join(" ")}"`);
   return 0;
 }

@@ -11,12 +11,35 @@ import { untilText } from "../time/calendar-date.ts";
 
 /** `riskcheck email allow|deny|list|remove`: the operator's override lines for email domains. */
 
-export const REASON = { name: "reason", type: "string", value: "TEXT", required: true, description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line" } as const satisfies FlagSpec;
-export const UNTIL = { name: "until", type: "string", value: "DATE", default: "until removed", description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)" } as const satisfies FlagSpec;
-const FORCE = { name: "force", type: "boolean", description: "Accept a public suffix (co.uk, com): the line then covers every domain registered under it" } as const satisfies FlagSpec;
-export const AUTHOR = { name: "author", type: "string", value: "NAME", default: "the user running the command", description: "Who is answerable for the line" } as const satisfies FlagSpec;
+export const REASON = {
+  name: "reason",
+  type: "string",
+  value: "TEXT",
+  required: true,
+  description: "Why: shown in ?explain=1 answers and the dashboard, to defend the line",
+} as const satisfies FlagSpec;
+export const UNTIL = {
+  name: "until",
+  type: "string",
+  value: "DATE",
+  default: "until removed",
+  description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601)",
+} as const satisfies FlagSpec;
+const FORCE = {
+  name: "force",
+  type: "boolean",
+  description: "Accept a public suffix (co.uk, com): the line then covers every domain registered under it",
+} as const satisfies FlagSpec;
+export const AUTHOR = {
+  name: "author",
+  type: "string",
+  value: "NAME",
+  default: "the user running the command",
+  description: "Who is answerable for the line",
+} as const satisfies FlagSpec;
 const DOMAIN = { name: "DOMAIN", description: "The domain; the line covers its subdomains too" };
-const SETTLES = "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
+const SETTLES =
+  "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
 
 export const EMAIL_ALLOW = {
   name: "email allow",
@@ -24,7 +47,10 @@ export const EMAIL_ALLOW = {
   details: [SETTLES],
   operand: DOMAIN,
   flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
-  examples: ['riskcheck email allow example-corp.com --reason "our own staff domain; listed by one list since 2026-08"', 'riskcheck email allow shop.example --reason "ticket 4711" --until 2027-01-31'],
+  examples: [
+    'riskcheck email allow example-corp.com --reason "our own staff domain; listed by one list since 2026-08"',
+    'riskcheck email allow shop.example --reason "ticket 4711" --until 2027-01-31',
+  ],
 } as const satisfies CommandSpec;
 
 export const EMAIL_DENY = {
@@ -51,20 +77,34 @@ export const EMAIL_REMOVE = {
   examples: ["riskcheck email remove example-corp.com"],
 } as const satisfies CommandSpec;
 
-const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
-  let line: OverrideLine;
-  try {
-    line = overrideLine({ domain: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null, force: values.force }, new Date());
-  } catch (err) {
-    if (err instanceof OverrideError) throw new UsageError(err.message);
-    throw err;
-  }
-  const config = loadConfig(values, process.env);
-  await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
-  const until = line.until ? ` until ${untilText(line.until)}` : "";
-  console.log(`${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`);
-  return 0;
-};
+const put =
+  (action: "allow" | "deny") =>
+  async ({ values, operand }: ParsedCommandLine<typeof EMAIL_ALLOW | typeof EMAIL_DENY>): Promise<number> => {
+    let line: OverrideLine;
+    try {
+      line = overrideLine(
+        {
+          domain: operand,
+          action,
+          reason: values.reason,
+          author: values.author ?? currentUser(),
+          until: values.until ?? null,
+          force: values.force,
+        },
+        new Date(),
+      );
+    } catch (err) {
+      if (err instanceof OverrideError) throw new UsageError(err.message);
+      throw err;
+    }
+    const config = loadConfig(values, process.env);
+    await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
+    const until = line.until ? ` until ${untilText(line.until)}` : "";
+    console.log(
+      `${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`,
+    );
+    return 0;
+  };
 
 export const allowDomain = put("allow");
 export const denyDomain = put("deny");
@@ -74,7 +114,13 @@ export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_L
   const lines = await withExistingStores(config, values, ({ emailOverrides }) => emailOverrides.list());
   const active = activeOverrides(lines, Date.now());
   if (values.json) {
-    console.log(JSON.stringify(lines.map((l) => ({ ...l, active: active.has(l.domain) })), null, 2));
+    console.log(
+      JSON.stringify(
+        lines.map((l) => ({ ...l, active: active.has(l.domain) })),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (lines.length === 0) {
@@ -83,7 +129,14 @@ export async function listOverrides({ values }: ParsedCommandLine<typeof EMAIL_L
   }
   printTable([
     ["DOMAIN", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"],
-    ...lines.map((l) => [l.domain, l.action, l.until === null ? "-" : active.has(l.domain) ? untilText(l.until) : `expired ${untilText(l.until)}`, l.author, l.created.slice(0, 10), l.reason]),
+    ...lines.map((l) => [
+      l.domain,
+      l.action,
+      l.until === null ? "-" : active.has(l.domain) ? untilText(l.until) : `expired ${untilText(l.until)}`,
+      l.author,
+      l.created.slice(0, 10),
+      l.reason,
+    ]),
   ]);
   return 0;
 }

@@ -10,7 +10,10 @@ import { printTable } from "./table.ts";
 
 /** `riskcheck ip allow|deny|list|remove`: the operator's override lines for addresses, ranges and networks. */
 
-const TARGET = { name: "TARGET", description: "An address (203.0.113.7), a CIDR range (203.0.113.0/24, 2001:db8::/32) or a network (AS15169)" };
+const TARGET = {
+  name: "TARGET",
+  description: "An address (203.0.113.7), a CIDR range (203.0.113.0/24, 2001:db8::/32) or a network (AS15169)",
+};
 const SETTLES =
   "A running server (every instance, with PostgreSQL) applies it within 3 s, without an update. It beats every feed, report and list; where lines overlap the most specific decides: an address over a range, a longer prefix over a shorter one, a range over a network (AS).";
 
@@ -20,7 +23,11 @@ export const IP_ALLOW = {
   details: [SETTLES],
   operand: TARGET,
   flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
-  examples: ['riskcheck ip allow 203.0.113.7 --reason "partner\'s API server, ticket 4711"', 'riskcheck ip allow 198.51.100.0/24 --reason "our Berlin office" --until 2027-06-30', 'riskcheck ip allow AS64500 --reason "mobile carrier gateway, false positives since 2026-10"'],
+  examples: [
+    'riskcheck ip allow 203.0.113.7 --reason "partner\'s API server, ticket 4711"',
+    'riskcheck ip allow 198.51.100.0/24 --reason "our Berlin office" --until 2027-06-30',
+    'riskcheck ip allow AS64500 --reason "mobile carrier gateway, false positives since 2026-10"',
+  ],
 } as const satisfies CommandSpec;
 
 export const IP_DENY = {
@@ -35,7 +42,9 @@ export const IP_DENY = {
 export const IP_LIST = {
   name: "ip list",
   summary: "List the IP override lines with reason, author and expiry; expired lines are marked",
-  details: ["Lines of data/ip/allowlist.txt apply too, as allow lines; they are not listed here (see the dashboard's IP overrides page)."],
+  details: [
+    "Lines of data/ip/allowlist.txt apply too, as allow lines; they are not listed here (see the dashboard's IP overrides page).",
+  ],
   flags: [JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
   examples: ["riskcheck ip list", "riskcheck ip list --json"],
 } as const satisfies CommandSpec;
@@ -57,14 +66,29 @@ const usageErrors = <T>(make: () => T): T => {
   }
 };
 
-const put = (action: "allow" | "deny") => async ({ values, operand }: ParsedCommandLine<typeof IP_ALLOW | typeof IP_DENY>): Promise<number> => {
-  const line = usageErrors(() => ipOverrideLine({ target: operand, action, reason: values.reason, author: values.author ?? currentUser(), until: values.until ?? null }, new Date()));
-  const config = loadConfig(values, process.env);
-  await withStoresMadeIfNeeded(config, values, ({ ipOverrides }) => ipOverrides.put(line));
-  const until = line.until ? ` until ${line.until}` : "";
-  console.log(`${line.target} is ${action === "allow" ? "never risky (ok)" : "always risky (bad)"}${until} (${line.reason}; by ${line.author}). Running servers apply it within 3 s.`);
-  return 0;
-};
+const put =
+  (action: "allow" | "deny") =>
+  async ({ values, operand }: ParsedCommandLine<typeof IP_ALLOW | typeof IP_DENY>): Promise<number> => {
+    const line = usageErrors(() =>
+      ipOverrideLine(
+        {
+          target: operand,
+          action,
+          reason: values.reason,
+          author: values.author ?? currentUser(),
+          until: values.until ?? null,
+        },
+        new Date(),
+      ),
+    );
+    const config = loadConfig(values, process.env);
+    await withStoresMadeIfNeeded(config, values, ({ ipOverrides }) => ipOverrides.put(line));
+    const until = line.until ? ` until ${line.until}` : "";
+    console.log(
+      `${line.target} is ${action === "allow" ? "never risky (ok)" : "always risky (bad)"}${until} (${line.reason}; by ${line.author}). Running servers apply it within 3 s.`,
+    );
+    return 0;
+  };
 
 export const allowIp = put("allow");
 export const denyIp = put("deny");
@@ -74,14 +98,30 @@ export async function listIpOverrides({ values }: ParsedCommandLine<typeof IP_LI
   const lines = await withExistingStores(config, values, ({ ipOverrides }) => ipOverrides.list());
   const nowMs = Date.now();
   if (values.json) {
-    console.log(JSON.stringify(lines.map((l) => ({ ...l, active: isActive(l, nowMs) })), null, 2));
+    console.log(
+      JSON.stringify(
+        lines.map((l) => ({ ...l, active: isActive(l, nowMs) })),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (lines.length === 0) {
     console.log(`No IP override lines. Add one with: ${hint(config, 'ip allow ADDRESS --reason "why"')}`);
     return 0;
   }
-  printTable([["TARGET", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"], ...lines.map((l: IpOverrideLine) => [l.target, l.action, isActive(l, nowMs) ? (l.until ?? "-") : `expired ${l.until}`, l.author, l.created.slice(0, 10), l.reason])]);
+  printTable([
+    ["TARGET", "ACTION", "UNTIL", "AUTHOR", "ADDED", "REASON"],
+    ...lines.map((l: IpOverrideLine) => [
+      l.target,
+      l.action,
+      isActive(l, nowMs) ? (l.until ?? "-") : `expired ${l.until}`,
+      l.author,
+      l.created.slice(0, 10),
+      l.reason,
+    ]),
+  ]);
   return 0;
 }
 

@@ -16,7 +16,8 @@ import { printTable } from "./table.ts";
 /** A per-key limit flag: absent is the server's default; empty is a mistake, not 0 (which means unlimited). */
 function keyLimit(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
-  if (value === "") throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
+  if (value === "")
+    throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
   return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
 }
 
@@ -24,12 +25,16 @@ function keyLimit(value: string | undefined, flag: string): number | null {
 function changedLimit(value: string | undefined, flag: string): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === "default") return null;
-  if (value === "") throw new UsageError(`${flag} needs a number (0 for no limit), or default for the server's setting`);
+  if (value === "")
+    throw new UsageError(`${flag} needs a number (0 for no limit), or default for the server's setting`);
   return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
 }
 
 /** The flags create and update share, checked; undefined where absent. */
-function settingFlags(values: { permissions?: string; expires?: string; "allow-from"?: string }, nowMs: number): KeyChanges {
+function settingFlags(
+  values: { permissions?: string; expires?: string; "allow-from"?: string },
+  nowMs: number,
+): KeyChanges {
   const changes: KeyChanges = {};
   if (values.permissions !== undefined) {
     const parsed = parsePermissions(values.permissions);
@@ -55,7 +60,8 @@ async function asUsageError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof KeyStoreError && (err.problem === "invalid" || err.problem === "name_taken")) throw new UsageError(err.message);
+    if (err instanceof KeyStoreError && (err.problem === "invalid" || err.problem === "name_taken"))
+      throw new UsageError(err.message);
     throw err;
   }
 }
@@ -71,7 +77,9 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(key, Date.now()), key: secret }));
   } else {
-    console.log(`Created ${key.id} "${key.name}"${key.expiresAt ? `, expiring ${key.expiresAt}` : ""}. This is the only time the key is shown; store it now:`);
+    console.log(
+      `Created ${key.id} "${key.name}"${key.expiresAt ? `, expiring ${key.expiresAt}` : ""}. This is the only time the key is shown; store it now:`,
+    );
     console.log(secret);
   }
   return 0;
@@ -84,10 +92,16 @@ export async function updateKey({ values, operand }: ParsedCommandLine<typeof KE
     ipQuotaPerMonth: changedLimit(values["ip-quota-per-month"], "--ip-quota-per-month"),
     name: values.name,
   };
-  for (const field of Object.keys(changes) as (keyof KeyChanges)[]) if (changes[field] === undefined) delete changes[field];
-  if (Object.keys(changes).length === 0) throw new UsageError("keys update needs at least one change: --name, --rate-per-minute, --ip-quota-per-month, --permissions, --expires or --allow-from");
+  for (const field of Object.keys(changes) as (keyof KeyChanges)[])
+    if (changes[field] === undefined) delete changes[field];
+  if (Object.keys(changes).length === 0)
+    throw new UsageError(
+      "keys update needs at least one change: --name, --rate-per-minute, --ip-quota-per-month, --permissions, --expires or --allow-from",
+    );
   const config = loadConfig(values, process.env);
-  const { before, after } = await withExistingStores(config, values, ({ keys }) => asUsageError(() => keys.update(operand, changes)));
+  const { before, after } = await withExistingStores(config, values, ({ keys }) =>
+    asUsageError(() => keys.update(operand, changes)),
+  );
   const nowMs = Date.now();
   if (values.json) {
     console.log(JSON.stringify({ before: keyJson(before, nowMs), after: keyJson(after, nowMs) }));
@@ -96,7 +110,8 @@ export async function updateKey({ values, operand }: ParsedCommandLine<typeof KE
   console.log(`Updated ${after.id} "${after.name}"; running servers apply it within 3 seconds:`);
   const [was, is] = [keyJson(before, nowMs), keyJson(after, nowMs)];
   for (const field of Object.keys(is) as (keyof typeof is)[]) {
-    if (JSON.stringify(was[field]) !== JSON.stringify(is[field])) console.log(`  ${field}: ${shown(was[field])} → ${shown(is[field])}`);
+    if (JSON.stringify(was[field]) !== JSON.stringify(is[field]))
+      console.log(`  ${field}: ${shown(was[field])} → ${shown(is[field])}`);
   }
   return 0;
 }
@@ -108,14 +123,19 @@ function shown(value: unknown): string {
 
 export async function rotateKey({ values, operand }: ParsedCommandLine<typeof KEYS_ROTATE>): Promise<number> {
   const grace = values.grace === undefined ? 86_400_000 : values.grace === "0" ? 0 : parseDuration(values.grace);
-  if (grace === null) throw new UsageError(`--grace must be a duration such as 90s, 30m, 24h or 7d, or 0; got "${values.grace}"`);
+  if (grace === null)
+    throw new UsageError(`--grace must be a duration such as 90s, 30m, 24h or 7d, or 0; got "${values.grace}"`);
   const config = loadConfig(values, process.env);
-  const { after, secret } = await withExistingStores(config, values, ({ keys }) => asUsageError(() => keys.rotate(operand, grace)));
+  const { after, secret } = await withExistingStores(config, values, ({ keys }) =>
+    asUsageError(() => keys.rotate(operand, grace)),
+  );
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(after, Date.now()), key: secret }));
     return 0;
   }
-  const old = after.previousSecretEndsAt ? `the old secret works until ${after.previousSecretEndsAt}` : "the old secret no longer works";
+  const old = after.previousSecretEndsAt
+    ? `the old secret works until ${after.previousSecretEndsAt}`
+    : "the old secret no longer works";
   console.log(`Rotated ${after.id} "${after.name}": ${old}. This is the only time the new key is shown; store it now:`);
   console.log(secret);
   return 0;
@@ -126,7 +146,14 @@ export async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>):
   const nowMs = Date.now();
   const { list, totals } = await withExistingStores(config, values, async ({ keys, usage }) => {
     const list = await keys.list();
-    return { list, totals: await usage.usageOf(list.map((k) => k.id), 0, nowMs) };
+    return {
+      list,
+      totals: await usage.usageOf(
+        list.map((k) => k.id),
+        0,
+        nowMs,
+      ),
+    };
   });
   const rows = list.map((k) => ({ ...keyJson(k, nowMs), usage: usageJson(totals.get(k.id), k, config) }));
   if (values.json) console.log(JSON.stringify(rows, null, 2));
@@ -146,7 +173,12 @@ export async function keyUsage({ values, operand }: ParsedCommandLine<typeof KEY
   const config = loadConfig(values, process.env);
   const nowMs = Date.now();
   const { key, rows } = await withExistingStores(config, values, async ({ keys, usage }) => {
-    const key = (await keys.find(operand)) ?? keyNamed(operand, (await keys.list()).filter((k) => k.name === operand));
+    const key =
+      (await keys.find(operand)) ??
+      keyNamed(
+        operand,
+        (await keys.list()).filter((k) => k.name === operand),
+      );
     return { key, rows: await usage.outcomesOf(key.id, days, nowMs) };
   });
   const daily = dailyOutcomes(rows, days, nowMs);
@@ -154,9 +186,14 @@ export async function keyUsage({ values, operand }: ParsedCommandLine<typeof KEY
     console.log(JSON.stringify({ id: key.id, name: key.name, days: daily, total: outcomeTotals(daily) }, null, 2));
     return 0;
   }
-  console.log(`${key.id} "${key.name}", the last ${days} days (UTC), counted up to the servers' last flush (every 5 s):`);
+  console.log(
+    `${key.id} "${key.name}", the last ${days} days (UTC), counted up to the servers' last flush (every 5 s):`,
+  );
   const headings = ["DAY", "ANSWERED", "RATE-LIMITED", "OVER QUOTA", "REFUSED", "FORBIDDEN", "REPORTS ACCEPTED"];
-  const line = (first: string, counts: Record<(typeof OUTCOME_KINDS)[number], number>) => [first, ...OUTCOME_KINDS.map((k) => String(counts[k]))];
+  const line = (first: string, counts: Record<(typeof OUTCOME_KINDS)[number], number>) => [
+    first,
+    ...OUTCOME_KINDS.map((k) => String(counts[k])),
+  ];
   printTable([headings, ...daily.map((d) => line(d.day, d)), line("total", outcomeTotals(daily))]);
   return 0;
 }
@@ -194,13 +231,29 @@ function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
 
 const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
-function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[], config: Config): void {
+function printKeyTable(
+  rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[],
+  config: Config,
+): void {
   if (rows.length === 0) {
     console.log(`No keys yet. Create one with: ${hint(config, "keys create --name my-app")}`);
     return;
   }
   const table = [
-    ["ID", "NAME", "PREFIX", "STATUS", "PERMISSIONS", "CREATED", "LAST USED", "FROM", "TODAY email/ip", "MONTH email/ip", "IP QUOTA LEFT", "NOTES"],
+    [
+      "ID",
+      "NAME",
+      "PREFIX",
+      "STATUS",
+      "PERMISSIONS",
+      "CREATED",
+      "LAST USED",
+      "FROM",
+      "TODAY email/ip",
+      "MONTH email/ip",
+      "IP QUOTA LEFT",
+      "NOTES",
+    ],
     ...rows.map((r) => [
       r.id,
       r.name,
@@ -222,8 +275,10 @@ function printKeyTable(rows: (ReturnType<typeof keyJson> & { usage: ReturnType<t
 /** Expiry, rotation in progress and network restriction, in few words (UTC). */
 function notes(r: ReturnType<typeof keyJson>): string {
   const parts: string[] = [];
-  if (r.expires_at && r.status !== "revoked") parts.push(`${r.status === "expired" ? "expired" : "expires"} ${minute(r.expires_at)}`);
-  if (r.rotation_ends_at && r.status === "active") parts.push(`rotating: old secret until ${minute(r.rotation_ends_at)}`);
+  if (r.expires_at && r.status !== "revoked")
+    parts.push(`${r.status === "expired" ? "expired" : "expires"} ${minute(r.expires_at)}`);
+  if (r.rotation_ends_at && r.status === "active")
+    parts.push(`rotating: old secret until ${minute(r.rotation_ends_at)}`);
   if (r.allowed_networks.length > 0) parts.push(`from ${r.allowed_networks.join(",")} only`);
   return parts.join("; ") || "-";
 }

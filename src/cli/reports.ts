@@ -8,13 +8,29 @@ import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores } from "./database.ts";
 import { parseDateText, sinceMs } from "../time/calendar-date.ts";
 
-const SINCE = { name: "since", type: "string", value: "DATE", description: "Only reports made at or after this date (2026-11-01, or a full ISO time)" } as const;
+const SINCE = {
+  name: "since",
+  type: "string",
+  value: "DATE",
+  description: "Only reports made at or after this date (2026-11-01, or a full ISO time)",
+} as const;
 
 export const REPORTS_LIST = {
   name: "reports list",
   summary: "List the local abuse reports, newest first: when, address, category, reporting key, comment",
-  flags: [{ name: "ip", type: "string", value: "IP", description: "Only the reports of this address" }, SINCE, JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
-  examples: ["riskcheck reports list", "riskcheck reports list --ip 203.0.113.9 --json", "riskcheck reports list --since 2026-11-01"],
+  flags: [
+    { name: "ip", type: "string", value: "IP", description: "Only the reports of this address" },
+    SINCE,
+    JSON_OUTPUT,
+    DATA_DIR,
+    DB,
+    DATABASE_URL,
+  ],
+  examples: [
+    "riskcheck reports list",
+    "riskcheck reports list --ip 203.0.113.9 --json",
+    "riskcheck reports list --since 2026-11-01",
+  ],
 } as const satisfies CommandSpec;
 
 export const REPORTS_EXPORT = {
@@ -26,40 +42,63 @@ export const REPORTS_EXPORT = {
 
 export const REPORTS_DELETE = {
   name: "reports delete",
-  summary: "Retract the reports of an address, all of a key's (a rogue reporter's), or one key's of one address; running servers follow within 10 s",
+  summary:
+    "Retract the reports of an address, all of a key's (a rogue reporter's), or one key's of one address; running servers follow within 10 s",
   flags: [
     { name: "ip", type: "string", value: "IP", description: "The address whose reports go" },
-    { name: "key", type: "string", value: "ID_OR_NAME", description: "Only this key's reports (its id, or its name); without --ip, all of them" },
+    {
+      name: "key",
+      type: "string",
+      value: "ID_OR_NAME",
+      description: "Only this key's reports (its id, or its name); without --ip, all of them",
+    },
     DATA_DIR,
     DB,
     DATABASE_URL,
   ],
-  examples: ["riskcheck reports delete --ip 203.0.113.9", "riskcheck reports delete --ip 203.0.113.9 --key waf", "riskcheck reports delete --key waf"],
+  examples: [
+    "riskcheck reports delete --ip 203.0.113.9",
+    "riskcheck reports delete --ip 203.0.113.9 --key waf",
+    "riskcheck reports delete --key waf",
+  ],
 } as const satisfies CommandSpec;
 
 export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_LIST>): Promise<number> {
-  const filter = { ip: values.ip === undefined ? undefined : address(values.ip), sinceMs: values.since === undefined ? undefined : date(values.since) };
-  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) => stores.reports.list(filter));
+  const filter = {
+    ip: values.ip === undefined ? undefined : address(values.ip),
+    sinceMs: values.since === undefined ? undefined : date(values.since),
+  };
+  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) =>
+    stores.reports.list(filter),
+  );
   if (values.json) console.log(JSON.stringify(reports.map(reportJson), null, 2));
   else if (reports.length === 0) console.log("No reports.");
-  else for (const r of reports) console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${escapeControlCharacters(r.keyName)} (${r.keyId})${r.comment ? `  "${escapeControlCharacters(r.comment)}"` : ""}`);
+  else
+    for (const r of reports)
+      console.log(
+        `${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${escapeControlCharacters(r.keyName)} (${r.keyId})${r.comment ? `  "${escapeControlCharacters(r.comment)}"` : ""}`,
+      );
   return 0;
 }
 
 export async function exportReports({ values }: ParsedCommandLine<typeof REPORTS_EXPORT>): Promise<number> {
   const sinceMs = date(values.since);
-  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) => stores.reports.list({ sinceMs }));
+  const reports = await withExistingStores(loadConfig(values, process.env), values, (stores) =>
+    stores.reports.list({ sinceMs }),
+  );
   process.stdout.write(reportsCsv(reports));
   return 0;
 }
 
 export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS_DELETE>): Promise<number> {
-  if (values.ip === undefined && values.key === undefined) throw new UsageError("say which reports go: --ip IP, --key NAME, or both");
+  if (values.ip === undefined && values.key === undefined)
+    throw new UsageError("say which reports go: --ip IP, --key NAME, or both");
   const ip = values.ip === undefined ? undefined : address(values.ip);
   const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores) => {
     if (values.key === undefined) return stores.reports.delete({ ip }, Date.now());
     const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
-    if (keys.length === 0) throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
+    if (keys.length === 0)
+      throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
     let n = 0;
     for (const key of keys) n += await stores.reports.delete({ ip, keyId: key.id }, Date.now());
     return n;
@@ -78,10 +117,20 @@ function address(text: string): string {
 
 function date(text: string): number {
   const date = parseDateText(text);
-  if (date === null) throw new UsageError(`--since: "${text}" is not a date such as 2026-11-01 (a day that exists) or 2026-11-01T12:00:00Z`);
+  if (date === null)
+    throw new UsageError(
+      `--since: "${text}" is not a date such as 2026-11-01 (a day that exists) or 2026-11-01T12:00:00Z`,
+    );
   return sinceMs(date);
 }
 
 function reportJson(r: StoredReport) {
-  return { reported_at: new Date(r.reportedAtMs).toISOString(), ip: r.ip, category: r.category, key_id: r.keyId, key_name: r.keyName, comment: r.comment };
+  return {
+    reported_at: new Date(r.reportedAtMs).toISOString(),
+    ip: r.ip,
+    category: r.category,
+    key_id: r.keyId,
+    key_name: r.keyName,
+    comment: r.comment,
+  };
 }

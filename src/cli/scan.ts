@@ -25,11 +25,35 @@ export const SCAN = {
   operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },
   flags: [
     { name: "out", type: "string", value: "FILE", default: "standard output", description: "Where the rows go" },
-    { name: "format", type: "string", value: "csv|jsonl", default: "jsonl for JSON Lines input, csv otherwise", description: "Output format" },
-    { name: "email-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the email addresses" },
-    { name: "ip-column", type: "string", value: "NAME", description: "The CSV column (or JSON key) with the IP addresses" },
-    { name: "explain", type: "boolean", description: "Add the reasons, as ?explain=1 gives them (CSV: the email_reasons and ip_reasons columns, as JSON)" },
-    { name: "only-risky", type: "boolean", description: "Write only rows with a disposable email address or a risky (warning or bad) IP address" },
+    {
+      name: "format",
+      type: "string",
+      value: "csv|jsonl",
+      default: "jsonl for JSON Lines input, csv otherwise",
+      description: "Output format",
+    },
+    {
+      name: "email-column",
+      type: "string",
+      value: "NAME",
+      description: "The CSV column (or JSON key) with the email addresses",
+    },
+    {
+      name: "ip-column",
+      type: "string",
+      value: "NAME",
+      description: "The CSV column (or JSON key) with the IP addresses",
+    },
+    {
+      name: "explain",
+      type: "boolean",
+      description: "Add the reasons, as ?explain=1 gives them (CSV: the email_reasons and ip_reasons columns, as JSON)",
+    },
+    {
+      name: "only-risky",
+      type: "boolean",
+      description: "Write only rows with a disposable email address or a risky (warning or bad) IP address",
+    },
     DATA_DIR,
     DB,
     DATABASE_URL,
@@ -48,7 +72,8 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   const format = values.format;
   if (format !== undefined && !FORMATS.has(format)) throw new UsageError(`--format is csv or jsonl, not "${format}"`);
   const fromStdin = operand === "" || operand === "-";
-  if (fromStdin && process.stdin.isTTY) throw new UsageError("scan reads FILE, or standard input when it is piped: give a file");
+  if (fromStdin && process.stdin.isTTY)
+    throw new UsageError("scan reads FILE, or standard input when it is piped: give a file");
   const source = fromStdin ? fstatSync(0) : statSync(operand, { throwIfNoEntry: false });
   if (source === undefined || source.isDirectory()) {
     console.error(`riskcheck: scan: ${operand}: ${source === undefined ? "no such file" : "a directory, not a file"}`);
@@ -58,18 +83,27 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   const target = out === null ? fstatSync(1) : statSync(out, { throwIfNoEntry: false });
   // The same file however it is named (a link, another path): the scan would read its own rows without end.
   if (source.isFile() && target?.isFile() && target.dev === source.dev && target.ino === source.ino) {
-    throw new UsageError(`the output is the input file (${fromStdin ? "standard input" : operand}): write the rows to another file`);
+    throw new UsageError(
+      `the output is the input file (${fromStdin ? "standard input" : operand}): write the rows to another file`,
+    );
   }
   const config = loadConfig(values, process.env);
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
-  const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([import("../datasets/load-snapshot.ts"), import("../scan/scan.ts")]);
+  const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([
+    import("../datasets/load-snapshot.ts"),
+    import("../scan/scan.ts"),
+  ]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
   // What the load left behind goes before the rows add theirs: the peak is then the snapshot and one collection interval's rows.
   Bun.gc(true);
   const size = source.isFile() ? source.size : null;
   // Bun's file stream refuses character devices and FIFOs (/dev/null, a named pipe): Node's reads them.
-  const input = fromStdin ? Bun.stdin.stream() : source.isFile() ? Bun.file(operand).stream() : createReadStream(operand);
+  const input = fromStdin
+    ? Bun.stdin.stream()
+    : source.isFile()
+      ? Bun.file(operand).stream()
+      : createReadStream(operand);
   const writer = out === null ? Bun.stdout.writer() : Bun.file(out).writer();
   const sink: ScanSink = {
     async write(text) {
@@ -81,13 +115,19 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   let summary: ScanSummary;
   const started = performance.now();
   try {
-    summary = await scan(input, sink, withOverrides(snapshot, state.overrides), {
-      format: format as "csv" | "jsonl" | undefined,
-      explain: values.explain ?? false,
-      onlyRisky: values["only-risky"] ?? false,
-      columns: { email: values["email-column"], ip: values["ip-column"] },
-      localReports: state.reports,
-    }, progress?.update);
+    summary = await scan(
+      input,
+      sink,
+      withOverrides(snapshot, state.overrides),
+      {
+        format: format as "csv" | "jsonl" | undefined,
+        explain: values.explain ?? false,
+        onlyRisky: values["only-risky"] ?? false,
+        columns: { email: values["email-column"], ip: values["ip-column"] },
+        localReports: state.reports,
+      },
+      progress?.update,
+    );
   } catch (err) {
     if (err instanceof ScanInputError) throw new UsageError(err.message);
     throw err;
@@ -95,7 +135,8 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     progress?.clear();
     await writer.end();
   }
-  const table = summaryTable(summary, (performance.now() - started) / 1000) + state.notes.map((note) => `${note}\n`).join("");
+  const table =
+    summaryTable(summary, (performance.now() - started) / 1000) + state.notes.map((note) => `${note}\n`).join("");
   if (out === null) process.stderr.write(table);
   else process.stdout.write(table);
   return 0;
@@ -115,7 +156,13 @@ interface DatabaseState {
  */
 async function databaseState(config: Config): Promise<DatabaseState> {
   if (config.databaseUrl === null && !existsSync(config.dbPath)) {
-    return { overrides: { email: new Map(), ip: [] }, reports: null, notes: [`email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`] };
+    return {
+      overrides: { email: new Map(), ip: [] },
+      reports: null,
+      notes: [
+        `email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`,
+      ],
+    };
   }
   // A database that cannot be read is an I/O error: answers without the operator's lines or reports would contradict the server's.
   let stores: Stores;
@@ -130,7 +177,11 @@ async function databaseState(config: Config): Promise<DatabaseState> {
     await Promise.all([watch.refresh(), ipWatch.refresh()]);
     const nowMs = Date.now();
     const active = new Set((await stores.keys.list()).filter((k) => k.revokedAt === null).map((k) => k.id));
-    const reports = new LocalReportIndex(config.reports.windowMs, () => nowMs, (keyId) => active.has(keyId));
+    const reports = new LocalReportIndex(
+      config.reports.windowMs,
+      () => nowMs,
+      (keyId) => active.has(keyId),
+    );
     await stores.reports.changes(null, nowMs - config.reports.windowMs, (rows) => reports.add(rows));
     const lines = watch.active.size;
     const ipLines = ipWatch.active.length;
@@ -180,7 +231,12 @@ function summaryTable(summary: ScanSummary, seconds: number): string {
   const width = Math.max(...rows.map(([label]) => label.length));
   const numbers = rows.map(([, n]) => n.toLocaleString("en-US"));
   const numberWidth = Math.max(...numbers.map((n) => n.length));
-  const lines = [...summary.columns, ...rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`)];
-  lines.push(`${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`);
+  const lines = [
+    ...summary.columns,
+    ...rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`),
+  ];
+  lines.push(
+    `${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`,
+  );
   return `${lines.join("\n")}\n`;
 }

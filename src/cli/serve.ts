@@ -22,7 +22,9 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
   await ensureDatasets(config.dataDir, { ...config, env: process.env }, log.info);
   const server = await startServer(config, log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
-    log.info(`Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`);
+    log.info(
+      `Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`,
+    );
   }
   let signals = 0;
   const stop = (signal: string, exitCode = 0) => {
@@ -31,7 +33,9 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
       void server.closeConnections();
       return;
     }
-    log.info(`${signal}${signal.startsWith("SIG") ? " received" : ""}: finishing in-flight requests and saving usage counters (a second signal stops at once)`);
+    log.info(
+      `${signal}${signal.startsWith("SIG") ? " received" : ""}: finishing in-flight requests and saving usage counters (a second signal stops at once)`,
+    );
     server.shutdown().then(
       () => process.exit(exitCode),
       (err) => {
@@ -48,6 +52,8 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGHUP", () => void server.reload("SIGHUP"));
   // `npx bun run start` signalled by its pid: npx exits, and nothing passes the signal on to this process.
-  watchLaunchers(packageScriptLaunchers(process.env), (launcher) => stop(`its launcher exited (pid ${launcher.pid}, ${launcher.command}): stopping with it`));
+  watchLaunchers(packageScriptLaunchers(process.env), (launcher) =>
+    stop(`its launcher exited (pid ${launcher.pid}, ${launcher.command}): stopping with it`),
+  );
   return KEEP_RUNNING;
 }

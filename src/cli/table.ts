@@ -4,5 +4,11 @@ import { escapeControlCharacters } from "../text/control-characters.ts";
 export function printTable(cells: string[][]): void {
   const table = cells.map((row) => row.map(escapeControlCharacters));
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => Bun.stringWidth(row[i]))));
-  for (const row of table) console.log(row.map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell))).join("  ").trimEnd());
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, i) => cell + " ".repeat(widths[i] - Bun.stringWidth(cell)))
+        .join("  ")
+        .trimEnd(),
+    );
 }

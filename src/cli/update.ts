@@ -22,7 +22,9 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
   if (values.rollback) {
     const { current, from, older } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
     const next = older ? "Roll back again to step further." : "It is the oldest version kept.";
-    console.log(`Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. ${next}`);
+    console.log(
+      `Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. ${next}`,
+    );
     return 0;
   }
   if (values.list) {
@@ -47,7 +49,10 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   const report = await runUpdate({
     dataDir: config.dataDir,
     sourcesFile: config.sourcesFile,
-    only: values.only?.split(",").map((n) => n.trim()).filter(Boolean),
+    only: values.only
+      ?.split(",")
+      .map((n) => n.trim())
+      .filter(Boolean),
     force: values.force ?? false,
     maxShrink,
     keepVersions: config.keepVersions,
@@ -68,27 +73,49 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   }
   printTable([
     ["SOURCE", "RESULT", "ENTRIES", "DATA DATE", "DETAIL"],
-    ...report.outcomes.map((o) => [o.name, o.outcome, o.entries === undefined ? "" : String(o.entries), o.dataDate?.slice(0, 10) ?? "", o.detail]),
+    ...report.outcomes.map((o) => [
+      o.name,
+      o.outcome,
+      o.entries === undefined ? "" : String(o.entries),
+      o.dataDate?.slice(0, 10) ?? "",
+      o.detail,
+    ]),
   ]);
   const rebuilt = report.outputs.filter((o) => o.rebuilt);
   if (rebuilt.length) {
     console.log("");
     printTable([
       ["OUTPUT", "BEFORE", "AFTER", "FROM", "NOTE"],
-      ...rebuilt.map((o) => [o.name, o.before === null ? "-" : String(o.before), o.after === null ? "-" : String(o.after), sourceNames(o.sources), o.note ?? ""]),
+      ...rebuilt.map((o) => [
+        o.name,
+        o.before === null ? "-" : String(o.before),
+        o.after === null ? "-" : String(o.after),
+        sourceNames(o.sources),
+        o.note ?? "",
+      ]),
     ]);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log("");
   if (report.refused.length) {
     for (const line of report.refused) console.error(`riskcheck: refused: ${line}`);
-    console.error(`riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`);
+    console.error(
+      `riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`,
+    );
     return 1;
   }
-  const groups = groupProblems(report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null })));
+  const groups = groupProblems(
+    report.outcomes
+      .filter((o) => o.outcome === "failed")
+      .map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null })),
+  );
   if (report.version) {
-    const pruned = report.pruned.length ? ` Removed ${report.pruned.length} version${report.pruned.length === 1 ? "" : "s"} outside the ${config.keepVersions} kept along its history (--keep-versions; versions rolled back from are outside it).` : "";
-    console.log(`Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`);
+    const pruned = report.pruned.length
+      ? ` Removed ${report.pruned.length} version${report.pruned.length === 1 ? "" : "s"} outside the ${config.keepVersions} kept along its history (--keep-versions; versions rolled back from are outside it).`
+      : "";
+    console.log(
+      `Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`,
+    );
     for (const line of disputedSummary(report.disputed, dataFiles(config.dataDir).disputedDomains)) console.log(line);
   } else if (groups.length) {
     console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
@@ -96,7 +123,8 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
     console.log(`Nothing changed (${seconds} s); --force rebuilds anyway.`);
   }
   // One line on stderr: what failed, grouped by why, and what can help.
-  if (groups.length) console.error(`riskcheck: could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}.`);
+  if (groups.length)
+    console.error(`riskcheck: could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}.`);
   return failed ? 1 : 0;
 }
 
@@ -114,7 +142,9 @@ function installedPackages(): PackageFiles | null {
 
 function printVersions(versions: VersionListing[], config: Config): void {
   if (versions.length === 0) {
-    console.log(`No dataset version yet in ${resolvePath(config.dataDir)} (${DATA_DIR_ORIGIN}); to fill it, run: ${hint(config, "update")}`);
+    console.log(
+      `No dataset version yet in ${resolvePath(config.dataDir)} (${DATA_DIR_ORIGIN}); to fill it, run: ${hint(config, "update")}`,
+    );
     return;
   }
   const count = (v: VersionListing, output: string) => String(v.manifest?.outputs[output]?.count ?? "-");
@@ -146,13 +176,20 @@ function disputedSummary(disputed: DisputedNames | undefined, file: string): str
     if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (${file})`);
   };
   if (disputed.heldBack.length) {
-    lines.push(`Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`);
+    lines.push(
+      `Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`,
+    );
     list(disputed.heldBack);
   }
   if (disputed.servedAnyway.length) {
-    lines.push(`Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that a verifying list or two independent lists name:`);
+    lines.push(
+      `Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that a verifying list or two independent lists name:`,
+    );
     list(disputed.servedAnyway);
   }
-  if (disputed.allowOverruled) lines.push(`The allowlist overrules ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`);
+  if (disputed.allowOverruled)
+    lines.push(
+      `The allowlist overrules ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`,
+    );
   return lines;
 }

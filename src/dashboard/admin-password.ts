@@ -38,7 +38,8 @@ export class AdminPassword {
     if (environmentPassword === null) return new AdminPassword(store, null);
     const stored = await store.passwordHash();
     // One argon2id run either way: the stored hash is reused when it matches.
-    if (stored !== null && (await Bun.password.verify(environmentPassword, stored))) return new AdminPassword(store, stored);
+    if (stored !== null && (await Bun.password.verify(environmentPassword, stored)))
+      return new AdminPassword(store, stored);
     const hash = await hashPassword(environmentPassword);
     await store.replacePasswordHash(hash, new Date());
     return new AdminPassword(store, hash);

@@ -100,7 +100,11 @@ const CHART_DAYS = 30;
 function formLimit(text: string | undefined, what: string): number | null {
   const value = (text ?? "").trim();
   if (value === "") return null;
-  if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_KEY_LIMIT) throw new KeyStoreError("invalid", `${what} must be empty (the server's setting) or a whole number from 0 to ${MAX_KEY_LIMIT}`);
+  if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_KEY_LIMIT)
+    throw new KeyStoreError(
+      "invalid",
+      `${what} must be empty (the server's setting) or a whole number from 0 to ${MAX_KEY_LIMIT}`,
+    );
   return Number(value);
 }
 
@@ -132,7 +136,6 @@ const IP_NOTICES = new Map([
 const REPORTED_PER_PAGE = 50;
 const REPORTED_PAGES = 20;
 
-
 function page(body: string, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
   const headers = new Headers({ "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...extra });
   for (const c of cookies) headers.append("set-cookie", c);
@@ -146,7 +149,13 @@ function redirect(location: string, cookies: string[] = []): Response {
 }
 
 function cookie(name: string, value: string, client: ClientInfo, maxAgeSeconds: number): string {
-  return new Bun.Cookie(name, value, { httpOnly: true, sameSite: "strict", secure: client.https, path: "/dashboard", maxAge: maxAgeSeconds }).toString();
+  return new Bun.Cookie(name, value, {
+    httpOnly: true,
+    sameSite: "strict",
+    secure: client.https,
+    path: "/dashboard",
+    maxAge: maxAgeSeconds,
+  }).toString();
 }
 
 function readCookie(request: Request, name: string): string | undefined {
@@ -161,13 +170,21 @@ const MAX_FORM_BYTES = 64 * 1024;
 async function readForm(request: Request): Promise<URLSearchParams | Response> {
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
-    return page(messagePage("Unsupported form", "The dashboard accepts only its own forms (application/x-www-form-urlencoded)."), 415);
+    return page(
+      messagePage("Unsupported form", "The dashboard accepts only its own forms (application/x-www-form-urlencoded)."),
+      415,
+    );
   }
   const body = await readBodyText(request, MAX_FORM_BYTES);
   // The client's doing, not a server fault: a body over the limit, or one that did not arrive whole
   // (the connection closed mid-body, a malformed chunked body, shutdown cut it off). Not logged.
-  if (typeof body !== "string" && body.problem === "too_large") return page(messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."), 413);
-  if (typeof body !== "string") return page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
+  if (typeof body !== "string" && body.problem === "too_large")
+    return page(
+      messagePage("Form too large", "The dashboard's forms are small; this one was over the upload limit."),
+      413,
+    );
+  if (typeof body !== "string")
+    return page(messagePage("Form not received", "The form did not arrive whole. Try again."), 400);
   return new URLSearchParams(body);
 }
 
@@ -179,7 +196,8 @@ function field(form: URLSearchParams, name: string): string | undefined {
 
 /** The ticked permission boxes; a form without them (made before they existed) asks for the default. */
 function formPermissions(form: URLSearchParams): ReturnType<typeof parsePermissions> {
-  if (form.get("permissions-shown") === null && form.getAll("permission").length === 0) return { permissions: DEFAULT_PERMISSIONS };
+  if (form.get("permissions-shown") === null && form.getAll("permission").length === 0)
+    return { permissions: DEFAULT_PERMISSIONS };
   return parsePermissions(form.getAll("permission").join(","));
 }
 
@@ -209,14 +227,19 @@ export class Dashboard {
   }
 
   /** The form and session of a state-changing request whose CSRF token matches, or the refusal. */
-  private async authorisedPost(request: Request): Promise<{ form: URLSearchParams; token: string; session: Session } | Response> {
+  private async authorisedPost(
+    request: Request,
+  ): Promise<{ form: URLSearchParams; token: string; session: Session } | Response> {
     const current = await this.session(request);
     if (!current) return page(messagePage("Signed out", "Your session has ended. Sign in again."), 403);
     const form = await readForm(request);
     if (form instanceof Response) return form;
     const csrf = field(form, "csrf");
     if (isCrossSite(request) || csrf === undefined || !tokensEqual(csrf, current.session.csrfToken)) {
-      return page(messagePage("Request refused", "The form's security token did not match. Reload the page and try again."), 403);
+      return page(
+        messagePage("Request refused", "The form's security token did not match. Reload the page and try again."),
+        403,
+      );
     }
     return { form, ...current };
   }
@@ -227,9 +250,16 @@ export class Dashboard {
   }
 
   /** The keys page: one page of the keys matching a search, or the 4xx for a page that is not there. */
-  private async keysView(session: Session, notice?: { text: string; error?: boolean }, status = 200, search = "", pageNumber = "1"): Promise<Response> {
+  private async keysView(
+    session: Session,
+    notice?: { text: string; error?: boolean },
+    status = 200,
+    search = "",
+    pageNumber = "1",
+  ): Promise<Response> {
     const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
-    if (!PAGE_NUMBER.test(pageNumber)) return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
+    if (!PAGE_NUMBER.test(pageNumber))
+      return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
     await usage.flush();
     const listing = await keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
     if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
@@ -242,7 +272,13 @@ export class Dashboard {
     if (!current) return this.signInForm(client);
     const params = new URL(request.url).searchParams;
     const notice = NOTICES.get(params.get("done") ?? "");
-    return this.keysView(current.session, notice ? { text: notice } : undefined, 200, params.get("q")?.trim() ?? "", params.get("page") ?? "1");
+    return this.keysView(
+      current.session,
+      notice ? { text: notice } : undefined,
+      200,
+      params.get("q")?.trim() ?? "",
+      params.get("page") ?? "1",
+    );
   }
 
   async signIn(request: Request, client: ClientInfo): Promise<Response> {
@@ -257,7 +293,10 @@ export class Dashboard {
     const now = this.deps.now();
     // The slot is taken before anything is awaited, so sign-ins at once cannot all pass the bound.
     const release = this.passwordChecks.take(client.address, now);
-    if (!release) return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, { "retry-after": "1" });
+    if (!release)
+      return page(messagePage("Busy", "Other sign-ins are being checked right now. Try again in a moment."), 503, {
+        "retry-after": "1",
+      });
     let correct: boolean;
     try {
       const wait = await this.deps.throttle.begin(client.address, now);
@@ -274,7 +313,10 @@ export class Dashboard {
     this.passwordChecks.signedInFrom(client.address, now);
     await this.deps.throttle.unlock(client.address, now);
     const { token } = await this.deps.sessions.create(now);
-    return redirect("/dashboard", [cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000), cookie(SIGN_IN_COOKIE, "", client, 0)]);
+    return redirect("/dashboard", [
+      cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000),
+      cookie(SIGN_IN_COOKIE, "", client, 0),
+    ]);
   }
 
   async signOut(request: Request, client: ClientInfo): Promise<Response> {
@@ -290,7 +332,10 @@ export class Dashboard {
     try {
       const permissions = formPermissions(current.form);
       if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
-      const { key, secret } = await this.deps.keys.create({ name: field(current.form, "name") ?? "", permissions: permissions.permissions }, new Date(this.deps.now()));
+      const { key, secret } = await this.deps.keys.create(
+        { name: field(current.form, "name") ?? "", permissions: permissions.permissions },
+        new Date(this.deps.now()),
+      );
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -306,7 +351,12 @@ export class Dashboard {
     return this.keyView(current.session, id, notice ? { text: notice } : undefined);
   }
 
-  private async keyView(session: Session, id: string, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+  private async keyView(
+    session: Session,
+    id: string,
+    notice?: { text: string; error?: boolean },
+    status = 200,
+  ): Promise<Response> {
     const { keys, usage, usageStore, now, defaultIpQuota } = this.deps;
     await usage.flush();
     const key = await keys.find(id);
@@ -336,10 +386,17 @@ export class Dashboard {
     if (current instanceof Response) return current;
     const grace = field(current.form, "grace") ?? "";
     const graceMs = grace === "0" ? 0 : parseDuration(grace);
-    if (graceMs === null) return this.keyView(current.session, id, { text: "Choose how long the old secret keeps working.", error: true }, 400);
+    if (graceMs === null)
+      return this.keyView(
+        current.session,
+        id,
+        { text: "Choose how long the old secret keeps working.", error: true },
+        400,
+      );
     const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
-    if (graceMs === 0 && field(current.form, "confirm") !== "yes") return page(rotateConfirmPage(key, current.session.csrfToken));
+    if (graceMs === 0 && field(current.form, "confirm") !== "yes")
+      return page(rotateConfirmPage(key, current.session.csrfToken));
     try {
       const { after, secret } = await this.deps.keys.rotate(key.id, graceMs, new Date(this.deps.now()));
       return page(keyRotatedPage(after, secret, current.session.csrfToken));
@@ -376,7 +433,11 @@ export class Dashboard {
     return this.overridesView(current.session, notice ? { text: notice } : undefined);
   }
 
-  private async overridesView(session: Session, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+  private async overridesView(
+    session: Session,
+    notice?: { text: string; error?: boolean },
+    status = 200,
+  ): Promise<Response> {
     const lines = await this.deps.emailOverrides.list();
     const active = new Set(activeOverrides(lines, this.deps.now()).keys());
     return page(emailOverridesPage(lines, active, session.csrfToken, notice), status);
@@ -387,13 +448,31 @@ export class Dashboard {
     if (current instanceof Response) return current;
     const { form } = current;
     const action = field(form, "action");
-    if (action !== "allow" && action !== "deny") return this.overridesView(current.session, { text: "Choose allow or deny.", error: true }, 400);
+    if (action !== "allow" && action !== "deny")
+      return this.overridesView(current.session, { text: "Choose allow or deny.", error: true }, 400);
     try {
-      const line = overrideLine({ domain: field(form, "domain") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: field(form, "until") || null, force: field(form, "force") === "yes" }, new Date(this.deps.now()));
+      const line = overrideLine(
+        {
+          domain: field(form, "domain") ?? "",
+          action,
+          reason: field(form, "reason") ?? "",
+          author: "dashboard",
+          until: field(form, "until") || null,
+          force: field(form, "force") === "yes",
+        },
+        new Date(this.deps.now()),
+      );
       await this.deps.emailOverrides.put(line);
     } catch (err) {
       if (!(err instanceof OverrideError)) throw err;
-      return this.overridesView(current.session, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date").replace("insist with --force", "tick “even on a public suffix” to insist")}.`, error: true }, 400);
+      return this.overridesView(
+        current.session,
+        {
+          text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date").replace("insist with --force", "tick “even on a public suffix” to insist")}.`,
+          error: true,
+        },
+        400,
+      );
     }
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=added");
@@ -403,7 +482,8 @@ export class Dashboard {
     const current = await this.authorisedPost(request);
     if (current instanceof Response) return current;
     const domain = normaliseDomain(field(current.form, "domain") ?? "");
-    if (domain === null) return this.overridesView(current.session, { text: "That is not a domain name.", error: true }, 400);
+    if (domain === null)
+      return this.overridesView(current.session, { text: "That is not a domain name.", error: true }, 400);
     await this.deps.emailOverrides.remove(domain);
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=removed");
@@ -418,10 +498,18 @@ export class Dashboard {
     return this.ipOverridesView(current.session, params.get("check"), notice ? { text: notice } : undefined);
   }
 
-  private async ipOverridesView(session: Session, check: string | null, notice?: { text: string; error?: boolean }, status = 200): Promise<Response> {
+  private async ipOverridesView(
+    session: Session,
+    check: string | null,
+    notice?: { text: string; error?: boolean },
+    status = 200,
+  ): Promise<Response> {
     const lines = await this.deps.ipOverrides.list();
     const checked = check === null || check.trim() === "" ? null : this.checked(check.trim());
-    return page(ipOverridesPage(lines, this.deps.ipAllowlistFile(), this.deps.now(), session.csrfToken, checked, notice), status);
+    return page(
+      ipOverridesPage(lines, this.deps.ipAllowlistFile(), this.deps.now(), session.csrfToken, checked, notice),
+      status,
+    );
   }
 
   /** The address's answer, and the lines the page offers: the address, its /24 (IPv6: /48), its network. */
@@ -449,15 +537,44 @@ export class Dashboard {
     const { form } = current;
     const checked = field(form, "checked") ?? "";
     const action = field(form, "action");
-    if (action !== "allow" && action !== "deny") return this.ipOverridesView(current.session, checked || null, { text: "Choose allow or deny.", error: true }, 400);
+    if (action !== "allow" && action !== "deny")
+      return this.ipOverridesView(
+        current.session,
+        checked || null,
+        { text: "Choose allow or deny.", error: true },
+        400,
+      );
     const until = field(form, "until") ?? "";
     try {
-      const line = ipOverrideLine({ target: field(form, "target") ?? "", action, reason: field(form, "reason") ?? "", author: "dashboard", until: until || null }, new Date(this.deps.now()));
-      if (field(form, "confirm") !== "yes") return page(ipOverrideConfirmPage({ target: line.target, action, reason: line.reason, until, checked }, current.session.csrfToken));
+      const line = ipOverrideLine(
+        {
+          target: field(form, "target") ?? "",
+          action,
+          reason: field(form, "reason") ?? "",
+          author: "dashboard",
+          until: until || null,
+        },
+        new Date(this.deps.now()),
+      );
+      if (field(form, "confirm") !== "yes")
+        return page(
+          ipOverrideConfirmPage(
+            { target: line.target, action, reason: line.reason, until, checked },
+            current.session.csrfToken,
+          ),
+        );
       await this.deps.ipOverrides.put(line);
     } catch (err) {
       if (!(err instanceof OverrideError)) throw err;
-      return this.ipOverridesView(current.session, checked || null, { text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date")}.`, error: true }, 400);
+      return this.ipOverridesView(
+        current.session,
+        checked || null,
+        {
+          text: `The line was not added: ${err.message.replace("--reason", "a reason").replace("--until", "the date")}.`,
+          error: true,
+        },
+        400,
+      );
     }
     await this.deps.refreshIpOverrides();
     return redirect(`/dashboard/ip?done=added${checked ? `&check=${encodeURIComponent(checked)}` : ""}`);
@@ -484,7 +601,11 @@ export class Dashboard {
     const params = new URL(request.url).searchParams;
     const deleted = params.get("deleted");
     const pageNumber = Math.min(Math.max(Number.parseInt(params.get("page") ?? "1", 10) || 1, 1), REPORTED_PAGES);
-    return this.reportsView(current.session.csrfToken, pageNumber, deleted !== null && /^\d+$/.test(deleted) ? `Deleted ${deleted} report(s).` : undefined);
+    return this.reportsView(
+      current.session.csrfToken,
+      pageNumber,
+      deleted !== null && /^\d+$/.test(deleted) ? `Deleted ${deleted} report(s).` : undefined,
+    );
   }
 
   /**
@@ -498,11 +619,18 @@ export class Dashboard {
     const keyId = field(current.form, "key") || undefined;
     const ip = ipText ? parseIpAddress(ipText) : null;
     if (ipText && ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
-    if (ip === null && keyId === undefined) return page(messagePage("Nothing to delete", "Name an address, a key, or both."), 400);
+    if (ip === null && keyId === undefined)
+      return page(messagePage("Nothing to delete", "Name an address, a key, or both."), 400);
     if (field(current.form, "confirm") !== "yes") {
       const key = keyId === undefined ? null : await this.deps.keys.find(keyId);
       if (ip === null && key === null) return page(messagePage("No such key", "The form named no existing key."), 400);
-      return page(deleteReportsConfirmPage(ip?.text ?? null, keyId === undefined ? null : { id: keyId, name: key?.name ?? keyId }, current.session.csrfToken));
+      return page(
+        deleteReportsConfirmPage(
+          ip?.text ?? null,
+          keyId === undefined ? null : { id: keyId, name: key?.name ?? keyId },
+          current.session.csrfToken,
+        ),
+      );
     }
     const deleted = await this.deps.reports.store.delete({ ip: ip?.text, keyId }, this.deps.now());
     await this.deps.reports.refresh();
@@ -516,7 +644,12 @@ export class Dashboard {
     const ranked = await index.mostReported((pageNumber - 1) * REPORTED_PER_PAGE, REPORTED_PER_PAGE);
     const rows = ranked.rows.map((address) => ({ address, keyNames: names }));
     const reporters = keys.filter((k) => k.permissions.includes("report"));
-    const listing = { page: pageNumber, perPage: REPORTED_PER_PAGE, total: ranked.total, pages: Math.min(REPORTED_PAGES, Math.ceil(ranked.total / REPORTED_PER_PAGE)) };
+    const listing = {
+      page: pageNumber,
+      perPage: REPORTED_PER_PAGE,
+      total: ranked.total,
+      pages: Math.min(REPORTED_PAGES, Math.ceil(ranked.total / REPORTED_PER_PAGE)),
+    };
     return page(reportsPage(rows, listing, reporters, Math.round(windowMs / 86_400_000), csrfToken, notice));
   }
 
@@ -524,6 +657,8 @@ export class Dashboard {
   static asset(name: string): Response | null {
     const asset = ASSETS.get(name);
     if (!asset) return null;
-    return new Response(asset.body, { headers: { "content-type": asset.type, "x-content-type-options": "nosniff", "cache-control": "no-cache" } });
+    return new Response(asset.body, {
+      headers: { "content-type": asset.type, "x-content-type-options": "nosniff", "cache-control": "no-cache" },
+    });
   }
 }

@@ -25,21 +25,39 @@ export interface KeyListing {
 
 /** A search matches a key's name (any part, any case), its display prefix or its id. */
 function matches(key: KeyRecord, search: string): boolean {
-  return search === "" || key.name.toLowerCase().includes(search.toLowerCase()) || key.prefix.startsWith(search) || key.id === search;
+  return (
+    search === "" ||
+    key.name.toLowerCase().includes(search.toLowerCase()) ||
+    key.prefix.startsWith(search) ||
+    key.id === search
+  );
 }
 
 /**
  * One page of the keys matching `search`, active before revoked and newest first, with
  * their usage read for that page only. Null when the page is past the last one.
  */
-export async function keyListing(keys: KeyStore, usage: UsageStore, defaultIpQuota: number, nowMs: number, search: string, page: number): Promise<KeyListing | null> {
+export async function keyListing(
+  keys: KeyStore,
+  usage: UsageStore,
+  defaultIpQuota: number,
+  nowMs: number,
+  search: string,
+  page: number,
+): Promise<KeyListing | null> {
   const matching = (await keys.list())
     .filter((key) => matches(key, search))
-    .sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt));
+    .sort(
+      (a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt),
+    );
   const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
   if (page > pages) return null;
   const shown = matching.slice((page - 1) * KEYS_PER_PAGE, page * KEYS_PER_PAGE);
-  const usageByKey = await usage.usageOf(shown.map((key) => key.id), 0, nowMs);
+  const usageByKey = await usage.usageOf(
+    shown.map((key) => key.id),
+    0,
+    nowMs,
+  );
   const rows = shown.map((key) => {
     const u = usageByKey.get(key.id)!;
     const quota = key.ipQuotaPerMonth ?? defaultIpQuota;

@@ -28,11 +28,23 @@ export function sessionDigest(token: string): string {
 export function newSession(nowMs: number) {
   const token = randomToken();
   const session: Session = { csrfToken: randomToken(), expiresAt: new Date(nowMs + SESSION_LIFETIME_MS).toISOString() };
-  return { token, session, row: { token_hash: sessionDigest(token), csrf_token: session.csrfToken, created_at: new Date(nowMs).toISOString(), expires_at: session.expiresAt } };
+  return {
+    token,
+    session,
+    row: {
+      token_hash: sessionDigest(token),
+      csrf_token: session.csrfToken,
+      created_at: new Date(nowMs).toISOString(),
+      expires_at: session.expiresAt,
+    },
+  };
 }
 
 /** The session a stored row gives, unless it has expired. */
-export function liveSession(row: { csrf_token: string; expires_at: string } | undefined | null, nowMs: number): Session | null {
+export function liveSession(
+  row: { csrf_token: string; expires_at: string } | undefined | null,
+  nowMs: number,
+): Session | null {
   if (!row || Date.parse(row.expires_at) <= nowMs) return null;
   return { csrfToken: row.csrf_token, expiresAt: row.expires_at };
 }

@@ -44,9 +44,16 @@ export interface SignInThrottle {
 }
 
 /** A new attempt against the client's row (null: none yet): the wait to answer, or the row to store. */
-export function attempt(row: ClientRow | null, nowMs: number, policy: ThrottlePolicy): { wait: number } | { next: ClientRow } {
+export function attempt(
+  row: ClientRow | null,
+  nowMs: number,
+  policy: ThrottlePolicy,
+): { wait: number } | { next: ClientRow } {
   if (row && row.locked_until > nowMs) return { wait: row.locked_until - nowMs };
-  const next = !row || nowMs - row.window_start > policy.windowMs ? { failures: 0, window_start: nowMs, locked_until: 0, lockouts: row?.lockouts ?? 0 } : { ...row };
+  const next =
+    !row || nowMs - row.window_start > policy.windowMs
+      ? { failures: 0, window_start: nowMs, locked_until: 0, lockouts: row?.lockouts ?? 0 }
+      : { ...row };
   next.failures++;
   if (next.failures >= policy.failures) {
     next.locked_until = nowMs + Math.min(policy.maxLockMs, policy.lockMs * 2 ** next.lockouts);

@@ -21,9 +21,11 @@ const PLOT_H = HEIGHT - TOP - BOTTOM;
 const TICKS = 4;
 
 const number = (n: number) => n.toLocaleString("en-US");
-const compact = (n: number) => new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(n);
+const compact = (n: number) =>
+  new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(n);
 const requests = (d: DayOutcomes) => STACKED.reduce((sum, { kind }) => sum + d[kind], 0);
-const monthDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+const monthDay = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
 
 /** The smallest of 1, 2, 2.5 or 5 × 10ⁿ that holds `max` in TICKS whole steps. */
 function scaleTop(max: number): number {
@@ -62,7 +64,9 @@ export function outcomeChart(days: readonly DayOutcomes[]): SafeHtml {
   });
   const labelEvery = Math.max(1, Math.ceil(days.length / 6));
   const dates = days.map((d, i) =>
-    (days.length - 1 - i) % labelEvery === 0 ? html`<text class="tick" x="${(LEFT + i * step + step / 2).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${monthDay(d.day)}</text>` : "",
+    (days.length - 1 - i) % labelEvery === 0
+      ? html`<text class="tick" x="${(LEFT + i * step + step / 2).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${monthDay(d.day)}</text>`
+      : "",
   );
   const totals = outcomeTotals(days);
   const first = days[0]?.day ?? "";

@@ -28,16 +28,25 @@ export function parseRegionTable(text: string, file: string): Map<string, Geoloc
     const fields = line.split(",");
     const wrong = (what: string) => new DatasetError(at, what, "fix or remove the line");
     if (fields.length !== 9) throw wrong(`has ${fields.length} fields, not the header's 9 (a field holds no comma)`);
-    const [key, country, subdivision, subdivisionName, city, latitude, longitude, timeZone, source] = fields.map((f) => f.trim());
+    const [key, country, subdivision, subdivisionName, city, latitude, longitude, timeZone, source] = fields.map((f) =>
+      f.trim(),
+    );
     if (!KEY.test(key)) throw wrong(`"${key}" is not a region name such as aws:eu-central-1`);
     if (regions.has(key)) throw wrong(`${key} is listed twice`);
     if (!countryName(country)) throw wrong(`"${country}" is not an ISO 3166-1 alpha-2 country code`);
-    if (subdivision !== "" && (!SUBDIVISIONS.has(subdivision) || !subdivision.startsWith(`${country}-`))) throw wrong(`"${subdivision}" is not an ISO 3166-2 subdivision of ${country}`);
-    if ((subdivision === "") !== (subdivisionName === "")) throw wrong("a subdivision needs its code and its name, or neither");
-    if ((latitude === "") !== (longitude === "")) throw wrong("coordinates need a latitude and a longitude, or neither");
+    if (subdivision !== "" && (!SUBDIVISIONS.has(subdivision) || !subdivision.startsWith(`${country}-`)))
+      throw wrong(`"${subdivision}" is not an ISO 3166-2 subdivision of ${country}`);
+    if ((subdivision === "") !== (subdivisionName === ""))
+      throw wrong("a subdivision needs its code and its name, or neither");
+    if ((latitude === "") !== (longitude === ""))
+      throw wrong("coordinates need a latitude and a longitude, or neither");
     const lat = Number(latitude);
     const lon = Number(longitude);
-    if (latitude !== "" && !(Number.isFinite(lat) && Math.abs(lat) <= 90 && Number.isFinite(lon) && Math.abs(lon) <= 180)) throw wrong(`${latitude},${longitude} are not coordinates`);
+    if (
+      latitude !== "" &&
+      !(Number.isFinite(lat) && Math.abs(lat) <= 90 && Number.isFinite(lon) && Math.abs(lon) <= 180)
+    )
+      throw wrong(`${latitude},${longitude} are not coordinates`);
     if (timeZone !== "" && !isTimeZone(timeZone)) throw wrong(`"${timeZone}" is not an IANA time zone`);
     if (source === "") throw wrong("names no source: say where the provider states the place");
     regions.set(key, {

@@ -4,7 +4,12 @@ import { type TableColumns, compileRecordTable } from "../ip/geo/compile-record-
 import { geoColumns } from "../ip/geo/geolocation.ts";
 import { type OpenedMmdb, openMmdb, parseMmdb } from "../ip/geo/mmdb.ts";
 import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
-import { RECORD_TABLE_LAYOUT, type RecordTableFile, encodeRecordTableFile, readRecordTableFile } from "../ip/geo/record-table-file.ts";
+import {
+  RECORD_TABLE_LAYOUT,
+  type RecordTableFile,
+  encodeRecordTableFile,
+  readRecordTableFile,
+} from "../ip/geo/record-table-file.ts";
 import { versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { type CompiledTable, type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
@@ -41,7 +46,12 @@ function writeTable(root: string, output: TableOutput, bytes: Uint8Array): Compi
  * output carried over unchanged keeps the current version's table (a hard link) when it
  * is of this layout; any other is compiled, which decodes and checks every record.
  */
-export function compileVersionTables(staging: string, records: Record<string, OutputRecord>, rebuilt: ReadonlySet<string>, currentRoot: string | null): Record<string, OutputRecord> {
+export function compileVersionTables(
+  staging: string,
+  records: Record<string, OutputRecord>,
+  rebuilt: ReadonlySet<string>,
+  currentRoot: string | null,
+): Record<string, OutputRecord> {
   const out = { ...records };
   for (const name of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
     const record = records[name];
@@ -55,7 +65,14 @@ export function compileVersionTables(staging: string, records: Record<string, Ou
     }
     const mmdbFile = versionFiles(staging)[spec.mmdb];
     const mmdb = parseMmdb(readFileSync(mmdbFile), mmdbFile);
-    out[name] = { ...record, compiled: writeTable(staging, name, encodeRecordTableFile(compileRecordTable(mmdb, columnsFor(spec.columns, mmdb)))) };
+    out[name] = {
+      ...record,
+      compiled: writeTable(
+        staging,
+        name,
+        encodeRecordTableFile(compileRecordTable(mmdb, columnsFor(spec.columns, mmdb))),
+      ),
+    };
   }
   return out;
 }
@@ -72,7 +89,11 @@ export interface ReadTable {
  * (a damaged file is refused, naming it); for a version written before tables of this layout, or
  * without a manifest, compiled from the MMDB and, where the folder is writable, saved.
  */
-export async function readVersionTable(root: string, manifest: Manifest | null, output: TableOutput): Promise<ReadTable> {
+export async function readVersionTable(
+  root: string,
+  manifest: Manifest | null,
+  output: TableOutput,
+): Promise<ReadTable> {
   const spec = TABLE_OUTPUTS[output];
   const recorded = manifest?.outputs[output]?.compiled;
   const file = recorded && join(root, recorded.file);
@@ -81,17 +102,23 @@ export async function readVersionTable(root: string, manifest: Manifest | null, 
     try {
       fd = openSync(file, "r");
     } catch (err) {
-      throw new DatasetError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, "check its permissions");
+      throw new DatasetError(
+        file,
+        `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        "check its permissions",
+      );
     }
     try {
       const hasher = new Bun.CryptoHasher("sha256");
       const size = fstatSync(fd).size;
       const table = readRecordTableFile(fd, size, file, (bytes) => hasher.update(bytes));
-      if (size !== recorded.bytes || hasher.digest("hex") !== recorded.sha256) throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)");
+      if (size !== recorded.bytes || hasher.digest("hex") !== recorded.sha256)
+        throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)");
       return { table, note: null };
     } catch (err) {
       // A damaged file can fail its shape checks before its checksum: either way it is damaged.
-      if (err instanceof DatasetError) throw new DatasetError(file, err.problem.replace(/^corrupt /, "damaged "), refix(root, spec.mmdb));
+      if (err instanceof DatasetError)
+        throw new DatasetError(file, err.problem.replace(/^corrupt /, "damaged "), refix(root, spec.mmdb));
       throw err;
     } finally {
       closeSync(fd);
@@ -100,10 +127,15 @@ export async function readVersionTable(root: string, manifest: Manifest | null, 
   const mmdbFile = versionFiles(root)[spec.mmdb];
   const mmdb = await openMmdb(mmdbFile);
   const table = compileRecordTable(mmdb, columnsFor(spec.columns, mmdb));
-  if (!manifest) return { table, note: `compiled ${mmdbFile} in memory: its version has no manifest to record a table in` };
+  if (!manifest)
+    return { table, note: `compiled ${mmdbFile} in memory: its version has no manifest to record a table in` };
   try {
     const compiled = writeTable(root, output, encodeRecordTableFile(table));
-    return { table, compiled, note: `compiled ${compiled.file} from ${mmdbFile} (the version had no table of layout ${RECORD_TABLE_LAYOUT}); later loads read it` };
+    return {
+      table,
+      compiled,
+      note: `compiled ${compiled.file} from ${mmdbFile} (the version had no table of layout ${RECORD_TABLE_LAYOUT}); later loads read it`,
+    };
   } catch (err) {
     return { table, note: `compiled ${mmdbFile} in memory; could not save its table (${(err as Error).message})` };
   }
@@ -116,7 +148,8 @@ export async function recordTables(root: string, compiled: ReadonlyMap<TableOutp
   const manifest = await readManifest(file);
   if (!manifest) return;
   const outputs = { ...manifest.outputs };
-  for (const [output, table] of compiled) outputs[output] = { ...(outputs[output] ?? { count: 0, sources: [] }), compiled: table };
+  for (const [output, table] of compiled)
+    outputs[output] = { ...(outputs[output] ?? { count: 0, sources: [] }), compiled: table };
   writeManifest(file, { ...manifest, outputs });
 }
 

@@ -14,7 +14,16 @@ import type { DatasetInfo } from "./snapshot.ts";
 
 type CuratedFiles = Pick<
   ReturnType<typeof dataFiles>,
-  "hostingAsns" | "cloudRegions" | "vpnAsns" | "educationAsns" | "ispAsns" | "crawlerRanges" | "anycastPrefixes" | "scannerRanges" | "ipAllowlist" | "ipDenylist"
+  | "hostingAsns"
+  | "cloudRegions"
+  | "vpnAsns"
+  | "educationAsns"
+  | "ispAsns"
+  | "crawlerRanges"
+  | "anycastPrefixes"
+  | "scannerRanges"
+  | "ipAllowlist"
+  | "ipDenylist"
 >;
 
 /** The hand-kept lists under data/curated/ and what a listing means. */
@@ -57,24 +66,31 @@ export interface CuratedData {
 export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Promise<CuratedData> {
   const read = async (file: string, optional = false) => {
     const dataset = await readTextDataset(file, { optional });
-    return dataset && { file, text: dataset.text, info: { name: `curated/${basename(file)}`, file, date: dataset.modified } };
+    return (
+      dataset && { file, text: dataset.text, info: { name: `curated/${basename(file)}`, file, date: dataset.modified } }
+    );
   };
   const [regionTable, asnLists, rangeLists, operatorLists] = await Promise.all([
     // Optional: a data directory from before the table came keeps serving, its cloud ranges located by the city database.
     read(files.cloudRegions, true),
     Promise.all(ASN_LISTS.map(async ([key, bits]) => ({ ...(await read(files[key]))!, bits }))),
     Promise.all(RANGE_LISTS.map(async ([key, bits, source]) => ({ ...(await read(files[key]))!, bits, source }))),
-    Promise.all(OPERATOR_LISTS.map(async ([key, bits, source]) => ({ list: await read(files[key], true), bits, source }))),
+    Promise.all(
+      OPERATOR_LISTS.map(async ([key, bits, source]) => ({ list: await read(files[key], true), bits, source })),
+    ),
   ]);
 
   const asnKindSources = new Map<number, AsnKindSource[]>();
   for (const list of asnLists) {
-    for (const asn of parseAsnList(list.text, list.file)) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: list.bits, source: list.info.name }]);
+    for (const asn of parseAsnList(list.text, list.file))
+      asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: list.bits, source: list.info.name }]);
   }
   const ranges = new ReputationIndexBuilder();
   const allowlist: OverrideInForce[] = [];
   let expired = 0;
-  const present = operatorLists.flatMap(({ list, bits, source }) => (list ? [{ ...list, bits, source, info: { ...list.info, name: source } }] : []));
+  const present = operatorLists.flatMap(({ list, bits, source }) =>
+    list ? [{ ...list, bits, source, info: { ...list.info, name: source } }] : [],
+  );
   for (const list of [...rangeLists, ...present]) {
     for (const { cidr, until } of parseExpiringCidrList(list.text, list.file)) {
       if (until !== null && until <= now) expired++;
@@ -83,10 +99,21 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     }
   }
   const regions = regionTable ? parseRegionTable(regionTable.text, regionTable.file) : new Map<string, Geolocation>();
-  const datasets = [...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []), ...[...asnLists, ...rangeLists, ...present].map((list) => list.info)];
+  const datasets = [
+    ...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []),
+    ...[...asnLists, ...rangeLists, ...present].map((list) => list.info),
+  ];
   return { asnKindSources, ranges: ranges.build(), regions, datasets, expired, allowlist };
 }
 
 function allowLine(range: AddressRange, until: number | null, modified: string | null): OverrideInForce {
-  return { target: targetOfRange(range), action: "allow", reason: ALLOWLIST_REASON, author: "data/ip/allowlist.txt", created: modified ?? "", until: until === null ? null : new Date(until).toISOString(), source: "allowlist-file" };
+  return {
+    target: targetOfRange(range),
+    action: "allow",
+    reason: ALLOWLIST_REASON,
+    author: "data/ip/allowlist.txt",
+    created: modified ?? "",
+    until: until === null ? null : new Date(until).toISOString(),
+    source: "allowlist-file",
+  };
 }

@@ -15,7 +15,8 @@ function entries(text: string): { line: number; value: string }[] {
 export function parseAsnList(text: string, file: string): number[] {
   return entries(text).map(({ line, value }) => {
     const m = /^(?:AS)?(\d{1,10})$/i.exec(value);
-    if (!m || Number(m[1]) > 0xffffffff) throw new DatasetError(`${file}:${line}`, `"${value}" is not an AS number`, "fix or remove the line");
+    if (!m || Number(m[1]) > 0xffffffff)
+      throw new DatasetError(`${file}:${line}`, `"${value}" is not an AS number`, "fix or remove the line");
     return Number(m[1]);
   });
 }
@@ -30,11 +31,16 @@ export function parseExpiringCidrList(text: string, file: string): { cidr: Addre
   return entries(text).map(({ line, value }) => {
     const [address, keyword, day, ...rest] = value.split(/\s+/);
     const cidr = parseCidr(address);
-    if (!cidr) throw new DatasetError(`${file}:${line}`, `"${value}" is not an IP address or CIDR`, "fix or remove the line");
+    if (!cidr)
+      throw new DatasetError(`${file}:${line}`, `"${value}" is not an IP address or CIDR`, "fix or remove the line");
     if (keyword === undefined) return { cidr, until: null };
     const until = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
     if (keyword !== "until" || !/^\d{4}-\d\d-\d\d$/.test(day ?? "") || Number.isNaN(until) || rest.length) {
-      throw new DatasetError(`${file}:${line}`, `"${value}" is not "CIDR" or "CIDR until YYYY-MM-DD"`, "fix or remove the line");
+      throw new DatasetError(
+        `${file}:${line}`,
+        `"${value}" is not "CIDR" or "CIDR until YYYY-MM-DD"`,
+        "fix or remove the line",
+      );
     }
     return { cidr, until };
   });

@@ -24,7 +24,11 @@ export interface WarningCommands {
 }
 
 /** For a program whose command line is not known: the commands by their names alone. */
-export const GENERIC_WARNING_COMMANDS: WarningCommands = { update: "riskcheck update", settle: 'riskcheck email deny NAME --reason "why"', refreshOffBy: "RISKCHECK_UPDATE_EVERY=off" };
+export const GENERIC_WARNING_COMMANDS: WarningCommands = {
+  update: "riskcheck update",
+  settle: 'riskcheck email deny NAME --reason "why"',
+  refreshOffBy: "RISKCHECK_UPDATE_EVERY=off",
+};
 
 const days = (ms: number) => Math.floor(ms / 86_400_000);
 
@@ -35,24 +39,39 @@ const days = (ms: number) => Math.floor(ms / 86_400_000);
  * could not fetch (grouped by why), or automatic refresh off for data never refreshed.
  * `refresh` is null when automatic refresh is off.
  */
-export function datasetWarnings(snapshot: Snapshot, refresh: RefreshState | null, nowMs: number, commands: WarningCommands = GENERIC_WARNING_COMMANDS): string[] {
+export function datasetWarnings(
+  snapshot: Snapshot,
+  refresh: RefreshState | null,
+  nowMs: number,
+  commands: WarningCommands = GENERIC_WARNING_COMMANDS,
+): string[] {
   const warnings: string[] = [];
   if (!(snapshot.outputs["reputation-index"]?.count > 0)) {
     const fix = refresh ? "the automatic refresh fetches the feeds" : `run: ${commands.update}`;
-    warnings.push(`no reputation feed is loaded: IP verdicts rest on network kinds alone, and "ok" means no data rather than clean; ${fix}`);
+    warnings.push(
+      `no reputation feed is loaded: IP verdicts rest on network kinds alone, and "ok" means no data rather than clean; ${fix}`,
+    );
   }
   const stale = staleSources(snapshot, nowMs);
   if (stale) warnings.push(stale);
-  const unsettled = [...snapshot.email.heldBack].filter((name) => overrideFor(snapshot.email.overrides, name) === undefined);
+  const unsettled = [...snapshot.email.heldBack].filter(
+    (name) => overrideFor(snapshot.email.overrides, name) === undefined,
+  );
   if (unsettled.length) {
     const shown = unsettled.slice(0, 5).join(", ") + (unsettled.length > 5 ? " …" : "");
-    warnings.push(`${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with: ${commands.settle} (or email allow)`);
+    warnings.push(
+      `${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with: ${commands.settle} (or email allow)`,
+    );
   }
   const last = refresh?.last;
-  if (last?.error) warnings.push(`the last refresh (${new Date(last.finishedAt).toISOString()}) installed nothing: ${last.error}`);
-  for (const group of groupProblems(last?.failedSources ?? [])) warnings.push(`the last refresh could not fetch ${describeGroup(group)}; ${group.fix}`);
+  if (last?.error)
+    warnings.push(`the last refresh (${new Date(last.finishedAt).toISOString()}) installed nothing: ${last.error}`);
+  for (const group of groupProblems(last?.failedSources ?? []))
+    warnings.push(`the last refresh could not fetch ${describeGroup(group)}; ${group.fix}`);
   if (!refresh && lastRefreshedFromNetwork(snapshot.sources) === null) {
-    warnings.push(`automatic refresh is off (${commands.refreshOffBy}) and the data has never been refreshed from the network; run: ${commands.update}`);
+    warnings.push(
+      `automatic refresh is off (${commands.refreshOffBy}) and the data has never been refreshed from the network; run: ${commands.update}`,
+    );
   }
   return warnings;
 }
@@ -75,6 +94,9 @@ function staleSources(snapshot: Snapshot, nowMs: number): string | null {
   if (count === 0) return null;
   const parts = [...byDate.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([date, g]) => `${someNames(g.names)}: ${date}, ${days(nowMs - Date.parse(date))} days old (cadence ${[...g.cadences].sort((a, b) => a - b).join("/")} days)`);
+    .map(
+      ([date, g]) =>
+        `${someNames(g.names)}: ${date}, ${days(nowMs - Date.parse(date))} days old (cadence ${[...g.cadences].sort((a, b) => a - b).join("/")} days)`,
+    );
   return `${count} source${count === 1 ? "" : "s"} in use ${count === 1 ? "is" : "are"} older than the cadence ${count === 1 ? "its publisher keeps" : "their publishers keep"}: ${parts.join("; ")}`;
 }

@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import type { SourceInput } from "../email/disposable-evidence.ts";
-import { type DomainLists, type DroppedCounts, type FreeListReport, buildDomainLists, parseDomainListText } from "../email/domain-lists.ts";
+import {
+  type DomainLists,
+  type DroppedCounts,
+  type FreeListReport,
+  buildDomainLists,
+  parseDomainListText,
+} from "../email/domain-lists.ts";
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { parseEvidenceFile } from "./email-evidence-file.ts";
@@ -21,7 +27,12 @@ export interface EmailLists {
  * The email lists as a version serves them: its compiled lists with the operator's
  * allowlist and free supplement, without the IP datasets. Without `root`, the current version.
  */
-export async function loadEmailLists(dataDir: string, root?: string, rule: EvidenceRule = DEFAULT_EVIDENCE_RULE, givenManifest?: Manifest): Promise<EmailLists> {
+export async function loadEmailLists(
+  dataDir: string,
+  root?: string,
+  rule: EvidenceRule = DEFAULT_EVIDENCE_RULE,
+  givenManifest?: Manifest,
+): Promise<EmailLists> {
   const files = dataFilesAt(dataDir, root);
   const manifest = givenManifest ?? (await readManifest(files.manifest));
   const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, sources] = await Promise.all([
@@ -61,12 +72,21 @@ async function listedSources(dir: string, manifest: Manifest | null): Promise<So
     ["disposable-domains", false],
     ["disposable-wildcards", true],
   ] as const;
-  const listed = kinds.flatMap(([output, wildcard]) => (manifest.outputs[output]?.sources ?? []).map((name) => ({ name, wildcard })));
+  const listed = kinds.flatMap(([output, wildcard]) =>
+    (manifest.outputs[output]?.sources ?? []).map((name) => ({ name, wildcard })),
+  );
   return Promise.all(
     listed.map(async ({ name, wildcard }) => {
       const dataset = await readTextDataset(`${dir}/${name}.txt`);
       const record = manifest.sources[name];
-      return { name, verifies: record?.verifies ?? false, includes: record?.includes ?? [], wildcard, entries: parseEvidenceFile(dataset!.text), checkedAt: record?.checkedAt ?? null };
+      return {
+        name,
+        verifies: record?.verifies ?? false,
+        includes: record?.includes ?? [],
+        wildcard,
+        entries: parseEvidenceFile(dataset!.text),
+        checkedAt: record?.checkedAt ?? null,
+      };
     }),
   );
 }

@@ -7,13 +7,19 @@ import type { PreparedDatasets } from "./prepare-datasets.ts";
 /** Where build.ts's second entry point lands inside the executable (beside the CLI, under the sources' common folder). */
 const COMPILED_WORKER = "/$bunfs/root/datasets/load-worker.js";
 
-type LoadReply = { prepared: PreparedDatasets } | { error: { file: string; problem: string; fix: string } | { message: string } };
+type LoadReply =
+  | { prepared: PreparedDatasets }
+  | { error: { file: string; problem: string; fix: string } | { message: string } };
 
 /**
  * Runs `prepareDatasets` in a Worker of its own and stops the Worker when it has
  * answered: reading, checking and compiling never hold up the thread that serves.
  */
-export function prepareInWorker(dataDir: string, root: string | undefined, emailRule: EvidenceRule | null): Promise<PreparedDatasets> {
+export function prepareInWorker(
+  dataDir: string,
+  root: string | undefined,
+  emailRule: EvidenceRule | null,
+): Promise<PreparedDatasets> {
   const worker = new Worker(RUNNING_COMPILED ? COMPILED_WORKER : new URL("./load-worker.ts", import.meta.url).href);
   return new Promise<PreparedDatasets>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<LoadReply>) => {

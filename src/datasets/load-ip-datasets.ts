@@ -18,7 +18,10 @@ import type { DatasetInfo } from "./snapshot.ts";
  * open as typed arrays over their transferred buffers; only the tables' strings are decoded, a few
  * milliseconds at a time, so the serving thread keeps answering meanwhile.
  */
-export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
+export async function assembleIpDatasets(
+  p: PreparedIp,
+  thresholds: Thresholds,
+): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
   const cityV4 = p.cityV4.table;
   const cityV6 = p.cityV6?.table ?? null;
   const country = p.country?.table ?? null;
@@ -30,7 +33,11 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
 
   const asn = new AsnIndex(p.asnFile);
   const feeds = new ReputationIndex(p.feedFile);
-  const info = (name: string, t: PreparedTable, table: RecordTableFile): DatasetInfo => ({ name, file: t.file, date: table.meta.buildDate });
+  const info = (name: string, t: PreparedTable, table: RecordTableFile): DatasetInfo => ({
+    name,
+    file: t.file,
+    date: table.meta.buildDate,
+  });
   // The indexes' dates are their sources', which the caller has from the manifest.
   const datasets: DatasetInfo[] = [
     info(p.cityV4.name, p.cityV4, cityV4),
@@ -43,7 +50,12 @@ export async function assembleIpDatasets(p: PreparedIp, thresholds: Thresholds):
     ...p.curated.datasets,
   ];
   const locations = p.locationFile ? new DeclaredLocations(p.locationFile, p.curated.regions) : NO_DECLARED_LOCATIONS;
-  const notes = locations.unplaced.length ? [...p.notes, `cloud regions with no row in curated/cloud-regions.csv, located by the city database: ${locations.unplaced.join(", ")}`] : p.notes;
+  const notes = locations.unplaced.length
+    ? [
+        ...p.notes,
+        `cloud regions with no row in curated/cloud-regions.csv, located by the city database: ${locations.unplaced.join(", ")}`,
+      ]
+    : p.notes;
   return {
     ip: {
       geo,

@@ -36,7 +36,11 @@ export interface LoadOptions {
  * `started`: that Worker's load, when the caller began it earlier (`serve` does, before
  * it imports the rest of the program).
  */
-export async function loadSnapshot(dataDir: string, thresholds: Thresholds, options: LoadOptions = {}): Promise<LoadReport> {
+export async function loadSnapshot(
+  dataDir: string,
+  thresholds: Thresholds,
+  options: LoadOptions = {},
+): Promise<LoadReport> {
   const { now = new Date(), emailRule = DEFAULT_EVIDENCE_RULE } = options;
   const started = options.started ?? startLoad(dataDir, options.root, emailRule);
   const { root } = started;
@@ -44,21 +48,35 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, opti
   const prepared = await started.prepared;
   const manifest = prepared.manifest ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const email = prepared.email!;
-  const { lists, dropped, freeReport, allowList: allow, feedAllow, supplement } = { ...email, lists: assembleEmailLists(email) };
+  const {
+    lists,
+    dropped,
+    freeReport,
+    allowList: allow,
+    feedAllow,
+    supplement,
+  } = { ...email, lists: assembleEmailLists(email) };
   const { ip, datasets: ipDatasets, notes: ipNotes } = await assembleIpDatasets(prepared.ip, thresholds);
   const notes: string[] = [...ipNotes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
   }
   if (lists.belowEvidence > 0 || lists.heldBack.size > 0) {
-    notes.push(`disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ${lists.heldBack.size} disputed names held back by update`);
+    notes.push(
+      `disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ${lists.heldBack.size} disputed names held back by update`,
+    );
   }
   notes.push(
     `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
   );
   const datasets: DatasetInfo[] = [
     { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: null },
-    { name: "disposable-wildcards", file: files.disposableWildcards, entries: lists.disposableWildcard.size, date: null },
+    {
+      name: "disposable-wildcards",
+      file: files.disposableWildcards,
+      entries: lists.disposableWildcard.size,
+      date: null,
+    },
     { name: "free-domains", file: files.freeDomains, entries: lists.free.size, date: null },
     ...(feedAllow ? [{ name: "allowed-domains", file: files.feedAllowedDomains, date: null }] : []),
     ...(allow ? [{ name: "operator-allowlist", file: files.allowedDomains, date: allow.modified }] : []),
@@ -68,7 +86,15 @@ export async function loadSnapshot(dataDir: string, thresholds: Thresholds, opti
     .map((d) => (d.date === null ? { ...d, date: newestSourceDate(manifest, d.name) } : d))
     .map((d) => ({ ...d, file: withinDataDir(dataDir, d.file) }));
   return {
-    snapshot: Object.freeze({ email: lists, ip, datasets, version: manifest.version, sources: manifest.sources, outputs: manifest.outputs, loadedAt: now.toISOString() }),
+    snapshot: Object.freeze({
+      email: lists,
+      ip,
+      datasets,
+      version: manifest.version,
+      sources: manifest.sources,
+      outputs: manifest.outputs,
+      loadedAt: now.toISOString(),
+    }),
     notes,
     freeList: freeReport,
   };
@@ -86,6 +112,8 @@ function withinDataDir(dataDir: string, file: string): string {
 
 /** A compiled output is as recent as the newest data of the sources it was composed from. */
 function newestSourceDate(manifest: Manifest, output: string): string | null {
-  const dates = (manifest.outputs[output]?.sources ?? []).map((s) => manifest.sources[s]?.dataDate).filter((d): d is string => !!d);
+  const dates = (manifest.outputs[output]?.sources ?? [])
+    .map((s) => manifest.sources[s]?.dataDate)
+    .filter((d): d is string => !!d);
   return dates.length ? dates.sort().at(-1)! : null;
 }

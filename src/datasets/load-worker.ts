@@ -22,7 +22,10 @@ self.onmessage = async (event: MessageEvent<LoadRequest>) => {
     const prepared = await prepareDatasets(dataDir, root, emailRule);
     self.postMessage({ prepared }, buffersOf(prepared));
   } catch (err) {
-    const error = err instanceof DatasetError ? { file: err.file, problem: err.problem, fix: err.fix } : { message: (err as Error).message ?? String(err) };
+    const error =
+      err instanceof DatasetError
+        ? { file: err.file, problem: err.problem, fix: err.fix }
+        : { message: (err as Error).message ?? String(err) };
     self.postMessage({ error });
   }
 };

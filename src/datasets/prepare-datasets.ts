@@ -86,9 +86,16 @@ type OperatorSlot = "city" | "country" | "owner" | "connectionType";
 
 /** MMDBs dropped into data/mmdb/, sorted by what their metadata says they are. */
 async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, OpenedMmdb | null>> {
-  const found: Record<OperatorSlot, OpenedMmdb | null> = { city: null, country: null, owner: null, connectionType: null };
+  const found: Record<OperatorSlot, OpenedMmdb | null> = {
+    city: null,
+    country: null,
+    owner: null,
+    connectionType: null,
+  };
   if (!existsSync(dir)) return found;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".mmdb")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith(".mmdb"))
+    .sort()) {
     const mmdb = await openMmdb(join(dir, name));
     const type = mmdb.databaseType;
     const slot: OperatorSlot | null = /connection-type/i.test(type)
@@ -100,8 +107,14 @@ async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, Open
           : /country/i.test(type)
             ? "country"
             : null;
-    if (slot === null) throw new DatasetError(mmdb.file, `database type "${type}" is not one riskcheck reads (City, Country, ASN, ISP or Connection-Type)`, "remove the file");
-    if (found[slot]) throw new DatasetError(mmdb.file, `a second ${slot} database beside ${found[slot]!.file}`, "keep only one");
+    if (slot === null)
+      throw new DatasetError(
+        mmdb.file,
+        `database type "${type}" is not one riskcheck reads (City, Country, ASN, ISP or Connection-Type)`,
+        "remove the file",
+      );
+    if (found[slot])
+      throw new DatasetError(mmdb.file, `a second ${slot} database beside ${found[slot]!.file}`, "keep only one");
     found[slot] = mmdb;
   }
   return found;
@@ -116,7 +129,8 @@ function geoSourceName(operatorCity: OpenedMmdb | null, manifest: Manifest | nul
 
 /** An operator's MMDB, compiled on every load: it lives outside the versions `update` writes. */
 function operatorTable(mmdb: OpenedMmdb, slot: OperatorSlot): PreparedTable {
-  const columns = slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
+  const columns =
+    slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
   return { table: compileRecordTable(mmdb, columns), file: mmdb.file };
 }
 
@@ -129,9 +143,17 @@ async function readFeedAsnKinds(file: string): Promise<{ source: string; kind: s
   try {
     const document = (await Bun.file(file).json()) as unknown;
     if (Array.isArray(document)) return document as { source: string; kind: string; asns: number[] }[];
-    return Object.entries(document as Record<string, number[]>).map(([kind, asns]) => ({ source: "feeds", kind, asns }));
+    return Object.entries(document as Record<string, number[]>).map(([kind, asns]) => ({
+      source: "feeds",
+      kind,
+      asns,
+    }));
   } catch (err) {
-    throw new DatasetError(file, `not valid JSON (${(err as Error).message})`, 'run "riskcheck update" or "riskcheck update --rollback"');
+    throw new DatasetError(
+      file,
+      `not valid JSON (${(err as Error).message})`,
+      'run "riskcheck update" or "riskcheck update --rollback"',
+    );
   }
 }
 
@@ -139,14 +161,25 @@ async function readFeedAsnKinds(file: string): Promise<{ source: string; kind: s
 async function readEvidence(dir: string): Promise<[string, IndexFile][]> {
   if (!existsSync(dir)) return [];
   const names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
-  return Promise.all(names.map(async (name): Promise<[string, IndexFile]> => [name.slice(0, -4), await readIndexFile(join(dir, name), "evidence")]));
+  return Promise.all(
+    names.map(
+      async (name): Promise<[string, IndexFile]> => [
+        name.slice(0, -4),
+        await readIndexFile(join(dir, name), "evidence"),
+      ],
+    ),
+  );
 }
 
 /**
  * Reads every dataset of the version at `root` (default: the one `current` names) and the
  * operator's files, the email lists too unless `emailRule` is null; throws a DatasetError naming the file when one is missing or broken.
  */
-export async function prepareDatasets(dataDir: string, root: string | undefined, emailRule: EvidenceRule | null): Promise<PreparedDatasets> {
+export async function prepareDatasets(
+  dataDir: string,
+  root: string | undefined,
+  emailRule: EvidenceRule | null,
+): Promise<PreparedDatasets> {
   const files = dataFilesAt(dataDir, root);
   const versionRoot = root ?? files.current;
   const manifest = await readManifest(files.manifest);
@@ -156,7 +189,11 @@ export async function prepareDatasets(dataDir: string, root: string | undefined,
   return { manifest, ip: await prepareIp(versionRoot, manifest, files), email };
 }
 
-async function prepareIp(versionRoot: string, manifest: Manifest | null, files: ReturnType<typeof dataFilesAt>): Promise<PreparedIp> {
+async function prepareIp(
+  versionRoot: string,
+  manifest: Manifest | null,
+  files: ReturnType<typeof dataFilesAt>,
+): Promise<PreparedIp> {
   const notes: string[] = [];
   const operator = await openOperatorMmdbs(files.operatorMmdbDir);
   const compiled = new Map<TableOutput, CompiledTable>();
@@ -168,15 +205,22 @@ async function prepareIp(versionRoot: string, manifest: Manifest | null, files: 
   };
   const vf = versionFiles(versionRoot);
   const [cityV4, cityV6, country, owner] = await Promise.all([
-    operator.city ? { ...operatorTable(operator.city, "city"), name: "city" } : version("city-ipv4", files.cityV4).then((t) => ({ ...t, name: "city-ipv4" })),
+    operator.city
+      ? { ...operatorTable(operator.city, "city"), name: "city" }
+      : version("city-ipv4", files.cityV4).then((t) => ({ ...t, name: "city-ipv4" })),
     operator.city ? null : version("city-ipv6", files.cityV6),
     operator.country ? operatorTable(operator.country, "country") : version("country", files.country),
     // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
-    operator.owner ? operatorTable(operator.owner, "owner") : existsSync(vf.asnIsp) ? version("asn-isp", files.asnIsp) : null,
+    operator.owner
+      ? operatorTable(operator.owner, "owner")
+      : existsSync(vf.asnIsp)
+        ? version("asn-isp", files.asnIsp)
+        : null,
   ]);
   await recordTables(versionRoot, compiled);
   const connectionType = operator.connectionType && operatorTable(operator.connectionType, "connectionType");
-  const optionalIndex = (file: string, kind: "labels" | "places") => (existsSync(file) ? readIndexFile(file, kind) : null);
+  const optionalIndex = (file: string, kind: "labels" | "places") =>
+    existsSync(file) ? readIndexFile(file, kind) : null;
   const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, locationFile] = await Promise.all([
     readIndexFile(files.asnIndex, "asn"),
     readIndexFile(files.reputationIndex, "reputation"),
@@ -189,22 +233,52 @@ async function prepareIp(versionRoot: string, manifest: Manifest | null, files: 
   ]);
   const asnKindSources = curated.asnKindSources;
   for (const { source, kind, asns } of feedAsnKinds) {
-    for (const asn of asns) asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: kindBit(kind), source }]);
+    for (const asn of asns)
+      asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: kindBit(kind), source }]);
   }
-  const kindsByAsn = new Map([...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]));
+  const kindsByAsn = new Map(
+    [...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]),
+  );
   const asn = new AsnIndex(asnFile);
   const asnKinds = new Uint8Array(asn.entryCount);
   for (let entry = 0; entry < asn.entryCount; entry++) {
     asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
   }
-  if (curated.regions.size === 0) notes.push("curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's data/curated/ (the binary writes it again at its next start)");
-  if (curated.expired) notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
+  if (curated.regions.size === 0)
+    notes.push(
+      "curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's data/curated/ (the binary writes it again at its next start)",
+    );
+  if (curated.expired)
+    notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
   const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
-  return { cityV4, cityV6, country, owner, connectionType, asnFile, paths, asnKinds, kindsByAsn, asnKindSources, feedFile, evidence, labelFile, locationFile, curated, notes, geoSource: geoSourceName(operator.city, manifest) };
+  return {
+    cityV4,
+    cityV6,
+    country,
+    owner,
+    connectionType,
+    asnFile,
+    paths,
+    asnKinds,
+    kindsByAsn,
+    asnKindSources,
+    feedFile,
+    evidence,
+    labelFile,
+    locationFile,
+    curated,
+    notes,
+    geoSource: geoSourceName(operator.city, manifest),
+  };
 }
 
 /** The email lists built here, their packed sets handed over as arrays. */
-async function prepareEmail(dataDir: string, root: string | undefined, rule: EvidenceRule, manifest: Manifest | null): Promise<PreparedEmail> {
+async function prepareEmail(
+  dataDir: string,
+  root: string | undefined,
+  rule: EvidenceRule,
+  manifest: Manifest | null,
+): Promise<PreparedEmail> {
   const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
   const l = e.lists;
   return {
@@ -229,7 +303,9 @@ export function assembleEmailLists(e: PreparedEmail): DomainLists {
     ...l,
     disposable: PackedDomainSet.fromParts(l.disposable),
     free: PackedDomainSet.fromParts(l.free),
-    evidence: new DisposableEvidence(l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) }))),
+    evidence: new DisposableEvidence(
+      l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) })),
+    ),
   };
 }
 
@@ -238,6 +314,7 @@ export function buffersOf(value: unknown, found = new Set<ArrayBuffer>()): Array
   if (ArrayBuffer.isView(value)) found.add(value.buffer as ArrayBuffer);
   else if (value instanceof Map) for (const v of value.values()) buffersOf(v, found);
   else if (Array.isArray(value)) for (const v of value) buffersOf(v, found);
-  else if (value !== null && typeof value === "object" && !(value instanceof Set)) for (const v of Object.values(value)) buffersOf(v, found);
+  else if (value !== null && typeof value === "object" && !(value instanceof Set))
+    for (const v of Object.values(value)) buffersOf(v, found);
   return [...found];
 }

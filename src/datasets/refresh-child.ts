@@ -17,10 +17,19 @@ export class UpdateChild {
   ) {}
 
   async run(): Promise<RefreshResult> {
-    const child = Bun.spawn([...this.command, "update", "--json", ...this.args], { env: this.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([...this.command, "update", "--json", ...this.args], {
+      env: this.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     this.process = child;
     try {
-      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
       let report: UpdateReport | { error: string } | null = null;
       try {
         report = JSON.parse(stdout) as UpdateReport | { error: string };
@@ -28,17 +37,30 @@ export class UpdateChild {
         // No report: the update could not run at all; its one-line error is on stderr.
       }
       if (report === null || "error" in report) {
-        const reason = report?.error ?? (stderr.trim().split("\n").at(-1)?.replace(/^riskcheck: /, "") || `exit status ${code}`);
+        const reason =
+          report?.error ??
+          (stderr
+            .trim()
+            .split("\n")
+            .at(-1)
+            ?.replace(/^riskcheck: /, "") ||
+            `exit status ${code}`);
         return { finishedAt: this.now(), version: null, error: reason, failedSources: [] };
       }
-      const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null }));
+      const failedSources = report.outcomes
+        .filter((o) => o.outcome === "failed")
+        .map((o) => ({ name: o.name, detail: o.problem ?? o.detail, keeps: o.keeps ?? null }));
       // Every download failed (the network is down, the feed server unreachable): not a
       // success, so it is retried an hour later and /healthz and /metrics say so.
       const unreached = report.version === null && report.reached === 0 && failedSources.length > 0;
       return {
         finishedAt: this.now(),
         version: report.version,
-        error: report.refused.length ? `refused: ${report.refused.join("; ")}` : unreached ? `no source could be reached (${failedSources.length} failed)` : null,
+        error: report.refused.length
+          ? `refused: ${report.refused.join("; ")}`
+          : unreached
+            ? `no source could be reached (${failedSources.length} failed)`
+            : null,
         failedSources,
       };
     } finally {

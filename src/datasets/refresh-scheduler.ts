@@ -58,7 +58,9 @@ export class RefreshScheduler {
   start(): void {
     const { everyMs, lastRefreshedAt, now, random } = this.o;
     const due = lastRefreshedAt === null || now() - lastRefreshedAt >= everyMs;
-    this.schedule(due ? Math.min(everyMs, SOON_MS + random() * SOON_MS) : lastRefreshedAt + everyMs - now() + this.jitter());
+    this.schedule(
+      due ? Math.min(everyMs, SOON_MS + random() * SOON_MS) : lastRefreshedAt + everyMs - now() + this.jitter(),
+    );
   }
 
   /** Cancels the next refresh; a running one is left to its caller to stop. */
@@ -70,7 +72,13 @@ export class RefreshScheduler {
   }
 
   state(): RefreshState {
-    return { everyMs: this.o.everyMs, running: this.running !== null, nextAt: this.nextAt, lastSuccessAt: this.lastSuccessAt, last: this.last };
+    return {
+      everyMs: this.o.everyMs,
+      running: this.running !== null,
+      nextAt: this.nextAt,
+      lastSuccessAt: this.lastSuccessAt,
+      last: this.last,
+    };
   }
 
   private jitter(): number {
@@ -107,7 +115,9 @@ export class RefreshScheduler {
 /** The one log line of a refresh: failed sources grouped by the kind of problem. */
 function describe(r: RefreshResult): string {
   const groups = groupProblems(r.failedSources);
-  const failed = groups.length ? `; could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}` : "";
+  const failed = groups.length
+    ? `; could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}`
+    : "";
   if (r.error !== null) return `refresh: nothing installed, the current data keeps serving: ${r.error}${failed}`;
   return `refresh: ${r.version ? `dataset version ${r.version} installed` : "nothing changed"}${failed}`;
 }

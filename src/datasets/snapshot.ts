@@ -41,8 +41,15 @@ export interface OverridesInForce {
  * with, and `scan`. The IP lines are compiled here with the allowlist file's, into one table.
  */
 export function withOverrides(snapshot: Snapshot, active: OverridesInForce): Snapshot {
-  const ipLines = [...active.ip.map((line): OverrideInForce => ({ ...line, source: "database" })), ...snapshot.ip.allowlistFile];
-  return Object.freeze({ ...snapshot, email: { ...snapshot.email, overrides: active.email }, ip: { ...snapshot.ip, overrides: new OverrideTable(ipLines) } });
+  const ipLines = [
+    ...active.ip.map((line): OverrideInForce => ({ ...line, source: "database" })),
+    ...snapshot.ip.allowlistFile,
+  ];
+  return Object.freeze({
+    ...snapshot,
+    email: { ...snapshot.email, overrides: active.email },
+    ip: { ...snapshot.ip, overrides: new OverrideTable(ipLines) },
+  });
 }
 
 /** The sources the version's free-provider list came from, for the email reasons' `free`. */

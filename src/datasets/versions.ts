@@ -67,7 +67,8 @@ export async function rollback(dataDir: string): Promise<{ current: string; from
   const from = currentVersion(dataDir);
   if (!from) throw new Error(`${files.current}: no current dataset version`);
   const base = (await versionManifest(dataDir, from))?.base ?? null;
-  if (!base || !existsSync(join(files.versions, base))) throw new Error(`${from} is the oldest dataset version kept; there is nothing to roll back to`);
+  if (!base || !existsSync(join(files.versions, base)))
+    throw new Error(`${from} is the oldest dataset version kept; there is nothing to roll back to`);
   pointCurrentAt(dataDir, base);
   const older = (await versionManifest(dataDir, base))?.base ?? null;
   return { current: base, from, older: older !== null && existsSync(join(files.versions, older)) };
@@ -84,8 +85,13 @@ export async function listVersions(dataDir: string): Promise<VersionListing[]> {
   const files = dataFiles(dataDir);
   if (!existsSync(files.versions)) return [];
   const current = currentVersion(dataDir);
-  const names = readdirSync(files.versions).filter((n) => !n.startsWith(".")).sort().reverse();
-  return Promise.all(names.map(async (name) => ({ name, current: name === current, manifest: await versionManifest(dataDir, name) })));
+  const names = readdirSync(files.versions)
+    .filter((n) => !n.startsWith("."))
+    .sort()
+    .reverse();
+  return Promise.all(
+    names.map(async (name) => ({ name, current: name === current, manifest: await versionManifest(dataDir, name) })),
+  );
 }
 
 /**

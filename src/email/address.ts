@@ -32,13 +32,19 @@ function hasSpaceOrControl(s: string): boolean {
 
 function isUnicodeSpaceOrFormat(c: number): boolean {
   return (
-    c === 0x1680 || (c >= 0x2000 && c <= 0x200f) || (c >= 0x2028 && c <= 0x202f) || (c >= 0x205f && c <= 0x206f) || c === 0x3000 || c === 0xfeff
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200f) ||
+    (c >= 0x2028 && c <= 0x202f) ||
+    (c >= 0x205f && c <= 0x206f) ||
+    c === 0x3000 ||
+    c === 0xfeff
   );
 }
 
 /** RFC 5322 atext among ASCII characters: letters, digits and these. */
 const ASCII_ATEXT = new Uint8Array(128);
-for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~") ASCII_ATEXT[c.charCodeAt(0)] = 1;
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~")
+  ASCII_ATEXT[c.charCodeAt(0)] = 1;
 
 /** RFC 5322 atext, plus any non-ASCII character (RFC 6532). */
 function isAtext(c: number): boolean {

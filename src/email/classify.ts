@@ -45,7 +45,10 @@ export function isDisposable(lists: DisposableLists, domain: string): boolean {
     if (next === -1) break;
     const ancestor = domain.slice(dot + 1);
     if (lists.allow.has(ancestor)) return false;
-    if (!listed) listed = lists.disposableWildcard.has(ancestor) || (lists.disposable.has(ancestor) && !lists.disposableSuffixes.has(ancestor));
+    if (!listed)
+      listed =
+        lists.disposableWildcard.has(ancestor) ||
+        (lists.disposable.has(ancestor) && !lists.disposableSuffixes.has(ancestor));
     dot = next;
   }
   return listed;

@@ -66,7 +66,13 @@ const PSL = { allowPrivateDomains: true } as const;
  * tldts need not extract or validate them again, which makes a load's pass over the
  * lists several times faster; the answers are the same for such names.
  */
-const PSL_NORMALISED = { allowPrivateDomains: true, extractHostname: false, validateHostname: false, detectIp: false, mixedInputs: false } as const;
+const PSL_NORMALISED = {
+  allowPrivateDomains: true,
+  extractHostname: false,
+  validateHostname: false,
+  detectIp: false,
+  mixedInputs: false,
+} as const;
 const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
 
 /**
@@ -76,7 +82,11 @@ const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
  * government suffix (`.edu`, `ac.uk`, `edu.sg` …), or — unless curated or allowlisted —
  * a name that reads like a throwaway service.
  */
-export function buildDomainLists(input: DomainListInput): { lists: DomainLists; dropped: DroppedCounts; free: FreeListReport } {
+export function buildDomainLists(input: DomainListInput): {
+  lists: DomainLists;
+  dropped: DroppedCounts;
+  free: FreeListReport;
+} {
   const dropped: DroppedCounts = { disposable: 0, disposableWildcard: 0, free: 0, freeSupplement: 0, allow: 0 };
   const normalised = (name: keyof DroppedCounts) => {
     const set = new Set<string>();
@@ -88,7 +98,9 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
     return set;
   };
   const rule = input.rule ?? DEFAULT_EVIDENCE_RULE;
-  const evidence = DisposableEvidence.build(input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")));
+  const evidence = DisposableEvidence.build(
+    input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")),
+  );
   const heldBack = new Set(input.heldBack ?? []);
   const exact = evidence.served(rule, false);
   const wildcard = evidence.served(rule, true);
@@ -103,13 +115,21 @@ export function buildDomainLists(input: DomainListInput): { lists: DomainLists; 
   const supplement = normalised("freeSupplement");
   const candidates = new Set([...normalised("free"), ...supplement]);
   const free = new Set<string>();
-  const report = { candidates: candidates.size, kept: 0, disposable: 0, throwawayName: 0, suffixOrReserved: 0, institutional: 0 };
+  const report = {
+    candidates: candidates.size,
+    kept: 0,
+    disposable: 0,
+    throwawayName: 0,
+    suffixOrReserved: 0,
+    institutional: 0,
+  };
   for (const domain of candidates) {
     const suffix = getPublicSuffix(domain, PSL_NORMALISED) ?? "";
     if (suffix === domain || isReserved(domain)) report.suffixOrReserved++;
     else if (INSTITUTIONAL_SUFFIX.test(suffix)) report.institutional++;
     else if (isDisposable(disposableLists, domain)) report.disposable++;
-    else if (!supplement.has(domain) && !isAllowlisted(disposableLists.allow, domain) && looksThrowaway(domain, suffix)) report.throwawayName++;
+    else if (!supplement.has(domain) && !isAllowlisted(disposableLists.allow, domain) && looksThrowaway(domain, suffix))
+      report.throwawayName++;
     else free.add(domain);
   }
   report.kept = free.size;

@@ -19,7 +19,10 @@ export function normaliseDomain(input: string): string | null {
     else if (!isAsciiHostChar(c)) return null;
   }
   // UTS-46 maps plain ASCII host names to lower case and nothing else, unless a label is punycode.
-  const ascii = plainAscii && input.indexOf("xn--") === -1 && input.indexOf("XN--") === -1 ? input.toLowerCase() : domainToASCII(input);
+  const ascii =
+    plainAscii && input.indexOf("xn--") === -1 && input.indexOf("XN--") === -1
+      ? input.toLowerCase()
+      : domainToASCII(input);
   if (ascii === "" || ascii.length > MAX_DOMAIN_OCTETS) return null;
   return isHostName(ascii) ? ascii : null;
 }

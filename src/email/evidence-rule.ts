@@ -36,7 +36,8 @@ export type EvidenceStrength = "verified" | "independent" | "single" | "copied" 
  */
 export function evidenceStrength(listing: readonly Witness[]): EvidenceStrength {
   if (listing.length === 0) return "none";
-  if (listing.length === 1) return listing[0].verifies ? "verified" : listing[0].copies.size === 0 ? "single" : "copied";
+  if (listing.length === 1)
+    return listing[0].verifies ? "verified" : listing[0].copies.size === 0 ? "single" : "copied";
   if (listing.some((w) => w.verifies)) return "verified";
   if (independentWitnesses(listing).length >= 2) return "independent";
   return listing.some((w) => w.copies.size === 0) ? "single" : "copied";

@@ -44,7 +44,14 @@ export interface EmailReasons {
   readonly evidence: EvidenceStrength;
   readonly confidence: "high" | "medium" | "low";
   readonly sources: readonly SourceReason[];
-  readonly override?: { readonly action: "allow" | "deny"; readonly domain: string; readonly reason: string; readonly author: string; readonly created: string; readonly until: string | null };
+  readonly override?: {
+    readonly action: "allow" | "deny";
+    readonly domain: string;
+    readonly reason: string;
+    readonly author: string;
+    readonly created: string;
+    readonly until: string | null;
+  };
   readonly allowlist?: { readonly entry: string; readonly reason: string | null };
   /** The list that names the domain a free provider. */
   readonly free?: { readonly list: string };
@@ -71,7 +78,15 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
   const sources: SourceReason[] = [];
   const add = (listings: readonly Listing[], entry: string, match: SourceReason["match"]) => {
     for (const { source, firstSeen } of listings) {
-      sources.push({ source: source.name, entry, match, first_seen: iso(firstSeen), last_seen: source.checkedAt, verifies: source.verifies, copies: [...source.copies] });
+      sources.push({
+        source: source.name,
+        entry,
+        match,
+        first_seen: iso(firstSeen),
+        last_seen: source.checkedAt,
+        verifies: source.verifies,
+        copies: [...source.copies],
+      });
     }
   };
   const exact = lists.evidence.listings(domain, false);
@@ -96,8 +111,18 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
     confidence: confidenceOf(decided.rule, strength),
     sources,
     ...(decided.override ? { override: { ...decided.override } } : {}),
-    ...(decided.allowlisted ? { allowlist: { entry: decided.allowlisted, reason: lists.allowReasons.get(decided.allowlisted) ?? null } } : {}),
-    ...(isFree ? { free: { list: lists.freeSupplement.has(domain) ? "operator-free-providers" : free.sources.join(", ") || "free-domains" } } : {}),
+    ...(decided.allowlisted
+      ? { allowlist: { entry: decided.allowlisted, reason: lists.allowReasons.get(decided.allowlisted) ?? null } }
+      : {}),
+    ...(isFree
+      ? {
+          free: {
+            list: lists.freeSupplement.has(domain)
+              ? "operator-free-providers"
+              : free.sources.join(", ") || "free-domains",
+          },
+        }
+      : {}),
     ...(relay ? { relay: { service: relay } } : {}),
     ...(typo ? { did_you_mean: typo } : {}),
     role_account: isRoleAccount(normalised.local),
@@ -114,16 +139,21 @@ interface Decision {
 
 function decide(lists: DomainLists, domain: string, sources: readonly SourceReason[]): Decision {
   const line = lists.overrides.size ? overrideFor(lists.overrides, domain) : undefined;
-  if (line) return { rule: line.action === "deny" ? "denylisted" : "allowlisted", matched: line.domain, override: line };
+  if (line)
+    return { rule: line.action === "deny" ? "denylisted" : "allowlisted", matched: line.domain, override: line };
   const relay = relayServiceOf(domain);
   const allowed = [domain, ...parentsOf(domain)].find((name) => lists.allow.has(name));
-  if (allowed !== undefined) return relay ? { rule: "relay", matched: allowed } : { rule: "allowlisted", matched: allowed, allowlisted: allowed };
+  if (allowed !== undefined)
+    return relay
+      ? { rule: "relay", matched: allowed }
+      : { rule: "allowlisted", matched: allowed, allowlisted: allowed };
   if (lists.disposable.has(domain)) return { rule: "listed", matched: domain };
   if (lists.disposableWildcard.has(domain)) return { rule: "wildcard", matched: domain };
   if (isReserved(domain)) return { rule: "reserved-name", matched: domain };
   for (const parent of parentsOf(domain)) {
     if (lists.disposableWildcard.has(parent)) return { rule: "wildcard", matched: parent };
-    if (lists.disposable.has(parent) && !lists.disposableSuffixes.has(parent)) return { rule: "parent-listed", matched: parent };
+    if (lists.disposable.has(parent) && !lists.disposableSuffixes.has(parent))
+      return { rule: "parent-listed", matched: parent };
   }
   const first = sources[0];
   if (first === undefined) return { rule: "not-listed", matched: null };

@@ -33,10 +33,23 @@ export interface OverrideRow {
   until: string | null;
 }
 
-export const lineOfRow = (r: OverrideRow): OverrideLine => ({ domain: r.domain, action: r.action, reason: r.reason, author: r.author, created: r.created_at, until: r.until });
+export const lineOfRow = (r: OverrideRow): OverrideLine => ({
+  domain: r.domain,
+  action: r.action,
+  reason: r.reason,
+  author: r.author,
+  created: r.created_at,
+  until: r.until,
+});
 
 /** Why a line was refused; `code` names the kind for the admin API's error body (the CLI and the dashboard show the message). */
-export type OverrideErrorCode = "invalid_target" | "public_suffix" | "missing_reason" | "invalid_reason" | "invalid_until" | "until_passed";
+export type OverrideErrorCode =
+  | "invalid_target"
+  | "public_suffix"
+  | "missing_reason"
+  | "invalid_reason"
+  | "invalid_until"
+  | "until_passed";
 
 export class OverrideError extends Error {
   constructor(
@@ -56,30 +69,54 @@ const MAX_REASON_LENGTH = 500;
  * character, no lone surrogate); an expiry in the future (`YYYY-MM-DD` means the end of
  * that day, UTC; or a full ISO timestamp), a day that exists.
  */
-export function overrideLine(input: { domain: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null; force?: boolean }, now: Date): OverrideLine {
+export function overrideLine(
+  input: {
+    domain: string;
+    action: "allow" | "deny";
+    reason: string;
+    author: string;
+    until?: string | null;
+    force?: boolean;
+  },
+  now: Date,
+): OverrideLine {
   const domain = normaliseDomain(input.domain.trim());
   if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`, "invalid_target");
   if (!input.force && getDomain(domain) === null) {
-    throw new OverrideError(`${domain} is a public suffix: a line there would make every domain under it ${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with --force`, "public_suffix");
+    throw new OverrideError(
+      `${domain} is a public suffix: a line there would make every domain under it ${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with --force`,
+      "public_suffix",
+    );
   }
   const { reason, until } = overrideTerms(input, now);
   return { domain, action: input.action, reason, author: input.author, created: now.toISOString(), until };
 }
 
 /** The reason and expiry of any override line, email or IP, checked. */
-export function overrideTerms(input: { reason: string; until?: string | null }, now: Date): { reason: string; until: string | null } {
+export function overrideTerms(
+  input: { reason: string; until?: string | null },
+  now: Date,
+): { reason: string; until: string | null } {
   const reason = input.reason.trim();
-  if (reason === "") throw new OverrideError("say why with --reason: the line has to be defended to whoever asks", "missing_reason");
-  if (reason.length > MAX_REASON_LENGTH) throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`, "invalid_reason");
-  if (reason.includes("\u0000") || !reason.isWellFormed()) throw new OverrideError("the reason must be text without NUL characters or lone surrogates", "invalid_reason");
+  if (reason === "")
+    throw new OverrideError("say why with --reason: the line has to be defended to whoever asks", "missing_reason");
+  if (reason.length > MAX_REASON_LENGTH)
+    throw new OverrideError(`the reason can have at most ${MAX_REASON_LENGTH} characters`, "invalid_reason");
+  if (reason.includes("\u0000") || !reason.isWellFormed())
+    throw new OverrideError("the reason must be text without NUL characters or lone surrogates", "invalid_reason");
   const until = input.until ? expiryOf(input.until) : null;
-  if (until !== null && Date.parse(until) <= now.getTime()) throw new OverrideError(`--until ${input.until} has already passed`, "until_passed");
+  if (until !== null && Date.parse(until) <= now.getTime())
+    throw new OverrideError(`--until ${input.until} has already passed`, "until_passed");
   return { reason, until };
 }
 
 function expiryOf(text: string): string {
   const date = parseDateText(text);
-  if (date === null) throw new OverrideError(`--until "${text}" is not a date (YYYY-MM-DD, a day that exists, the day included; or an ISO timestamp with its offset)`, "invalid_until");
+  if (date === null)
+    throw new OverrideError(
+      `--until "${text}" is not a date (YYYY-MM-DD, a day that exists, the day included; or an ISO timestamp with its offset)`,
+      "invalid_until",
+    );
   return new Date(untilMs(date)).toISOString();
 }
 

@@ -3,9 +3,36 @@
  * (`gmial.com`, `hotmial.com`, `gmail.con`) is most likely a typo of it.
  */
 const MAJOR_PROVIDERS = [
-  "gmail.com", "googlemail.com", "yahoo.com", "yahoo.co.uk", "yahoo.fr", "ymail.com", "hotmail.com", "hotmail.co.uk", "hotmail.fr",
-  "outlook.com", "live.com", "msn.com", "icloud.com", "me.com", "mac.com", "aol.com", "protonmail.com", "proton.me", "gmx.com",
-  "gmx.de", "gmx.net", "web.de", "yandex.ru", "mail.ru", "qq.com", "163.com", "naver.com", "comcast.net", "verizon.net", "orange.fr",
+  "gmail.com",
+  "googlemail.com",
+  "yahoo.com",
+  "yahoo.co.uk",
+  "yahoo.fr",
+  "ymail.com",
+  "hotmail.com",
+  "hotmail.co.uk",
+  "hotmail.fr",
+  "outlook.com",
+  "live.com",
+  "msn.com",
+  "icloud.com",
+  "me.com",
+  "mac.com",
+  "aol.com",
+  "protonmail.com",
+  "proton.me",
+  "gmx.com",
+  "gmx.de",
+  "gmx.net",
+  "web.de",
+  "yandex.ru",
+  "mail.ru",
+  "qq.com",
+  "163.com",
+  "naver.com",
+  "comcast.net",
+  "verizon.net",
+  "orange.fr",
 ];
 const PROVIDERS = new Set(MAJOR_PROVIDERS);
 
@@ -46,7 +73,8 @@ export function editDistance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
       let d = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) d = Math.min(d, before[j - 2] + 1);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1))
+        d = Math.min(d, before[j - 2] + 1);
       row[j] = d;
       if (d < rowMin) rowMin = d;
     }

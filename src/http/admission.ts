@@ -63,7 +63,12 @@ export interface BodyStep<Body> {
  * request. Without a body step it answers at once (the GET routes stay synchronous).
  */
 export function admit(deps: AdmissionDeps, request: Request, rule: AdmissionRule): Admission<undefined> | Response;
-export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body: BodyStep<Body>): Promise<Admission<Body> | Response>;
+export function admit<Body>(
+  deps: AdmissionDeps,
+  request: Request,
+  rule: AdmissionRule,
+  body: BodyStep<Body>,
+): Promise<Admission<Body> | Response>;
 export function admit<Body>(deps: AdmissionDeps, request: Request, rule: AdmissionRule, body?: BodyStep<Body>) {
   const key = authenticateRequest(deps.authenticator, request.headers.get("authorization"), rule.permission);
   if (!("id" in key)) return refusedAtOnce(key, body);
@@ -90,7 +95,8 @@ async function admitBody<Body>(
   step: BodyStep<Body>,
 ): Promise<Admission<Body> | Response> {
   // A body is never read for a request the rate limit refused; its 429 shows the quota as the IP check's would.
-  if (rate !== null && !rate.allowed) return refused(deps, key, rule.usage, nowMs, applyQuota(deps.limits, key, rate, step.quotaUnits ? 1 : 0, nowMs));
+  if (rate !== null && !rate.allowed)
+    return refused(deps, key, rule.usage, nowMs, applyQuota(deps.limits, key, rate, step.quotaUnits ? 1 : 0, nowMs));
   const body = await step.read(request);
   if (isApiError(body)) {
     deps.usage.record(key.id, rule.usage, "bad_request", nowMs);
@@ -110,7 +116,8 @@ function limited<Body>(
   body: Body,
 ): Admission<Body> | Response {
   const limits = applyQuota(deps.limits, key, rate, quotaUnits, nowMs);
-  if (limits.refusal !== null) return refused(deps, key, limits.refusal === QUOTA_EXCEEDED ? QUOTA_USAGE : usage, nowMs, limits);
+  if (limits.refusal !== null)
+    return refused(deps, key, limits.refusal === QUOTA_EXCEEDED ? QUOTA_USAGE : usage, nowMs, limits);
   return new Admission(deps, key, usage, quotaUnits > 0, nowMs, limits, body);
 }
 
@@ -200,9 +207,19 @@ export interface LimitOutcome {
  * The monthly quota for a request the rate limit has seen, when it would use any: asked
  * even of a request the rate limit refused, so that the 429 shows the quota it would have met.
  */
-function applyQuota(limits: Limits, key: KeyRecord, rate: RateDecision | null, units: number, nowMs: number): LimitOutcome {
-  const quota = units === 0 ? null : limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs, units);
-  const refusal = rate !== null && !rate.allowed ? RATE_LIMITED : quota !== null && !quota.allowed ? QUOTA_EXCEEDED : null;
+function applyQuota(
+  limits: Limits,
+  key: KeyRecord,
+  rate: RateDecision | null,
+  units: number,
+  nowMs: number,
+): LimitOutcome {
+  const quota =
+    units === 0
+      ? null
+      : limits.quota.check(key.id, key.ipQuotaPerMonth ?? limits.settings.ipQuotaPerMonth, nowMs, units);
+  const refusal =
+    rate !== null && !rate.allowed ? RATE_LIMITED : quota !== null && !quota.allowed ? QUOTA_EXCEEDED : null;
   return { rate, quota, refusal };
 }
 
@@ -222,7 +239,8 @@ export function limitHeaders({ rate, quota }: LimitOutcome, checksUsed: number):
     headers["x-quota-limit"] = String(quota.limit);
     headers["x-quota-remaining"] = String(Math.max(0, quota.limit - quota.used - checksUsed));
     headers["x-quota-reset"] = quota.resetsAt;
-    if (!quota.allowed && (rate === null || rate.allowed)) headers["x-ratelimit-reset"] = String(quota.retryAfterSeconds);
+    if (!quota.allowed && (rate === null || rate.allowed))
+      headers["x-ratelimit-reset"] = String(quota.retryAfterSeconds);
   }
   return headers;
 }

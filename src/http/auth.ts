@@ -35,7 +35,11 @@ export function bearerToken(authorization: string | null): string | null {
  * "API key revoked" (the spec's answer for an expired key too) — the same on every endpoint. An active key without the permission
  * the route needs is the 403.
  */
-export function authenticateRequest(authenticator: Authenticator, authorization: string | null, needs: Permission): KeyRecord | ApiError {
+export function authenticateRequest(
+  authenticator: Authenticator,
+  authorization: string | null,
+  needs: Permission,
+): KeyRecord | ApiError {
   const token = bearerToken(authorization);
   if (token === null) return API_ERRORS.missingKey;
   const result = authenticator.authenticate(token);

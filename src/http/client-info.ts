@@ -14,7 +14,8 @@ export interface ClientResolver {
 }
 
 export function clientResolver(trust: ProxyTrust): ClientResolver {
-  const peerOf = (request: Request, server: Bun.Server<unknown> | null) => parseIpAddress(server?.requestIP(request)?.address ?? "");
+  const peerOf = (request: Request, server: Bun.Server<unknown> | null) =>
+    parseIpAddress(server?.requestIP(request)?.address ?? "");
   const address = (request: Request, server: Bun.Server<unknown> | null): ParsedIp | null => {
     const peer = peerOf(request, server);
     return peer === null || trust.proxies.length === 0 ? peer : resolveClientAddress(peer, request.headers, trust);
@@ -24,8 +25,12 @@ export function clientResolver(trust: ProxyTrust): ClientResolver {
     info(request, server) {
       const peer = peerOf(request, server);
       const direct = request.url.startsWith("https:");
-      if (peer === null || trust.proxies.length === 0 || !isTrusted(trust, peer)) return { address: peer?.text ?? "", https: direct };
-      return { address: resolveClientAddress(peer, request.headers, trust).text, https: direct || forwardedHttps(trust, request.headers) };
+      if (peer === null || trust.proxies.length === 0 || !isTrusted(trust, peer))
+        return { address: peer?.text ?? "", https: direct };
+      return {
+        address: resolveClientAddress(peer, request.headers, trust).text,
+        https: direct || forwardedHttps(trust, request.headers),
+      };
     },
   };
 }

@@ -21,20 +21,52 @@ export const API_ERRORS = Object.freeze({
   invalidBatch: define(400, "invalid_body", 'The body must be JSON of the form {"emails": ["..."], "ips": ["..."]}'),
   batchTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 items per batch"),
   tooManyItems: define(400, "too_many_items", "A batch holds at most 1,000 items, emails and IPs together"),
-  forbidden: define(403, "forbidden", "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --name NAME --permissions check,report)"),
-  invalidReports: define(400, "invalid_body", 'The body must be JSON: one report {"ip": "...", "category": "bot|probe|rate|attack|crawler", "comment": "..."} or {"reports": [...]}'),
+  forbidden: define(
+    403,
+    "forbidden",
+    "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --name NAME --permissions check,report)",
+  ),
+  invalidReports: define(
+    400,
+    "invalid_body",
+    'The body must be JSON: one report {"ip": "...", "category": "bot|probe|rate|attack|crawler", "comment": "..."} or {"reports": [...]}',
+  ),
   reportsTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 reports per request"),
   tooManyReports: define(400, "too_many_items", "A request holds at most 1,000 reports"),
-  forbiddenManage: define(403, "forbidden", "This API key may not manage override lines; an operator can create a key that may (riskcheck keys create --name NAME --permissions manage)"),
-  invalidOverride: define(400, "invalid_body", 'The body must be JSON: {"kind": "ip" or "email", "target": "...", "action": "allow" or "deny", "reason": "...", "until": "YYYY-MM-DD" (optional)}'),
-  unknownOverrideKind: define(400, "unknown_kind", "kind must be ip (an address, a CIDR range or an AS number) or email (a domain)"),
+  forbiddenManage: define(
+    403,
+    "forbidden",
+    "This API key may not manage override lines; an operator can create a key that may (riskcheck keys create --name NAME --permissions manage)",
+  ),
+  invalidOverride: define(
+    400,
+    "invalid_body",
+    'The body must be JSON: {"kind": "ip" or "email", "target": "...", "action": "allow" or "deny", "reason": "...", "until": "YYYY-MM-DD" (optional)}',
+  ),
+  unknownOverrideKind: define(
+    400,
+    "unknown_kind",
+    "kind must be ip (an address, a CIDR range or an AS number) or email (a domain)",
+  ),
   invalidOverrideAction: define(400, "invalid_action", "action must be allow or deny"),
   overrideNotFound: define(404, "override_not_found", "No override line has this id; GET /v1/overrides lists them"),
   rateLimited: define(429, "rate_limit_exceeded", "Rate limit exceeded. Please try again later."),
-  quotaExceeded: define(429, "quota_exceeded", "Monthly quota exceeded. Please upgrade your plan or wait until next month."),
-  metricsTokenRequired: define(401, "unauthorized", "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>"),
+  quotaExceeded: define(
+    429,
+    "quota_exceeded",
+    "Monthly quota exceeded. Please upgrade your plan or wait until next month.",
+  ),
+  metricsTokenRequired: define(
+    401,
+    "unauthorized",
+    "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>",
+  ),
   notFound: define(404, "not_found", "No such endpoint; see the API reference in docs/api.md"),
-  storeBusy: define(503, "service_unavailable", "The database is locked by another process; nothing of this request was stored: send it again after Retry-After seconds"),
+  storeBusy: define(
+    503,
+    "service_unavailable",
+    "The database is locked by another process; nothing of this request was stored: send it again after Retry-After seconds",
+  ),
   internal: define(500, "internal_error", "The server failed to answer this request; the details are in its log"),
 });
 
@@ -44,10 +76,20 @@ const RETRY_AFTER: Partial<Record<string, number>> = { rate_limit_exceeded: 60, 
 const bodies = new Map<ApiError, string>();
 for (const e of Object.values(API_ERRORS)) {
   const retry = RETRY_AFTER[e.error];
-  bodies.set(e, JSON.stringify(retry === undefined ? { error: e.error, message: e.message } : { error: e.error, message: e.message, retry_after: retry }));
+  bodies.set(
+    e,
+    JSON.stringify(
+      retry === undefined
+        ? { error: e.error, message: e.message }
+        : { error: e.error, message: e.message, retry_after: retry },
+    ),
+  );
 }
 
 /** `headers`, when given, carry the content type already. An error made for one request (a message naming its client) is serialised here. */
 export function errorResponse(e: ApiError, headers: Readonly<Record<string, string>> = JSON_HEADERS): Response {
-  return new Response(bodies.get(e) ?? JSON.stringify({ error: e.error, message: e.message }), { status: e.status, headers });
+  return new Response(bodies.get(e) ?? JSON.stringify({ error: e.error, message: e.message }), {
+    status: e.status,
+    headers,
+  });
 }

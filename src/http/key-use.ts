@@ -20,7 +20,13 @@ export interface KeyUseDeps {
  * notes the client address as the key's last (flushed with usage; for a key without
  * networks, looked up at most once per ADDRESS_REFRESH_MS). Null: go on.
  */
-export function checkKeyUse(deps: KeyUseDeps, key: KeyRecord, request: Request, usage: UsageKind, nowMs: number): ApiError | null {
+export function checkKeyUse(
+  deps: KeyUseDeps,
+  key: KeyRecord,
+  request: Request,
+  usage: UsageKind,
+  nowMs: number,
+): ApiError | null {
   if (key.allowedNetworks.length === 0 && !deps.usage.wantsAddress(key.id, nowMs)) return null;
   const client = deps.clientAddress(request);
   deps.usage.usedFrom(key.id, client?.text ?? null, nowMs);

@@ -5,13 +5,18 @@ import { synchronous } from "./synchronous.ts";
 
 const OTHER = RequestMetrics.endpointIndex("other");
 const DASHBOARD = RequestMetrics.endpointIndex("/dashboard");
-const BY_PATH = new Map(ENDPOINTS.map((endpoint: Endpoint) => [endpoint as string, RequestMetrics.endpointIndex(endpoint)]));
+const BY_PATH = new Map(
+  ENDPOINTS.map((endpoint: Endpoint) => [endpoint as string, RequestMetrics.endpointIndex(endpoint)]),
+);
 
 const OVERRIDES = RequestMetrics.endpointIndex("/v1/overrides");
 
 /** Which metrics label a request that a route answered counts under: the path, any dashboard path as one, any line's path as /v1/overrides. */
 function endpointOf(path: string): number {
-  return BY_PATH.get(path) ?? (path.startsWith("/dashboard") ? DASHBOARD : path.startsWith("/v1/overrides/") ? OVERRIDES : OTHER);
+  return (
+    BY_PATH.get(path) ??
+    (path.startsWith("/dashboard") ? DASHBOARD : path.startsWith("/v1/overrides/") ? OVERRIDES : OTHER)
+  );
 }
 
 /**
@@ -21,7 +26,10 @@ function endpointOf(path: string): number {
  */
 export function lifecycle(requests: RequestMetrics, logError: (message: string) => void) {
   return new Elysia()
-    .derive({ as: "global" }, synchronous(() => ({ startedMs: performance.now() })))
+    .derive(
+      { as: "global" },
+      synchronous(() => ({ startedMs: performance.now() })),
+    )
     .onAfterHandle(
       { as: "global" },
       synchronous(({ path, response, startedMs }: { path: string; response: unknown; startedMs: number }) => {

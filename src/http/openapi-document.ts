@@ -11,19 +11,33 @@ import { outsideNetworks } from "./key-use.ts";
  * and every documented status, against the running app.
  */
 
-const ref = (kind: "schemas" | "headers" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
-const jsonContent = (schema: object, examples?: Record<string, { summary: string; value: unknown }>) => ({ "application/json": { schema, ...(examples ? { examples } : {}) } });
+const ref = (kind: "schemas" | "headers" | "responses" | "parameters", name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+const jsonContent = (schema: object, examples?: Record<string, { summary: string; value: unknown }>) => ({
+  "application/json": { schema, ...(examples ? { examples } : {}) },
+});
 const errorExample = (e: ApiError, summary: string) => ({
   summary,
-  value: e.status === 429 ? { error: e.error, message: e.message, retry_after: e.error === "quota_exceeded" ? 86400 : 60 } : { error: e.error, message: e.message },
+  value:
+    e.status === 429
+      ? { error: e.error, message: e.message, retry_after: e.error === "quota_exceeded" ? 86400 : 60 }
+      : { error: e.error, message: e.message },
 });
 const errorSchema = (errors: readonly Pick<ApiError, "error">[], retryAfter?: boolean) => ({
   allOf: [ref("schemas", retryAfter ? "RetryableError" : "Error")],
   properties: { error: { enum: errors.map((e) => e.error) } },
 });
 
-const RATE_HEADERS = { "X-RateLimit-Limit": ref("headers", "X-RateLimit-Limit"), "X-RateLimit-Remaining": ref("headers", "X-RateLimit-Remaining") };
-const QUOTA_HEADERS = { "X-Quota-Limit": ref("headers", "X-Quota-Limit"), "X-Quota-Remaining": ref("headers", "X-Quota-Remaining"), "X-Quota-Reset": ref("headers", "X-Quota-Reset") };
+const RATE_HEADERS = {
+  "X-RateLimit-Limit": ref("headers", "X-RateLimit-Limit"),
+  "X-RateLimit-Remaining": ref("headers", "X-RateLimit-Remaining"),
+};
+const QUOTA_HEADERS = {
+  "X-Quota-Limit": ref("headers", "X-Quota-Limit"),
+  "X-Quota-Remaining": ref("headers", "X-Quota-Remaining"),
+  "X-Quota-Reset": ref("headers", "X-Quota-Reset"),
+};
 const UNAUTHORIZED = [API_ERRORS.missingKey, API_ERRORS.unknownKey, API_ERRORS.revokedKey] as const;
 
 const integerHeader = (description: string) => ({ description, schema: { type: "string", pattern: "^[0-9]+$" } });
@@ -37,7 +51,7 @@ export const OPENAPI_DOCUMENT = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      "Keys carry permissions: `check` (the checks; every key made without a word on it), `report` (POST /v1/reports) and `manage` (the override lines, /v1/overrides; never given unless asked for). A key without the one a route needs gets `403 {\"error\":\"forbidden\",…}`.",
+      'Keys carry permissions: `check` (the checks; every key made without a word on it), `report` (POST /v1/reports) and `manage` (the override lines, /v1/overrides; never given unless asked for). A key without the one a route needs gets `403 {"error":"forbidden",…}`.',
       "The order of checks is: authentication, permission, rate limit, quota (IP check and batch only), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
@@ -45,7 +59,11 @@ export const OPENAPI_DOCUMENT = {
   tags: [
     { name: "checks", description: "The API: email and IP checks, with a key" },
     { name: "operations", description: "Health, data provenance, this document and metrics: no key" },
-    { name: "overrides", description: "The operator's override lines for addresses, ranges, networks and email domains, with a key that may `manage`" },
+    {
+      name: "overrides",
+      description:
+        "The operator's override lines for addresses, ranges, networks and email domains, with a key that may `manage`",
+    },
   ],
   paths: {
     "/v1/check": {
@@ -93,7 +111,9 @@ export const OPENAPI_DOCUMENT = {
           "429": {
             description: "The key's rate limit is used up.",
             headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
-            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
+              rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+            }),
           },
           "500": ref("responses", "InternalError"),
         },
@@ -133,9 +153,12 @@ export const OPENAPI_DOCUMENT = {
             content: jsonContent(ref("schemas", "IpCheck"), IP_EXAMPLES),
           },
           "400": {
-            description: "Not an IP address in an accepted form (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1`, surrounding spaces …).",
+            description:
+              "Not an IP address in an accepted form (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1`, surrounding spaces …).",
             headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
-            content: jsonContent(errorSchema([API_ERRORS.invalidIp]), { invalid_ip: errorExample(API_ERRORS.invalidIp, "GET /v1/ip-reputation-check?ip=1.2.3") }),
+            content: jsonContent(errorSchema([API_ERRORS.invalidIp]), {
+              invalid_ip: errorExample(API_ERRORS.invalidIp, "GET /v1/ip-reputation-check?ip=1.2.3"),
+            }),
           },
           "401": ref("responses", "Unauthorized"),
           "403": ref("responses", "Forbidden"),
@@ -145,7 +168,10 @@ export const OPENAPI_DOCUMENT = {
             headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"), ...QUOTA_HEADERS },
             content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
               rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-              quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "Beyond the key's monthly quota of successful IP checks"),
+              quota_exceeded: errorExample(
+                API_ERRORS.quotaExceeded,
+                "Beyond the key's monthly quota of successful IP checks",
+              ),
             }),
           },
           "500": ref("responses", "InternalError"),
@@ -165,24 +191,31 @@ export const OPENAPI_DOCUMENT = {
             name: "explain",
             in: "query",
             required: false,
-            description: "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the evidence rule in force included).",
+            description:
+              "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the evidence rule in force included).",
             schema: { type: "string" },
             example: "1",
           },
         ],
         requestBody: {
           required: true,
-          description: "At most 1 MiB of JSON, at most 1,000 items in the two lists together; either list may be left out.",
-          content: jsonContent(ref("schemas", "BatchRequest"), { mixed: { summary: "Two emails and two IPs", value: BATCH_EXAMPLES.request } }),
+          description:
+            "At most 1 MiB of JSON, at most 1,000 items in the two lists together; either list may be left out.",
+          content: jsonContent(ref("schemas", "BatchRequest"), {
+            mixed: { summary: "Two emails and two IPs", value: BATCH_EXAMPLES.request },
+          }),
         },
         responses: {
           "200": {
             description: "The answers, in the order of the request's lists.",
             headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
-            content: jsonContent(ref("schemas", "BatchAnswer"), { mixed: { summary: "POST /v1/check/batch with the request's example", value: BATCH_EXAMPLES.answer } }),
+            content: jsonContent(ref("schemas", "BatchAnswer"), {
+              mixed: { summary: "POST /v1/check/batch with the request's example", value: BATCH_EXAMPLES.answer },
+            }),
           },
           "400": {
-            description: "The body is no batch: not JSON, not an object of the two lists, an unknown field, or over 1,000 items.",
+            description:
+              "The body is no batch: not JSON, not an object of the two lists, an unknown field, or over 1,000 items.",
             headers: RATE_HEADERS,
             content: jsonContent(errorSchema([API_ERRORS.invalidBatch, API_ERRORS.tooManyItems]), {
               invalid_body: errorExample(API_ERRORS.invalidBatch, '{"ip": ["8.8.8.8"]}'),
@@ -194,14 +227,20 @@ export const OPENAPI_DOCUMENT = {
           "413": {
             description: "The body is over 1 MiB.",
             headers: RATE_HEADERS,
-            content: jsonContent(errorSchema([API_ERRORS.batchTooLarge]), { body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB") }),
+            content: jsonContent(errorSchema([API_ERRORS.batchTooLarge]), {
+              body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB"),
+            }),
           },
           "429": {
-            description: "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
+            description:
+              "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
             headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"), ...QUOTA_HEADERS },
             content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
               rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-              quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "More IP items than the key's monthly quota has left"),
+              quota_exceeded: errorExample(
+                API_ERRORS.quotaExceeded,
+                "More IP items than the key's monthly quota has left",
+              ),
             }),
           },
           "500": ref("responses", "InternalError"),
@@ -214,45 +253,76 @@ export const OPENAPI_DOCUMENT = {
         operationId: "report",
         summary: "Report abusive addresses your own services saw: the verdict's `local` source",
         description:
-          "One report, or `{\"reports\": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key's repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.",
+          'One report, or `{"reports": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key\'s repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.',
         security: [{ apiKey: [] }],
         requestBody: {
           required: true,
           description: "At most 1 MiB of JSON.",
-          content: jsonContent(ref("schemas", "ReportRequest"), { batch: { summary: "Three reports, one a duplicate and one of a private address", value: REPORT_EXAMPLES.request } }),
+          content: jsonContent(ref("schemas", "ReportRequest"), {
+            batch: {
+              summary: "Three reports, one a duplicate and one of a private address",
+              value: REPORT_EXAMPLES.request,
+            },
+          }),
         },
         responses: {
           "200": {
-            description: "How many reports were accepted and how many were duplicates; each rejected item by its index, with its error.",
+            description:
+              "How many reports were accepted and how many were duplicates; each rejected item by its index, with its error.",
             headers: RATE_HEADERS,
-            content: jsonContent(ref("schemas", "ReportAnswer"), { batch: { summary: "POST /v1/reports with the request's example", value: REPORT_EXAMPLES.answer } }),
+            content: jsonContent(ref("schemas", "ReportAnswer"), {
+              batch: { summary: "POST /v1/reports with the request's example", value: REPORT_EXAMPLES.answer },
+            }),
           },
           "400": {
-            description: "The body is not JSON, not one report nor `{\"reports\": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).",
+            description:
+              'The body is not JSON, not one report nor `{"reports": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).',
             headers: RATE_HEADERS,
-            content: jsonContent(errorSchema([API_ERRORS.invalidReports, API_ERRORS.tooManyReports, ...Object.keys(REPORT_PROBLEMS).filter((error) => error !== "limit_reached").map((error) => ({ error }))]), {
-              invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
-              too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
-              private_address: { summary: '{"ip": "10.0.0.1", "category": "bot"}', value: { error: "private_address", message: REPORT_PROBLEMS.private_address } },
-            }),
+            content: jsonContent(
+              errorSchema([
+                API_ERRORS.invalidReports,
+                API_ERRORS.tooManyReports,
+                ...Object.keys(REPORT_PROBLEMS)
+                  .filter((error) => error !== "limit_reached")
+                  .map((error) => ({ error })),
+              ]),
+              {
+                invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
+                too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
+                private_address: {
+                  summary: '{"ip": "10.0.0.1", "category": "bot"}',
+                  value: { error: "private_address", message: REPORT_PROBLEMS.private_address },
+                },
+              },
+            ),
           },
           "401": ref("responses", "Unauthorized"),
           "403": ref("responses", "Forbidden"),
           "413": {
             description: "The body is over 1 MiB.",
             headers: RATE_HEADERS,
-            content: jsonContent(errorSchema([API_ERRORS.reportsTooLarge]), { body_too_large: errorExample(API_ERRORS.reportsTooLarge, "A body over 1 MiB") }),
+            content: jsonContent(errorSchema([API_ERRORS.reportsTooLarge]), {
+              body_too_large: errorExample(API_ERRORS.reportsTooLarge, "A body over 1 MiB"),
+            }),
           },
           "429": {
             description: "The key's rate limit is used up; nothing was stored.",
             headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
-            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+            content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
+              rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+            }),
           },
           "500": ref("responses", "InternalError"),
           "503": {
-            description: "Another process holds the database's write lock (over 2 s): nothing was stored; send the same request again after `Retry-After` seconds.",
-            headers: { ...RATE_HEADERS, "Retry-After": integerHeader("Seconds to wait before sending the request again.") },
-            content: jsonContent(errorSchema([API_ERRORS.storeBusy]), { service_unavailable: errorExample(API_ERRORS.storeBusy, "The database locked by a backup") }),
+            description:
+              "Another process holds the database's write lock (over 2 s): nothing was stored; send the same request again after `Retry-After` seconds.",
+            headers: {
+              ...RATE_HEADERS,
+              "Retry-After": integerHeader("Seconds to wait before sending the request again."),
+            },
+            content: jsonContent(errorSchema([API_ERRORS.storeBusy]), {
+              service_unavailable: errorExample(API_ERRORS.storeBusy, "The database locked by a backup"),
+            }),
           },
         },
       },
@@ -261,12 +331,33 @@ export const OPENAPI_DOCUMENT = {
       get: {
         tags: ["overrides"],
         operationId: "listOverrides",
-        summary: "The override lines, IP and email, with reason, author and expiry; expired lines too (`active: false`)",
+        summary:
+          "The override lines, IP and email, with reason, author and expiry; expired lines too (`active: false`)",
         security: [{ apiKey: [] }],
-        parameters: [{ name: "kind", in: "query", required: false, description: "Only the lines of this kind.", schema: { type: "string", enum: ["ip", "email"] } }],
+        parameters: [
+          {
+            name: "kind",
+            in: "query",
+            required: false,
+            description: "Only the lines of this kind.",
+            schema: { type: "string", enum: ["ip", "email"] },
+          },
+        ],
         responses: {
-          "200": { description: "Every stored line; the lines of `data/ip/allowlist.txt` apply too but are not listed.", headers: RATE_HEADERS, content: jsonContent(ref("schemas", "OverrideList"), { lines: { summary: "An IP line and an email line", value: OVERRIDE_EXAMPLES.list } }) },
-          "400": { description: "`kind` is neither ip nor email.", headers: RATE_HEADERS, content: jsonContent(errorSchema([API_ERRORS.unknownOverrideKind]), { unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, "?kind=asn") }) },
+          "200": {
+            description: "Every stored line; the lines of `data/ip/allowlist.txt` apply too but are not listed.",
+            headers: RATE_HEADERS,
+            content: jsonContent(ref("schemas", "OverrideList"), {
+              lines: { summary: "An IP line and an email line", value: OVERRIDE_EXAMPLES.list },
+            }),
+          },
+          "400": {
+            description: "`kind` is neither ip nor email.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.unknownOverrideKind]), {
+              unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, "?kind=asn"),
+            }),
+          },
           "401": ref("responses", "Unauthorized"),
           "403": ref("responses", "NotManage"),
           "429": ref("responses", "ManageRateLimited"),
@@ -275,22 +366,52 @@ export const OPENAPI_DOCUMENT = {
       post: {
         tags: ["overrides"],
         operationId: "addOverride",
-        summary: "Add a line, or replace the line of the same target; every instance applies it within 3 s (IP) or 10 s (email), this one at once",
+        summary:
+          "Add a line, or replace the line of the same target; every instance applies it within 3 s (IP) or 10 s (email), this one at once",
         description:
           "An IP line's target is an address, a CIDR range (IPv4 or IPv6) or an AS number (`AS15169`): `allow` makes the verdict `ok`, not risky, `deny` makes it `bad`, risky, whatever the feeds and reports say; where lines overlap the most specific decides. An email line's target is a domain, its subdomains included: `allow` never disposable, `deny` always. The author is the key's name.",
         security: [{ apiKey: [] }],
-        requestBody: { required: true, description: "At most 8 KiB of JSON.", content: jsonContent(ref("schemas", "OverrideRequest"), { range: { summary: "Allow an office's range until the end of 2026", value: OVERRIDE_EXAMPLES.request } }) },
+        requestBody: {
+          required: true,
+          description: "At most 8 KiB of JSON.",
+          content: jsonContent(ref("schemas", "OverrideRequest"), {
+            range: { summary: "Allow an office's range until the end of 2026", value: OVERRIDE_EXAMPLES.request },
+          }),
+        },
         responses: {
-          "201": { description: "The line as stored.", headers: RATE_HEADERS, content: jsonContent(ref("schemas", "Override"), { added: { summary: "POST /v1/overrides with the request's example", value: OVERRIDE_EXAMPLES.line } }) },
+          "201": {
+            description: "The line as stored.",
+            headers: RATE_HEADERS,
+            content: jsonContent(ref("schemas", "Override"), {
+              added: { summary: "POST /v1/overrides with the request's example", value: OVERRIDE_EXAMPLES.line },
+            }),
+          },
           "400": {
             description: "The body is not such JSON, or the line is wrong: its error says which part.",
             headers: RATE_HEADERS,
             content: jsonContent(
-              errorSchema([API_ERRORS.invalidOverride, API_ERRORS.unknownOverrideKind, API_ERRORS.invalidOverrideAction, ...["invalid_target", "missing_reason", "public_suffix", "invalid_reason", "invalid_until", "until_passed"].map((error) => ({ error }))]),
+              errorSchema([
+                API_ERRORS.invalidOverride,
+                API_ERRORS.unknownOverrideKind,
+                API_ERRORS.invalidOverrideAction,
+                ...[
+                  "invalid_target",
+                  "missing_reason",
+                  "public_suffix",
+                  "invalid_reason",
+                  "invalid_until",
+                  "until_passed",
+                ].map((error) => ({ error })),
+              ]),
               {
                 invalid_body: errorExample(API_ERRORS.invalidOverride, "Not JSON"),
                 unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, '{"kind": "asn", …}'),
-                ...Object.fromEntries(Object.entries(OVERRIDE_EXAMPLES.refusals).map(([error, { request, message }]) => [error, { summary: JSON.stringify(request), value: { error, message } }])),
+                ...Object.fromEntries(
+                  Object.entries(OVERRIDE_EXAMPLES.refusals).map(([error, { request, message }]) => [
+                    error,
+                    { summary: JSON.stringify(request), value: { error, message } },
+                  ]),
+                ),
               },
             ),
           },
@@ -304,14 +425,16 @@ export const OPENAPI_DOCUMENT = {
       delete: {
         tags: ["overrides"],
         operationId: "removeOverride",
-        summary: "Remove a line; the feeds and lists decide again (every instance within 3 s for IP, 10 s for email, this one at once)",
+        summary:
+          "Remove a line; the feeds and lists decide again (every instance within 3 s for IP, 10 s for email, this one at once)",
         security: [{ apiKey: [] }],
         parameters: [
           {
             name: "id",
             in: "path",
             required: true,
-            description: "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, `ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
+            description:
+              "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, `ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
             schema: { type: "string" },
           },
         ],
@@ -319,7 +442,13 @@ export const OPENAPI_DOCUMENT = {
           "204": { description: "The line was removed.", headers: RATE_HEADERS },
           "401": ref("responses", "Unauthorized"),
           "403": ref("responses", "NotManage"),
-          "404": { description: "No line has this id.", headers: RATE_HEADERS, content: jsonContent(errorSchema([API_ERRORS.overrideNotFound]), { override_not_found: errorExample(API_ERRORS.overrideNotFound, "DELETE /v1/overrides/ip:192.0.2.1") }) },
+          "404": {
+            description: "No line has this id.",
+            headers: RATE_HEADERS,
+            content: jsonContent(errorSchema([API_ERRORS.overrideNotFound]), {
+              override_not_found: errorExample(API_ERRORS.overrideNotFound, "DELETE /v1/overrides/ip:192.0.2.1"),
+            }),
+          },
           "429": ref("responses", "ManageRateLimited"),
         },
       },
@@ -330,7 +459,12 @@ export const OPENAPI_DOCUMENT = {
         operationId: "health",
         summary: "Liveness, and the datasets being served with their dates",
         security: [],
-        responses: { "200": { description: "The server is up with its datasets loaded.", content: jsonContent(ref("schemas", "Health")) } },
+        responses: {
+          "200": {
+            description: "The server is up with its datasets loaded.",
+            content: jsonContent(ref("schemas", "Health")),
+          },
+        },
       },
     },
     "/v1/about": {
@@ -339,7 +473,9 @@ export const OPENAPI_DOCUMENT = {
         operationId: "about",
         summary: "The dataset version, and each source's origin, dates and licence",
         security: [],
-        responses: { "200": { description: "Where the data comes from.", content: jsonContent(ref("schemas", "About")) } },
+        responses: {
+          "200": { description: "Where the data comes from.", content: jsonContent(ref("schemas", "About")) },
+        },
       },
     },
     "/openapi.json": {
@@ -348,7 +484,12 @@ export const OPENAPI_DOCUMENT = {
         operationId: "openApi",
         summary: "This document",
         security: [],
-        responses: { "200": { description: "OpenAPI 3.1.", content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"] } } } } },
+        responses: {
+          "200": {
+            description: "OpenAPI 3.1.",
+            content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"] } } },
+          },
+        },
       },
     },
     "/metrics": {
@@ -356,7 +497,8 @@ export const OPENAPI_DOCUMENT = {
         tags: ["operations"],
         operationId: "metrics",
         summary: "Prometheus metrics",
-        description: "Open unless `RISKCHECK_METRICS_TOKEN` is set; then the token is needed as `Authorization: Bearer <token>`.",
+        description:
+          "Open unless `RISKCHECK_METRICS_TOKEN` is set; then the token is needed as `Authorization: Bearer <token>`.",
         security: [{}, { metricsToken: [] }],
         responses: {
           "200": {
@@ -366,8 +508,15 @@ export const OPENAPI_DOCUMENT = {
           },
           "401": {
             description: "`RISKCHECK_METRICS_TOKEN` is set and the request did not carry it.",
-            headers: { "WWW-Authenticate": { description: 'Always `Bearer realm="metrics"`.', schema: { type: "string", const: 'Bearer realm="metrics"' } } },
-            content: jsonContent(errorSchema([API_ERRORS.metricsTokenRequired]), { unauthorized: errorExample(API_ERRORS.metricsTokenRequired, "GET /metrics without the token") }),
+            headers: {
+              "WWW-Authenticate": {
+                description: 'Always `Bearer realm="metrics"`.',
+                schema: { type: "string", const: 'Bearer realm="metrics"' },
+              },
+            },
+            content: jsonContent(errorSchema([API_ERRORS.metricsTokenRequired]), {
+              unauthorized: errorExample(API_ERRORS.metricsTokenRequired, "GET /metrics without the token"),
+            }),
           },
         },
       },
@@ -375,20 +524,36 @@ export const OPENAPI_DOCUMENT = {
   },
   components: {
     securitySchemes: {
-      apiKey: { type: "http", scheme: "bearer", description: "`rk_` followed by 43 base64url characters. Keys in the query string are not accepted." },
-      metricsToken: { type: "http", scheme: "bearer", description: "The value of `RISKCHECK_METRICS_TOKEN`, when the operator set one." },
+      apiKey: {
+        type: "http",
+        scheme: "bearer",
+        description: "`rk_` followed by 43 base64url characters. Keys in the query string are not accepted.",
+      },
+      metricsToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "The value of `RISKCHECK_METRICS_TOKEN`, when the operator set one.",
+      },
     },
     headers: {
-      "X-RateLimit-Limit": integerHeader("The key's bucket size: requests it may send at once. Absent when rate limiting is off."),
+      "X-RateLimit-Limit": integerHeader(
+        "The key's bucket size: requests it may send at once. Absent when rate limiting is off.",
+      ),
       "X-RateLimit-Remaining": integerHeader("Requests left in the bucket."),
       "X-RateLimit-Reset": integerHeader("Seconds until a request will be accepted again."),
-      "X-Quota-Limit": integerHeader("The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) uses none. The quota headers are absent when the quota is off."),
+      "X-Quota-Limit": integerHeader(
+        "The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) uses none. The quota headers are absent when the quota is off.",
+      ),
       "X-Quota-Remaining": integerHeader("Successful IP checks left this calendar month (UTC)."),
-      "X-Quota-Reset": { description: "The first instant of next month, UTC.", schema: { type: "string", format: "date-time" } },
+      "X-Quota-Reset": {
+        description: "The first instant of next month, UTC.",
+        schema: { type: "string", format: "date-time" },
+      },
     },
     responses: {
       Unauthorized: {
-        description: "No key, an unknown key (a rotated key's old secret too, once its grace has ended), or a revoked or expired key. The same three bodies on every endpoint.",
+        description:
+          "No key, an unknown key (a rotated key's old secret too, once its grace has ended), or a revoked or expired key. The same three bodies on every endpoint.",
         content: jsonContent(errorSchema(UNAUTHORIZED), {
           missing_key: errorExample(API_ERRORS.missingKey, "No `Authorization: Bearer <key>` header"),
           unknown_key: errorExample(API_ERRORS.unknownKey, "A key this server does not know"),
@@ -396,36 +561,57 @@ export const OPENAPI_DOCUMENT = {
         }),
       },
       Forbidden: {
-        description: "The key lacks the permission this route needs (`check` for the checks and the batch, `report` for reports), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+        description:
+          "The key lacks the permission this route needs (`check` for the checks and the batch, `report` for reports), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
         content: jsonContent(errorSchema([API_ERRORS.forbidden]), {
           forbidden: errorExample(API_ERRORS.forbidden, "A key without the permission"),
-          outside_networks: errorExample(outsideNetworks("192.0.2.1"), "A key limited to 10.0.0.0/8, used from 192.0.2.1"),
+          outside_networks: errorExample(
+            outsideNetworks("192.0.2.1"),
+            "A key limited to 10.0.0.0/8, used from 192.0.2.1",
+          ),
         }),
       },
       NotManage: {
-        description: "The key lacks the `manage` permission (a key made for the checks), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
-        content: jsonContent(errorSchema([API_ERRORS.forbiddenManage]), { forbidden: errorExample(API_ERRORS.forbiddenManage, "A key made with only `check`") }),
+        description:
+          "The key lacks the `manage` permission (a key made for the checks), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+        content: jsonContent(errorSchema([API_ERRORS.forbiddenManage]), {
+          forbidden: errorExample(API_ERRORS.forbiddenManage, "A key made with only `check`"),
+        }),
       },
       ManageRateLimited: {
         description: "The key's rate limit is used up; nothing was changed.",
         headers: { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") },
-        content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket") }),
+        content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
+          rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+        }),
       },
       InternalError: {
         description: "A failure the server did not expect; the details are in its log, never in the answer.",
-        content: jsonContent(errorSchema([API_ERRORS.internal]), { internal_error: errorExample(API_ERRORS.internal, "Any failure") }),
+        content: jsonContent(errorSchema([API_ERRORS.internal]), {
+          internal_error: errorExample(API_ERRORS.internal, "Any failure"),
+        }),
       },
     },
     schemas: {
       Error: {
         type: "object",
         required: ["error", "message"],
-        properties: { error: { type: "string", description: "Machine-readable code." }, message: { type: "string", description: "For people." } },
+        properties: {
+          error: { type: "string", description: "Machine-readable code." },
+          message: { type: "string", description: "For people." },
+        },
       },
       RetryableError: {
         allOf: [{ $ref: "#/components/schemas/Error" }],
         required: ["retry_after"],
-        properties: { retry_after: { type: "integer", description: "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.", enum: [60, 86400] } },
+        properties: {
+          retry_after: {
+            type: "integer",
+            description:
+              "Seconds, fixed by the spec: 60 for the rate limit, 86400 for the quota. The headers tell the actual wait.",
+            enum: [60, 86400],
+          },
+        },
       },
       ReportRequest: {
         oneOf: [
@@ -434,7 +620,14 @@ export const OPENAPI_DOCUMENT = {
             type: "object",
             additionalProperties: false,
             required: ["reports"],
-            properties: { reports: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "Reports; an item that is no report is rejected by its index." } },
+            properties: {
+              reports: {
+                type: "array",
+                maxItems: MAX_BATCH_ITEMS,
+                items: {},
+                description: "Reports; an item that is no report is rejected by its index.",
+              },
+            },
           },
         ],
       },
@@ -443,7 +636,10 @@ export const OPENAPI_DOCUMENT = {
         additionalProperties: false,
         required: ["ip", "category"],
         properties: {
-          ip: { type: "string", description: "A global unicast address; private and reserved space cannot be reported." },
+          ip: {
+            type: "string",
+            description: "A global unicast address; private and reserved space cannot be reported.",
+          },
           category: { type: "string", enum: [...REPORT_CATEGORIES] },
           comment: { type: "string", description: "At most 1,024 bytes, kept for the operator." },
         },
@@ -453,10 +649,22 @@ export const OPENAPI_DOCUMENT = {
         required: ["kind", "target", "action", "reason"],
         properties: {
           kind: { type: "string", enum: ["ip", "email"] },
-          target: { type: "string", description: "ip: an address, a CIDR range without host bits, or an AS number (AS15169); email: a domain." },
+          target: {
+            type: "string",
+            description: "ip: an address, a CIDR range without host bits, or an AS number (AS15169); email: a domain.",
+          },
           action: { type: "string", enum: ["allow", "deny"] },
-          reason: { type: "string", minLength: 1, maxLength: 500, description: "Why: shown in `?explain=1` answers and the dashboard." },
-          until: { type: ["string", "null"], description: "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601); absent or null: until removed." },
+          reason: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+            description: "Why: shown in `?explain=1` answers and the dashboard.",
+          },
+          until: {
+            type: ["string", "null"],
+            description:
+              "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601); absent or null: until removed.",
+          },
         },
       },
       Override: {
@@ -466,7 +674,10 @@ export const OPENAPI_DOCUMENT = {
         properties: {
           id: { type: "string", description: "For DELETE /v1/overrides/{id}." },
           kind: { type: "string", enum: ["ip", "email"] },
-          target: { type: "string", description: "As kept: \"203.0.113.7\", \"203.0.113.0/24\", \"2001:db8::/32\", \"AS15169\", \"example.com\"." },
+          target: {
+            type: "string",
+            description: 'As kept: "203.0.113.7", "203.0.113.0/24", "2001:db8::/32", "AS15169", "example.com".',
+          },
           action: { type: "string", enum: ["allow", "deny"] },
           reason: { type: "string" },
           author: { type: "string", description: "The key's name, the CLI's user, or \"dashboard\"." },
@@ -475,7 +686,12 @@ export const OPENAPI_DOCUMENT = {
           active: { type: "boolean", description: "False once `until` has passed: the line no longer applies." },
         },
       },
-      OverrideList: { type: "object", additionalProperties: false, required: ["overrides"], properties: { overrides: { type: "array", items: ref("schemas", "Override") } } },
+      OverrideList: {
+        type: "object",
+        additionalProperties: false,
+        required: ["overrides"],
+        properties: { overrides: { type: "array", items: ref("schemas", "Override") } },
+      },
       ReportAnswer: {
         type: "object",
         additionalProperties: false,
@@ -489,7 +705,11 @@ export const OPENAPI_DOCUMENT = {
               type: "object",
               additionalProperties: false,
               required: ["index", "error", "message"],
-              properties: { index: { type: "integer", minimum: 0 }, error: { type: "string", enum: Object.keys(REPORT_PROBLEMS) }, message: { type: "string" } },
+              properties: {
+                index: { type: "integer", minimum: 0 },
+                error: { type: "string", enum: Object.keys(REPORT_PROBLEMS) },
+                message: { type: "string" },
+              },
             },
           },
         },
@@ -498,8 +718,18 @@ export const OPENAPI_DOCUMENT = {
         type: "object",
         additionalProperties: false,
         properties: {
-          emails: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "Email addresses; an item that is not a string is an invalid one." },
-          ips: { type: "array", maxItems: MAX_BATCH_ITEMS, items: {}, description: "IP addresses, in the forms the IP check takes." },
+          emails: {
+            type: "array",
+            maxItems: MAX_BATCH_ITEMS,
+            items: {},
+            description: "Email addresses; an item that is not a string is an invalid one.",
+          },
+          ips: {
+            type: "array",
+            maxItems: MAX_BATCH_ITEMS,
+            items: {},
+            description: "IP addresses, in the forms the IP check takes.",
+          },
         },
       },
       BatchAnswer: {
@@ -517,7 +747,11 @@ export const OPENAPI_DOCUMENT = {
         required: ["input", "error", "message"],
         properties: {
           input: { description: "The item as it was sent." },
-          error: { type: "string", enum: [API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error], description: "The GET endpoint's error for it." },
+          error: {
+            type: "string",
+            enum: [API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error],
+            description: "The GET endpoint's error for it.",
+          },
           message: { type: "string" },
         },
       },
@@ -527,9 +761,16 @@ export const OPENAPI_DOCUMENT = {
         required: ["email", "is_disposable", "domain", "free_email"],
         properties: {
           email: { type: "string", description: "The address as received." },
-          is_disposable: { type: "boolean", description: "The domain, or a parent that is not a public suffix, is on a disposable list (the operator allowlist wins)." },
+          is_disposable: {
+            type: "boolean",
+            description:
+              "The domain, or a parent that is not a public suffix, is on a disposable list (the operator allowlist wins).",
+          },
           domain: { type: "string", description: "The domain, normalised to lower-case ASCII (punycode)." },
-          free_email: { type: "boolean", description: "An exact match on the free-provider list; never for a disposable domain." },
+          free_email: {
+            type: "boolean",
+            description: "An exact match on the free-provider list; never for a disposable domain.",
+          },
           reasons: { $ref: "#/components/schemas/EmailReasons" },
         },
       },
@@ -537,16 +778,49 @@ export const OPENAPI_DOCUMENT = {
         type: "object",
         additionalProperties: false,
         description: "Only with `?explain=1`: why the domain has its verdict.",
-        required: ["rule", "matched", "evidence_rule", "evidence", "confidence", "sources", "role_account", "normalized"],
+        required: [
+          "rule",
+          "matched",
+          "evidence_rule",
+          "evidence",
+          "confidence",
+          "sources",
+          "role_account",
+          "normalized",
+        ],
         properties: {
           rule: {
             type: "string",
-            enum: ["denylisted", "allowlisted", "relay", "listed", "wildcard", "parent-listed", "reserved-name", "disputed", "below-evidence", "not-listed"],
-            description: "What decided `is_disposable`: an operator's override line, the allowlist, a privacy relay, a listing (exact, wildcard, of a parent), a reserved name; or, not disposable, a listing held back as disputed or below the evidence rule, or none.",
+            enum: [
+              "denylisted",
+              "allowlisted",
+              "relay",
+              "listed",
+              "wildcard",
+              "parent-listed",
+              "reserved-name",
+              "disputed",
+              "below-evidence",
+              "not-listed",
+            ],
+            description:
+              "What decided `is_disposable`: an operator's override line, the allowlist, a privacy relay, a listing (exact, wildcard, of a parent), a reserved name; or, not disposable, a listing held back as disputed or below the evidence rule, or none.",
           },
-          matched: { type: ["string", "null"], description: "The entry that decided: the domain, a parent, an override or allowlist line." },
-          evidence_rule: { type: "string", enum: ["any", "corroborated", "strict"], description: "RISKCHECK_EMAIL_EVIDENCE in force." },
-          evidence: { type: "string", enum: ["verified", "independent", "single", "copied", "none"], description: "What the listing of the matched entry amounts to: a verifying list, two or more independent lists, one list that copies no other, only lists that copy others, nothing." },
+          matched: {
+            type: ["string", "null"],
+            description: "The entry that decided: the domain, a parent, an override or allowlist line.",
+          },
+          evidence_rule: {
+            type: "string",
+            enum: ["any", "corroborated", "strict"],
+            description: "RISKCHECK_EMAIL_EVIDENCE in force.",
+          },
+          evidence: {
+            type: "string",
+            enum: ["verified", "independent", "single", "copied", "none"],
+            description:
+              "What the listing of the matched entry amounts to: a verifying list, two or more independent lists, one list that copies no other, only lists that copy others, nothing.",
+          },
           confidence: { type: "string", enum: ["high", "medium", "low"] },
           sources: {
             type: "array",
@@ -558,10 +832,22 @@ export const OPENAPI_DOCUMENT = {
                 source: { type: "string", description: "The list, as named in sources.json." },
                 entry: { type: "string" },
                 match: { type: "string", enum: ["exact", "parent", "wildcard"] },
-                first_seen: { type: ["string", "null"], format: "date-time", description: "When this appliance's updates first saw the entry on the list." },
-                last_seen: { type: ["string", "null"], format: "date-time", description: "When an update last confirmed the list." },
+                first_seen: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "When this appliance's updates first saw the entry on the list.",
+                },
+                last_seen: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "When an update last confirmed the list.",
+                },
                 verifies: { type: "boolean", description: "The list asks for evidence per entry." },
-                copies: { type: "array", items: { type: "string" }, description: "The lists it is known to copy (its `includes`, followed through)." },
+                copies: {
+                  type: "array",
+                  items: { type: "string" },
+                  description: "The lists it is known to copy (its `includes`, followed through).",
+                },
               },
             },
           },
@@ -582,29 +868,78 @@ export const OPENAPI_DOCUMENT = {
             type: "object",
             additionalProperties: false,
             required: ["entry", "reason"],
-            properties: { entry: { type: "string" }, reason: { type: ["string", "null"], description: "The line's comment in data/email/allowlist.txt." } },
+            properties: {
+              entry: { type: "string" },
+              reason: { type: ["string", "null"], description: "The line's comment in data/email/allowlist.txt." },
+            },
           },
-          free: { type: "object", additionalProperties: false, required: ["list"], properties: { list: { type: "string" } } },
-          relay: { type: "object", additionalProperties: false, required: ["service"], properties: { service: { type: "string" } } },
+          free: {
+            type: "object",
+            additionalProperties: false,
+            required: ["list"],
+            properties: { list: { type: "string" } },
+          },
+          relay: {
+            type: "object",
+            additionalProperties: false,
+            required: ["service"],
+            properties: { service: { type: "string" } },
+          },
           did_you_mean: { type: "string", description: "The major provider the domain is probably a typo of." },
-          role_account: { type: "boolean", description: "The local part names a role (postmaster, info, support …), not a person." },
-          normalized: { type: "string", description: "The mailbox the address reaches: sub-address cut, dots removed where the provider ignores them." },
+          role_account: {
+            type: "boolean",
+            description: "The local part names a role (postmaster, info, support …), not a person.",
+          },
+          normalized: {
+            type: "string",
+            description:
+              "The mailbox the address reaches: sub-address cut, dots removed where the provider ignores them.",
+          },
         },
       },
       IpCheck: {
         type: "object",
         additionalProperties: false,
-        required: ["ip", "country", "country_code", "region", "region_name", "city", "subdivisions", "connection_type", "is_anycast", "zip", "latitude", "longitude", "timezone", "isp", "organization", "asn", "reputation"],
+        required: [
+          "ip",
+          "country",
+          "country_code",
+          "region",
+          "region_name",
+          "city",
+          "subdivisions",
+          "connection_type",
+          "is_anycast",
+          "zip",
+          "latitude",
+          "longitude",
+          "timezone",
+          "isp",
+          "organization",
+          "asn",
+          "reputation",
+        ],
         properties: {
           ip: { type: "string", description: "The address checked, in canonical form." },
           country: { type: "string", description: "English country name; empty when unknown." },
-          country_code: { type: "string", description: "ISO 3166-1 alpha-2; empty when unknown.", pattern: "^([A-Z]{2})?$" },
-          flag: { type: "string", description: "The country's flag emoji (empty when unknown); absent for addresses that are not global unicast." },
+          country_code: {
+            type: "string",
+            description: "ISO 3166-1 alpha-2; empty when unknown.",
+            pattern: "^([A-Z]{2})?$",
+          },
+          flag: {
+            type: "string",
+            description:
+              "The country's flag emoji (empty when unknown); absent for addresses that are not global unicast.",
+          },
           region: { type: "string", description: "ISO 3166-2 subdivision code without the country prefix." },
           region_name: { type: "string" },
           city: { type: "string" },
           subdivisions: { type: "string", description: "Further subdivisions, joined; may be empty." },
-          connection_type: { type: "string", description: "`Corporate`, `Residential`, `Cellular`, `Satellite` or empty." },
+          connection_type: {
+            type: "string",
+            description: "`Corporate`, `Residential`, `Cellular`, `Satellite` or empty.",
+          },
           is_anycast: { type: "boolean" },
           zip: { type: "string" },
           latitude: { type: "number", minimum: -90, maximum: 90 },
@@ -612,7 +947,11 @@ export const OPENAPI_DOCUMENT = {
           timezone: { type: "string", description: "IANA time zone; empty when unknown." },
           isp: { type: "string" },
           organization: { type: "string" },
-          asn: { type: "string", description: "`AS<number> <organisation>`; empty when unknown.", pattern: "^(AS[0-9]+ .*)?$" },
+          asn: {
+            type: "string",
+            description: "`AS<number> <organisation>`; empty when unknown.",
+            pattern: "^(AS[0-9]+ .*)?$",
+          },
           reputation: { $ref: "#/components/schemas/Reputation" },
         },
       },
@@ -629,7 +968,11 @@ export const OPENAPI_DOCUMENT = {
           attack: { type: "integer", minimum: 0 },
           crawler: { type: "integer", minimum: 0 },
           sum: { type: "integer", minimum: 0, description: "bot + probe + rate + attack + crawler" },
-          kind: { type: "array", uniqueItems: true, items: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] } },
+          kind: {
+            type: "array",
+            uniqueItems: true,
+            items: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] },
+          },
           reasons: { $ref: "#/components/schemas/ReputationReasons" },
         },
       },
@@ -643,15 +986,23 @@ export const OPENAPI_DOCUMENT = {
             type: "object",
             additionalProperties: false,
             required: ["target", "action", "reason", "author", "created", "until", "source"],
-            description: "The operator's line that decided (the rule is then `allowlisted` or `denylisted`): the most specific line covering the address or its network.",
+            description:
+              "The operator's line that decided (the rule is then `allowlisted` or `denylisted`): the most specific line covering the address or its network.",
             properties: {
               target: { type: "string" },
               action: { type: "string", enum: ["allow", "deny"] },
               reason: { type: "string" },
               author: { type: "string" },
-              created: { type: "string", description: "When it was added; for a line of data/ip/allowlist.txt, the file's modification time." },
+              created: {
+                type: "string",
+                description: "When it was added; for a line of data/ip/allowlist.txt, the file's modification time.",
+              },
               until: { type: ["string", "null"], format: "date-time" },
-              source: { type: "string", enum: ["database", "allowlist-file"], description: "`riskcheck ip allow|deny`, the dashboard or the admin API; or data/ip/allowlist.txt." },
+              source: {
+                type: "string",
+                enum: ["database", "allowlist-file"],
+                description: "`riskcheck ip allow|deny`, the dashboard or the admin API; or data/ip/allowlist.txt.",
+              },
             },
           },
           rule: {
@@ -662,16 +1013,36 @@ export const OPENAPI_DOCUMENT = {
             properties: {
               id: {
                 type: "string",
-                enum: ["allowlisted", "denylisted", "confirmed-bad", "reports>=bad", "reports>=warning", "benign-cap", "reports>=suspicious", "kind-scanner", "reports>=informative", "kind-vpn-or-hosting", "nothing"],
+                enum: [
+                  "allowlisted",
+                  "denylisted",
+                  "confirmed-bad",
+                  "reports>=bad",
+                  "reports>=warning",
+                  "benign-cap",
+                  "reports>=suspicious",
+                  "kind-scanner",
+                  "reports>=informative",
+                  "kind-vpn-or-hosting",
+                  "nothing",
+                ],
               },
               level: { type: "string", enum: ["bad", "warning", "suspicious", "informative", "ok"] },
               reports: { type: "integer", minimum: 0, description: "The independent reports counted: the `sum`." },
-              threshold: { type: "integer", minimum: 1, description: "The threshold the reports reached, for the rules that compare them." },
+              threshold: {
+                type: "integer",
+                minimum: 1,
+                description: "The threshold the reports reached, for the rules that compare them.",
+              },
               capped: {
                 type: "object",
                 required: ["from", "by"],
-                description: "A verified crawler, a privacy relay's exit or anycast infrastructure is never more than suspicious: the level the reports alone would give, and what capped it.",
-                properties: { from: { type: "string", enum: ["bad", "warning"] }, by: { type: "string", enum: ["verified-crawler", "relay", "anycast"] } },
+                description:
+                  "A verified crawler, a privacy relay's exit or anycast infrastructure is never more than suspicious: the level the reports alone would give, and what capped it.",
+                properties: {
+                  from: { type: "string", enum: ["bad", "warning"] },
+                  by: { type: "string", enum: ["verified-crawler", "relay", "anycast"] },
+                },
               },
             },
           },
@@ -683,15 +1054,45 @@ export const OPENAPI_DOCUMENT = {
               additionalProperties: false,
               required: ["source", "category", "count", "weight", "counted", "first_seen", "last_seen"],
               properties: {
-                source: { type: "string", description: "The source (as in sources.json), or a curated or operator list." },
-                category: { type: "string", description: "The counter its reports go to, or what else it says: a kind, `confirmed-bad`, `verified-crawler`, `relay`, `anycast`, `allowlisted`, `denylisted`." },
-                count: { type: "integer", minimum: 0, description: "The listing's own count (ipsum: its number of lists); 1 for a plain list." },
+                source: {
+                  type: "string",
+                  description: "The source (as in sources.json), or a curated or operator list.",
+                },
+                category: {
+                  type: "string",
+                  description:
+                    "The counter its reports go to, or what else it says: a kind, `confirmed-bad`, `verified-crawler`, `relay`, `anycast`, `allowlisted`, `denylisted`.",
+                },
+                count: {
+                  type: "integer",
+                  minimum: 0,
+                  description: "The listing's own count (ipsum: its number of lists); 1 for a plain list.",
+                },
                 weight: { type: "integer", minimum: 0, description: "Reports one listing counts as." },
-                counted: { type: "integer", minimum: 0, description: "Reports it adds to `sum`, once the lists it aggregates are counted." },
-                first_seen: { type: ["string", "null"], format: "date-time", description: "When this appliance's updates first saw the listing; null for hand-kept lists." },
-                last_seen: { type: ["string", "null"], format: "date-time", description: "When an update last confirmed the source." },
-                class: { type: "string", description: "For a list of benign infrastructure, its class: `seo:googlebot`, `cloud:aws`, `cdn:cloudflare`, `relay:icloud` …" },
-                label: { type: "string", description: "What the publisher says the range is, e.g. `AWS us-east-1 EC2`." },
+                counted: {
+                  type: "integer",
+                  minimum: 0,
+                  description: "Reports it adds to `sum`, once the lists it aggregates are counted.",
+                },
+                first_seen: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "When this appliance's updates first saw the listing; null for hand-kept lists.",
+                },
+                last_seen: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "When an update last confirmed the source.",
+                },
+                class: {
+                  type: "string",
+                  description:
+                    "For a list of benign infrastructure, its class: `seo:googlebot`, `cloud:aws`, `cdn:cloudflare`, `relay:icloud` …",
+                },
+                label: {
+                  type: "string",
+                  description: "What the publisher says the range is, e.g. `AWS us-east-1 EC2`.",
+                },
               },
             },
           },
@@ -701,12 +1102,19 @@ export const OPENAPI_DOCUMENT = {
               type: "object",
               additionalProperties: false,
               required: ["kind", "from"],
-              properties: { kind: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] }, from: { type: "string", description: "A list of ranges, an AS number's list, or the organisation's name." } },
+              properties: {
+                kind: { type: "string", enum: ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] },
+                from: {
+                  type: "string",
+                  description: "A list of ranges, an AS number's list, or the organisation's name.",
+                },
+              },
             },
           },
           infrastructure: {
             type: "array",
-            description: "Absent unless the address is on a list of benign infrastructure: each class, and whether it caps the level (crawlers, relays, anycast edges) or only labels the network (clouds).",
+            description:
+              "Absent unless the address is on a list of benign infrastructure: each class, and whether it caps the level (crawlers, relays, anycast edges) or only labels the network (clouds).",
             items: {
               type: "object",
               additionalProperties: false,
@@ -735,15 +1143,29 @@ export const OPENAPI_DOCUMENT = {
             type: "object",
             additionalProperties: false,
             required: ["country_code", "region", "city"],
-            description: "Present when a declared location put the address in another country than the city database does: what the database says.",
+            description:
+              "Present when a declared location put the address in another country than the city database does: what the database says.",
             properties: { country_code: { type: "string" }, region: { type: "string" }, city: { type: "string" } },
           },
-          warnings: { type: "array", items: { type: "string" }, description: "Why the answer may say less than it should, e.g. no reputation feed loaded." },
+          warnings: {
+            type: "array",
+            items: { type: "string" },
+            description: "Why the answer may say less than it should, e.g. no reputation feed loaded.",
+          },
         },
       },
       Health: {
         type: "object",
-        required: ["status", "uptime_seconds", "dataset_version", "snapshot_loaded_at", "warnings", "refresh", "datasets", "sources"],
+        required: [
+          "status",
+          "uptime_seconds",
+          "dataset_version",
+          "snapshot_loaded_at",
+          "warnings",
+          "refresh",
+          "datasets",
+          "sources",
+        ],
         properties: {
           status: { const: "ok" },
           uptime_seconds: { type: "integer", minimum: 0 },
@@ -752,7 +1174,8 @@ export const OPENAPI_DOCUMENT = {
           warnings: {
             type: "array",
             items: { type: "string" },
-            description: "What needs the operator's attention while the server keeps serving: no reputation feed loaded, a source older than its cadence, the last refresh failed or could not fetch a source, refresh off for data never refreshed.",
+            description:
+              "What needs the operator's attention while the server keeps serving: no reputation feed loaded, a source older than its cadence, the last refresh failed or could not fetch a source, refresh off for data never refreshed.",
           },
           refresh: {
             type: ["object", "null"],
@@ -777,8 +1200,17 @@ export const OPENAPI_DOCUMENT = {
                 name: { type: "string" },
                 file: { type: "string" },
                 entries: { type: "integer", minimum: 0 },
-                sources: { type: "array", items: { type: "string" }, description: "For a compiled output: the sources it was composed from." },
-                date: { type: ["string", "null"], format: "date-time", description: "The date of its data: a database's build date, the newest of its sources' data dates, a file's modification." },
+                sources: {
+                  type: "array",
+                  items: { type: "string" },
+                  description: "For a compiled output: the sources it was composed from.",
+                },
+                date: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description:
+                    "The date of its data: a database's build date, the newest of its sources' data dates, a file's modification.",
+                },
                 age_days: { type: ["integer", "null"], minimum: 0 },
               },
             },
@@ -787,18 +1219,49 @@ export const OPENAPI_DOCUMENT = {
             type: "array",
             items: {
               type: "object",
-              required: ["name", "format", "feeds", "entries", "data_date", "data_date_from", "age_days", "fetched_at", "checked_at", "used_by"],
+              required: [
+                "name",
+                "format",
+                "feeds",
+                "entries",
+                "data_date",
+                "data_date_from",
+                "age_days",
+                "fetched_at",
+                "checked_at",
+                "used_by",
+              ],
               properties: {
                 name: { type: "string" },
                 format: { type: "string" },
                 feeds: { type: "string" },
                 entries: { type: "integer", minimum: 0 },
-                data_date: { type: ["string", "null"], format: "date-time", description: "The date of the data itself." },
-                data_date_from: { enum: ["content", "package", "last-modified", null], description: "How it is known: the data says so, the npm package's release, or the server's Last-Modified." },
-                age_days: { type: ["integer", "null"], minimum: 0, description: "From data_date; null when no date is known." },
+                data_date: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "The date of the data itself.",
+                },
+                data_date_from: {
+                  enum: ["content", "package", "last-modified", null],
+                  description:
+                    "How it is known: the data says so, the npm package's release, or the server's Last-Modified.",
+                },
+                age_days: {
+                  type: ["integer", "null"],
+                  minimum: 0,
+                  description: "From data_date; null when no date is known.",
+                },
                 fetched_at: { type: "string", format: "date-time" },
-                checked_at: { type: "string", format: "date-time", description: "When an update last confirmed it, a 304 included." },
-                used_by: { type: "array", items: { type: "string" }, description: "The outputs it feeds; empty when a newer copy supersedes it." },
+                checked_at: {
+                  type: "string",
+                  format: "date-time",
+                  description: "When an update last confirmed it, a 304 included.",
+                },
+                used_by: {
+                  type: "array",
+                  items: { type: "string" },
+                  description: "The outputs it feeds; empty when a newer copy supersedes it.",
+                },
               },
             },
           },
@@ -817,11 +1280,18 @@ export const OPENAPI_DOCUMENT = {
               required: ["name", "origin", "licence", "feeds", "entries", "data_date", "fetched_at"],
               properties: {
                 name: { type: "string" },
-                origin: { type: "string", description: "A URL, or the npm package and version the data was installed from." },
+                origin: {
+                  type: "string",
+                  description: "A URL, or the npm package and version the data was installed from.",
+                },
                 licence: { type: "string" },
                 feeds: { type: "string" },
                 entries: { type: "integer", minimum: 0 },
-                data_date: { type: ["string", "null"], format: "date-time", description: "The date of the data itself, when known." },
+                data_date: {
+                  type: ["string", "null"],
+                  format: "date-time",
+                  description: "The date of the data itself, when known.",
+                },
                 fetched_at: { type: "string", format: "date-time" },
               },
             },

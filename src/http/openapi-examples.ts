@@ -22,12 +22,28 @@ const GOOGLE_DNS = {
   isp: "Google LLC",
   organization: "Google LLC",
   asn: "AS15169 Google LLC",
-  reputation: { risky: false, reputation: "informative", bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0, sum: 0, kind: ["hosting"] },
+  reputation: {
+    risky: false,
+    reputation: "informative",
+    bot: 0,
+    probe: 0,
+    rate: 0,
+    attack: 0,
+    crawler: 0,
+    sum: 0,
+    kind: ["hosting"],
+  },
 };
 
 export const EMAIL_EXAMPLES = {
-  disposable: { summary: "GET /v1/check?email=someone@mailinator.com", value: { email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false } },
-  free: { summary: "GET /v1/check?email=someone@gmail.com", value: { email: "someone@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true } },
+  disposable: {
+    summary: "GET /v1/check?email=someone@mailinator.com",
+    value: { email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false },
+  },
+  free: {
+    summary: "GET /v1/check?email=someone@gmail.com",
+    value: { email: "someone@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true },
+  },
   internationalised: {
     summary: "GET /v1/check?email=x@пример.com (the domain in punycode)",
     value: { email: "x@пример.com", is_disposable: false, domain: "xn--e1afmkfd.com", free_email: false },
@@ -112,11 +128,23 @@ export const IP_EXAMPLES = {
         ...GOOGLE_DNS.reputation,
         reasons: {
           rule: { id: "kind-vpn-or-hosting", level: "informative", reports: 0 },
-          contributions: [{ source: "curated/anycast-prefixes", category: "anycast", count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null }],
+          contributions: [
+            {
+              source: "curated/anycast-prefixes",
+              category: "anycast",
+              count: 1,
+              weight: 1,
+              counted: 0,
+              first_seen: null,
+              last_seen: null,
+            },
+          ],
           kinds: [{ kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" }],
           location_source: "geolite2",
           // The bundled data has no reputation feed until the first refresh.
-          warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"],
+          warnings: [
+            "no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean",
+          ],
         },
       },
     },
@@ -127,15 +155,34 @@ export const IP_EXAMPLES = {
 export const BATCH_EXAMPLES = {
   request: { emails: ["someone@mailinator.com", "not-an-address"], ips: ["8.8.8.8", "1.2.3"] },
   answer: {
-    emails: [EMAIL_EXAMPLES.disposable.value, { input: "not-an-address", error: "invalid_email", message: "The provided email address is not valid" }],
+    emails: [
+      EMAIL_EXAMPLES.disposable.value,
+      { input: "not-an-address", error: "invalid_email", message: "The provided email address is not valid" },
+    ],
     ips: [GOOGLE_DNS, { input: "1.2.3", error: "invalid_ip", message: "invalid IP address format" }],
   },
 };
 
 /** POST /v1/reports: three reports, the second a repeat of the first, the third of a private address. */
 export const REPORT_EXAMPLES = {
-  request: { reports: [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing on /login" }, { ip: "81.2.69.142", category: "attack" }, { ip: "10.0.0.1", category: "bot" }] },
-  answer: { accepted: 1, duplicates: 1, rejected: [{ index: 2, error: "private_address", message: "Private, loopback and other reserved addresses cannot be reported" }] },
+  request: {
+    reports: [
+      { ip: "81.2.69.142", category: "attack", comment: "credential stuffing on /login" },
+      { ip: "81.2.69.142", category: "attack" },
+      { ip: "10.0.0.1", category: "bot" },
+    ],
+  },
+  answer: {
+    accepted: 1,
+    duplicates: 1,
+    rejected: [
+      {
+        index: 2,
+        error: "private_address",
+        message: "Private, loopback and other reserved addresses cannot be reported",
+      },
+    ],
+  },
 };
 
 /** The admin API: a line added by a key named "test" on the test clock, and the refusals of POST /v1/overrides. */
@@ -151,12 +198,42 @@ const OVERRIDE_LINE = {
   active: true,
 };
 export const OVERRIDE_EXAMPLES = {
-  request: { kind: "ip", target: "81.2.69.0/24", action: "allow", reason: "our Bracknell office, ticket 4711", until: "2026-12-31" },
+  request: {
+    kind: "ip",
+    target: "81.2.69.0/24",
+    action: "allow",
+    reason: "our Bracknell office, ticket 4711",
+    until: "2026-12-31",
+  },
   line: OVERRIDE_LINE,
-  list: { overrides: [OVERRIDE_LINE, { id: "email:partner.example", kind: "email", target: "partner.example", action: "allow", reason: "our reseller's domain", author: "test", created: "2026-11-23T12:00:00.000Z", until: null, active: true }] },
+  list: {
+    overrides: [
+      OVERRIDE_LINE,
+      {
+        id: "email:partner.example",
+        kind: "email",
+        target: "partner.example",
+        action: "allow",
+        reason: "our reseller's domain",
+        author: "test",
+        created: "2026-11-23T12:00:00.000Z",
+        until: null,
+        active: true,
+      },
+    ],
+  },
   refusals: {
-    invalid_target: { request: { kind: "ip", target: "81.2.69.7/24", action: "allow", reason: "r" }, message: '"81.2.69.7/24" has host bits set: the range is 81.2.69.0/24' },
-    missing_reason: { request: { kind: "ip", target: "81.2.69.7", action: "allow" }, message: "say why with reason: the line has to be defended to whoever asks" },
-    until_passed: { request: { kind: "ip", target: "81.2.69.7", action: "allow", reason: "r", until: "2026-01-31" }, message: "until 2026-01-31 has already passed" },
+    invalid_target: {
+      request: { kind: "ip", target: "81.2.69.7/24", action: "allow", reason: "r" },
+      message: '"81.2.69.7/24" has host bits set: the range is 81.2.69.0/24',
+    },
+    missing_reason: {
+      request: { kind: "ip", target: "81.2.69.7", action: "allow" },
+      message: "say why with reason: the line has to be defended to whoever asks",
+    },
+    until_passed: {
+      request: { kind: "ip", target: "81.2.69.7", action: "allow", reason: "r", until: "2026-01-31" },
+      message: "until 2026-01-31 has already passed",
+    },
   },
 };

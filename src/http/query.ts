@@ -26,7 +26,7 @@ export function queryParam(url: string, name: string): QueryValue {
       eq = url.indexOf("=", start);
       if (eq === -1) eq = Number.POSITIVE_INFINITY;
     }
-    const nameEnd = Math.min(eq , amp);
+    const nameEnd = Math.min(eq, amp);
     const kind = nameKind(url, start, nameEnd, name);
     if (kind === "exact") {
       if (found !== null) return "repeated";

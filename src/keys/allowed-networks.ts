@@ -10,9 +10,13 @@ export const MAX_ALLOWED_NETWORKS = 100;
  * written); an empty text is the empty list (anywhere). An error sentence for anything else.
  */
 export function parseAllowedNetworks(text: string): { networks: readonly string[] } | { error: string } {
-  const networks = text.split(",").map((w) => w.trim()).filter((w) => w !== "");
+  const networks = text
+    .split(",")
+    .map((w) => w.trim())
+    .filter((w) => w !== "");
   const wrong = networks.find((n) => parseCidr(n) === null);
-  if (wrong !== undefined) return { error: `"${wrong}" is not an address or CIDR (such as 10.0.0.0/8 or 2001:db8::/32)` };
+  if (wrong !== undefined)
+    return { error: `"${wrong}" is not an address or CIDR (such as 10.0.0.0/8 or 2001:db8::/32)` };
   if (networks.length > MAX_ALLOWED_NETWORKS) return { error: `a key allows at most ${MAX_ALLOWED_NETWORKS} networks` };
   return { networks: [...new Set(networks)] };
 }

@@ -11,12 +11,21 @@ export function parseExpiry(text: string, nowMs: number): { expiresAt: string | 
   if (value === "" || value.toLowerCase() === "never") return { expiresAt: null };
   const duration = parseDuration(value);
   if (duration !== null) return { expiresAt: new Date(nowMs + duration).toISOString() };
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) ? value : null;
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i.test(value)
+      ? value
+      : null;
   const ms = date !== null && calendarDate(date.slice(0, 10)) ? Date.parse(date) : Number.NaN;
   if (Number.isNaN(ms)) {
-    return { error: `"${value}" is not an expiry: give a duration (30d, 12h), a date (2027-01-31) or a date and time with its zone (2027-01-31T18:00:00Z), or never` };
+    return {
+      error: `"${value}" is not an expiry: give a duration (30d, 12h), a date (2027-01-31) or a date and time with its zone (2027-01-31T18:00:00Z), or never`,
+    };
   }
-  if (ms <= nowMs) return { error: `${new Date(ms).toISOString()} has passed; an expiry is in the future (revoke a key to stop it now)` };
+  if (ms <= nowMs)
+    return {
+      error: `${new Date(ms).toISOString()} has passed; an expiry is in the future (revoke a key to stop it now)`,
+    };
   return { expiresAt: new Date(ms).toISOString() };
 }
 

@@ -48,7 +48,10 @@ export function keyIndexOf(entries: Iterable<KeyEntry>): KeyIndex {
   for (const { key, secretHash, previousSecretHash } of entries) {
     if (key.revokedAt !== null) {
       const revoked: Authentication = Object.freeze({ outcome: "revoked", key });
-      index.set(digestOfStoredHash(secretHash), Object.freeze({ now: revoked, untilMs: Number.POSITIVE_INFINITY, afterwards: revoked }));
+      index.set(
+        digestOfStoredHash(secretHash),
+        Object.freeze({ now: revoked, untilMs: Number.POSITIVE_INFINITY, afterwards: revoked }),
+      );
       continue;
     }
     const active: Authentication = Object.freeze({ outcome: "active", key });
@@ -57,7 +60,10 @@ export function keyIndexOf(entries: Iterable<KeyEntry>): KeyIndex {
     index.set(digestOfStoredHash(secretHash), Object.freeze({ now: active, untilMs: expiresMs, afterwards: expired }));
     const previousEndsMs = timeOf(key.previousSecretEndsAt);
     if (previousSecretHash !== null && previousEndsMs !== Number.POSITIVE_INFINITY) {
-      const entry = previousEndsMs <= expiresMs ? { now: active, untilMs: previousEndsMs, afterwards: UNKNOWN } : { now: active, untilMs: expiresMs, afterwards: expired };
+      const entry =
+        previousEndsMs <= expiresMs
+          ? { now: active, untilMs: previousEndsMs, afterwards: UNKNOWN }
+          : { now: active, untilMs: expiresMs, afterwards: expired };
       index.set(digestOfStoredHash(previousSecretHash), Object.freeze(entry));
     }
   }
@@ -83,7 +89,8 @@ export class KeyAuthenticator {
     const index = this.keys.current();
     if (this.counting?.of !== index) {
       const untilMs = new Map<string, number>();
-      for (const { now } of index.values()) if (now.outcome === "active") untilMs.set(now.key.id, timeOf(now.key.expiresAt));
+      for (const { now } of index.values())
+        if (now.outcome === "active") untilMs.set(now.key.id, timeOf(now.key.expiresAt));
       this.counting = { of: index, untilMs };
     }
     return this.now() < (this.counting.untilMs.get(keyId) ?? Number.NEGATIVE_INFINITY);

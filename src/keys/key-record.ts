@@ -31,7 +31,9 @@ export function keyStatus(key: KeyRecord, nowMs: number): KeyStatus {
 
 /** When the previous secret of a rotation in progress stops working, or null when none is in progress. */
 export function rotationEndsAt(key: KeyRecord, nowMs: number): string | null {
-  return key.previousSecretEndsAt !== null && Date.parse(key.previousSecretEndsAt) > nowMs ? key.previousSecretEndsAt : null;
+  return key.previousSecretEndsAt !== null && Date.parse(key.previousSecretEndsAt) > nowMs
+    ? key.previousSecretEndsAt
+    : null;
 }
 
 export const KEY_NAME_MAX_LENGTH = 100;
@@ -43,6 +45,9 @@ export function normaliseKeyName(raw: string): { name: string } | { error: strin
   if (name.length > KEY_NAME_MAX_LENGTH) return { error: `a key name is at most ${KEY_NAME_MAX_LENGTH} characters` };
   // Control characters would corrupt one-line CLI output and logs; format characters (bidi
   // overrides, zero-width ones) and line separators make a name read as something else.
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) return { error: "a key name cannot contain control or invisible formatting characters (such as bidirectional overrides)" };
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
+    return {
+      error: "a key name cannot contain control or invisible formatting characters (such as bidirectional overrides)",
+    };
   return { name };
 }

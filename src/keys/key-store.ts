@@ -67,9 +67,14 @@ export const MAX_KEY_LIMIT = 2_147_483_647;
  */
 export function keyNamed(name: string, named: readonly KeyRecord[]): KeyRecord {
   const active = named.filter((key) => key.revokedAt === null);
-  if (active.length > 1) throw new KeyStoreError("ambiguous_name", `${active.length} active keys are named "${name}" (${active.map((k) => k.id).join(", ")}), made before names had to be unique; use the id`);
+  if (active.length > 1)
+    throw new KeyStoreError(
+      "ambiguous_name",
+      `${active.length} active keys are named "${name}" (${active.map((k) => k.id).join(", ")}), made before names had to be unique; use the id`,
+    );
   const chosen = active[0] ?? named[0];
-  if (chosen === undefined) throw new KeyStoreError("not_found", `no key has the id or name "${name}"; see "riskcheck keys list"`);
+  if (chosen === undefined)
+    throw new KeyStoreError("not_found", `no key has the id or name "${name}"; see "riskcheck keys list"`);
   return chosen;
 }
 
@@ -79,10 +84,16 @@ export function alreadyRevoked(key: KeyRecord): KeyStoreError {
 
 /** The refusal when another active key (`holder`) already has the name. */
 export function nameTaken(name: string, holder: { id: string }): KeyStoreError {
-  return new KeyStoreError("name_taken", `an active key is already named "${name}" (${holder.id}); choose another name, or revoke or rename that key first`);
+  return new KeyStoreError(
+    "name_taken",
+    `an active key is already named "${name}" (${holder.id}); choose another name, or revoke or rename that key first`,
+  );
 }
 
 /** The refusal to change a revoked key. */
 export function revokedCannotChange(key: KeyRecord): KeyStoreError {
-  return new KeyStoreError("revoked", `key ${key.id} ("${key.name}") was revoked at ${key.revokedAt}; a revoked key cannot be changed, create a new one`);
+  return new KeyStoreError(
+    "revoked",
+    `key ${key.id} ("${key.name}") was revoked at ${key.revokedAt}; a revoked key cannot be changed, create a new one`,
+  );
 }

@@ -10,9 +10,15 @@ export const DEFAULT_PERMISSIONS: readonly Permission[] = Object.freeze(["check"
 
 /** "check,report" as the list it names, in the canonical order; an error sentence for anything else. */
 export function parsePermissions(text: string): { permissions: readonly Permission[] } | { error: string } {
-  const words = text.split(",").map((w) => w.trim().toLowerCase()).filter((w) => w !== "");
+  const words = text
+    .split(",")
+    .map((w) => w.trim().toLowerCase())
+    .filter((w) => w !== "");
   const unknown = words.filter((w) => !(PERMISSIONS as readonly string[]).includes(w));
-  if (unknown.length > 0) return { error: `unknown permission "${unknown[0]}"; a key's permissions are ${PERMISSIONS.join(" and/or ")}, comma-separated` };
+  if (unknown.length > 0)
+    return {
+      error: `unknown permission "${unknown[0]}"; a key's permissions are ${PERMISSIONS.join(" and/or ")}, comma-separated`,
+    };
   if (words.length === 0) return { error: `a key needs at least one permission: ${PERMISSIONS.join(", ")}` };
   return { permissions: PERMISSIONS.filter((p) => words.includes(p)) };
 }

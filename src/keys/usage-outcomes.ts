@@ -2,7 +2,14 @@ import type { UsageRow } from "./usage-store.ts";
 import { USAGE_KINDS, type UsageKind, type Outcome, utcDay } from "./usage.ts";
 
 /** What `keys usage` and the key page show: requests by what became of them, and the reports stored. */
-export const OUTCOME_KINDS = ["answered", "rate_limited", "over_quota", "refused", "forbidden", "reports_accepted"] as const;
+export const OUTCOME_KINDS = [
+  "answered",
+  "rate_limited",
+  "over_quota",
+  "refused",
+  "forbidden",
+  "reports_accepted",
+] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
 const KIND_OF: Readonly<Record<Outcome, OutcomeKind>> = {
@@ -23,7 +30,14 @@ export interface DayOutcomes extends OutcomeCounts {
   readonly endpoints: Partial<Record<UsageKind, OutcomeCounts>>;
 }
 
-const zero = (): OutcomeCounts => ({ answered: 0, rate_limited: 0, over_quota: 0, refused: 0, forbidden: 0, reports_accepted: 0 });
+const zero = (): OutcomeCounts => ({
+  answered: 0,
+  rate_limited: 0,
+  over_quota: 0,
+  refused: 0,
+  forbidden: 0,
+  reports_accepted: 0,
+});
 
 /** Every day of the last `days` (UTC) up to the one containing `nowMs`, oldest first, days without use as zeros. */
 export function dailyOutcomes(rows: readonly UsageRow[], days: number, nowMs: number): DayOutcomes[] {
@@ -40,7 +54,10 @@ export function dailyOutcomes(rows: readonly UsageRow[], days: number, nowMs: nu
     const endpoints = entry.endpoints as Partial<Record<UsageKind, OutcomeCounts>>;
     (endpoints[row.endpoint] ??= zero())[kind] += row.count;
   }
-  return [...byDay.values()].map((d) => ({ ...d, endpoints: Object.fromEntries(USAGE_KINDS.filter((e) => d.endpoints[e]).map((e) => [e, d.endpoints[e]])) }));
+  return [...byDay.values()].map((d) => ({
+    ...d,
+    endpoints: Object.fromEntries(USAGE_KINDS.filter((e) => d.endpoints[e]).map((e) => [e, d.endpoints[e]])),
+  }));
 }
 
 /** The sums over days. */

@@ -74,7 +74,10 @@ export class UsageRecorder {
     this.finishedDays = [];
     this.lastUsed = new Map();
     this.dayEnd = Number.POSITIVE_INFINITY;
-    this.writing = this.store.flush(rows, new Map<string, LastUse>([...lastUsed].map(([id, { ms, ip }]) => [id, { at: new Date(ms).toISOString(), ip }])));
+    this.writing = this.store.flush(
+      rows,
+      new Map<string, LastUse>([...lastUsed].map(([id, { ms, ip }]) => [id, { at: new Date(ms).toISOString(), ip }])),
+    );
     try {
       await this.writing;
     } catch (err) {

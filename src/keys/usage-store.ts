@@ -42,7 +42,10 @@ export interface UsageStore {
 }
 
 /** The days usageOf must read from: this month's first, or the chart's first if earlier. */
-export function usageWindow(days: number, nowMs: number): { from: string; today: string; monthStart: string; chartStart: string } {
+export function usageWindow(
+  days: number,
+  nowMs: number,
+): { from: string; today: string; monthStart: string; chartStart: string } {
   const monthStart = utcMonthStart(nowMs);
   const chartStart = utcDay(nowMs - (days - 1) * 86_400_000);
   // biome-ignore lint/complexity/useMathMinMax: the days are ISO date strings, which compare as text
@@ -59,9 +62,16 @@ export interface DailyTotals extends DailyUsage {
 }
 
 /** usageOf's answer from the rows of the window, ordered by key and day. */
-export function usageByKey(keyIds: readonly string[], rows: readonly DailyTotals[], days: number, nowMs: number): Map<string, KeyUsage> {
+export function usageByKey(
+  keyIds: readonly string[],
+  rows: readonly DailyTotals[],
+  days: number,
+  nowMs: number,
+): Map<string, KeyUsage> {
   const { today, monthStart, chartStart } = usageWindow(days, nowMs);
-  const usage = new Map<string, KeyUsage>(keyIds.map((id) => [id, { today: {}, month: {}, ipQuotaUsed: 0, daily: [] }]));
+  const usage = new Map<string, KeyUsage>(
+    keyIds.map((id) => [id, { today: {}, month: {}, ipQuotaUsed: 0, daily: [] }]),
+  );
   for (const { key_id, day, endpoint, count, ok } of rows) {
     const u = usage.get(key_id)!;
     if (day >= monthStart) {

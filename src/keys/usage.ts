@@ -9,7 +9,15 @@ export type UsageKind = (typeof USAGE_KINDS)[number];
  * client address outside the key's allowed networks. `reports_accepted` is no request's
  * outcome: the reports a key's requests stored (endpoint `report`), left out of request totals.
  */
-export const OUTCOMES = ["ok", "bad_request", "rate_limited", "quota_exceeded", "ok_unmetered", "forbidden", "reports_accepted"] as const;
+export const OUTCOMES = [
+  "ok",
+  "bad_request",
+  "rate_limited",
+  "quota_exceeded",
+  "ok_unmetered",
+  "forbidden",
+  "reports_accepted",
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const COUNTER_SLOTS = USAGE_KINDS.length * OUTCOMES.length;

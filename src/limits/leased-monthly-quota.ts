@@ -16,7 +16,9 @@ export interface QuotaLeaseStore {
   /** Atomically charges `owed` and grants up to `want` more without passing `limit`. */
   lease(request: LeaseRequest): Promise<{ readonly granted: number; readonly charged: number }>;
   /** Takes back leased checks not used (a negative count charges checks served beyond the leases). */
-  giveBack(unused: readonly { readonly keyId: string; readonly month: string; readonly count: number }[]): Promise<void>;
+  giveBack(
+    unused: readonly { readonly keyId: string; readonly month: string; readonly count: number }[],
+  ): Promise<void>;
   /** Every key's count for the month. */
   chargedIn(month: string): Promise<Map<string, number>>;
 }
@@ -108,7 +110,11 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
   ) {}
 
   /** Starts from every key's count this month, so a first request knows how much is left. */
-  static async open(store: QuotaLeaseStore, now: () => number, logError: (line: string) => void): Promise<LeasedMonthlyQuota> {
+  static async open(
+    store: QuotaLeaseStore,
+    now: () => number,
+    logError: (line: string) => void,
+  ): Promise<LeasedMonthlyQuota> {
     const quota = new LeasedMonthlyQuota(store, now, logError);
     await quota.look(now());
     return quota;
@@ -121,14 +127,31 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     if (lease === undefined || lease.month.index !== month.index) {
       const charged = this.seen.month === month.index ? (this.seen.charged.get(keyId) ?? 0) : 0;
       const size = leaseSize(limit, charged);
-      lease = { keyId, month, available: 0, size, served: 0, askedAtMs: nowMs, owed: 0, answered: false, charged, refilling: null, askAfterMs: 0, lastUsedMs: nowMs };
+      lease = {
+        keyId,
+        month,
+        available: 0,
+        size,
+        served: 0,
+        askedAtMs: nowMs,
+        owed: 0,
+        answered: false,
+        charged,
+        refilling: null,
+        askAfterMs: 0,
+        lastUsedMs: nowMs,
+      };
       this.leases.set(keyId, lease);
     }
     if (lease.refilling === null && wantsRefill(lease, limit) && nowMs >= lease.askAfterMs) this.refill(lease, limit);
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
-    const onCredit = lease.owed < lease.size && lease.charged < limit && (!lease.answered || creditWhileRefilling(lease, limit));
+    const onCredit =
+      lease.owed < lease.size && lease.charged < limit && (!lease.answered || creditWhileRefilling(lease, limit));
     // Several checks at once (a batch) fit when this instance holds them, or on credit when the count as last seen leaves room for all of them.
-    const fits = checks === 1 ? lease.available > 0 || onCredit : lease.available >= checks || (onCredit && used + checks <= limit);
+    const fits =
+      checks === 1
+        ? lease.available > 0 || onCredit
+        : lease.available >= checks || (onCredit && used + checks <= limit);
     if (fits) return { allowed: true, limit, used: Math.min(used, limit - checks), resetsAt: month.resetsAt };
     return refusal(limit, limit, month, nowMs);
   }
@@ -147,7 +170,9 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
   /** Periodic upkeep: gives back the slices of keys that had no traffic here for IDLE_LEASE_MS, and looks at every key's count again. */
   async tick(nowMs: number): Promise<void> {
     await this.giveBack(
-      [...this.leases.values()].filter((l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS),
+      [...this.leases.values()].filter(
+        (l) => l.refilling === null && l.available > 0 && nowMs - l.lastUsedMs >= IDLE_LEASE_MS,
+      ),
       { startAfresh: true },
     );
     await this.look(nowMs);
@@ -158,7 +183,8 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     const charged = await this.store.chargedIn(month.name);
     this.seen = { month: month.index, charged };
     for (const lease of this.leases.values()) {
-      if (lease.refilling === null && lease.month.index === month.index) lease.charged = charged.get(lease.keyId) ?? lease.charged;
+      if (lease.refilling === null && lease.month.index === month.index)
+        lease.charged = charged.get(lease.keyId) ?? lease.charged;
     }
   }
 
@@ -167,7 +193,9 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     const refilling = () => [...this.leases.values()].filter((l) => l.refilling !== null);
     while (refilling().length > 0) await Promise.all(refilling().map((l) => l.refilling));
     const month = this.months.at(this.now()).index;
-    await this.giveBack([...this.leases.values()].filter((l) => l.month.index === month && (l.available > 0 || l.owed > 0)));
+    await this.giveBack(
+      [...this.leases.values()].filter((l) => l.month.index === month && (l.available > 0 || l.owed > 0)),
+    );
   }
 
   private refill(lease: Lease, limit: number): void {
@@ -197,7 +225,9 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
         },
         (err: Error) => {
           lease.askAfterMs = this.now() + ASK_AGAIN_MS;
-          this.logError(`quota: leasing checks of ${lease.keyId} failed, refusing it once what this instance holds is used, until the database answers: ${err.message}`);
+          this.logError(
+            `quota: leasing checks of ${lease.keyId} failed, refusing it once what this instance holds is used, until the database answers: ${err.message}`,
+          );
           return false;
         },
       )

@@ -1,6 +1,12 @@
 export type QuotaDecision =
   | { readonly allowed: true; readonly limit: number; readonly used: number; readonly resetsAt: string }
-  | { readonly allowed: false; readonly limit: number; readonly used: number; readonly resetsAt: string; readonly retryAfterSeconds: number };
+  | {
+      readonly allowed: false;
+      readonly limit: number;
+      readonly used: number;
+      readonly resetsAt: string;
+      readonly retryAfterSeconds: number;
+    };
 
 /**
  * Successful IP checks per key per calendar month (UTC), decided from memory on the
@@ -30,7 +36,12 @@ export class QuotaMonth {
     if (nowMs >= this.month.endMs || this.month.index === -1) {
       const d = new Date(nowMs);
       const endMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-      this.month = { index: monthIndex(nowMs), name: d.toISOString().slice(0, 7), endMs, resetsAt: new Date(endMs).toISOString().replace(".000Z", "Z") };
+      this.month = {
+        index: monthIndex(nowMs),
+        name: d.toISOString().slice(0, 7),
+        endMs,
+        resetsAt: new Date(endMs).toISOString().replace(".000Z", "Z"),
+      };
     }
     return this.month;
   }
@@ -42,5 +53,11 @@ export function monthIndex(ms: number): number {
 }
 
 export function refusal(limit: number, used: number, month: QuotaMonthSpan, nowMs: number): QuotaDecision {
-  return { allowed: false, limit, used, resetsAt: month.resetsAt, retryAfterSeconds: Math.ceil((month.endMs - nowMs) / 1000) };
+  return {
+    allowed: false,
+    limit,
+    used,
+    resetsAt: month.resetsAt,
+    retryAfterSeconds: Math.ceil((month.endMs - nowMs) / 1000),
+  };
 }

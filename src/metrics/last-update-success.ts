@@ -7,7 +7,10 @@ import type { RefreshState } from "../datasets/refresh-scheduler.ts";
  * that found nothing new counts), else the newest check of a network source recorded in
  * the current version; null when the data has never been refreshed from the network.
  */
-export function lastUpdateSuccess(refresh: RefreshState | null, sources: Readonly<Record<string, SourceRecord>>): string | null {
+export function lastUpdateSuccess(
+  refresh: RefreshState | null,
+  sources: Readonly<Record<string, SourceRecord>>,
+): string | null {
   const at = refresh?.lastSuccessAt ?? lastRefreshedFromNetwork(sources);
   return at === null ? null : new Date(at).toISOString();
 }

@@ -1,10 +1,24 @@
 /** The label values of `endpoint`: a fixed set, so a request cannot mint a series. */
-export const ENDPOINTS = ["/v1/check", "/v1/ip-reputation-check", "/v1/check/batch", "/v1/reports", "/v1/overrides", "/healthz", "/v1/about", "/openapi.json", "/metrics", "/dashboard", "other"] as const;
+export const ENDPOINTS = [
+  "/v1/check",
+  "/v1/ip-reputation-check",
+  "/v1/check/batch",
+  "/v1/reports",
+  "/v1/overrides",
+  "/healthz",
+  "/v1/about",
+  "/openapi.json",
+  "/metrics",
+  "/dashboard",
+  "other",
+] as const;
 
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /** Upper bounds of the duration histogram, in seconds: the checks answer in tens of microseconds. */
-export const DURATION_BUCKETS_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
+export const DURATION_BUCKETS_SECONDS = [
+  0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+] as const;
 
 const BUCKETS_MS = Float64Array.from(DURATION_BUCKETS_SECONDS, (s) => s * 1000);
 const BUCKETS = BUCKETS_MS.length + 1; // the last one is +Inf
@@ -44,7 +58,8 @@ export class RequestMetrics {
   /** Every endpoint and status seen so far, with its count. */
   *requests(): Generator<{ endpoint: Endpoint; status: number; count: number }> {
     for (let i = 0; i < this.counts.length; i++) {
-      if (this.counts[i] > 0) yield { endpoint: ENDPOINTS[Math.floor(i / STATUSES)], status: i % STATUSES, count: this.counts[i] };
+      if (this.counts[i] > 0)
+        yield { endpoint: ENDPOINTS[Math.floor(i / STATUSES)], status: i % STATUSES, count: this.counts[i] };
     }
   }
 
@@ -54,7 +69,8 @@ export class RequestMetrics {
       const cumulative: number[] = [];
       let total = 0;
       for (let b = 0; b < BUCKETS; b++) cumulative.push((total += this.buckets[e * BUCKETS + b]));
-      if (total > 0) yield { endpoint: ENDPOINTS[e], cumulative, sumSeconds: this.durationSumsMs[e] / 1000, count: total };
+      if (total > 0)
+        yield { endpoint: ENDPOINTS[e], cumulative, sumSeconds: this.durationSumsMs[e] / 1000, count: total };
     }
   }
 }

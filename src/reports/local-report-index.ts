@@ -61,7 +61,9 @@ class ReportTable {
 
   ipOf(slot: number): string {
     const n = this.v4Number[slot];
-    return this.kind[slot] === 4 ? `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}` : this.v6Text.get(slot)!;
+    return this.kind[slot] === 4
+      ? `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`
+      : this.v6Text.get(slot)!;
   }
 
   add(row: ReportRow): void {
@@ -120,14 +122,16 @@ class ReportTable {
   delete({ ip, keyId, beforeMs }: ReportDeletion, from = 0, to = this.slots): void {
     const key = keyId === null ? NONE : this.keyNumber(keyId);
     if (keyId !== null && key === NONE) return;
-    const drop = (r: number) => (key === NONE || this.recKey[r] === key) && (beforeMs === null || this.recLast[r] < beforeMs);
+    const drop = (r: number) =>
+      (key === NONE || this.recKey[r] === key) && (beforeMs === null || this.recLast[r] < beforeMs);
     if (ip !== null) {
       const parsed = parseIpAddress(ip);
       const slot = parsed === null ? NONE : this.slotOf(parsed);
       if (slot !== NONE) this.removeFrom(slot, drop);
       return;
     }
-    for (let slot = from; slot < Math.min(to, this.slots); slot++) if (this.kind[slot] !== FREE) this.removeFrom(slot, drop);
+    for (let slot = from; slot < Math.min(to, this.slots); slot++)
+      if (this.kind[slot] !== FREE) this.removeFrom(slot, drop);
   }
 
   private internKey(keyId: string): number {
@@ -168,7 +172,11 @@ export interface ReportedAddress {
   readonly ip: string;
   /** Distinct reporting keys that count, all categories together. */
   readonly reporters: number;
-  readonly byKey: readonly { readonly keyId: string; readonly categories: readonly ReportCategory[]; readonly lastMs: number }[];
+  readonly byKey: readonly {
+    readonly keyId: string;
+    readonly categories: readonly ReportCategory[];
+    readonly lastMs: number;
+  }[];
 }
 
 /** One page of the most-reported addresses, and how many addresses the window holds. */
@@ -269,10 +277,23 @@ export class LocalReportIndex implements LocalReportView {
     if (keys.length === 0) return null;
     const counted = [0, 0, 0, 0, 0];
     for (const c of keyCategory) counted[c]++;
-    const counters: Counters = { bot: counted[0], probe: counted[1], rate: counted[2], attack: counted[3], crawler: counted[4] };
+    const counters: Counters = {
+      bot: counted[0],
+      probe: counted[1],
+      rate: counted[2],
+      attack: counted[3],
+      crawler: counted[4],
+    };
     const categories: LocalCategory[] = [];
     REPORT_CATEGORIES.forEach((category, c) => {
-      if (byCategory[c] > 0) categories.push({ category, reporters: byCategory[c], counted: counted[c], firstMs: firstMs[c], lastMs: lastMs[c] });
+      if (byCategory[c] > 0)
+        categories.push({
+          category,
+          reporters: byCategory[c],
+          counted: counted[c],
+          firstMs: firstMs[c],
+          lastMs: lastMs[c],
+        });
     });
     return { counters, categories };
   }

@@ -65,7 +65,11 @@ export interface ReportStore {
    * made since, to apply first, and the reports added since (possibly some already seen).
    * One consistent snapshot of the database.
    */
-  changes(cursor: string | null, windowStartMs: number, onRows: (rows: readonly ReportRow[]) => void): Promise<ReportChanges>;
+  changes(
+    cursor: string | null,
+    windowStartMs: number,
+    onRows: (rows: readonly ReportRow[]) => void,
+  ): Promise<ReportChanges>;
 }
 
 /** Pages of a full read: the rows of one page are all that is held at once. */

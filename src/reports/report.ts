@@ -20,7 +20,12 @@ export interface ReportSettings {
 }
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_REPORT_SETTINGS: ReportSettings = Object.freeze({ dedupMs: DAY_MS, windowMs: 90 * DAY_MS, retentionMs: 365 * DAY_MS, keyDailyLimit: 10_000 });
+export const DEFAULT_REPORT_SETTINGS: ReportSettings = Object.freeze({
+  dedupMs: DAY_MS,
+  windowMs: 90 * DAY_MS,
+  retentionMs: 365 * DAY_MS,
+  keyDailyLimit: 10_000,
+});
 
 /** The start of the UTC day of `ms`: a key's daily limit counts from there. */
 export function dayStartMs(ms: number): number {
@@ -44,7 +49,13 @@ export interface StoredReport extends NewReport {
 }
 
 /** Why one report was refused: the API's standard error codes. */
-export type ReportProblem = "invalid_report" | "invalid_ip" | "private_address" | "invalid_category" | "invalid_comment" | "limit_reached";
+export type ReportProblem =
+  | "invalid_report"
+  | "invalid_ip"
+  | "private_address"
+  | "invalid_category"
+  | "invalid_comment"
+  | "limit_reached";
 
 export const REPORT_PROBLEMS: Readonly<Record<ReportProblem, string>> = Object.freeze({
   invalid_report: 'A report is an object: {"ip": "…", "category": "bot|probe|rate|attack|crawler", "comment": "…"}',
@@ -52,7 +63,8 @@ export const REPORT_PROBLEMS: Readonly<Record<ReportProblem, string>> = Object.f
   private_address: "Private, loopback and other reserved addresses cannot be reported",
   invalid_category: `The category must be one of ${REPORT_CATEGORIES.join(", ")}`,
   invalid_comment: `The comment must be text of at most ${MAX_COMMENT_BYTES} bytes, with no NUL character and no lone surrogate (\\u0000, \\ud800 …)`,
-  limit_reached: "This key has reported as many distinct addresses today (UTC) as RISKCHECK_REPORT_KEY_DAILY_LIMIT allows; this report was not stored",
+  limit_reached:
+    "This key has reported as many distinct addresses today (UTC) as RISKCHECK_REPORT_KEY_DAILY_LIMIT allows; this report was not stored",
 });
 
 const FIELDS = new Set(["ip", "category", "comment"]);
@@ -65,9 +77,14 @@ export function checkReport(value: unknown): NewReport | { problem: ReportProble
   const ip = typeof item.ip === "string" ? parseIpAddress(item.ip) : null;
   if (ip === null) return { problem: "invalid_ip" };
   if (!isGlobalUnicast(ip)) return { problem: "private_address" };
-  if (typeof item.category !== "string" || !(REPORT_CATEGORIES as readonly string[]).includes(item.category)) return { problem: "invalid_category" };
+  if (typeof item.category !== "string" || !(REPORT_CATEGORIES as readonly string[]).includes(item.category))
+    return { problem: "invalid_category" };
   const comment = item.comment ?? null;
-  if (comment !== null && (typeof comment !== "string" || Buffer.byteLength(comment) > MAX_COMMENT_BYTES || !storableText(comment))) return { problem: "invalid_comment" };
+  if (
+    comment !== null &&
+    (typeof comment !== "string" || Buffer.byteLength(comment) > MAX_COMMENT_BYTES || !storableText(comment))
+  )
+    return { problem: "invalid_comment" };
   return { ip: ip.text, category: item.category as ReportCategory, comment };
 }
 

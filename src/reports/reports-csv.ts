@@ -10,5 +10,13 @@ const HEADER = "reported_at,ip,category,key_id,key_name,comment\n";
  * leading apostrophe.
  */
 export function reportsCsv(reports: readonly StoredReport[]): string {
-  return HEADER + reports.map((r) => `${[new Date(r.reportedAtMs).toISOString(), r.ip, r.category, r.keyId, r.keyName, r.comment ?? ""].map((value) => spreadsheetCsvField(escapeControlCharacters(value))).join(",")}\n`).join("");
+  return (
+    HEADER +
+    reports
+      .map(
+        (r) =>
+          `${[new Date(r.reportedAtMs).toISOString(), r.ip, r.category, r.keyId, r.keyName, r.comment ?? ""].map((value) => spreadsheetCsvField(escapeControlCharacters(value))).join(",")}\n`,
+      )
+      .join("")
+  );
 }

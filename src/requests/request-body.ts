@@ -6,7 +6,9 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** Why a body was not read: over the limit (413), or it did not arrive whole (400). */

@@ -8,7 +8,8 @@ export interface Launcher {
 }
 
 /** A package runner (`bun run`, `npm run`, `npm exec`/`npx`, pnpm, yarn) or the `sh -c` one puts between itself and the script. */
-const LAUNCHER = /^(?:\S*\/)?(?:(?:bun|bun\.exe|npm|pnpm|yarn) (?:run|exec|start)\b|npx |(?:sh|bash|dash) -c )|^(?:\S*\/)?node \S*(?:npm|npx)-cli\.js /;
+const LAUNCHER =
+  /^(?:\S*\/)?(?:(?:bun|bun\.exe|npm|pnpm|yarn) (?:run|exec|start)\b|npx |(?:sh|bash|dash) -c )|^(?:\S*\/)?node \S*(?:npm|npx)-cli\.js /;
 
 /** Fields 4 (ppid) and 22 (start time) of /proc/PID/stat; null once the process is gone. */
 function processStat(pid: number): { ppid: number; started: string } | null {
@@ -50,7 +51,11 @@ export function packageScriptLaunchers(env: Record<string, string | undefined>):
 }
 
 /** Calls `onGone` once, with the first of `launchers` found gone, checking every `everyMs`. */
-export function watchLaunchers(launchers: readonly Launcher[], onGone: (launcher: Launcher) => void, everyMs = 1_000): void {
+export function watchLaunchers(
+  launchers: readonly Launcher[],
+  onGone: (launcher: Launcher) => void,
+  everyMs = 1_000,
+): void {
   if (launchers.length === 0) return;
   const timer = setInterval(() => {
     const gone = launchers.find((l) => processStat(l.pid)?.started !== l.started);

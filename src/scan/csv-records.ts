@@ -52,7 +52,12 @@ export class CsvRecords {
     while (start < text.length) {
       const record = parseRecord(text, start, this.line, final);
       if (record === null) break;
-      if (record.record !== null) into.push(record.next - start > MAX_RECORD_CHARS ? { line: record.record.line, problem: `a record ${TOO_LONG}` } : record.record);
+      if (record.record !== null)
+        into.push(
+          record.next - start > MAX_RECORD_CHARS
+            ? { line: record.record.line, problem: `a record ${TOO_LONG}` }
+            : record.record,
+        );
       this.line += record.lines;
       start = record.next;
     }
@@ -127,7 +132,11 @@ function parseRecord(text: string, start: number, line: number, final: boolean):
         const close = text.indexOf('"', from);
         if (close === -1) {
           if (!final) return null;
-          return { record: { line, problem: "a quoted field is never closed" }, next: text.length, lines: lines + countLines(text, from, text.length) };
+          return {
+            record: { line, problem: "a quoted field is never closed" },
+            next: text.length,
+            lines: lines + countLines(text, from, text.length),
+          };
         }
         if (close + 1 === text.length && !final) return null;
         lines += countLines(text, from, close);

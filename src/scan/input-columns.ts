@@ -37,11 +37,13 @@ export function looksLikeIpColumn(name: string): boolean {
 export function findColumns(header: readonly string[], choice: ColumnChoice): Columns | string {
   const named = (name: string) => header.findIndex((h) => h.trim().toLowerCase() === name.trim().toLowerCase());
   const email = choice.email !== undefined ? named(choice.email) : header.findIndex(looksLikeEmailColumn);
-  const ip = choice.ip !== undefined ? named(choice.ip) : header.findIndex((h, i) => i !== email && looksLikeIpColumn(h));
+  const ip =
+    choice.ip !== undefined ? named(choice.ip) : header.findIndex((h, i) => i !== email && looksLikeIpColumn(h));
   const list = header.map((h) => JSON.stringify(h)).join(", ");
   if (choice.email !== undefined && email === -1) return `--email-column ${choice.email}: no such column among ${list}`;
   if (choice.ip !== undefined && ip === -1) return `--ip-column ${choice.ip}: no such column among ${list}`;
-  if (email === -1 && ip === -1) return `no email or IP column among ${list}; name one with --email-column or --ip-column`;
+  if (email === -1 && ip === -1)
+    return `no email or IP column among ${list}; name one with --email-column or --ip-column`;
   return { email, ip };
 }
 
@@ -54,7 +56,11 @@ const MAX_ALTERNATIVES = 5;
  * seen "backup_email": name it with --email-column to check that one).
  */
 export function describeColumn(kind: "email" | "IP", used: readonly string[], others: readonly string[]): string {
-  const quoted = (names: readonly string[]) => names.slice(0, MAX_ALTERNATIVES).map((n) => JSON.stringify(n)).join(", ") + (names.length > MAX_ALTERNATIVES ? ` and ${names.length - MAX_ALTERNATIVES} more` : "");
+  const quoted = (names: readonly string[]) =>
+    names
+      .slice(0, MAX_ALTERNATIVES)
+      .map((n) => JSON.stringify(n))
+      .join(", ") + (names.length > MAX_ALTERNATIVES ? ` and ${names.length - MAX_ALTERNATIVES} more` : "");
   const flag = kind === "email" ? "--email-column" : "--ip-column";
   let line = used.length === 0 ? `${kind} column: none` : `${kind} column: ${quoted(used)}`;
   if (others.length > 0) line += `; also seen, not checked: ${quoted(others)} (${flag} NAME picks another)`;
@@ -63,7 +69,11 @@ export function describeColumn(kind: "email" | "IP", used: readonly string[], ot
 
 /** The CSV header's columns used, and for each kind the others that look like its columns: what the user may have meant instead. */
 export function describeCsvColumns(header: readonly string[], used: Columns): string[] {
-  const others = (looksLike: (name: string) => boolean) => header.filter((h, i) => i !== used.email && i !== used.ip && looksLike(h));
+  const others = (looksLike: (name: string) => boolean) =>
+    header.filter((h, i) => i !== used.email && i !== used.ip && looksLike(h));
   const named = (index: number) => (index === -1 ? [] : [header[index]]);
-  return [describeColumn("email", named(used.email), others(looksLikeEmailColumn)), describeColumn("IP", named(used.ip), others(looksLikeIpColumn))];
+  return [
+    describeColumn("email", named(used.email), others(looksLikeEmailColumn)),
+    describeColumn("IP", named(used.ip), others(looksLikeIpColumn)),
+  ];
 }

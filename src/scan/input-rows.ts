@@ -1,5 +1,13 @@
 import { type CsvRecord, CsvRecords, MAX_RECORD_CHARS, TOO_LONG } from "./csv-records.ts";
-import { type ColumnChoice, type Columns, describeColumn, describeCsvColumns, findColumns, looksLikeEmailColumn, looksLikeIpColumn } from "./input-columns.ts";
+import {
+  type ColumnChoice,
+  type Columns,
+  describeColumn,
+  describeCsvColumns,
+  findColumns,
+  looksLikeEmailColumn,
+  looksLikeIpColumn,
+} from "./input-columns.ts";
 
 export type InputKind = "csv" | "jsonl" | "lines";
 
@@ -39,13 +47,16 @@ export interface RowReader {
  */
 export function openRowReader(firstLine: string, choice: ColumnChoice): RowReader | string {
   const trimmed = firstLine.replace(/^\uFEFF/, "").trim();
-  if (trimmed.startsWith("{") || (trimmed.startsWith('"') && !trimmed.includes(","))) return new JsonLinesReader(choice);
+  if (trimmed.startsWith("{") || (trimmed.startsWith('"') && !trimmed.includes(",")))
+    return new JsonLinesReader(choice);
   // No header is that long: each line is a value (and this one too long to be read).
   if (firstLine.length >= MAX_RECORD_CHARS) return new PlainLinesReader();
   const first = new CsvRecords().push(`${firstLine.replace(/^\uFEFF/, "")}\n`)[0];
   const fields = first !== undefined && "fields" in first ? first.fields : null;
   const named = choice.email !== undefined || choice.ip !== undefined;
-  const isHeader = fields !== null && (fields.length > 1 || named || fields.some((f) => looksLikeEmailColumn(f) || looksLikeIpColumn(f)));
+  const isHeader =
+    fields !== null &&
+    (fields.length > 1 || named || fields.some((f) => looksLikeEmailColumn(f) || looksLikeIpColumn(f)));
   if (!isHeader) {
     if (first !== undefined && "problem" in first) return `the first line is no CSV header: ${first.problem}`;
     return new PlainLinesReader();
@@ -148,7 +159,10 @@ class JsonLinesReader extends LineReader {
   }
 
   columnsUsed(): string[] {
-    return [describeColumn("email", [...this.keys.email.used], [...this.keys.email.others]), describeColumn("IP", [...this.keys.ip.used], [...this.keys.ip.others])];
+    return [
+      describeColumn("email", [...this.keys.email.used], [...this.keys.email.others]),
+      describeColumn("IP", [...this.keys.ip.used], [...this.keys.ip.others]),
+    ];
   }
 
   protected row(text: string, line: number, into: InputRow[]): void {
@@ -166,13 +180,23 @@ class JsonLinesReader extends LineReader {
     } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
       const record = value as Record<string, unknown>;
       const email = this.field(record, this.choice.email, looksLikeEmailColumn, this.keys.email);
-      into.push({ line, email, ip: this.field(record, this.choice.ip, looksLikeIpColumn, this.keys.ip), cells: [json] });
+      into.push({
+        line,
+        email,
+        ip: this.field(record, this.choice.ip, looksLikeIpColumn, this.keys.ip),
+        cells: [json],
+      });
     } else {
       into.push({ line, problem: "a JSON line must be an object or a string" });
     }
   }
 
-  private field(record: Record<string, unknown>, named: string | undefined, looksLike: (key: string) => boolean, seen: KeysSeen): string | null {
+  private field(
+    record: Record<string, unknown>,
+    named: string | undefined,
+    looksLike: (key: string) => boolean,
+    seen: KeysSeen,
+  ): string | null {
     const wanted = named?.toLowerCase();
     const keys = Object.keys(record);
     const key = keys.find((k) => (wanted === undefined ? seen.looksLike(k, looksLike) : k.toLowerCase() === wanted));
@@ -206,7 +230,9 @@ class KeysSeen {
       this.used.add(used);
       this.others.delete(used);
     }
-    for (const key of keys) if (key !== used && this.others.size < KeysSeen.MAX && !this.used.has(key) && this.looksLike(key, looksLike)) this.others.add(key);
+    for (const key of keys)
+      if (key !== used && this.others.size < KeysSeen.MAX && !this.used.has(key) && this.looksLike(key, looksLike))
+        this.others.add(key);
   }
 }
 
@@ -240,8 +266,18 @@ class CsvReader implements RowReader {
         continue;
       }
       if ("problem" in record) into.push(record);
-      else if (record.fields.length !== this.columns.length) into.push({ line: record.line, problem: `${record.fields.length} fields where the header has ${this.columns.length}` });
-      else into.push({ line: record.line, email: this.value(record.fields, this.found.email), ip: this.value(record.fields, this.found.ip), cells: record.fields });
+      else if (record.fields.length !== this.columns.length)
+        into.push({
+          line: record.line,
+          problem: `${record.fields.length} fields where the header has ${this.columns.length}`,
+        });
+      else
+        into.push({
+          line: record.line,
+          email: this.value(record.fields, this.found.email),
+          ip: this.value(record.fields, this.found.ip),
+          cells: record.fields,
+        });
     }
     records.length = 0;
   }

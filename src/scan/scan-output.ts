@@ -22,12 +22,29 @@ export interface RowFormat {
   bad(row: BadRow): string;
 }
 
-export function rowFormat(format: OutputFormat, input: { kind: InputKind; columns: readonly string[] }, answers: Answers): RowFormat {
+export function rowFormat(
+  format: OutputFormat,
+  input: { kind: InputKind; columns: readonly string[] },
+  answers: Answers,
+): RowFormat {
   return format === "csv" ? new CsvFormat(input.columns, answers) : new JsonLinesFormat(input, answers);
 }
 
 /** The answers' fields the CSV adds after the input's columns. */
-const ANSWER_COLUMNS = ["domain", "is_disposable", "free_email", "country_code", "asn", "organization", "connection_type", "risky", "reputation", "kind", "error", "message"];
+const ANSWER_COLUMNS = [
+  "domain",
+  "is_disposable",
+  "free_email",
+  "country_code",
+  "asn",
+  "organization",
+  "connection_type",
+  "risky",
+  "reputation",
+  "kind",
+  "error",
+  "message",
+];
 /** With --explain, the reasons as JSON, after the answers' fields. */
 const REASON_COLUMNS = ["email_reasons", "ip_reasons"];
 const NO_EMAIL = ",,,";
@@ -75,7 +92,10 @@ class CsvFormat implements RowFormat {
     } else {
       const r = reputationOf(ip);
       const f = ip.facts;
-      line += f === null ? ",,,," : `,${f.located.geo.country_code},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
+      line +=
+        f === null
+          ? ",,,,"
+          : `,${f.located.geo.country_code},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
       line += `,${r.risky},${r.reputation},${kindText(r.kind)}`;
       if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
     }
@@ -85,7 +105,13 @@ class CsvFormat implements RowFormat {
   }
 
   bad(row: BadRow): string {
-    const cells = [String(row.line), ...this.columns.map(() => ""), ...ANSWER_COLUMNS.slice(2).map(() => ""), UNREADABLE_ROW, row.problem];
+    const cells = [
+      String(row.line),
+      ...this.columns.map(() => ""),
+      ...ANSWER_COLUMNS.slice(2).map(() => ""),
+      UNREADABLE_ROW,
+      row.problem,
+    ];
     if (this.answers.explain) cells.push(...REASON_COLUMNS.map(() => ""));
     return csvLine(cells);
   }

@@ -82,7 +82,12 @@ export async function scan(
       const ip = row.ip === null ? null : answers.ip(row.ip);
       if (email !== null) summary.email(email);
       if (ip !== null) summary.ip(ip);
-      if (options.onlyRisky && !(email !== null && "is_disposable" in email && email.is_disposable) && !(ip !== null && "parsed" in ip && reputationOf(ip).risky)) continue;
+      if (
+        options.onlyRisky &&
+        !(email !== null && "is_disposable" in email && email.is_disposable) &&
+        !(ip !== null && "parsed" in ip && reputationOf(ip).risky)
+      )
+        continue;
       out += format.row(row, { email, ip });
       summary.written++;
     }
@@ -139,10 +144,20 @@ const startsWith = (bytes: Uint8Array, prefix: number[]) => prefix.every((b, i) 
 /** The decoder its first bytes call for: UTF-8 (with its BOM or none), UTF-16 with its BOM. */
 function decoderFor(head: Uint8Array): TextDecoder {
   const bom = BOMS.find(([, prefix]) => startsWith(head, prefix));
-  if (bom !== undefined && bom[2] === null) throw new ScanInputError(`the input is ${bom[0]} (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f ${bom[0]} -t UTF-8`);
+  if (bom !== undefined && bom[2] === null)
+    throw new ScanInputError(
+      `the input is ${bom[0]} (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f ${bom[0]} -t UTF-8`,
+    );
   // Every other byte zero in the first four: UTF-16 or UTF-32 text without its byte order mark.
-  if (bom === undefined && head.length >= 4 && (head[0] === 0) !== (head[1] === 0) && (head[2] === 0) !== (head[3] === 0)) {
-    throw new ScanInputError("the input looks like UTF-16 or UTF-32 without a byte order mark: scan reads UTF-8, or UTF-16 with its mark; convert it first, e.g. iconv -f UTF-16LE -t UTF-8");
+  if (
+    bom === undefined &&
+    head.length >= 4 &&
+    (head[0] === 0) !== (head[1] === 0) &&
+    (head[2] === 0) !== (head[3] === 0)
+  ) {
+    throw new ScanInputError(
+      "the input looks like UTF-16 or UTF-32 without a byte order mark: scan reads UTF-8, or UTF-16 with its mark; convert it first, e.g. iconv -f UTF-16LE -t UTF-8",
+    );
   }
   return new TextDecoder(bom?.[2] ?? "utf-8", { fatal: true });
 }
@@ -162,7 +177,9 @@ function decodedText(input: AsyncIterable<Uint8Array>): AsyncIterable<string> & 
         try {
           return decoder!.decode(chunk, { stream: chunk !== undefined });
         } catch {
-          throw new ScanInputError(`the input is not valid ${decoder!.encoding.toUpperCase()}: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`);
+          throw new ScanInputError(
+            `the input is not valid ${decoder!.encoding.toUpperCase()}: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`,
+          );
         }
       };
       for await (const chunk of input) {

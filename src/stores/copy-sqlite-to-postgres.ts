@@ -35,7 +35,11 @@ const BATCH_ROWS = 5_000;
  * PostgreSQL one in a single transaction, and charges each key's successful IP checks
  * of this month to its quota count. Refuses a PostgreSQL database that already has keys.
  */
-export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: string, nowMs = Date.now()): Promise<CopyReport> {
+export async function copySqliteToPostgres(
+  sqlitePath: string,
+  databaseUrl: string,
+  nowMs = Date.now(),
+): Promise<CopyReport> {
   const source = openDatabase(sqlitePath);
   const sql = await openPostgres(databaseUrl);
   try {
@@ -43,11 +47,16 @@ export async function copySqliteToPostgres(sqlitePath: string, databaseUrl: stri
     const limitedKeys: string[] = [];
     await sql.begin(async (tx) => {
       const [{ keys }] = await tx<{ keys: number }[]>`SELECT count(*)::int AS keys FROM api_keys`;
-      if (keys > 0) throw new Error(`the PostgreSQL database already has ${keys} key(s); copy into an empty one (or add keys with riskcheck keys create)`);
+      if (keys > 0)
+        throw new Error(
+          `the PostgreSQL database already has ${keys} key(s); copy into an empty one (or add keys with riskcheck keys create)`,
+        );
       for (const [table, columns] of TABLES) {
         const rows = source.query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`).all();
-        if (table === "api_keys") for (const row of rows) if (capLimits(row)) limitedKeys.push(`${row.name} (${row.id})`);
-        for (let i = 0; i < rows.length; i += BATCH_ROWS) await tx`INSERT INTO ${tx(table)} ${tx(rows.slice(i, i + BATCH_ROWS), ...columns)}`;
+        if (table === "api_keys")
+          for (const row of rows) if (capLimits(row)) limitedKeys.push(`${row.name} (${row.id})`);
+        for (let i = 0; i < rows.length; i += BATCH_ROWS)
+          await tx`INSERT INTO ${tx(table)} ${tx(rows.slice(i, i + BATCH_ROWS), ...columns)}`;
         counts.set(table, rows.length);
       }
       const month = new Date(nowMs).toISOString().slice(0, 7);

@@ -105,7 +105,8 @@ export function updatedRow(row: KeyRow, changes: KeyChanges): KeyRow {
 
 /** The row with a new secret; the current one becomes the previous, working for `graceMs`. */
 export function rotatedRow(row: KeyRow, graceMs: number, now: Date): { row: KeyRow; secret: string } {
-  if (!(Number.isInteger(graceMs) && graceMs >= 0)) throw new KeyStoreError("invalid", "a grace period is a duration such as 24h, or 0");
+  if (!(Number.isInteger(graceMs) && graceMs >= 0))
+    throw new KeyStoreError("invalid", "a grace period is a duration such as 24h, or 0");
   const secret = generateSecret();
   const grace = graceMs > 0;
   return {
@@ -122,8 +123,32 @@ export function rotatedRow(row: KeyRow, graceMs: number, now: Date): { row: KeyR
 
 /** The named parameters of KEY_SETTINGS_ASSIGNMENTS, and the id. */
 export function settingsOf(row: KeyRow): Record<string, string | number | null> {
-  const { id, name, secret_hash, prefix, rate_per_minute, ip_quota_per_month, permissions, expires_at, allowed_networks, previous_secret_hash, previous_secret_ends_at } = row;
-  return { id, name, secret_hash, prefix, rate_per_minute, ip_quota_per_month, permissions, expires_at, allowed_networks, previous_secret_hash, previous_secret_ends_at };
+  const {
+    id,
+    name,
+    secret_hash,
+    prefix,
+    rate_per_minute,
+    ip_quota_per_month,
+    permissions,
+    expires_at,
+    allowed_networks,
+    previous_secret_hash,
+    previous_secret_ends_at,
+  } = row;
+  return {
+    id,
+    name,
+    secret_hash,
+    prefix,
+    rate_per_minute,
+    ip_quota_per_month,
+    permissions,
+    expires_at,
+    allowed_networks,
+    previous_secret_hash,
+    previous_secret_ends_at,
+  };
 }
 
 /** keyNamed, for the rows of a store. */

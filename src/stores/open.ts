@@ -7,6 +7,11 @@ import type { Stores } from "./stores.ts";
  * `forServing`: a write that finds SQLite locked by another process is retried between
  * requests instead of blocking them (the CLI may simply wait).
  */
-export function openStores(config: { readonly databaseUrl: string | null; readonly dbPath: string }, forServing = false): Promise<Stores> {
-  return config.databaseUrl === null ? Promise.resolve(openSqliteStores(config.dbPath, forServing)) : openPostgresStores(config.databaseUrl);
+export function openStores(
+  config: { readonly databaseUrl: string | null; readonly dbPath: string },
+  forServing = false,
+): Promise<Stores> {
+  return config.databaseUrl === null
+    ? Promise.resolve(openSqliteStores(config.dbPath, forServing))
+    : openPostgresStores(config.databaseUrl);
 }

@@ -6,7 +6,13 @@ const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9}
 export type DateText = { readonly day: true; readonly startMs: number } | { readonly day: false; readonly ms: number };
 
 function realDay(year: number, month: number, day: number): boolean {
-  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(2000, month, 0)).getUTCDate() && (month !== 2 || day !== 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)));
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= new Date(Date.UTC(2000, month, 0)).getUTCDate() &&
+    (month !== 2 || day !== 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)))
+  );
 }
 
 /**
@@ -19,7 +25,13 @@ export function parseDateText(text: string): DateText | null {
   if (day) return realDay(+day[1], +day[2], +day[3]) ? { day: true, startMs: Date.parse(`${text}T00:00:00Z`) } : null;
   const at = INSTANT.exec(text);
   if (!at || !realDay(+at[1], +at[2], +at[3])) return null;
-  if (+at[4] > 23 || +at[5] > 59 || (at[6] !== undefined && +at[6] > 59) || (at[7] !== undefined && (+at[7] > 23 || +at[8] > 59))) return null;
+  if (
+    +at[4] > 23 ||
+    +at[5] > 59 ||
+    (at[6] !== undefined && +at[6] > 59) ||
+    (at[7] !== undefined && (+at[7] > 23 || +at[8] > 59))
+  )
+    return null;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : { day: false, ms };
 }

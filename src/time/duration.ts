@@ -12,6 +12,7 @@ export function parseDuration(text: string): number | null {
  * 90_000 → "90s".
  */
 export function formatDuration(ms: number): string {
-  for (const unit of ["d", "h", "m", "s"]) if (ms % UNITS[unit] === 0 && (unit !== "d" || ms >= 2 * UNITS.d)) return `${ms / UNITS[unit]}${unit}`;
+  for (const unit of ["d", "h", "m", "s"])
+    if (ms % UNITS[unit] === 0 && (unit !== "d" || ms >= 2 * UNITS.d)) return `${ms / UNITS[unit]}${unit}`;
   return `${ms}ms`;
 }

@@ -12,6 +12,8 @@ describe("RISKCHECK_EMAIL_EVIDENCE", () => {
   });
   test("refuses anything else, naming the choices", () => {
     expect(() => loadConfig({}, { RISKCHECK_EMAIL_EVIDENCE: "two" })).toThrow(UsageError);
-    expect(() => loadConfig({}, { RISKCHECK_EMAIL_EVIDENCE: "two" })).toThrow('RISKCHECK_EMAIL_EVIDENCE: "two" is not one of any, corroborated, strict');
+    expect(() => loadConfig({}, { RISKCHECK_EMAIL_EVIDENCE: "two" })).toThrow(
+      'RISKCHECK_EMAIL_EVIDENCE: "two" is not one of any, corroborated, strict',
+    );
   });
 });

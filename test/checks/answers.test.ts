@@ -10,10 +10,18 @@ describe("one value in, its answer or its item error out", () => {
   test("a value that is no address, of any type, is the item error the GET endpoint gives it, with the input as given", async () => {
     const answers = new Answers(await testSnapshot(), false);
     for (const input of ["not-an-address", "", 42, null, ["a@gmail.com"]]) {
-      expect(answers.email(input)).toEqual({ input, error: API_ERRORS.invalidEmail.error, message: API_ERRORS.invalidEmail.message });
+      expect(answers.email(input)).toEqual({
+        input,
+        error: API_ERRORS.invalidEmail.error,
+        message: API_ERRORS.invalidEmail.message,
+      });
     }
     for (const input of ["1.2.3", "01.2.3.4", 7, null, { ip: "8.8.8.8" }]) {
-      expect(answers.ip(input)).toEqual({ input, error: API_ERRORS.invalidIp.error, message: API_ERRORS.invalidIp.message });
+      expect(answers.ip(input)).toEqual({
+        input,
+        error: API_ERRORS.invalidIp.error,
+        message: API_ERRORS.invalidIp.message,
+      });
       expect(ipItem(input)).toEqual(answers.ip(input) as never);
     }
   });
@@ -32,7 +40,12 @@ describe("one value in, its answer or its item error out", () => {
     expect(plain.ipReasonsJson(lan)).toBe("");
     const jane = plain.email("jane@gmail.com");
     if ("error" in jane) throw new Error("an address");
-    expect(JSON.parse(plain.emailJson(jane))).toEqual({ email: "jane@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true });
+    expect(JSON.parse(plain.emailJson(jane))).toEqual({
+      email: "jane@gmail.com",
+      is_disposable: false,
+      domain: "gmail.com",
+      free_email: true,
+    });
     expect(JSON.parse(explained.emailJson(jane)).reasons).toMatchObject({ rule: "not-listed" });
   });
 });

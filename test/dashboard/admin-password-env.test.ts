@@ -6,8 +6,12 @@ import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 
 test("RISKCHECK_ADMIN_PASSWORD follows admin set-password's rules: 12 to 1,024 characters", () => {
-  expect(() => loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "a" })).toThrow(new UsageError("RISKCHECK_ADMIN_PASSWORD: the password needs at least 12 characters"));
-  expect(() => loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "x".repeat(1025) })).toThrow(new UsageError("RISKCHECK_ADMIN_PASSWORD: the password can have at most 1024 characters"));
+  expect(() => loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "a" })).toThrow(
+    new UsageError("RISKCHECK_ADMIN_PASSWORD: the password needs at least 12 characters"),
+  );
+  expect(() => loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "x".repeat(1025) })).toThrow(
+    new UsageError("RISKCHECK_ADMIN_PASSWORD: the password can have at most 1024 characters"),
+  );
   expect(loadConfig({}, { RISKCHECK_ADMIN_PASSWORD: "x".repeat(1024) }).adminPassword).toHaveLength(1024);
 });
 

@@ -16,7 +16,11 @@ let browser: Browser;
 
 beforeAll(async () => {
   const dataDir = makeDataDir();
-  server = await startServe([], { RISKCHECK_DATA_DIR: dataDir, RISKCHECK_DB: join(dataDir, "rc.sqlite"), RISKCHECK_ADMIN_PASSWORD: PASSWORD });
+  server = await startServe([], {
+    RISKCHECK_DATA_DIR: dataDir,
+    RISKCHECK_DB: join(dataDir, "rc.sqlite"),
+    RISKCHECK_ADMIN_PASSWORD: PASSWORD,
+  });
   browser = await chromium.launch({ executablePath: await chromiumExecutable(), args: CHROMIUM_ARGS });
 });
 
@@ -34,7 +38,8 @@ async function signedIn(width: number, height = 900) {
   return page;
 }
 
-const api = (key: string) => fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
+const api = (key: string) =>
+  fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
 
 describe("the dashboard in a real browser", () => {
   test("sign in, create a key, use it, revoke it with confirmation, sign out", async () => {
@@ -58,7 +63,8 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("link", { name: "Back to the keys" }).click();
     expect(await page.content()).not.toContain(secret);
     expect(await page.getByText("browser test <b>").count()).toBe(1);
-    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-phone.png")), fullPage: true });
+    if (SCREENSHOT)
+      await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-phone.png")), fullPage: true });
 
     await page.getByRole("link", { name: "Revoke…" }).click();
     await page.getByRole("button", { name: "Yes, revoke this key" }).click();
@@ -102,7 +108,9 @@ describe("the dashboard in a real browser", () => {
     await Bun.sleep(1_100); // the server rereads the keys within a second of the change
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await api(secret)).status);
-    statuses.push((await fetch(`${server.url}/v1/check?email=nope`, { headers: { authorization: `Bearer ${secret}` } })).status);
+    statuses.push(
+      (await fetch(`${server.url}/v1/check?email=nope`, { headers: { authorization: `Bearer ${secret}` } })).status,
+    );
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     await page.reload();
     const chart = page.locator("svg.outcome-chart");
@@ -110,7 +118,9 @@ describe("the dashboard in a real browser", () => {
     expect((await chart.boundingBox())!.width).toBeGreaterThan(600);
     expect(await page.locator("ul.legend").textContent()).toMatch(/Answered: \d+.*Rate-limited: [1-9]/s);
     expect(await page.getByText(/Last used .* from /).count()).toBe(0); // the facts list it as a term and its value
-    expect(await page.locator("dl.facts").textContent()).toMatch(/Last used\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC from 127\.0\.0\.1/);
+    expect(await page.locator("dl.facts").textContent()).toMatch(
+      /Last used\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC from 127\.0\.0\.1/,
+    );
     expect(await page.locator("dl.facts").textContent()).toMatch(/Expiry\s*expires \d{4}-/);
     if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-key.png")), fullPage: true });
 
@@ -123,24 +133,27 @@ describe("the dashboard in a real browser", () => {
     await page.close();
   });
 
-  test.each([1024, 1280, 1920])("at %i px the keys table fits its box and every row's actions are in view", async (width) => {
-    const page = await signedIn(width);
-    const rows = page.locator("tbody tr");
-    expect(await rows.count()).toBeGreaterThanOrEqual(3);
-    const wrap = page.locator(".table-wrap");
-    const overflow = await wrap.evaluate((el) => el.scrollWidth - el.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    const box = (await wrap.boundingBox())!;
-    for (let i = 0; i < (await rows.count()); i++) {
-      const actions = rows.nth(i).locator("td.actions a");
-      expect(await actions.count()).toBeGreaterThanOrEqual(1);
-      for (let j = 0; j < (await actions.count()); j++) {
-        const link = (await actions.nth(j).boundingBox())!;
-        expect(link.x).toBeGreaterThanOrEqual(box.x);
-        expect(link.x + link.width).toBeLessThanOrEqual(Math.min(box.x + box.width, width));
+  test.each([1024, 1280, 1920])(
+    "at %i px the keys table fits its box and every row's actions are in view",
+    async (width) => {
+      const page = await signedIn(width);
+      const rows = page.locator("tbody tr");
+      expect(await rows.count()).toBeGreaterThanOrEqual(3);
+      const wrap = page.locator(".table-wrap");
+      const overflow = await wrap.evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      const box = (await wrap.boundingBox())!;
+      for (let i = 0; i < (await rows.count()); i++) {
+        const actions = rows.nth(i).locator("td.actions a");
+        expect(await actions.count()).toBeGreaterThanOrEqual(1);
+        for (let j = 0; j < (await actions.count()); j++) {
+          const link = (await actions.nth(j).boundingBox())!;
+          expect(link.x).toBeGreaterThanOrEqual(box.x);
+          expect(link.x + link.width).toBeLessThanOrEqual(Math.min(box.x + box.width, width));
+        }
       }
-    }
-    if (SCREENSHOT && width === 1280) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
-    await page.close();
-  });
+      if (SCREENSHOT && width === 1280) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
+      await page.close();
+    },
+  );
 });

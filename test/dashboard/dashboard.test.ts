@@ -130,13 +130,17 @@ describe("keys in the dashboard", () => {
     expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf })).res.status).toBe(303);
     expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
 
-    expect((await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf, confirm: "yes" })).res.headers.get("location")).toBe("/dashboard?done=revoked");
+    expect(
+      (await browser.post(`/dashboard/keys/${key.id}/revoke`, { csrf, confirm: "yes" })).res.headers.get("location"),
+    ).toBe("/dashboard?done=revoked");
     const refused = await request("/v1/check?email=a@gmail.com", { key: secret });
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
 
     const page = (await browser.get("/dashboard?done=revoked")).body;
-    expect(page).toMatch(/<tr class="revoked" data-key-id="[^"]+">\s*<td data-label="Name" class="name"><a href="\/dashboard\/keys\/[^"]+">legacy<\/a><\/td>/);
+    expect(page).toMatch(
+      /<tr class="revoked" data-key-id="[^"]+">\s*<td data-label="Name" class="name"><a href="\/dashboard\/keys\/[^"]+">legacy<\/a><\/td>/,
+    );
     expect(page).toContain('revoked <span class="muted note">2026-11-23 12:00 UTC</span>');
   });
 
@@ -154,8 +158,10 @@ describe("keys in the dashboard", () => {
 
   test("a cross-site request is refused even with the right token", async () => {
     const { browser, csrf, keys } = await signedIn();
-    expect((await browser.post("/dashboard/keys", { csrf, name: "evil" }, { "sec-fetch-site": "cross-site" })).res.status).toBe(403);
-    expect((await keys.list())).toHaveLength(0);
+    expect(
+      (await browser.post("/dashboard/keys", { csrf, name: "evil" }, { "sec-fetch-site": "cross-site" })).res.status,
+    ).toBe(403);
+    expect(await keys.list()).toHaveLength(0);
   });
 
   test("a key name is escaped everywhere", async () => {
@@ -198,11 +204,13 @@ describe("keys in the dashboard", () => {
     expect(await browser.signIn(PASSWORD)).toMatchObject({ status: 303 });
     const { res, body } = await browser.get(`/dashboard/keys/${key.id}`);
     expect(res.status).toBe(200);
-    expect(body).toContain("Key “busy” <span class=\"status-active\">active</span>");
+    expect(body).toContain('Key “busy” <span class="status-active">active</span>');
     expect(body).toMatch(/Last used<\/dt><dd>2026-11-24 00:02 UTC from <code>203\.0\.113\.7<\/code>/);
     expect(body.match(/<svg class="outcome-chart"/g)).toHaveLength(1);
     // Two answered and one rate-limited on the 23rd (a burst of 2), then one answered on the 24th.
-    expect(body).toContain("Nov 23: answered 2, refused (invalid input) 0, rate-limited 2, over quota 0, forbidden (network) 0; reports accepted 0");
+    expect(body).toContain(
+      "Nov 23: answered 2, refused (invalid input) 0, rate-limited 2, over quota 0, forbidden (network) 0; reports accepted 0",
+    );
     expect(body).toContain("Answered: <strong>3</strong>");
     expect(body).toContain("Rate-limited: <strong>2</strong>");
     expect(body).toContain('<text class="tick" x="50" y="16.0" text-anchor="end">4</text>');
@@ -215,10 +223,24 @@ describe("keys in the dashboard", () => {
     const { browser, csrf, request, newKey, keys, client } = await signedIn();
     const { key, secret } = await newKey("shop");
     await newKey("other");
-    const form = { csrf, name: "shop-eu", rate: "", quota: "250", "permissions-shown": "1", permission: "check", expires: "2027-01-31", "allow-from": "10.0.0.0/8" };
+    const form = {
+      csrf,
+      name: "shop-eu",
+      rate: "",
+      quota: "250",
+      "permissions-shown": "1",
+      permission: "check",
+      expires: "2027-01-31",
+      "allow-from": "10.0.0.0/8",
+    };
     const saved = await browser.post(`/dashboard/keys/${key.id}`, form);
     expect(saved.res.headers.get("location")).toBe(`/dashboard/keys/${key.id}?done=updated`);
-    expect(await keys.find(key.id)).toMatchObject({ name: "shop-eu", ipQuotaPerMonth: 250, expiresAt: "2027-01-31T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8"] });
+    expect(await keys.find(key.id)).toMatchObject({
+      name: "shop-eu",
+      ipQuotaPerMonth: 250,
+      expiresAt: "2027-01-31T00:00:00.000Z",
+      allowedNetworks: ["10.0.0.0/8"],
+    });
     const refused = await request("/v1/check?email=a@gmail.com", { key: secret });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { message: string }).message).toContain("203.0.113.7");
@@ -247,8 +269,11 @@ describe("keys in the dashboard", () => {
     expect(rotated.res.status).toBe(200);
     const second = rotated.body.match(/<code id="new-key">(rk_[^<]+)<\/code>/)![1];
     expect(rotated.body).toContain("The previous secret works until 2026-11-23 13:00 UTC.");
-    for (const secret of [first, second]) expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
-    expect((await browser.get(`/dashboard/keys/${key.id}`)).body).toContain("in progress: the previous secret works until 2026-11-23 13:00 UTC");
+    for (const secret of [first, second])
+      expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
+    expect((await browser.get(`/dashboard/keys/${key.id}`)).body).toContain(
+      "in progress: the previous secret works until 2026-11-23 13:00 UTC",
+    );
     expect((await browser.get("/dashboard")).body).toContain("rotating until 2026-11-23 13:00 UTC");
     clock.now += 3_600_000;
     expect((await request("/v1/check?email=a@gmail.com", { key: first })).status).toBe(401);

@@ -14,7 +14,11 @@ async function signedIn(stores?: Stores) {
   expect((await browser.signIn(PASSWORD)).status).toBe(303);
   const { body } = await browser.get("/dashboard/email");
   const key = (await t.newKey()).secret;
-  const check = async (address: string) => (await (await t.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json()) as { is_disposable: boolean; reasons: Record<string, unknown> };
+  const check = async (address: string) =>
+    (await (await t.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json()) as {
+      is_disposable: boolean;
+      reasons: Record<string, unknown>;
+    };
   return { ...t, browser, csrf: csrfOf(body), check };
 }
 
@@ -31,12 +35,26 @@ describe("the email overrides page", () => {
   test("adds a line that applies at once, with its reason in explain, and removes it", async () => {
     const t = await signedIn();
     expect((await t.check("someone@mailinator.com")).is_disposable).toBe(true);
-    const added = await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "Mailinator.com", action: "allow", reason: "a partner's test inboxes", until: "2099-12-31" });
+    const added = await t.browser.post("/dashboard/email", {
+      csrf: t.csrf,
+      domain: "Mailinator.com",
+      action: "allow",
+      reason: "a partner's test inboxes",
+      until: "2099-12-31",
+    });
     expect(added.res.status).toBe(303);
     expect(added.res.headers.get("location")).toBe("/dashboard/email?done=added");
     const answer = await t.check("someone@mailinator.com");
     expect(answer.is_disposable).toBe(false);
-    expect(answer.reasons).toMatchObject({ rule: "allowlisted", override: { domain: "mailinator.com", reason: "a partner's test inboxes", author: "dashboard", until: "2100-01-01T00:00:00.000Z" } });
+    expect(answer.reasons).toMatchObject({
+      rule: "allowlisted",
+      override: {
+        domain: "mailinator.com",
+        reason: "a partner's test inboxes",
+        author: "dashboard",
+        until: "2100-01-01T00:00:00.000Z",
+      },
+    });
     const { body } = await t.browser.get("/dashboard/email?done=added");
     expect(body).toContain("The line was added");
     expect(body).toContain('data-domain="mailinator.com"');
@@ -54,7 +72,10 @@ describe("the email overrides page", () => {
     [{ domain: "example-corp.com", action: "deny", reason: "r", until: "2001-01-01" }, "has already passed"],
     [{ domain: "example-corp.com", action: "deny", reason: "r", until: "tomorrow" }, "is not a date"],
     [{ domain: "example-corp.com", action: "deny", reason: "r", until: "2099-02-30" }, "is not a date"],
-    [{ domain: "co.uk", action: "deny", reason: "spam wave" }, "co.uk is a public suffix: a line there would make every domain under it disposable"],
+    [
+      { domain: "co.uk", action: "deny", reason: "spam wave" },
+      "co.uk is a public suffix: a line there would make every domain under it disposable",
+    ],
     [{ domain: "example-corp.com", action: "deny", reason: "nul \u0000 inside" }, "without NUL characters"],
   ])("%j is refused with 400 and a reason, and stores nothing", async (form, message) => {
     const t = await signedIn();
@@ -66,14 +87,32 @@ describe("the email overrides page", () => {
 
   test("a form without the CSRF token, or from another site, changes nothing", async () => {
     const t = await signedIn();
-    expect((await t.browser.post("/dashboard/email", { domain: "example-corp.com", action: "deny", reason: "r" })).res.status).toBe(403);
-    expect((await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "example-corp.com", action: "deny", reason: "r" }, { "sec-fetch-site": "cross-site" })).res.status).toBe(403);
+    expect(
+      (await t.browser.post("/dashboard/email", { domain: "example-corp.com", action: "deny", reason: "r" })).res
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await t.browser.post(
+          "/dashboard/email",
+          { csrf: t.csrf, domain: "example-corp.com", action: "deny", reason: "r" },
+          { "sec-fetch-site": "cross-site" },
+        )
+      ).res.status,
+    ).toBe(403);
     expect(await t.stores.emailOverrides.list()).toEqual([]);
   });
 
   test("an expired line is shown as expired and no longer applies", async () => {
     const t = await signedIn();
-    await t.stores.emailOverrides.put({ domain: "mailinator.com", action: "allow", reason: "old", author: "ops", created: "2026-01-01T00:00:00.000Z", until: "2026-02-01T00:00:00.000Z" });
+    await t.stores.emailOverrides.put({
+      domain: "mailinator.com",
+      action: "allow",
+      reason: "old",
+      author: "ops",
+      created: "2026-01-01T00:00:00.000Z",
+      until: "2026-02-01T00:00:00.000Z",
+    });
     await t.emailOverrides.refresh();
     expect((await t.browser.get("/dashboard/email")).body).toContain("expired 2026-01-31 (the day included)");
     expect((await t.check("someone@mailinator.com")).is_disposable).toBe(true);
@@ -84,10 +123,21 @@ describe.each(STORE_BACKENDS)("override lines on $name", (backend) => {
   test("a reason with %00 is refused with 400, never a 500; a public suffix is added only when insisted on", async () => {
     const t = await signedIn(await backend.fresh());
     try {
-      const nul = await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "example-corp.com", action: "deny", reason: "ticket\u00004711" });
+      const nul = await t.browser.post("/dashboard/email", {
+        csrf: t.csrf,
+        domain: "example-corp.com",
+        action: "deny",
+        reason: "ticket\u00004711",
+      });
       expect(nul.res.status).toBe(400);
       expect(t.errors).toEqual([]);
-      const forced = await t.browser.post("/dashboard/email", { csrf: t.csrf, domain: "co.uk", action: "deny", reason: "all of it, on purpose", force: "yes" });
+      const forced = await t.browser.post("/dashboard/email", {
+        csrf: t.csrf,
+        domain: "co.uk",
+        action: "deny",
+        reason: "all of it, on purpose",
+        force: "yes",
+      });
       expect(forced.res.status).toBe(303);
       expect((await t.stores.emailOverrides.list()).map((l) => l.domain)).toEqual(["co.uk"]);
     } finally {

@@ -27,7 +27,12 @@ afterAll(async () => {
 
 test("check an address, allow its network with a reason after confirming, see the line decide; the API agrees", async () => {
   const key = runCli(["keys", "create", "--name", "support"], env).stdout.trimEnd().split("\n").at(-1)!;
-  const level = async () => ((await (await fetch(`${server.url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers: { authorization: `Bearer ${key}` } })).json()) as { reputation: { reputation: string } }).reputation.reputation;
+  const level = async () =>
+    (
+      (await (
+        await fetch(`${server.url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { reputation: { reputation: string } }
+    ).reputation.reputation;
   expect(await level()).toBe("informative");
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -58,7 +63,9 @@ test("check an address, allow its network with a reason after confirming, see th
   await page.getByText("The line was added").waitFor();
   const decided = await page.getByRole("region", { name: "Explanation" }).textContent();
   expect(decided).toContain("ok, not risky");
-  expect(decided).toContain("Decided by the line AS15169, never risky (allow): “our <b>resolver</b> partner”, by dashboard, until removed.");
+  expect(decided).toContain(
+    "Decided by the line AS15169, never risky (allow): “our <b>resolver</b> partner”, by dashboard, until removed.",
+  );
   expect(await level()).toBe("ok");
   expect(await page.locator('tr[data-target="AS15169"]').count()).toBe(1);
 

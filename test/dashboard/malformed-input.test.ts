@@ -18,7 +18,10 @@ const raw = (t: Awaited<ReturnType<typeof signedIn>>, path: string, contentType:
   t.handle(
     new Request(`http://riskcheck.test${path}`, {
       method: "POST",
-      headers: { ...(contentType ? { "content-type": contentType } : {}), cookie: [...t.browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ") },
+      headers: {
+        ...(contentType ? { "content-type": contentType } : {}),
+        cookie: [...t.browser.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
       body,
     }),
   );
@@ -32,35 +35,54 @@ describe("bodies other than the dashboard's own forms get a 4xx, never a 500", (
     ["no content type", null, "csrf=x"],
   ])("%s", async (_, type, body) => {
     const t = await signedIn();
-    for (const path of ["/dashboard/sign-in", "/dashboard/keys", "/dashboard/sign-out", "/dashboard/keys/key_x/revoke"]) {
+    for (const path of [
+      "/dashboard/sign-in",
+      "/dashboard/keys",
+      "/dashboard/sign-out",
+      "/dashboard/keys/key_x/revoke",
+    ]) {
       const res = await raw(t, path, type, body);
       expect(res.status).toBe(415);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
       expect(await res.text()).toContain("application/x-www-form-urlencoded");
     }
-    expect((await t.keys.list())).toHaveLength(0);
+    expect(await t.keys.list()).toHaveLength(0);
     expect(t.errors).toEqual([]);
   });
 
   test("a field given twice counts as missing", async () => {
     const t = await signedIn();
-    expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&csrf=${t.csrf}&name=a`)).status).toBe(403);
-    expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=a&name=b`)).status).toBe(400);
-    expect((await t.keys.list())).toHaveLength(0);
+    expect(
+      (await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&csrf=${t.csrf}&name=a`))
+        .status,
+    ).toBe(403);
+    expect(
+      (await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=a&name=b`)).status,
+    ).toBe(400);
+    expect(await t.keys.list()).toHaveLength(0);
   });
 
   test("a key name with a bidirectional override is refused with 400", async () => {
     const t = await signedIn();
-    const res = await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=${encodeURIComponent("invoice\u202egnp.exe")}`);
+    const res = await raw(
+      t,
+      "/dashboard/keys",
+      "application/x-www-form-urlencoded",
+      `csrf=${t.csrf}&name=${encodeURIComponent("invoice\u202egnp.exe")}`,
+    );
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("invisible formatting characters");
-    expect((await t.keys.list())).toHaveLength(0);
+    expect(await t.keys.list()).toHaveLength(0);
   });
 
   test("broken percent-encoding is read as text, not an error", async () => {
     const t = await signedIn();
-    expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=%E0%A4%A&name=x`)).status).toBe(403);
-    expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=%E0%A4%Ax`)).status).toBe(200);
+    expect((await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=%E0%A4%A&name=x`)).status).toBe(
+      403,
+    );
+    expect(
+      (await raw(t, "/dashboard/keys", "application/x-www-form-urlencoded", `csrf=${t.csrf}&name=%E0%A4%Ax`)).status,
+    ).toBe(200);
     expect(t.errors).toEqual([]);
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
     ids.push(key.id);
     for (let d = 0; d < 30; d++) {
       const day = new Date(t.clock.now - d * 86_400_000).toISOString().slice(0, 10);
-      rows.push({ keyId: key.id, day, endpoint: "email", outcome: "ok", count: 1 }, { keyId: key.id, day, endpoint: "ip", outcome: "ok", count: 2 });
+      rows.push(
+        { keyId: key.id, day, endpoint: "email", outcome: "ok", count: 1 },
+        { keyId: key.id, day, endpoint: "ip", outcome: "ok", count: 2 },
+      );
     }
   }
   await t.usageStore.flush(rows, new Map());
@@ -53,17 +56,32 @@ describe(`the dashboard with ${KEYS} keys`, () => {
     expect(body).toContain(`<a href="/dashboard?page=${last - 1}" rel="prev">`);
     expect(body).not.toContain('rel="next"');
     expect((await browser.get(`/dashboard?page=${last + 1}`)).res.status).toBe(404);
-    for (const page of ["0", "-1", "abc", "1.5", "9999999", ""]) expect((await browser.get(`/dashboard?page=${page}`)).res.status).toBe(400);
+    for (const page of ["0", "-1", "abc", "1.5", "9999999", ""])
+      expect((await browser.get(`/dashboard?page=${page}`)).res.status).toBe(400);
   });
 
   test("a search finds keys by name, display prefix or id, and pages keep the search", async () => {
     const byName = await browser.get("/dashboard?q=SERVICE+123");
-    expect(rowIds(byName.body)).toEqual([ids[1239], ids[1238], ids[1237], ids[1236], ids[1235], ids[1234], ids[1233], ids[1232], ids[1231], ids[1230], ids[123]]);
+    expect(rowIds(byName.body)).toEqual([
+      ids[1239],
+      ids[1238],
+      ids[1237],
+      ids[1236],
+      ids[1235],
+      ids[1234],
+      ids[1233],
+      ids[1232],
+      ids[1231],
+      ids[1230],
+      ids[123],
+    ]);
     expect(byName.body).toContain("matching “SERVICE 123”");
     const key = (await t.keys.find(ids[7]))!;
     expect(rowIds((await browser.get(`/dashboard?q=${key.prefix}`)).body)).toEqual([ids[7]]);
     expect(rowIds((await browser.get(`/dashboard?q=${key.id}`)).body)).toEqual([ids[7]]);
     expect((await browser.get("/dashboard?q=nothing+like+it")).body).toContain("No key matches.");
-    expect((await browser.get("/dashboard?q=service+1")).body).toContain('href="/dashboard?q=service+1&amp;page=2" rel="next"');
+    expect((await browser.get("/dashboard?q=service+1")).body).toContain(
+      'href="/dashboard?q=service+1&amp;page=2" rel="next"',
+    );
   });
 });

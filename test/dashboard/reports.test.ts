@@ -19,10 +19,19 @@ describe("dashboard: permissions and reported addresses", () => {
     const t = await signedIn();
     const { body } = await t.browser.get("/dashboard");
     expect(body).toContain('name="permission" value="report"');
-    const created = await t.browser.post("/dashboard/keys", { csrf: csrfOf(body), name: "waf", "permissions-shown": "1", permission: "report" });
+    const created = await t.browser.post("/dashboard/keys", {
+      csrf: csrfOf(body),
+      name: "waf",
+      "permissions-shown": "1",
+      permission: "report",
+    });
     expect(created.res.status).toBe(200);
     expect((await t.keys.list()).map((k) => [k.name, k.permissions])).toEqual([["waf", ["report"]]]);
-    const none = await t.browser.post("/dashboard/keys", { csrf: csrfOf(body), name: "nothing", "permissions-shown": "1" });
+    const none = await t.browser.post("/dashboard/keys", {
+      csrf: csrfOf(body),
+      name: "nothing",
+      "permissions-shown": "1",
+    });
     expect(none.res.status).toBe(400);
     expect(none.body).toContain("at least one permission");
     const table = (await t.browser.get("/dashboard")).body;
@@ -33,9 +42,16 @@ describe("dashboard: permissions and reported addresses", () => {
   test("lists the most-reported addresses with who reported them, and deletes one key's reports or all", async () => {
     const t = await signedIn();
     const reporters = [];
-    for (const name of ["waf", "signup <farm> watch"]) reporters.push(await t.newKey(name, { permissions: ["report"] }));
-    const post = (secret: string, body: unknown) => t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify(body) });
-    await post(reporters[0].secret, { reports: [{ ip: "81.2.69.142", category: "bot" }, { ip: "89.160.20.112", category: "attack" }] });
+    for (const name of ["waf", "signup <farm> watch"])
+      reporters.push(await t.newKey(name, { permissions: ["report"] }));
+    const post = (secret: string, body: unknown) =>
+      t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify(body) });
+    await post(reporters[0].secret, {
+      reports: [
+        { ip: "81.2.69.142", category: "bot" },
+        { ip: "89.160.20.112", category: "attack" },
+      ],
+    });
     await post(reporters[1].secret, { ip: "81.2.69.142", category: "probe" });
     const { body } = await t.browser.get("/dashboard/reports");
     const order = [...body.matchAll(/data-ip="([^"]+)"/g)].map((m) => m[1]);
@@ -43,17 +59,32 @@ describe("dashboard: permissions and reported addresses", () => {
     expect(body).toContain("signup &lt;farm&gt; watch: probe");
     expect(body).toContain("waf: bot");
 
-    const asked = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id });
+    const asked = await t.browser.post("/dashboard/reports/delete", {
+      csrf: csrfOf(body),
+      ip: "81.2.69.142",
+      key: reporters[1].key.id,
+    });
     expect(asked.res.status).toBe(200);
     expect(asked.body).toContain("Delete the reports of “signup &lt;farm&gt; watch” about <code>81.2.69.142</code>?");
     expect((await t.stores.reports.list({})).length).toBe(3);
     const askedAll = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142" });
     expect(askedAll.body).toContain("Delete every report about <code>81.2.69.142</code>?");
     expect((await t.stores.reports.list({})).length).toBe(3);
-    const one = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", key: reporters[1].key.id, confirm: "yes" });
+    const one = await t.browser.post("/dashboard/reports/delete", {
+      csrf: csrfOf(body),
+      ip: "81.2.69.142",
+      key: reporters[1].key.id,
+      confirm: "yes",
+    });
     expect(one.res.status).toBe(303);
     expect(one.res.headers.get("location")).toBe("/dashboard/reports?deleted=1");
-    expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)?.counters).toEqual({ bot: 1, probe: 0, rate: 0, attack: 0, crawler: 0 });
+    expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)?.counters).toEqual({
+      bot: 1,
+      probe: 0,
+      rate: 0,
+      attack: 0,
+      crawler: 0,
+    });
     await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(body), ip: "81.2.69.142", confirm: "yes" });
     expect(t.deps.localReports.contributionOf(parseIpAddress("81.2.69.142")!)).toBeNull();
     expect((await t.stores.reports.list({})).map((r) => r.ip)).toEqual(["89.160.20.112"]);
@@ -70,7 +101,8 @@ describe("dashboard: permissions and reported addresses", () => {
     const t = await signedIn();
     const rogue = await t.newKey("rogue", { permissions: ["report"] });
     const honest = await t.newKey("honest", { permissions: ["report"] });
-    const post = (secret: string, body: unknown) => t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify(body) });
+    const post = (secret: string, body: unknown) =>
+      t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify(body) });
     const ips = Array.from({ length: 120 }, (_, i) => `89.160.${20 + (i >> 8)}.${(i & 255) + 1}`);
     expect((await post(rogue.secret, { reports: ips.map((ip) => ({ ip, category: "attack" })) })).status).toBe(200);
     await post(honest.secret, { ip: ips[119], category: "bot" });
@@ -84,13 +116,23 @@ describe("dashboard: permissions and reported addresses", () => {
     const third = await t.browser.get("/dashboard/reports?page=3");
     expect(rows(third.body)).toHaveLength(20);
     expect(third.body).not.toContain('rel="next"');
-    expect(new Set([...rows(first.body), ...rows((await t.browser.get("/dashboard/reports?page=2")).body), ...rows(third.body)]).size).toBe(120);
+    expect(
+      new Set([
+        ...rows(first.body),
+        ...rows((await t.browser.get("/dashboard/reports?page=2")).body),
+        ...rows(third.body),
+      ]).size,
+    ).toBe(120);
 
     const asked = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(first.body), key: rogue.key.id });
     expect(asked.res.status).toBe(200);
     expect(asked.body).toContain("Delete all reports of “rogue”, on every address?");
     expect((await t.stores.reports.list({})).length).toBe(121);
-    const done = await t.browser.post("/dashboard/reports/delete", { csrf: csrfOf(asked.body), key: rogue.key.id, confirm: "yes" });
+    const done = await t.browser.post("/dashboard/reports/delete", {
+      csrf: csrfOf(asked.body),
+      key: rogue.key.id,
+      confirm: "yes",
+    });
     expect(done.res.status).toBe(303);
     expect(done.res.headers.get("location")).toBe("/dashboard/reports?deleted=120");
     expect((await t.stores.reports.list({})).map((r) => r.keyId)).toEqual([honest.key.id]);

@@ -11,12 +11,20 @@ const PASSWORD = "correct horse battery staple";
 
 test("a flood of sign-ins from ever-new forwarded addresses cannot keep the administrator out", async () => {
   const dir = makeDataDir();
-  const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite"), RISKCHECK_ADMIN_PASSWORD: PASSWORD, RISKCHECK_TRUST_PROXY: "127.0.0.1" });
+  const server = await startServe([], {
+    RISKCHECK_DATA_DIR: dir,
+    RISKCHECK_DB: join(dir, "r.sqlite"),
+    RISKCHECK_ADMIN_PASSWORD: PASSWORD,
+    RISKCHECK_TRUST_PROXY: "127.0.0.1",
+  });
   let attacking = true;
   try {
     // One sign-in form (its cookie and token), used for every attempt.
     const form = await fetch(`${server.url}/dashboard`);
-    const cookie = form.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = form.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const csrf = csrfOf(await form.text());
     const signIn = (from: string, password: string) =>
       fetch(`${server.url}/dashboard/sign-in`, {
@@ -31,7 +39,10 @@ test("a flood of sign-ins from ever-new forwarded addresses cannot keep the admi
     let next = 0;
     const attackStatuses: number[] = [];
     const attacker = async () => {
-      while (attacking) attackStatuses.push(await signIn(`10.${(next >> 16) & 255}.${(next >> 8) & 255}.${next++ & 255}`, "wrong password!"));
+      while (attacking)
+        attackStatuses.push(
+          await signIn(`10.${(next >> 16) & 255}.${(next >> 8) & 255}.${next++ & 255}`, "wrong password!"),
+        );
     };
     const attackers = Array.from({ length: 6 }, attacker);
     while (!attackStatuses.includes(503)) await Bun.sleep(10);

@@ -12,7 +12,10 @@ const table = (...rows: string[]) => parseRegionTable(`# a table\n${HEADER}\n${r
 
 describe("the cloud-region table", () => {
   test("the shipped table reads, and places the regions the issue's users see answered as US", () => {
-    const regions = parseRegionTable(readFileSync(join(BUNDLED_DATA_DIR, "curated", "cloud-regions.csv"), "utf8"), "cloud-regions.csv");
+    const regions = parseRegionTable(
+      readFileSync(join(BUNDLED_DATA_DIR, "curated", "cloud-regions.csv"), "utf8"),
+      "cloud-regions.csv",
+    );
     expect(regions.size).toBeGreaterThan(200);
     expect(regions.get("aws:eu-central-1")).toEqual({
       country: "Germany",
@@ -28,12 +31,27 @@ describe("the cloud-region table", () => {
     });
     // A Local Zone is placed in its metro, not its parent region's country.
     expect(regions.get("aws:us-east-1-bue-1")?.country_code).toBe("AR");
-    for (const [name, country] of [["gcp:europe-west1", "BE"], ["gcp:europe-west2", "GB"], ["gcp:europe-southwest1", "ES"], ["aws:af-south-1", "ZA"], ["aws:ap-northeast-2", "KR"], ["oracle:eu-stockholm-1", "SE"]]) {
+    for (const [name, country] of [
+      ["gcp:europe-west1", "BE"],
+      ["gcp:europe-west2", "GB"],
+      ["gcp:europe-southwest1", "ES"],
+      ["aws:af-south-1", "ZA"],
+      ["aws:ap-northeast-2", "KR"],
+      ["oracle:eu-stockholm-1", "SE"],
+    ]) {
       expect(regions.get(name)?.country_code).toBe(country);
     }
   });
   test("a region whose provider names only the country gives the country alone", () => {
-    expect(table("aws:us-south-1,US,,,,,,,aws-regions").get("aws:us-south-1")).toMatchObject({ country_code: "US", region: "", region_name: "", city: "", latitude: 0, longitude: 0, timezone: "" });
+    expect(table("aws:us-south-1,US,,,,,,,aws-regions").get("aws:us-south-1")).toMatchObject({
+      country_code: "US",
+      region: "",
+      region_name: "",
+      city: "",
+      latitude: 0,
+      longitude: 0,
+      timezone: "",
+    });
   });
   test.each([
     ["aws:x,XX,,,,,,,s", 'regions.csv:3: "XX" is not an ISO 3166-1 alpha-2 country code'],

@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { clipSpecialPurpose } from "../../src/datasets/update/clip-special-purpose.ts";
-import { FORMATS, type FormatValues, type IpFormat, type SourceFormat } from "../../src/datasets/update/formats/index.ts";
+import {
+  FORMATS,
+  type FormatValues,
+  type IpFormat,
+  type SourceFormat,
+} from "../../src/datasets/update/formats/index.ts";
 import { OUTPUTS, type OutputInput } from "../../src/datasets/update/outputs.ts";
 import { EvidenceIndexBuilder } from "../../src/ip/indexes/evidence-index.ts";
 import { encodeIndexFile } from "../../src/ip/indexes/range-index-file.ts";
@@ -49,18 +54,36 @@ function fixtureLists() {
   return {
     counted: `# counted\n${lines(3000, () => `${v4(address())}\t${1 + r(8)}`)}\n10.0.0.0/8\t3\n100.64.0.0/10\t2\n`,
     probes: lines(2000, () => (r(4) === 0 ? v6(48 + r(17)) : r(3) === 0 ? cidr(20 + r(13)) : v4(address()))),
-    drop: JSON.stringify({ prefixes: Array.from({ length: 300 }, () => ({ ipv4Prefix: cidr(16 + r(9)) })).concat(Array.from({ length: 50 }, () => ({ ipv4Prefix: v6(32 + r(17)) }))) }),
+    drop: JSON.stringify({
+      prefixes: Array.from({ length: 300 }, () => ({ ipv4Prefix: cidr(16 + r(9)) })).concat(
+        Array.from({ length: 50 }, () => ({ ipv4Prefix: v6(32 + r(17)) })),
+      ),
+    }),
     hosting: lines(1500, () => (r(5) === 0 ? v6(40 + r(9)) : cidr(18 + r(11)))),
     aws: JSON.stringify({
       createDate: "2026-11-01-00-00-00",
-      prefixes: Array.from({ length: 400 }, () => ({ ip_prefix: cidr(14 + r(15)), region: ["us-east-1", "eu-west-1", "GLOBAL"][r(3)], service: ["AMAZON", "EC2", "CLOUDFRONT"][r(3)] })),
-      ipv6_prefixes: Array.from({ length: 100 }, () => ({ ipv6_prefix: v6(32 + r(25)), region: "us-west-2", service: "EC2" })),
+      prefixes: Array.from({ length: 400 }, () => ({
+        ip_prefix: cidr(14 + r(15)),
+        region: ["us-east-1", "eu-west-1", "GLOBAL"][r(3)],
+        service: ["AMAZON", "EC2", "CLOUDFRONT"][r(3)],
+      })),
+      ipv6_prefixes: Array.from({ length: 100 }, () => ({
+        ipv6_prefix: v6(32 + r(25)),
+        region: "us-west-2",
+        service: "EC2",
+      })),
     }),
     geofeed: `# prefix,country,region,city,postal\n${lines(4000, () => (r(3) === 0 ? v6(44 + r(21)) : cidr(22 + r(11))) + places[r(places.length)])}\n`,
   };
 }
 
-function input(name: string, format: SourceFormat, feeds: string, text: string, extra: Partial<OutputInput> = {}): OutputInput {
+function input(
+  name: string,
+  format: SourceFormat,
+  feeds: string,
+  text: string,
+  extra: Partial<OutputInput> = {},
+): OutputInput {
   const bytes = new TextEncoder().encode(text);
   let parsed: unknown;
   let entries: ReturnType<OutputInput["ipEntries"]> | undefined;
@@ -111,7 +134,10 @@ describe("the compiled IP outputs of a fixed set of lists", () => {
   for (const name of ["reputation-index", "infrastructure-labels", "declared-locations"] as const) {
     test(`${name} is byte for byte what the build made before`, async () => {
       const spec = OUTPUTS[name];
-      const output = spec.build(inputs.filter((i) => spec.fedBy(i.format, i.feeds)), built)!;
+      const output = spec.build(
+        inputs.filter((i) => spec.fedBy(i.format, i.feeds)),
+        built,
+      )!;
       expect("data" in output).toBe(true);
       hashes[name] = await sha256((output as { data: Uint8Array }).data);
       expect(hashes[name]).toBe(EXPECTED[name]);
@@ -122,7 +148,8 @@ describe("the compiled IP outputs of a fixed set of lists", () => {
     for (const list of inputs) {
       const builder = new EvidenceIndexBuilder();
       let t = 1_700_000_000;
-      for (const { range, count } of list.ipEntries().entries) builder.add(range, { count, firstSeen: (t += 7) - (t % 3) * 11 });
+      for (const { range, count } of list.ipEntries().entries)
+        builder.add(range, { count, firstSeen: (t += 7) - (t % 3) * 11 });
       hashes[`evidence ${list.name}`] = await sha256(encodeIndexFile(builder.build({ source: list.name })));
     }
     if (process.env.PRINT_COMPILED_HASHES) console.log(JSON.stringify(hashes, null, 2));

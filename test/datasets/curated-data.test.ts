@@ -22,26 +22,50 @@ function dataDirWith(changes: Record<string, string> = {}): string {
 
 describe("the list format", () => {
   test("AS numbers with or without AS, comments, blank lines and stray blanks", () => {
-    expect(parseAsnList("# header\n\nAS13335 # Cloudflare\n  as15169\n16509#Amazon\n\t AS4294967295 \n", "t.txt")).toEqual([13335, 15169, 16509, 4294967295]);
+    expect(
+      parseAsnList("# header\n\nAS13335 # Cloudflare\n  as15169\n16509#Amazon\n\t AS4294967295 \n", "t.txt"),
+    ).toEqual([13335, 15169, 16509, 4294967295]);
   });
 
   test("CIDRs and single addresses of both families", () => {
     const cidrs = parseCidrList("# header\n66.249.64.0/27 # Googlebot\n\n8.8.8.8\n2001:4860:4801:10::/60\n", "t.txt");
     expect(cidrs.map((c) => c.version)).toEqual([4, 4, 6]);
     expect(cidrs[1]).toEqual({ version: 4, first: 0x08080808n, last: 0x08080808n });
-    expect(cidrs[2]).toEqual({ version: 6, first: 0x2001486048010010n << 64n, last: (0x2001486048010010n << 64n) + (1n << 68n) - 1n });
+    expect(cidrs[2]).toEqual({
+      version: 6,
+      first: 0x2001486048010010n << 64n,
+      last: (0x2001486048010010n << 64n) + (1n << 68n) - 1n,
+    });
   });
 
   test.each([
-    ["hosting-asns.txt", "AS1\nAS12x # typo\n", "hosting-asns.txt:2: \"AS12x\" is not an AS number; fix or remove the line"],
-    ["hosting-asns.txt", "AS1\n\n# fine\nAS4294967296\n", "hosting-asns.txt:4: \"AS4294967296\" is not an AS number"],
-    ["vpn-asns.txt", "AS 39351\n", "vpn-asns.txt:1: \"AS 39351\" is not an AS number"],
-    ["crawler-ranges.txt", "66.249.64.0/27\n66.249.64.0/33\n", "crawler-ranges.txt:2: \"66.249.64.0/33\" is not an IP address or CIDR"],
-    ["scanner-ranges.txt", "# Censys\n162.142.125/24\n", "scanner-ranges.txt:2: \"162.142.125/24\" is not an IP address or CIDR"],
-    ["anycast-prefixes.txt", "2001:db8::/129\n", "anycast-prefixes.txt:1: \"2001:db8::/129\" is not an IP address or CIDR"],
+    [
+      "hosting-asns.txt",
+      "AS1\nAS12x # typo\n",
+      'hosting-asns.txt:2: "AS12x" is not an AS number; fix or remove the line',
+    ],
+    ["hosting-asns.txt", "AS1\n\n# fine\nAS4294967296\n", 'hosting-asns.txt:4: "AS4294967296" is not an AS number'],
+    ["vpn-asns.txt", "AS 39351\n", 'vpn-asns.txt:1: "AS 39351" is not an AS number'],
+    [
+      "crawler-ranges.txt",
+      "66.249.64.0/27\n66.249.64.0/33\n",
+      'crawler-ranges.txt:2: "66.249.64.0/33" is not an IP address or CIDR',
+    ],
+    [
+      "scanner-ranges.txt",
+      "# Censys\n162.142.125/24\n",
+      'scanner-ranges.txt:2: "162.142.125/24" is not an IP address or CIDR',
+    ],
+    [
+      "anycast-prefixes.txt",
+      "2001:db8::/129\n",
+      'anycast-prefixes.txt:1: "2001:db8::/129" is not an IP address or CIDR',
+    ],
   ])("a bad line in %s names file:line", async (name, text, message) => {
     const dir = dataDirWith({ [name]: text });
-    await expect(loadCuratedData(dataFiles(dir))).rejects.toThrow(`${join(dir, "curated", name)}:${message.slice(name.length + 1)}`);
+    await expect(loadCuratedData(dataFiles(dir))).rejects.toThrow(
+      `${join(dir, "curated", name)}:${message.slice(name.length + 1)}`,
+    );
   });
 
   test("a missing list names itself", async () => {
@@ -87,16 +111,30 @@ describe("what the shipped lists say", () => {
   });
 
   test("every range names the list it came from", () => {
-    expect(ranges.sources(ranges.entryOf(parseIpAddress("162.142.125.9")!))).toEqual([{ name: "curated/scanner-ranges", flags: KIND.scanner }]);
+    expect(ranges.sources(ranges.entryOf(parseIpAddress("162.142.125.9")!))).toEqual([
+      { name: "curated/scanner-ranges", flags: KIND.scanner },
+    ]);
     expect(curated.asnKindSources.get(16509)).toEqual([{ bits: KIND.hosting, source: "curated/hosting-asns.txt" }]);
   });
 
   test("each list is reported as a dataset with its file", () => {
-    expect(curated.datasets.map((d) => d.name).filter((n) => n.startsWith("curated/")).sort()).toEqual(readdirSync(CURATED).map((n) => `curated/${n}`).sort());
+    expect(
+      curated.datasets
+        .map((d) => d.name)
+        .filter((n) => n.startsWith("curated/"))
+        .sort(),
+    ).toEqual(
+      readdirSync(CURATED)
+        .map((n) => `curated/${n}`)
+        .sort(),
+    );
   });
 
   test.each(readdirSync(CURATED))("%s opens with a header saying where its facts come from and when", (name) => {
-    const header = readFileSync(join(CURATED, name), "utf8").split("\n").filter((line) => line.startsWith("#")).join("\n");
+    const header = readFileSync(join(CURATED, name), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("#"))
+      .join("\n");
     expect(header).toMatch(/20\d\d-\d\d/);
     expect(header.length).toBeGreaterThan(100);
   });
@@ -118,7 +156,10 @@ describe("the operator's IP allowlist and denylist", () => {
   });
 
   test("allow and deny ranges, with entries that expire after their day", async () => {
-    const dir = withOperatorLists("# partners\n203.0.113.0/24 # our office\n198.51.100.7 until 2026-11-23\n", "192.0.2.0/28 until 2026-11-22 # ended yesterday\n2001:db8::/48\n");
+    const dir = withOperatorLists(
+      "# partners\n203.0.113.0/24 # our office\n198.51.100.7 until 2026-11-23\n",
+      "192.0.2.0/28 until 2026-11-22 # ended yesterday\n2001:db8::/48\n",
+    );
     const curated = await loadCuratedData(dataFiles(dir), NOW);
     const index = new ReputationIndex(curated.ranges);
     const flags = (address: string) => index.flags(index.entryOf(parseIpAddress(address)!));
@@ -136,6 +177,8 @@ describe("the operator's IP allowlist and denylist", () => {
 
   test("a malformed expiry names file:line", async () => {
     const dir = withOperatorLists("203.0.113.0/24 until tomorrow\n", "");
-    await expect(loadCuratedData(dataFiles(dir), NOW)).rejects.toThrow(`${join(dir, "ip", "allowlist.txt")}:1: "203.0.113.0/24 until tomorrow" is not "CIDR" or "CIDR until YYYY-MM-DD"`);
+    await expect(loadCuratedData(dataFiles(dir), NOW)).rejects.toThrow(
+      `${join(dir, "ip", "allowlist.txt")}:1: "203.0.113.0/24 until tomorrow" is not "CIDR" or "CIDR until YYYY-MM-DD"`,
+    );
   });
 });

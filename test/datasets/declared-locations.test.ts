@@ -36,9 +36,30 @@ const OFFICES = `# prefix,country,region,city,postal
 5.57.16.0/24,GB,GB-ENG,London,
 `;
 const SOURCES = [
-  { name: "aws", url: file("ip-ranges.json", AWS_IP_RANGES), format: "aws-ip-ranges", feeds: "hosting", class: "cloud:aws", licence: "AWS" },
-  { name: "google-cloud", url: file("cloud.json", GOOGLE_CLOUD), format: "google-cloud-ranges", feeds: "hosting", class: "cloud:gcp", licence: "Google" },
-  { name: "oracle-cloud", url: file("oci.json", ORACLE_CLOUD), format: "oracle-cloud-ranges", feeds: "hosting", class: "cloud:oracle", licence: "Oracle" },
+  {
+    name: "aws",
+    url: file("ip-ranges.json", AWS_IP_RANGES),
+    format: "aws-ip-ranges",
+    feeds: "hosting",
+    class: "cloud:aws",
+    licence: "AWS",
+  },
+  {
+    name: "google-cloud",
+    url: file("cloud.json", GOOGLE_CLOUD),
+    format: "google-cloud-ranges",
+    feeds: "hosting",
+    class: "cloud:gcp",
+    licence: "Google",
+  },
+  {
+    name: "oracle-cloud",
+    url: file("oci.json", ORACLE_CLOUD),
+    format: "oracle-cloud-ranges",
+    feeds: "hosting",
+    class: "cloud:oracle",
+    licence: "Oracle",
+  },
   { name: "offices", url: file("geofeed.csv", OFFICES), format: "geofeed-csv", feeds: "location", licence: "ours" },
 ];
 const dataDir = makeDataDir();
@@ -51,7 +72,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const answer = (ip: string, explain = false) => JSON.parse(ipAnswerJson(snapshot.ip, parseIpAddress(ip)!, explain ? snapshot.sources : null));
+const answer = (ip: string, explain = false) =>
+  JSON.parse(ipAnswerJson(snapshot.ip, parseIpAddress(ip)!, explain ? snapshot.sources : null));
 const reasons = (ip: string) => answer(ip, true).reputation.reasons;
 
 describe("the update with cloud lists and an operator's geofeed", () => {
@@ -82,9 +104,18 @@ describe("a range a provider assigns to a region is located where the region is"
       longitude: 2.35,
       timezone: "Europe/Paris",
     });
-    expect(answer("34.35.0.1")).toMatchObject({ country_code: "ZA", city: "Johannesburg", timezone: "Africa/Johannesburg" });
+    expect(answer("34.35.0.1")).toMatchObject({
+      country_code: "ZA",
+      city: "Johannesburg",
+      timezone: "Africa/Johannesburg",
+    });
     expect(answer("2600:1900:8000::1")).toMatchObject({ country_code: "ZA", city: "Johannesburg" });
-    expect(answer("40.233.0.1")).toMatchObject({ country_code: "MX", region: "NLE", city: "Monterrey", timezone: "America/Monterrey" });
+    expect(answer("40.233.0.1")).toMatchObject({
+      country_code: "MX",
+      region: "NLE",
+      city: "Monterrey",
+      timezone: "America/Monterrey",
+    });
     expect(answer("2406:daba:f000::1")).toMatchObject({ country_code: "AU", city: "Melbourne" });
   });
   test("AWS's GLOBAL ranges (CloudFront) have no place: the database answers", () => {
@@ -107,7 +138,17 @@ describe("a range a provider assigns to a region is located where the region is"
 
 describe("an operator's geofeed sets the location of its prefixes", () => {
   test("a row for a narrower prefix than the provider's range wins: its country, region and city, nothing else", () => {
-    expect(answer("35.180.7.9")).toMatchObject({ country: "Germany", country_code: "DE", region: "BE", region_name: "Berlin", city: "Berlin", zip: "", latitude: 0, longitude: 0, timezone: "" });
+    expect(answer("35.180.7.9")).toMatchObject({
+      country: "Germany",
+      country_code: "DE",
+      region: "BE",
+      region_name: "Berlin",
+      city: "Berlin",
+      zip: "",
+      latitude: 0,
+      longitude: 0,
+      timezone: "",
+    });
     const why = reasons("35.180.7.9");
     expect(why.location_source).toBe("geofeed:offices");
     expect(why.database_location.country_code).not.toBe("DE");
@@ -136,7 +177,9 @@ describe("an address no declaration covers", () => {
       compared++;
     }
     for (const ip of ["81.2.69.142", "8.8.8.8", "2001:4860:4860::8888"]) {
-      expect(ipAnswerJson(snapshot.ip, parseIpAddress(ip)!, null)).toBe(ipAnswerJson(without, parseIpAddress(ip)!, null));
+      expect(ipAnswerJson(snapshot.ip, parseIpAddress(ip)!, null)).toBe(
+        ipAnswerJson(without, parseIpAddress(ip)!, null),
+      );
       expect(reasons(ip).location_source).toBe("geolite2");
       expect(reasons(ip).database_location).toBeUndefined();
     }
@@ -148,8 +191,13 @@ describe("an operator's geofeed is guarded against shrinking like every source",
     writeFileSync(join(feeds, "geofeed.csv"), "35.180.7.0/24,DE,DE-BE,Berlin,\n");
     const again = await runCliAsync(["update", "--data-dir", dataDir]);
     expect(again.code).toBe(1);
-    expect(again.stdout.split("\n").find((l) => l.startsWith("offices"))).toContain("refused: shrank from 5 to 1 entries");
+    expect(again.stdout.split("\n").find((l) => l.startsWith("offices"))).toContain(
+      "refused: shrank from 5 to 1 entries",
+    );
     const { snapshot: after } = await loadSnapshot(dataDir, DEFAULT_THRESHOLDS);
-    expect(JSON.parse(ipAnswerJson(after.ip, parseIpAddress("185.15.56.1")!, null))).toMatchObject({ country_code: "NL", city: "Amsterdam" });
+    expect(JSON.parse(ipAnswerJson(after.ip, parseIpAddress("185.15.56.1")!, null))).toMatchObject({
+      country_code: "NL",
+      city: "Amsterdam",
+    });
   });
 });

@@ -3,7 +3,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import NPM_DATA_DATES from "../../src/datasets/update/npm-data-dates.json" with { type: "json" };
 import { parseSources } from "../../src/datasets/update/sources.ts";
-import { COUNTER_NAMES, type CounterName, type ReportingSource, countersOf } from "../../src/ip/verdict/report-counting.ts";
+import {
+  COUNTER_NAMES,
+  type CounterName,
+  type ReportingSource,
+  countersOf,
+} from "../../src/ip/verdict/report-counting.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const file = join(ROOT, "data/sources.json");
@@ -12,14 +17,58 @@ const sources = parseSources(readFileSync(file, "utf8"), file);
 describe("the shipped data/sources.json", () => {
   test("keeps the names operators pass to --only", () => {
     const names = sources.map((s) => s.name);
-    for (const name of ["geolite2-city-ipv4", "geolite2-city-ipv6", "whois-country", "maxmind-geolite2-city", "maxmind-geolite2-asn", "asn-ipv4", "asn-ipv6", "disposable-domains", "disposable-domains-allowlist", "mailchecker", "burner-email-providers", "ivolo-disposable", "ivolo-wildcards", "free-email-providers", "spamhaus-drop-v4", "spamhaus-drop-v6", "firehol-level1", "firehol-level2", "firehol-level3", "blocklist-de-ssh", "blocklist-de-bots", "blocklist-de-mail", "blocklist-de-apache", "ipsum", "tor-exits", "x4bnet-datacenter-ipv4", "x4bnet-datacenter-ipv6", "x4bnet-vpn-ipv4", "x4bnet-vpn-ipv6", "x4bnet-datacenter-asn", "x4bnet-vpn-asn", "googlebot", "bingbot"]) {
+    for (const name of [
+      "geolite2-city-ipv4",
+      "geolite2-city-ipv6",
+      "whois-country",
+      "maxmind-geolite2-city",
+      "maxmind-geolite2-asn",
+      "asn-ipv4",
+      "asn-ipv6",
+      "disposable-domains",
+      "disposable-domains-allowlist",
+      "mailchecker",
+      "burner-email-providers",
+      "ivolo-disposable",
+      "ivolo-wildcards",
+      "free-email-providers",
+      "spamhaus-drop-v4",
+      "spamhaus-drop-v6",
+      "firehol-level1",
+      "firehol-level2",
+      "firehol-level3",
+      "blocklist-de-ssh",
+      "blocklist-de-bots",
+      "blocklist-de-mail",
+      "blocklist-de-apache",
+      "ipsum",
+      "tor-exits",
+      "x4bnet-datacenter-ipv4",
+      "x4bnet-datacenter-ipv6",
+      "x4bnet-vpn-ipv4",
+      "x4bnet-vpn-ipv6",
+      "x4bnet-datacenter-asn",
+      "x4bnet-vpn-asn",
+      "googlebot",
+      "bingbot",
+    ]) {
       expect(names).toContain(name);
     }
   });
 
   test("declares the bundled data as npm: sources, each an installed file with a known data date", () => {
     const bundled = sources.filter((s) => s.url.startsWith("npm:"));
-    expect(bundled.map((s) => s.feeds).sort()).toEqual(["asn", "asn", "city-ipv4", "city-ipv6", "country", "disposable", "disposable", "disposable-wildcard", "free"]);
+    expect(bundled.map((s) => s.feeds).sort()).toEqual([
+      "asn",
+      "asn",
+      "city-ipv4",
+      "city-ipv6",
+      "country",
+      "disposable",
+      "disposable",
+      "disposable-wildcard",
+      "free",
+    ]);
     for (const source of bundled) {
       const path = source.url.slice(4);
       const name = path.startsWith("@") ? path.split("/", 2).join("/") : path.split("/", 1)[0];
@@ -37,41 +86,104 @@ describe("the shipped data/sources.json", () => {
     expect(supersedes["free-email-providers"]).toEqual(["bundled-free-email-providers"]);
     expect(supersedes["disposable-domains"]).toEqual(["bundled-disposable-domains"]);
     // Different lists add to each other: only a newer copy of the same list replaces one.
-    for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"]) expect(supersedes[name]).toEqual([]);
+    for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"])
+      expect(supersedes[name]).toEqual([]);
   });
 
   test("names every list of benign infrastructure by class, and reads Google's crawler files at their current address", () => {
-    const benign = sources.filter((s) => ["verified-crawler", "relay", "anycast"].includes(s.feeds) || s.class !== null);
+    const benign = sources.filter(
+      (s) => ["verified-crawler", "relay", "anycast"].includes(s.feeds) || s.class !== null,
+    );
     expect(benign.length).toBeGreaterThanOrEqual(20);
     for (const source of benign) expect(source.class).toMatch(/^(seo|cloud|cdn|relay):[a-z0-9-]+$/);
     const google = sources.filter((s) => s.url.includes("developers.google.com"));
-    expect(google.map((s) => s.url.split("/").at(-1)).sort()).toEqual(["common-crawlers.json", "special-crawlers.json", "user-triggered-fetchers-google.json", "user-triggered-fetchers.json"]);
-    for (const source of google) expect(source.url).toStartWith("https://developers.google.com/static/crawling/ipranges/");
+    expect(google.map((s) => s.url.split("/").at(-1)).sort()).toEqual([
+      "common-crawlers.json",
+      "special-crawlers.json",
+      "user-triggered-fetchers-google.json",
+      "user-triggered-fetchers.json",
+    ]);
+    for (const source of google)
+      expect(source.url).toStartWith("https://developers.google.com/static/crawling/ipranges/");
     // App Engine apps of anyone fetch from user-triggered-fetchers.json's ranges: a label, never a cap.
     expect(sources.find((s) => s.url.endsWith("/user-triggered-fetchers.json"))?.feeds).toBe("hosting");
-    expect(sources.find((s) => s.name === "icloud-private-relay")).toMatchObject({ format: "geofeed-csv", feeds: "relay", class: "relay:icloud" });
+    expect(sources.find((s) => s.name === "icloud-private-relay")).toMatchObject({
+      format: "geofeed-csv",
+      feeds: "relay",
+      class: "relay:icloud",
+    });
   });
 
   test("a class belongs to an IP list, in category:name form", () => {
-    const one = (extra: object) => JSON.stringify({ sources: [{ name: "x", url: "https://example.org/x", licence: "t", ...extra }] });
-    expect(() => parseSources(one({ format: "domain-list", feeds: "disposable", class: "seo:x" }), "s.json")).toThrow("sources[0].class: only IP lists name a class of infrastructure");
-    expect(() => parseSources(one({ format: "prefix-json", feeds: "verified-crawler", class: "Googlebot" }), "s.json")).toThrow('sources[0].class: a benign class such as "seo:googlebot"');
-    expect(parseSources(one({ format: "aws-ip-ranges", feeds: "hosting", class: "cloud:aws" }), "s.json")[0].class).toBe("cloud:aws");
-    expect(() => parseSources(one({ format: "geofeed-csv", feeds: "hosting" }), "s.json")).toThrow("sources[0].feeds: for format geofeed-csv, one of relay");
+    const one = (extra: object) =>
+      JSON.stringify({ sources: [{ name: "x", url: "https://example.org/x", licence: "t", ...extra }] });
+    expect(() => parseSources(one({ format: "domain-list", feeds: "disposable", class: "seo:x" }), "s.json")).toThrow(
+      "sources[0].class: only IP lists name a class of infrastructure",
+    );
+    expect(() =>
+      parseSources(one({ format: "prefix-json", feeds: "verified-crawler", class: "Googlebot" }), "s.json"),
+    ).toThrow('sources[0].class: a benign class such as "seo:googlebot"');
+    expect(
+      parseSources(one({ format: "aws-ip-ranges", feeds: "hosting", class: "cloud:aws" }), "s.json")[0].class,
+    ).toBe("cloud:aws");
+    expect(() => parseSources(one({ format: "geofeed-csv", feeds: "hosting" }), "s.json")).toThrow(
+      "sources[0].feeds: for format geofeed-csv, one of relay",
+    );
   });
 
   describe("its reputation lists declare what they aggregate, so one report counts once", () => {
     const reporting = new Map<string, ReportingSource>(
-      sources.filter((s) => (COUNTER_NAMES as readonly string[]).includes(s.feeds)).map((s) => [s.name, { category: s.feeds as CounterName, weight: s.weight, includes: s.includes }]),
+      sources
+        .filter((s) => (COUNTER_NAMES as readonly string[]).includes(s.feeds))
+        .map((s) => [s.name, { category: s.feeds as CounterName, weight: s.weight, includes: s.includes }]),
     );
-    const sumOf = (listings: [string, number][]) => Object.values(countersOf(listings.map(([source, count]) => ({ source, count })), reporting)).reduce((a, b) => a + b, 0);
+    const sumOf = (listings: [string, number][]) =>
+      Object.values(
+        countersOf(
+          listings.map(([source, count]) => ({ source, count })),
+          reporting,
+        ),
+      ).reduce((a, b) => a + b, 0);
 
     test.each([
       // DShield's top attacking /24s are in all three FireHOL levels (dshield, dshield_1d, dshield_30d): one report.
-      ["a DShield /24 on FireHOL levels 1, 2 and 3", [["firehol-level1", 1], ["firehol-level2", 1], ["firehol-level3", 1]], 1],
-      ["the same with one ipsum list", [["firehol-level1", 1], ["firehol-level2", 1], ["firehol-level3", 1], ["ipsum", 1]], 1],
-      ["blocklist.de ssh, FireHOL level 2 built from it, and 4 ipsum lists", [["blocklist-de-ssh", 1], ["firehol-level2", 1], ["ipsum", 4]], 4],
-      ["FireHOL level 2 and level 3 from different lists, ipsum counting both", [["firehol-level2", 1], ["firehol-level3", 1], ["ipsum", 2]], 2],
+      [
+        "a DShield /24 on FireHOL levels 1, 2 and 3",
+        [
+          ["firehol-level1", 1],
+          ["firehol-level2", 1],
+          ["firehol-level3", 1],
+        ],
+        1,
+      ],
+      [
+        "the same with one ipsum list",
+        [
+          ["firehol-level1", 1],
+          ["firehol-level2", 1],
+          ["firehol-level3", 1],
+          ["ipsum", 1],
+        ],
+        1,
+      ],
+      [
+        "blocklist.de ssh, FireHOL level 2 built from it, and 4 ipsum lists",
+        [
+          ["blocklist-de-ssh", 1],
+          ["firehol-level2", 1],
+          ["ipsum", 4],
+        ],
+        4,
+      ],
+      [
+        "FireHOL level 2 and level 3 from different lists, ipsum counting both",
+        [
+          ["firehol-level2", 1],
+          ["firehol-level3", 1],
+          ["ipsum", 2],
+        ],
+        2,
+      ],
       ["ipsum alone", [["ipsum", 10]], 10],
     ] as [string, [string, number][], number][])("%s: %p reports", (_, listings, reports) => {
       expect(sumOf(listings)).toBe(reports);
@@ -80,16 +192,25 @@ describe("the shipped data/sources.json", () => {
 
   test("its disposable lists declare which verify their entries and which copy others", () => {
     const disposable = sources.filter((s) => s.feeds === "disposable" || s.feeds === "disposable-wildcard");
-    const declared = Object.fromEntries(disposable.map((s) => [s.name, { verifies: s.verifies, includes: s.includes }]));
+    const declared = Object.fromEntries(
+      disposable.map((s) => [s.name, { verifies: s.verifies, includes: s.includes }]),
+    );
     expect(declared["disposable-domains"]).toEqual({ verifies: true, includes: [] });
     expect(declared["bundled-disposable-domains"]).toEqual({ verifies: true, includes: [] });
     expect(declared["burner-email-providers"]).toEqual({ verifies: false, includes: ["mailchecker"] });
-    for (const s of disposable) for (const copied of s.includes) expect(disposable.map((d) => d.name)).toContain(copied);
+    for (const s of disposable)
+      for (const copied of s.includes) expect(disposable.map((d) => d.name)).toContain(copied);
   });
 });
 
 describe("a sources file's email declarations", () => {
-  const parse = (extra: object) => () => parseSources(JSON.stringify({ sources: [{ name: "a", url: "https://example.org/a", format: "domain-list", licence: "test", ...extra }] }), "s.json");
+  const parse = (extra: object) => () =>
+    parseSources(
+      JSON.stringify({
+        sources: [{ name: "a", url: "https://example.org/a", format: "domain-list", licence: "test", ...extra }],
+      }),
+      "s.json",
+    );
   test("verifies and includes are taken on disposable lists", () => {
     expect(parse({ feeds: "disposable", verifies: true })()[0]).toMatchObject({ verifies: true, includes: [] });
     expect(parse({ feeds: "disposable", includes: ["b"] })()[0]).toMatchObject({ verifies: false, includes: ["b"] });

@@ -16,10 +16,24 @@ const dir = makeDataDir();
 const feeds = mkdtempSync(join(tmpdir(), "rk-email-feeds-"));
 writeFileSync(join(dir, "email", "allowlist.txt"), "allowed-corp.com # our own staff domain\n");
 const list = (name: string, names: string[]) => writeFileSync(join(feeds, `${name}.txt`), `${names.join("\n")}\n`);
-const source = (name: string, extra: object = {}) => ({ name, url: `file://${join(feeds, `${name}.txt`)}`, format: "domain-list", feeds: "disposable", licence: "made by the test", ...extra });
+const source = (name: string, extra: object = {}) => ({
+  name,
+  url: `file://${join(feeds, `${name}.txt`)}`,
+  format: "domain-list",
+  feeds: "disposable",
+  licence: "made by the test",
+  ...extra,
+});
 writeFileSync(
   join(dir, "sources.json"),
-  JSON.stringify({ sources: [...BUNDLED_SOURCES, source("primary-list"), source("copying-list", { includes: ["primary-list"] }), source("verifying-list", { verifies: true })] }),
+  JSON.stringify({
+    sources: [
+      ...BUNDLED_SOURCES,
+      source("primary-list"),
+      source("copying-list", { includes: ["primary-list"] }),
+      source("verifying-list", { verifies: true }),
+    ],
+  }),
 );
 list("primary-list", ["a-primary.example-listed.com"]);
 list("copying-list", ["copied-alone.example-listed.com", "a-primary.example-listed.com"]);
@@ -29,10 +43,12 @@ async function served() {
   const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
   const app = await createTestApp({ snapshot, ratePerMinute: 0 });
   const key = (await app.newKey()).secret;
-  const check = async (address: string): Promise<any> => (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
+  const check = async (address: string): Promise<any> =>
+    (await app.request(`/v1/check?email=${encodeURIComponent(address)}&explain=1`, { key })).json();
   return { snapshot, app, check };
 }
-const evidenceOf = (name: string) => parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8"));
+const evidenceOf = (name: string) =>
+  parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8"));
 
 describe("the first update with the three lists", async () => {
   const run = await runCliAsync(["update", "--data-dir", dir]);
@@ -41,26 +57,58 @@ describe("the first update with the three lists", async () => {
   test("installs a version with one evidence file per disposable list", () => {
     expect(run.code).toBe(0);
     expect(readdirSync(join(dir, "current", "email", "evidence")).sort()).toEqual(
-      ["bundled-disposable-domains", "bundled-ivolo-disposable", "bundled-ivolo-wildcards", "copying-list", "primary-list", "verifying-list"].map((n) => `${n}.txt`),
+      [
+        "bundled-disposable-domains",
+        "bundled-ivolo-disposable",
+        "bundled-ivolo-wildcards",
+        "copying-list",
+        "primary-list",
+        "verifying-list",
+      ].map((n) => `${n}.txt`),
     );
     expect(evidenceOf("copying-list").get("copied-alone.example-listed.com")).toBeGreaterThan(0);
   });
 
   test("a name only a copying list names is below the evidence rule; explain says so", async () => {
     const body = await check("user@copied-alone.example-listed.com");
-    expect(body).toMatchObject({ is_disposable: false, reasons: { rule: "below-evidence", evidence: "copied", confidence: "low", evidence_rule: "corroborated" } });
-    expect(body.reasons.sources).toEqual([expect.objectContaining({ source: "copying-list", entry: "copied-alone.example-listed.com", match: "exact", verifies: false, copies: ["primary-list"] })]);
+    expect(body).toMatchObject({
+      is_disposable: false,
+      reasons: { rule: "below-evidence", evidence: "copied", confidence: "low", evidence_rule: "corroborated" },
+    });
+    expect(body.reasons.sources).toEqual([
+      expect.objectContaining({
+        source: "copying-list",
+        entry: "copied-alone.example-listed.com",
+        match: "exact",
+        verifies: false,
+        copies: ["primary-list"],
+      }),
+    ]);
   });
 
   test("a list that copies no other, and a verifying list, are enough alone", async () => {
-    expect(await check("user@a-primary.example-listed.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "single" } });
-    expect(await check("user@verified-new.example-listed.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "verified", confidence: "high" } });
+    expect(await check("user@a-primary.example-listed.com")).toMatchObject({
+      is_disposable: true,
+      reasons: { rule: "listed", evidence: "single" },
+    });
+    expect(await check("user@verified-new.example-listed.com")).toMatchObject({
+      is_disposable: true,
+      reasons: { rule: "listed", evidence: "verified", confidence: "high" },
+    });
   });
 });
 
 describe("a second update whose lists contradict what riskcheck knows", async () => {
   const firstSeen = evidenceOf("copying-list").get("copied-alone.example-listed.com");
-  list("copying-list", ["copied-alone.example-listed.com", "a-primary.example-listed.com", "gmail.com", "pp.ua", "mozmail.com", "allowed-corp.com", "new-throwaway.example-listed.com"]);
+  list("copying-list", [
+    "copied-alone.example-listed.com",
+    "a-primary.example-listed.com",
+    "gmail.com",
+    "pp.ua",
+    "mozmail.com",
+    "allowed-corp.com",
+    "new-throwaway.example-listed.com",
+  ]);
   list("verifying-list", ["verified-new.example-listed.com", "yahoo.com"]);
   const run = await runCliAsync(["update", "--data-dir", dir]);
   const { app, check, snapshot } = await served();
@@ -71,16 +119,27 @@ describe("a second update whose lists contradict what riskcheck knows", async ()
     expect(run.stdout).toContain("gmail.com: on the free-provider list; listed by copying-list");
     expect(run.stdout).toContain("pp.ua: a public suffix; listed by copying-list");
     expect(run.stdout).toContain("mozmail.com: a privacy relay; listed by copying-list");
-    expect(run.stdout).toContain("Served 1 disputed name that a verifying list or two independent lists name:\n  yahoo.com: on the free-provider list; listed by verifying-list");
+    expect(run.stdout).toContain(
+      "Served 1 disputed name that a verifying list or two independent lists name:\n  yahoo.com: on the free-provider list; listed by verifying-list",
+    );
     expect(run.stdout).toContain("The allowlist overrules 1 name that the lists newly list.");
-    expect(readFileSync(join(dir, "current", "email", "disputed.txt"), "utf8")).toContain("gmail.com # on the free-provider list; listed by copying-list");
+    expect(readFileSync(join(dir, "current", "email", "disputed.txt"), "utf8")).toContain(
+      "gmail.com # on the free-provider list; listed by copying-list",
+    );
     expect([...snapshot.email.heldBack].sort()).toEqual(["gmail.com", "mozmail.com", "pp.ua"]);
   });
 
   test("a held-back name keeps its verdict, and explain says it is disputed", async () => {
-    expect(await check("someone@gmail.com")).toMatchObject({ is_disposable: false, free_email: true, reasons: { rule: "disputed", matched: "gmail.com" } });
+    expect(await check("someone@gmail.com")).toMatchObject({
+      is_disposable: false,
+      free_email: true,
+      reasons: { rule: "disputed", matched: "gmail.com" },
+    });
     expect(await check("someone@pp.ua")).toMatchObject({ is_disposable: false, reasons: { rule: "disputed" } });
-    expect(await check("someone@yahoo.com")).toMatchObject({ is_disposable: true, reasons: { rule: "listed", evidence: "verified" } });
+    expect(await check("someone@yahoo.com")).toMatchObject({
+      is_disposable: true,
+      reasons: { rule: "listed", evidence: "verified" },
+    });
   });
 
   test("a listing's first sighting survives the update that changed its list", () => {
@@ -88,13 +147,26 @@ describe("a second update whose lists contradict what riskcheck knows", async ()
   });
 
   test("/healthz warns about the unsettled names until an override settles each", async () => {
-    const warningsOf = async () => ((await (await app.request("/healthz")).json()) as { warnings: string[] }).warnings.filter((w) => w.includes("disputed"));
-    expect(await warningsOf()).toEqual([expect.stringContaining("3 disputed disposable names held back by update, not yet settled")]);
-    const line = { action: "allow" as const, reason: "a public suffix", author: "test", created: new Date().toISOString(), until: null };
+    const warningsOf = async () =>
+      ((await (await app.request("/healthz")).json()) as { warnings: string[] }).warnings.filter((w) =>
+        w.includes("disputed"),
+      );
+    expect(await warningsOf()).toEqual([
+      expect.stringContaining("3 disputed disposable names held back by update, not yet settled"),
+    ]);
+    const line = {
+      action: "allow" as const,
+      reason: "a public suffix",
+      author: "test",
+      created: new Date().toISOString(),
+      until: null,
+    };
     await app.stores.emailOverrides.put({ ...line, domain: "pp.ua" });
     await app.stores.emailOverrides.put({ ...line, domain: "gmail.com" });
     await app.emailOverrides.refresh();
-    expect(await warningsOf()).toEqual([expect.stringContaining("1 disputed disposable names held back by update, not yet settled (mozmail.com)")]);
+    expect(await warningsOf()).toEqual([
+      expect.stringContaining("1 disputed disposable names held back by update, not yet settled (mozmail.com)"),
+    ]);
     await app.stores.emailOverrides.put({ ...line, domain: "mozmail.com" });
     await app.emailOverrides.refresh();
     expect(await warningsOf()).toEqual([]);

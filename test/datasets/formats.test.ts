@@ -16,7 +16,8 @@ import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const cidrs = (entries: readonly FeedEntry[]) => entries.flatMap((e) => cidrsOfRange(e.range).map((c) => `${c}×${e.count}`));
+const cidrs = (entries: readonly FeedEntry[]) =>
+  entries.flatMap((e) => cidrsOfRange(e.range).map((c) => `${c}×${e.count}`));
 
 /** What sites serve in place of a list: a JavaScript wall, an error page, a login form. */
 const ERROR_PAGES = [
@@ -32,7 +33,9 @@ describe("every format refuses an HTML or error page, for whatever it feeds", ()
       for (const feeds of FORMATS[format].targets) {
         for (const page of ERROR_PAGES) expect(() => FORMATS[format].parse(bytes(page), feeds)).toThrow(ContentError);
         // The one binary format says what it is not; the text formats say what the page is.
-        expect(() => FORMATS[format].parse(bytes(ERROR_PAGES[0]), feeds)).toThrow(format === "mmdb" ? "not a valid MaxMind DB file" : "looks like an HTML page");
+        expect(() => FORMATS[format].parse(bytes(ERROR_PAGES[0]), feeds)).toThrow(
+          format === "mmdb" ? "not a valid MaxMind DB file" : "looks like an HTML page",
+        );
       }
     });
   }
@@ -45,7 +48,10 @@ describe("every format describes itself whole", () => {
     expect(descriptor.maxBytes).toBeGreaterThanOrEqual(1_048_576);
     expect(descriptor.targets.length).toBeGreaterThan(0);
     for (const feeds of descriptor.targets) {
-      expect([feeds, OUTPUT_NAMES.filter((name) => OUTPUTS[name].fedBy(format, feeds)).length > 0]).toEqual([feeds, true]);
+      expect([feeds, OUTPUT_NAMES.filter((name) => OUTPUTS[name].fedBy(format, feeds)).length > 0]).toEqual([
+        feeds,
+        true,
+      ]);
     }
     // A format whose entries carry labels feeds the labels, and only such a one does.
     expect(descriptor.outputs.includes("infrastructure-labels")).toBe(descriptor.labels);
@@ -68,7 +74,9 @@ describe("domain lists", () => {
     const good = Array.from({ length: 200 }, (_, i) => `site${i}.com`);
     expect(parseDomainList(bytes([...good, "not a domain"].join("\n"))).entries).toBe(200);
     const rows = Array.from({ length: 50 }, (_, i) => `user${i}@gmail.com,2026-01-01,active`);
-    expect(() => parseDomainList(bytes([...good.slice(0, 10), ...rows].join("\n")))).toThrow(/50 of 60 entries are not domain names/);
+    expect(() => parseDomainList(bytes([...good.slice(0, 10), ...rows].join("\n")))).toThrow(
+      /50 of 60 entries are not domain names/,
+    );
   });
 });
 
@@ -90,53 +98,92 @@ describe("address lists", () => {
         ].join("\n"),
       ),
     );
-    expect(cidrs(feed.value).slice(0, 5)).toEqual(["1.2.3.0/24×1", "5.6.7.8/32×1", "77.90.185.20/32×10", "2001:db8:1::/48×1", "9.9.9.9/32×1"]);
+    expect(cidrs(feed.value).slice(0, 5)).toEqual([
+      "1.2.3.0/24×1",
+      "5.6.7.8/32×1",
+      "77.90.185.20/32×10",
+      "2001:db8:1::/48×1",
+      "9.9.9.9/32×1",
+    ]);
     expect(feed.entries).toBe(305);
     expect(feed.dataDate).toBe("2026-08-22T01:00:29.000Z");
   });
   test("FireHOL's and Spamhaus's header dates", () => {
-    expect(parseAddressList(bytes("#\n# Source File Date: Sat Aug 22 05:13:59 UTC 2026\n#\n1.2.3.4\n")).dataDate).toBe("2026-08-22T05:13:59.000Z");
-    expect(parseAddressList(bytes("; Last-Modified: Thu, 20 Aug 2026 12:53:45 GMT\n1.10.16.0/20 ; SBL256894\n")).dataDate).toBe("2026-08-20T12:53:45.000Z");
+    expect(parseAddressList(bytes("#\n# Source File Date: Sat Aug 22 05:13:59 UTC 2026\n#\n1.2.3.4\n")).dataDate).toBe(
+      "2026-08-22T05:13:59.000Z",
+    );
+    expect(
+      parseAddressList(bytes("; Last-Modified: Thu, 20 Aug 2026 12:53:45 GMT\n1.10.16.0/20 ; SBL256894\n")).dataDate,
+    ).toBe("2026-08-20T12:53:45.000Z");
     expect(parseAddressList(bytes("1.2.3.4\n")).dataDate).toBeNull();
   });
   test("unreadable lines beyond a small share refuse the list", () => {
-    expect(() => parseAddressList(bytes("1.2.3.4\nnot-an-address\n1.2.3.4/33\n8.8.8.8\t0\n"))).toThrow(/3 of 4 entries are not IP addresses/);
+    expect(() => parseAddressList(bytes("1.2.3.4\nnot-an-address\n1.2.3.4/33\n8.8.8.8\t0\n"))).toThrow(
+      /3 of 4 entries are not IP addresses/,
+    );
   });
 });
 
 describe("JSON prefix lists", () => {
   test("Google's crawler files, with their creation time", () => {
-    const feed = parsePrefixJson(bytes(JSON.stringify({ creationTime: "2026-08-21T14:45:42.000000", prefixes: [{ ipv4Prefix: "66.249.64.0/27" }, { ipv6Prefix: "2001:4860:4801:10::/64" }] })));
+    const feed = parsePrefixJson(
+      bytes(
+        JSON.stringify({
+          creationTime: "2026-08-21T14:45:42.000000",
+          prefixes: [{ ipv4Prefix: "66.249.64.0/27" }, { ipv6Prefix: "2001:4860:4801:10::/64" }],
+        }),
+      ),
+    );
     expect(cidrs(feed.value)).toEqual(["66.249.64.0/27×1", "2001:4860:4801:10::/64×1"]);
     expect(feed.dataDate).toBe("2026-08-21T14:45:42.000Z");
   });
   test("newline-delimited JSON (Spamhaus drop_v4.json) dated by its metadata line", () => {
-    const feed = parsePrefixJson(bytes('{"cidr":"1.10.16.0/20","sblid":"SBL256894","rir":"apnic"}\n{"cidr":"1.19.0.0/16","sblid":"SBL434604","rir":"apnic"}\n{"type":"metadata","timestamp":1784798042}\n'));
+    const feed = parsePrefixJson(
+      bytes(
+        '{"cidr":"1.10.16.0/20","sblid":"SBL256894","rir":"apnic"}\n{"cidr":"1.19.0.0/16","sblid":"SBL434604","rir":"apnic"}\n{"type":"metadata","timestamp":1784798042}\n',
+      ),
+    );
     expect(cidrs(feed.value)).toEqual(["1.10.16.0/20×1", "1.19.0.0/16×1"]);
     expect(feed.dataDate).toBe("2026-07-23T09:14:02.000Z");
   });
   test("AWS-style objects", () => {
-    expect(cidrs(parsePrefixJson(bytes(JSON.stringify({ prefixes: [{ ip_prefix: "3.5.140.0/22" }], ipv6_prefixes: [{ ipv6_prefix: "2600:1f14::/35" }] }))).value)).toEqual([
-      "3.5.140.0/22×1",
-      "2600:1f14::/35×1",
-    ]);
+    expect(
+      cidrs(
+        parsePrefixJson(
+          bytes(
+            JSON.stringify({
+              prefixes: [{ ip_prefix: "3.5.140.0/22" }],
+              ipv6_prefixes: [{ ipv6_prefix: "2600:1f14::/35" }],
+            }),
+          ),
+        ).value,
+      ),
+    ).toEqual(["3.5.140.0/22×1", "2600:1f14::/35×1"]);
   });
   test("text that is not JSON, or JSON of another shape, is refused", () => {
     expect(() => parsePrefixJson(bytes("1.2.3.4\n5.6.7.8"))).toThrow("neither JSON");
     expect(() => parsePrefixJson(bytes('{"message":"rate limited"}'))).toThrow("has no prefixes");
-    expect(() => parsePrefixJson(bytes(JSON.stringify({ prefixes: [{ ipv4Prefix: "66.249.64.0/27" }, { ipv4Prefix: "nope" }] })))).toThrow(/1 of 2 entries/);
+    expect(() =>
+      parsePrefixJson(bytes(JSON.stringify({ prefixes: [{ ipv4Prefix: "66.249.64.0/27" }, { ipv4Prefix: "nope" }] }))),
+    ).toThrow(/1 of 2 entries/);
   });
 });
 
 describe("AS number lists", () => {
   test("X4BNet's `AS<number> # comment` lines", () => {
-    expect(parseAsnListFeed(bytes("AS13335 # Cloudflare\n\nas15169\n16509#Amazon\n")).value).toEqual([13335, 15169, 16509]);
+    expect(parseAsnListFeed(bytes("AS13335 # Cloudflare\n\nas15169\n16509#Amazon\n")).value).toEqual([
+      13335, 15169, 16509,
+    ]);
   });
 });
 
 describe("ASN tables", () => {
   test("numeric CSV rows, the family read from the numbers", () => {
-    const table = parseAsnCsv(bytes('16777216,16777471,13335,"Cloudflare, Inc."\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC\n'));
+    const table = parseAsnCsv(
+      bytes(
+        '16777216,16777471,13335,"Cloudflare, Inc."\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC\n',
+      ),
+    );
     expect(table.entries).toBe(2);
     expect([...table.value()].map((r) => [r.version, r.asn, r.organization])).toEqual([
       [4, 13335, "Cloudflare, Inc."],
@@ -178,7 +225,9 @@ describe("MaxMind databases", () => {
     expect(at).toBeGreaterThan(0);
     expect(damaged.lastIndexOf(string)).toBe(at);
     damaged[at] = 0x8a;
-    expect(() => parseMmdbSource(damaged, "city-ipv4")).toThrow(/damaged MaxMind DB file \(the record at data offset \d+ has state1 of type bytes, not string\)/);
+    expect(() => parseMmdbSource(damaged, "city-ipv4")).toThrow(
+      /damaged MaxMind DB file \(the record at data offset \d+ has state1 of type bytes, not string\)/,
+    );
   });
   test("not a database at all", () => {
     expect(() => parseMmdbSource(bytes("<html>nope</html>"), "city")).toThrow("not a valid MaxMind DB file");
@@ -188,7 +237,9 @@ describe("MaxMind databases", () => {
 describe("special-purpose space is clipped at ingest", () => {
   const entries = (text: string) => parseAddressList(bytes(text)).value;
   test("private blocks disappear, straddling ranges keep their global parts", () => {
-    const { entries: kept, clipped } = clipSpecialPurpose(entries("10.0.0.0/8\n10.0.0.0/7\n8.8.8.8\n192.168.1.1\n::1\n2001:db8::/32\n"));
+    const { entries: kept, clipped } = clipSpecialPurpose(
+      entries("10.0.0.0/8\n10.0.0.0/7\n8.8.8.8\n192.168.1.1\n::1\n2001:db8::/32\n"),
+    );
     expect(kept.flatMap((e) => cidrsOfRange(e.range))).toEqual(["11.0.0.0/8", "8.8.8.8/32"]);
     expect(clipped).toBe(5);
   });

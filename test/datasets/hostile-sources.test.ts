@@ -30,9 +30,12 @@ beforeAll(() => {
       if (path === "/ipsum.txt") return new Response(IPSUM);
       if (path === "/bomb.txt.gz") return new Response(GZIP_BOMB);
       // A publisher (or whoever took its domain over) steering the appliance at what only it can reach.
-      if (path === "/moved.txt") return new Response(null, { status: 302, headers: { location: `${base}/secret.txt` } });
-      if (path === "/moved-to-metadata.txt") return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
-      if (path === "/moved-to-file.txt") return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
+      if (path === "/moved.txt")
+        return new Response(null, { status: 302, headers: { location: `${base}/secret.txt` } });
+      if (path === "/moved-to-metadata.txt")
+        return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+      if (path === "/moved-to-file.txt")
+        return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
       if (path === "/secret.txt" || path === "/wrong-file.txt") return new Response(`${SECRET}\n`);
       return new Response("missing", { status: 404 });
     },
@@ -48,17 +51,25 @@ async function update(extra: object[]) {
   const dir = makeDataDir();
   writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, ...extra] }));
   const peakFile = join(dir, "peak-rss");
-  const child = Bun.spawn([process.execPath, PEAK_RSS, peakFile, process.execPath, CLI, "update", "--json", "--data-dir", dir], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(
+    [process.execPath, PEAK_RSS, peakFile, process.execPath, CLI, "update", "--json", "--data-dir", dir],
+    { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+  );
   const timeout = setTimeout(() => child.kill("SIGTERM"), 50_000);
   try {
-    const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const [stdout, stderr] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     const report = JSON.parse(stdout) as { outcomes: { name: string; outcome: string; detail: string }[] };
     return { dir, report, stderr, peakRssMb: Number(readFileSync(peakFile, "utf8")) / 1_048_576 };
   } finally {
     clearTimeout(timeout);
   }
 }
-const outcomeOf = (report: { outcomes: { name: string; outcome: string; detail: string }[] }, name: string) => report.outcomes.find((o) => o.name === name)!;
+const outcomeOf = (report: { outcomes: { name: string; outcome: string; detail: string }[] }, name: string) =>
+  report.outcomes.find((o) => o.name === name)!;
 
 describe("update holds no source past its format's ceiling", () => {
   test("a gzip bomb (130 KB unpacking to 128 MiB) is refused, naming the source and the ceiling, with a small peak RSS", async () => {
@@ -89,7 +100,8 @@ test("IP lists whose entries together exceed what one update holds within 1 GB a
   // Two lists of 620,000 single addresses in 7.7 MB each: under the size ceiling, together over the entry budget (1,200,000).
   const files = [0, 1].map((part) => {
     const lines: string[] = [];
-    for (let i = part * 620_000; i < (part + 1) * 620_000; i++) lines.push(`${11 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}.1`);
+    for (let i = part * 620_000; i < (part + 1) * 620_000; i++)
+      lines.push(`${11 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}.1`);
     const file = join(dir, `dense-${part + 1}.txt`);
     writeFileSync(file, lines.join("\n"));
     return file;
@@ -98,7 +110,9 @@ test("IP lists whose entries together exceed what one update holds within 1 GB a
   expect(outcomeOf(report, "dense-1").outcome).toBe("updated");
   const dense = outcomeOf(report, "dense-2");
   expect(dense.outcome).toBe("failed");
-  expect(dense.detail).toContain("its 620000 entries would bring the IP lists to 1240000, more than the 1200000 one update holds");
+  expect(dense.detail).toContain(
+    "its 620000 entries would bring the IP lists to 1240000, more than the 1200000 one update holds",
+  );
   // Composing 1,240,000 entries would peak near 800 MB; the refused list is dropped before the index is built.
   expect(peakRssMb).toBeLessThan(700);
 });
@@ -106,23 +120,49 @@ test("IP lists whose entries together exceed what one update holds within 1 GB a
 describe("a feed's redirect reaches no internal address, and nothing fetched is echoed", () => {
   test("redirects to loopback, link-local (metadata) and non-http URLs are refused; the secret is never requested", async () => {
     const seen = requested.length;
-    const { report } = await update([list("moved", `${base}/moved.txt`), list("metadata", `${base}/moved-to-metadata.txt`), list("to-file", `${base}/moved-to-file.txt`)]);
-    expect(outcomeOf(report, "moved").detail).toContain(`redirect refused: to 127.0.0.1:${feeds.port}, which is not a public address`);
-    expect(outcomeOf(report, "metadata").detail).toContain("redirect refused: to 169.254.169.254, which is not a public address");
+    const { report } = await update([
+      list("moved", `${base}/moved.txt`),
+      list("metadata", `${base}/moved-to-metadata.txt`),
+      list("to-file", `${base}/moved-to-file.txt`),
+    ]);
+    expect(outcomeOf(report, "moved").detail).toContain(
+      `redirect refused: to 127.0.0.1:${feeds.port}, which is not a public address`,
+    );
+    expect(outcomeOf(report, "metadata").detail).toContain(
+      "redirect refused: to 169.254.169.254, which is not a public address",
+    );
     expect(outcomeOf(report, "to-file").detail).toContain("redirect refused: to a file: URL");
     expect(requested.slice(seen)).not.toContain("/secret.txt");
   });
 
   test("in serve: /healthz's warnings (the dashboard shows the same list) name the refused source, never the content it served", async () => {
     const dir = makeDataDir();
-    writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, list("ipsum", `${base}/ipsum.txt`), list("moved", `${base}/moved.txt`), list("wrong", `${base}/wrong-file.txt`)] }));
-    const server = await startServe([], { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "r.sqlite"), RISKCHECK_UPDATE_EVERY: "1s" });
+    writeFileSync(
+      join(dir, "sources.json"),
+      JSON.stringify({
+        sources: [
+          ...BUNDLED_SOURCES,
+          list("ipsum", `${base}/ipsum.txt`),
+          list("moved", `${base}/moved.txt`),
+          list("wrong", `${base}/wrong-file.txt`),
+        ],
+      }),
+    );
+    const server = await startServe([], {
+      RISKCHECK_DATA_DIR: dir,
+      RISKCHECK_DB: join(dir, "r.sqlite"),
+      RISKCHECK_UPDATE_EVERY: "1s",
+    });
     try {
       await server.waitForOutput(/refresh: /, 45_000);
       const health = await (await fetch(`${server.url}/healthz`)).text();
       // Grouped by the kind of problem; a refusal keeps its particular reason.
-      expect(health).toMatch(/the last refresh could not fetch 1 source \(moved; it has no data yet\): redirect refused: to 127\.0\.0\.1:\d+, which is not a public address/);
-      expect(health).toContain("the last refresh could not fetch 1 source (wrong; it has no data yet): the download was refused: 1 of 1 entries are not IP addresses or CIDRs (the first at line 1)");
+      expect(health).toMatch(
+        /the last refresh could not fetch 1 source \(moved; it has no data yet\): redirect refused: to 127\.0\.0\.1:\d+, which is not a public address/,
+      );
+      expect(health).toContain(
+        "the last refresh could not fetch 1 source (wrong; it has no data yet): the download was refused: 1 of 1 entries are not IP addresses or CIDRs (the first at line 1)",
+      );
       expect(health).not.toContain("internal-secret");
     } finally {
       await server.stop();

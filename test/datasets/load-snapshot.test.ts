@@ -14,7 +14,9 @@ describe("a snapshot is one version, whatever an update does meanwhile", () => {
     const dir = makeDataDir();
     const folder = readlinkSync(join(dir, "current"));
     const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
-    const versionFiles = snapshot.datasets.filter((d) => !d.name.startsWith("curated/") && !d.name.startsWith("operator"));
+    const versionFiles = snapshot.datasets.filter(
+      (d) => !d.name.startsWith("curated/") && !d.name.startsWith("operator"),
+    );
     expect(versionFiles.length).toBeGreaterThan(5);
     for (const dataset of versionFiles) expect(dataset.file).toStartWith(`${folder}/`);
     expect(snapshot.version).toBe(readlinkSync(join(dir, "current")).replace("datasets/", ""));
@@ -37,7 +39,9 @@ describe("a version written before `update` compiled tables", () => {
     const folder = join(dir, readlinkSync(join(dir, "current")));
     // The manifest and MMDBs as an older riskcheck wrote them: no tables, no `compiled` records.
     const manifestFile = join(folder, "manifest.json");
-    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { outputs: Record<string, { compiled?: unknown }> };
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      outputs: Record<string, { compiled?: unknown }>;
+    };
     for (const output of Object.values(manifest.outputs)) delete output.compiled;
     rmSync(manifestFile);
     writeFileSync(manifestFile, JSON.stringify(manifest));
@@ -45,16 +49,26 @@ describe("a version written before `update` compiled tables", () => {
 
     const first = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
     expect(first.notes.filter((n) => n.startsWith("compiled geo/")).length).toBe(3);
-    const recorded = JSON.parse(readFileSync(manifestFile, "utf8")) as { outputs: Record<string, { compiled?: { file: string; sha256: string } }> };
+    const recorded = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      outputs: Record<string, { compiled?: { file: string; sha256: string } }>;
+    };
     for (const name of ["city-ipv4", "city-ipv6", "country"]) {
       const table = recorded.outputs[name].compiled!;
       expect(table.file).toBe(`geo/${name}.table`);
-      expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(folder, table.file))).digest("hex")).toBe(table.sha256);
+      expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(folder, table.file))).digest("hex")).toBe(
+        table.sha256,
+      );
     }
 
     const second = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
     expect(second.notes.filter((n) => n.includes("compiled"))).toEqual([]);
-    for (const address of ["81.2.69.142", "8.8.8.8", "1.1.1.1", "2a03:2880:f12f:83:face:b00c:0:25de", "196.201.92.119"]) {
+    for (const address of [
+      "81.2.69.142",
+      "8.8.8.8",
+      "1.1.1.1",
+      "2a03:2880:f12f:83:face:b00c:0:25de",
+      "196.201.92.119",
+    ]) {
       const [a, b] = [first, second].map((load) => load.snapshot.ip.geo.lookup(parseIpAddress(address)!));
       expect([b.headJson, b.tailJson]).toEqual([a.headJson, a.tailJson]);
       expect(a.headJson).toContain('"country":"');

@@ -21,7 +21,10 @@ function harness(options: { everyMs: number; lastRefreshedAt: number | null; res
     },
     now: () => now,
     random: () => 0.5,
-    timers: { set: (run, ms) => (timers.set(nextId, { at: now + ms, run }), nextId++), clear: (id) => void timers.delete(id as number) },
+    timers: {
+      set: (run, ms) => (timers.set(nextId, { at: now + ms, run }), nextId++),
+      clear: (id) => void timers.delete(id as number),
+    },
     log: (line) => void log.push(line),
   });
   /** Moves the clock to the next timer and fires it. */
@@ -69,7 +72,11 @@ describe("when the automatic refresh runs", () => {
   });
 
   test("after a refresh, the next one a period later; after one that installed nothing, an hour later plus jitter", async () => {
-    const h = harness({ everyMs: DAY, lastRefreshedAt: null, results: [{ version: "v1" }, { error: "refused: reputation-index would shrink" }, {}] });
+    const h = harness({
+      everyMs: DAY,
+      lastRefreshedAt: null,
+      results: [{ version: "v1" }, { error: "refused: reputation-index would shrink" }, {}],
+    });
     h.scheduler.start();
     await h.fire();
     await h.fire();
@@ -84,7 +91,11 @@ describe("when the automatic refresh runs", () => {
   });
 
   test("its state tells the last success, the last outcome and the next run", async () => {
-    const h = harness({ everyMs: DAY, lastRefreshedAt: null, results: [{ version: "v1", failedSources: [{ name: "bingbot", detail: "HTTP 404" }] }] });
+    const h = harness({
+      everyMs: DAY,
+      lastRefreshedAt: null,
+      results: [{ version: "v1", failedSources: [{ name: "bingbot", detail: "HTTP 404" }] }],
+    });
     h.scheduler.start();
     expect(h.scheduler.state()).toMatchObject({ running: false, lastSuccessAt: null, last: null });
     await h.fire();
@@ -92,15 +103,25 @@ describe("when the automatic refresh runs", () => {
     expect(state.lastSuccessAt).toBe(h.runs[0]);
     expect(state.last?.failedSources).toEqual([{ name: "bingbot", detail: "HTTP 404" }]);
     expect(state.nextAt).toBe(h.runs[0] + DAY + 0.5 * 30 * 60_000);
-    expect(h.log[0]).toBe("refresh: dataset version v1 installed; could not fetch 1 source (bingbot; it keeps the data it had): the server answered HTTP 404. Fix: the publisher refused or failed: try again later, or leave the source out of --sources");
+    expect(h.log[0]).toBe(
+      "refresh: dataset version v1 installed; could not fetch 1 source (bingbot; it keeps the data it had): the server answered HTTP 404. Fix: the publisher refused or failed: try again later, or leave the source out of --sources",
+    );
   });
 
   test("a first refresh offline logs one short line: the sources grouped by why, none said to keep data it does not have", async () => {
     const failedSources = [
-      ...Array.from({ length: 29 }, (_, i) => ({ name: `feed-${i}`, detail: "getaddrinfo ENOTFOUND raw.githubusercontent.com", keeps: null })),
+      ...Array.from({ length: 29 }, (_, i) => ({
+        name: `feed-${i}`,
+        detail: "getaddrinfo ENOTFOUND raw.githubusercontent.com",
+        keeps: null,
+      })),
       { name: "maxmind", detail: "needs MAXMIND_LICENSE_KEY in the environment", keeps: null },
     ];
-    const h = harness({ everyMs: DAY, lastRefreshedAt: null, results: [{ error: "no source could be reached (30 failed)", failedSources }] });
+    const h = harness({
+      everyMs: DAY,
+      lastRefreshedAt: null,
+      results: [{ error: "no source could be reached (30 failed)", failedSources }],
+    });
     h.scheduler.start();
     await h.fire();
     expect(h.log).toEqual([

@@ -1,7 +1,19 @@
 import { expect, test } from "bun:test";
 import { SourcesError, expand, parseSources } from "../../src/datasets/update/sources.ts";
 
-const source = (fields: object) => JSON.stringify({ sources: [{ name: "feed", format: "address-list", feeds: "attack", licence: "test", url: "https://feeds.example/list.txt", ...fields }] });
+const source = (fields: object) =>
+  JSON.stringify({
+    sources: [
+      {
+        name: "feed",
+        format: "address-list",
+        feeds: "attack",
+        licence: "test",
+        url: "https://feeds.example/list.txt",
+        ...fields,
+      },
+    ],
+  });
 
 test("a sources file may read only variables named for sources, in its URLs, headers and requires", () => {
   const refused = [
@@ -10,9 +22,15 @@ test("a sources file may read only variables named for sources, in its URLs, hea
     { requires: ["AWS_SECRET_ACCESS_KEY"] },
   ];
   for (const fields of refused) expect(() => parseSources(source(fields), "sources.json")).toThrow(SourcesError);
-  expect(() => parseSources(source(refused[0]), "sources.json")).toThrow("sources.json: sources[0].url: ${RISKCHECK_ADMIN_PASSWORD} is not a variable a source may read; only RISKCHECK_SOURCE_… and MAXMIND_… variables are read");
+  expect(() => parseSources(source(refused[0]), "sources.json")).toThrow(
+    "sources.json: sources[0].url: ${RISKCHECK_ADMIN_PASSWORD} is not a variable a source may read; only RISKCHECK_SOURCE_… and MAXMIND_… variables are read",
+  );
   const allowed = parseSources(
-    source({ url: "https://${MAXMIND_ACCOUNT_ID}:${MAXMIND_LICENSE_KEY}@feeds.example/x", headers: { "x-key": "${RISKCHECK_SOURCE_FEED_KEY}" }, requires: ["RISKCHECK_SOURCE_FEED_KEY"] }),
+    source({
+      url: "https://${MAXMIND_ACCOUNT_ID}:${MAXMIND_LICENSE_KEY}@feeds.example/x",
+      headers: { "x-key": "${RISKCHECK_SOURCE_FEED_KEY}" },
+      requires: ["RISKCHECK_SOURCE_FEED_KEY"],
+    }),
     "sources.json",
   );
   expect(allowed).toHaveLength(1);

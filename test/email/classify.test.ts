@@ -6,7 +6,16 @@ const fixture = (overrides: Partial<Parameters<typeof buildDomainLists>[0]> = {}
   buildDomainLists({
     disposable: ["mailinator.com", "edu.pl", "github.io", "пример.com", "Temp-Mail.ORG"],
     disposableWildcard: ["33mail.com"],
-    free: ["gmail.com", "mailinator.com", "co.uk", "example.com", "mail.example.net", "foo.test", "me.localhost", "yahoo.co.uk"],
+    free: [
+      "gmail.com",
+      "mailinator.com",
+      "co.uk",
+      "example.com",
+      "mail.example.net",
+      "foo.test",
+      "me.localhost",
+      "yahoo.co.uk",
+    ],
     freeSupplement: [],
     allow: ["relay.mailinator.com"],
     ...overrides,
@@ -43,9 +52,12 @@ describe("disposable: exact, wildcard and parent matches", () => {
     expect(verdict("wikipedia.org", lists).isDisposable).toBe(false);
   });
 
-  test.each(["example.com", "mail.example.net", "example.co.uk", "foo.test", "a.invalid", "me.localhost"])("the reserved name %s is disposable: an address there can never receive mail", (domain) => {
-    expect(verdict(domain)).toEqual({ isDisposable: true, isFree: false });
-  });
+  test.each(["example.com", "mail.example.net", "example.co.uk", "foo.test", "a.invalid", "me.localhost"])(
+    "the reserved name %s is disposable: an address there can never receive mail",
+    (domain) => {
+      expect(verdict(domain)).toEqual({ isDisposable: true, isFree: false });
+    },
+  );
   test("names that merely contain 'example' are not reserved", () => {
     expect(verdict("example-shop.com").isDisposable).toBe(false);
     expect(verdict("myexample.org").isDisposable).toBe(false);
@@ -100,7 +112,12 @@ describe("list loading", () => {
       allow: [],
     });
     expect(lists.disposable.size).toBe(2);
-    expect(["good.com", "wild.com", "GOOD.com", "*.wild.com"].map((d) => lists.disposable.has(d))).toEqual([true, true, false, false]);
+    expect(["good.com", "wild.com", "GOOD.com", "*.wild.com"].map((d) => lists.disposable.has(d))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(dropped).toEqual({ disposable: 4, disposableWildcard: 0, free: 1, freeSupplement: 0, allow: 0 });
   });
   test("text lists skip comments and blank lines", () => {
@@ -113,7 +130,23 @@ describe("free = consumer mailbox providers only", () => {
     buildDomainLists({
       disposable: ["mailinator.com", "burner.example.org", "co.uk"],
       disposableWildcard: ["33mail.com"],
-      free: ["gmail.com", "mailinator.com", "x.33mail.com", "10minutemail.info", "temp-mail.net", "trash-mail.net", "throwawayemail.com", "spamgourmet.com", "disposableemail.org", "tempo.com.br", "contemporary.com", "minutes.co", "co.uk", "example.com", "mail.bcu.ac.uk"],
+      free: [
+        "gmail.com",
+        "mailinator.com",
+        "x.33mail.com",
+        "10minutemail.info",
+        "temp-mail.net",
+        "trash-mail.net",
+        "throwawayemail.com",
+        "spamgourmet.com",
+        "disposableemail.org",
+        "tempo.com.br",
+        "contemporary.com",
+        "minutes.co",
+        "co.uk",
+        "example.com",
+        "mail.bcu.ac.uk",
+      ],
       freeSupplement: ["tuta.io", "sohu.com"],
       allow: ["spamgourmet.com"],
     });
@@ -123,12 +156,18 @@ describe("free = consumer mailbox providers only", () => {
     expect(lists.free.has("mailinator.com")).toBe(false);
     expect(lists.free.has("x.33mail.com")).toBe(false);
   });
-  test.each(["10minutemail.info", "temp-mail.net", "trash-mail.net", "throwawayemail.com", "disposableemail.org"])("%s reads like a throwaway service: not free", (domain) => {
-    expect(build().lists.free.has(domain)).toBe(false);
-  });
-  test.each(["gmail.com", "tempo.com.br", "contemporary.com", "minutes.co"])("%s is kept: the words are not whole-service names", (domain) => {
-    expect(build().lists.free.has(domain)).toBe(true);
-  });
+  test.each(["10minutemail.info", "temp-mail.net", "trash-mail.net", "throwawayemail.com", "disposableemail.org"])(
+    "%s reads like a throwaway service: not free",
+    (domain) => {
+      expect(build().lists.free.has(domain)).toBe(false);
+    },
+  );
+  test.each(["gmail.com", "tempo.com.br", "contemporary.com", "minutes.co"])(
+    "%s is kept: the words are not whole-service names",
+    (domain) => {
+      expect(build().lists.free.has(domain)).toBe(true);
+    },
+  );
   test("a university's mail domain is an institution's, not a free provider", () => {
     expect(build().lists.free.has("mail.bcu.ac.uk")).toBe(false);
   });
@@ -138,6 +177,13 @@ describe("free = consumer mailbox providers only", () => {
     expect(lists.free.has("tuta.io") && lists.free.has("sohu.com")).toBe(true);
   });
   test("the report counts what was left out, and why", () => {
-    expect(build().free).toEqual({ candidates: 17, kept: 7, disposable: 2, throwawayName: 5, suffixOrReserved: 2, institutional: 1 });
+    expect(build().free).toEqual({
+      candidates: 17,
+      kept: 7,
+      disposable: 2,
+      throwawayName: 5,
+      suffixOrReserved: 2,
+      institutional: 1,
+    });
   });
 });

@@ -1,10 +1,21 @@
 import { describe, expect, test } from "bun:test";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
 import type { SourceInput } from "../../src/email/disposable-evidence.ts";
-import { EVIDENCE_RULES, type EvidenceRule, type Witness, evidenceStrength, independentWitnesses, meetsRule } from "../../src/email/evidence-rule.ts";
+import {
+  EVIDENCE_RULES,
+  type EvidenceRule,
+  type Witness,
+  evidenceStrength,
+  independentWitnesses,
+  meetsRule,
+} from "../../src/email/evidence-rule.ts";
 import { isDisposable } from "../../src/email/classify.ts";
 
-const witness = (name: string, copies: string[] = [], verifies = false): Witness => ({ name, verifies, copies: new Set(copies) });
+const witness = (name: string, copies: string[] = [], verifies = false): Witness => ({
+  name,
+  verifies,
+  copies: new Set(copies),
+});
 const primary = witness("primary");
 const other = witness("other");
 const verifying = witness("verifying", [], true);
@@ -16,11 +27,17 @@ const aggregator = witness("aggregator", ["copier", "primary"]);
 describe("independent witnesses", () => {
   test.each([
     [[primary], ["primary"]],
-    [[primary, other], ["primary", "other"]],
+    [
+      [primary, other],
+      ["primary", "other"],
+    ],
     [[primary, copier], ["primary"]],
     [[copier], ["copier"]],
     [[copier, aggregator, primary], ["primary"]],
-    [[copier, other], ["copier", "other"]],
+    [
+      [copier, other],
+      ["copier", "other"],
+    ],
   ] as const)("%#: a list that copies another one listing the name is no second witness", (listing, expected) => {
     expect(independentWitnesses(listing).map((w) => w.name)).toEqual([...expected]);
   });
@@ -46,11 +63,24 @@ describe("strength and rules", () => {
 /** A small random world of lists with lineage, from a seed. */
 function randomLists(seed: number): SourceInput[] {
   let state = seed;
-  const random = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const names = Array.from({ length: 400 }, (_, i) => `d${i}.example-${i % 7}.com`);
   const pick = () => new Map(names.filter(() => random() < 0.3).map((n) => [n, 0]));
-  const source = (name: string, includes: string[], verifies: boolean): SourceInput => ({ name, verifies, includes, wildcard: false, entries: pick(), checkedAt: null });
-  return [source("a", [], false), source("b", ["a"], false), source("c", ["b"], false), source("v", [], true), source("d", [], false)];
+  const source = (name: string, includes: string[], verifies: boolean): SourceInput => ({
+    name,
+    verifies,
+    includes,
+    wildcard: false,
+    entries: pick(),
+    checkedAt: null,
+  });
+  return [
+    source("a", [], false),
+    source("b", ["a"], false),
+    source("c", ["b"], false),
+    source("v", [], true),
+    source("d", [], false),
+  ];
 }
 
 describe("recall on names a verifying list or two independent lists name", () => {
@@ -58,10 +88,20 @@ describe("recall on names a verifying list or two independent lists name", () =>
     const sources = randomLists(seed);
     const allow = ["d7.example-0.com", "example-3.com"];
     for (const rule of EVIDENCE_RULES) {
-      const { lists } = buildDomainLists({ disposable: [], disposableWildcard: [], free: [], freeSupplement: [], allow, sources, rule });
+      const { lists } = buildDomainLists({
+        disposable: [],
+        disposableWildcard: [],
+        free: [],
+        freeSupplement: [],
+        allow,
+        sources,
+        rule,
+      });
       let strong = 0;
       for (const name of new Set(sources.flatMap((s) => [...s.entries.keys()]))) {
-        const listing = sources.filter((s) => s.entries.has(name)).map((s) => witness(s.name, s.name === "b" ? ["a"] : s.name === "c" ? ["b", "a"] : [], s.verifies));
+        const listing = sources
+          .filter((s) => s.entries.has(name))
+          .map((s) => witness(s.name, s.name === "b" ? ["a"] : s.name === "c" ? ["b", "a"] : [], s.verifies));
         const strength = evidenceStrength(listing);
         const allowlisted = allow.some((a) => name === a || name.endsWith(`.${a}`));
         if ((strength === "verified" || strength === "independent") && !allowlisted) {

@@ -18,11 +18,14 @@ describe("the golden table on the bundled data", () => {
   test("has at least 150 hand-checked addresses", () => {
     expect(GOLDEN_TABLE.length).toBeGreaterThanOrEqual(150);
   });
-  test.each(GOLDEN_TABLE.map((row) => [...row]))("%s → disposable %p, free %p: %s", async (address, disposable, free) => {
-    const res = await request(`/v1/check?email=${encodeURIComponent(address)}`, { key: secret });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ email: address, is_disposable: disposable, free_email: free });
-  });
+  test.each(GOLDEN_TABLE.map((row) => [...row]))(
+    "%s → disposable %p, free %p: %s",
+    async (address, disposable, free) => {
+      const res = await request(`/v1/check?email=${encodeURIComponent(address)}`, { key: secret });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ email: address, is_disposable: disposable, free_email: free });
+    },
+  );
 });
 
 describe("the compiled sets", () => {
@@ -38,9 +41,25 @@ describe("the golden table after an update adds maintained lists", async () => {
   // the lines where they carry free providers (mail.com's address domains, keemail.me, sohu.com …).
   // The shipped allowlist and supplement must keep those free, as after a default update.
   const dir = makeDataDir();
-  for (const file of ["allowlist.txt", "free-providers.txt"]) copyFileSync(join(BUNDLED_DATA_DIR, "email", file), join(dir, "email", file));
-  const excerpt = (name: string, file: string) => ({ name, url: `file://${join(import.meta.dir, "../fixtures/feeds", file)}`, format: "domain-list", feeds: "disposable", licence: "MIT" });
-  writeFileSync(join(dir, "sources.json"), JSON.stringify({ sources: [...BUNDLED_SOURCES, excerpt("mailchecker", "mailchecker-free-providers.txt"), excerpt("burner-email-providers", "burner-free-providers.txt")] }));
+  for (const file of ["allowlist.txt", "free-providers.txt"])
+    copyFileSync(join(BUNDLED_DATA_DIR, "email", file), join(dir, "email", file));
+  const excerpt = (name: string, file: string) => ({
+    name,
+    url: `file://${join(import.meta.dir, "../fixtures/feeds", file)}`,
+    format: "domain-list",
+    feeds: "disposable",
+    licence: "MIT",
+  });
+  writeFileSync(
+    join(dir, "sources.json"),
+    JSON.stringify({
+      sources: [
+        ...BUNDLED_SOURCES,
+        excerpt("mailchecker", "mailchecker-free-providers.txt"),
+        excerpt("burner-email-providers", "burner-free-providers.txt"),
+      ],
+    }),
+  );
   const run = await runCliAsync(["update", "--data-dir", dir]);
   const updated = (await loadSnapshot(dir, DEFAULT_THRESHOLDS)).snapshot;
   const app = await createTestApp({ snapshot: updated });
@@ -48,10 +67,15 @@ describe("the golden table after an update adds maintained lists", async () => {
 
   test("the update installed a version with both lists", () => {
     expect(run.code).toBe(0);
-    expect(updated.outputs["disposable-domains"].sources).toEqual(expect.arrayContaining(["mailchecker", "burner-email-providers"]));
+    expect(updated.outputs["disposable-domains"].sources).toEqual(
+      expect.arrayContaining(["mailchecker", "burner-email-providers"]),
+    );
   });
-  test.each(GOLDEN_TABLE.map((row) => [...row]))("%s → disposable %p, free %p: %s", async (address, disposable, free) => {
-    const res = await app.request(`/v1/check?email=${encodeURIComponent(address)}`, { key });
-    expect(await res.json()).toMatchObject({ email: address, is_disposable: disposable, free_email: free });
-  });
+  test.each(GOLDEN_TABLE.map((row) => [...row]))(
+    "%s → disposable %p, free %p: %s",
+    async (address, disposable, free) => {
+      const res = await app.request(`/v1/check?email=${encodeURIComponent(address)}`, { key });
+      expect(await res.json()).toMatchObject({ email: address, is_disposable: disposable, free_email: free });
+    },
+  );
 });

@@ -22,9 +22,12 @@ describe("did_you_mean", () => {
     ["googlemial.com", "googlemail.com"],
   ])("%s → %s", (domain, expected) => expect(didYouMean(domain)).toBe(expected));
 
-  test.each(["gmail.com", "yahoo.co.uk", "company.com", "mailinator.com", "xn--bcher-kva.de", "gmx.at"])("%s: no hint", (domain) => {
-    expect(didYouMean(domain)).toBeNull();
-  });
+  test.each(["gmail.com", "yahoo.co.uk", "company.com", "mailinator.com", "xn--bcher-kva.de", "gmx.at"])(
+    "%s: no hint",
+    (domain) => {
+      expect(didYouMean(domain)).toBeNull();
+    },
+  );
 
   test("a provider known otherwise is no typo of a major one", () => {
     expect(didYouMean("protonmail.ch")).toBe("protonmail.com");
@@ -38,8 +41,12 @@ describe("did_you_mean", () => {
 });
 
 describe("role_account", () => {
-  test.each(["postmaster", "Info", "abuse", "no-reply", "SUPPORT"])("%s is a role", (local) => expect(isRoleAccount(local)).toBe(true));
-  test.each(["jane.doe", "informatics", "admin2"])("%s is a person's", (local) => expect(isRoleAccount(local)).toBe(false));
+  test.each(["postmaster", "Info", "abuse", "no-reply", "SUPPORT"])("%s is a role", (local) =>
+    expect(isRoleAccount(local)).toBe(true),
+  );
+  test.each(["jane.doe", "informatics", "admin2"])("%s is a person's", (local) =>
+    expect(isRoleAccount(local)).toBe(false),
+  );
   test("a quoted or sub-addressed role is still one", () => {
     for (const address of ['"info"@example-corp.com', "postmaster+bounces@example-corp.com"]) {
       const domain = parseEmailAddress(address)!.domain;

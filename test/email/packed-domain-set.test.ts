@@ -18,7 +18,11 @@ describe("PackedDomainSet", () => {
     const members = new Set(names(20_000, 1));
     const packed = new PackedDomainSet(members);
     expect(packed.size).toBe(members.size);
-    const probes = [...members, ...names(20_000, 2), ...[...members].slice(0, 2_000).flatMap((m) => [m.slice(1), `${m}x`, `x${m}`, m.toUpperCase()])];
+    const probes = [
+      ...members,
+      ...names(20_000, 2),
+      ...[...members].slice(0, 2_000).flatMap((m) => [m.slice(1), `${m}x`, `x${m}`, m.toUpperCase()]),
+    ];
     const wrong = probes.filter((p) => packed.has(p) !== members.has(p));
     expect(wrong).toEqual([]);
     expect(probes.filter((p) => packed.has(p)).length).toBeGreaterThan(members.size);
@@ -26,7 +30,15 @@ describe("PackedDomainSet", () => {
 
   test("small sets, the empty name and input outside ASCII", () => {
     const packed = new PackedDomainSet(new Set(["a.io", "b.io"]));
-    expect(["a.io", "b.io", "c.io", "", "a.i", "a.io.", "ä.io"].map((d) => packed.has(d))).toEqual([true, true, false, false, false, false, false]);
+    expect(["a.io", "b.io", "c.io", "", "a.i", "a.io.", "ä.io"].map((d) => packed.has(d))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(new PackedDomainSet(new Set()).has("a.io")).toBe(false);
   });
 

@@ -20,12 +20,22 @@ function runTests(file: string, env: Record<string, string> = {}, prepare: (temp
   // As root, the test PostgreSQL server runs as the user postgres, who must reach its folder.
   chmodSync(temp, 0o755);
   prepare(temp);
-  const proc = Bun.spawn([process.execPath, "test", file], { cwd: ROOT, env: { ...process.env, TMPDIR: temp, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 80_000, killSignal: "SIGKILL" });
+  const proc = Bun.spawn([process.execPath, "test", file], {
+    cwd: ROOT,
+    env: { ...process.env, TMPDIR: temp, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 80_000,
+    killSignal: "SIGKILL",
+  });
   let output = "";
   const decoder = new TextDecoder();
-  const done = Promise.all([proc.stdout, proc.stderr].map(async (stream) => {
-    for await (const chunk of stream) output += decoder.decode(chunk);
-  }));
+  const done = Promise.all(
+    [proc.stdout, proc.stderr].map(async (stream) => {
+      for await (const chunk of stream) output += decoder.decode(chunk);
+    }),
+  );
   return { proc, temp, output: () => output, done };
 }
 
@@ -44,7 +54,9 @@ describe("a test run is bounded", () => {
     const stalled = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     try {
       const started = performance.now();
-      const run = runTests("test/postgres/quota-leases.test.ts", { RISKCHECK_TEST_DATABASE_URL: `postgres://riskcheck:x@127.0.0.1:${stalled.port}/postgres` });
+      const run = runTests("test/postgres/quota-leases.test.ts", {
+        RISKCHECK_TEST_DATABASE_URL: `postgres://riskcheck:x@127.0.0.1:${stalled.port}/postgres`,
+      });
       const code = await run.proc.exited;
       await run.done;
       const seconds = (performance.now() - started) / 1000;
@@ -61,7 +73,11 @@ describe("a test run is bounded", () => {
   test.concurrent("SIGTERM stops a run whose JavaScript thread is stuck within seconds, and its PostgreSQL server and temp files go too", async () => {
     const run = runTests("./test/harness/holds-postgres.fixture.ts");
     try {
-      await until("the run to hold its test database", 60_000, () => run.output().includes("holding the test database") || run.proc.exitCode !== null);
+      await until(
+        "the run to hold its test database",
+        60_000,
+        () => run.output().includes("holding the test database") || run.proc.exitCode !== null,
+      );
       expect(run.output()).toContain("holding the test database");
       const [folder] = readdirSync(run.temp);
       expect(readdirSync(join(run.temp, folder))).toContainEqual(expect.stringMatching(/^riskcheck-pg-/));
@@ -82,7 +98,8 @@ describe("a test run is bounded", () => {
     await ended.exited;
     const [leftover, live] = [ended.pid, process.pid].map((pid) => `riskcheck-test-${pid}-abcdef`);
     const run = runTests("test/harness/readme-commands.test.ts", {}, (temp) => {
-      for (const folder of [leftover, live]) mkdirSync(join(temp, folder, "riskcheck-pg-x", "data"), { recursive: true });
+      for (const folder of [leftover, live])
+        mkdirSync(join(temp, folder, "riskcheck-pg-x", "data"), { recursive: true });
     });
     expect(await run.proc.exited).toBe(0);
     await until("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)));

@@ -9,7 +9,12 @@ import { dirname, join, relative, resolve } from "node:path";
  */
 
 const ROOT = resolve(import.meta.dir, "../..");
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 interface Page {
   /** The text outside fenced code blocks. */
@@ -45,7 +50,10 @@ function anchors(markdown: string): Set<string> {
     const heading = !inFence && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
     const text = heading[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/<[^>]+>/g, "");
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+      .replace(/ /g, "-");
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -78,15 +86,34 @@ describe.each(PAGES)("%s", (page) => {
   });
 
   test("every src/, test/, bench/ or scripts/ path it names in code exists", () => {
-    const paths = new Set(code.flatMap((text) => [...text.matchAll(/(?<![\w./-])((?:src|test|bench|scripts)\/[\w./-]*[\w/])/g)].map((m) => m[1]!)));
+    const paths = new Set(
+      code.flatMap((text) =>
+        [...text.matchAll(/(?<![\w./-])((?:src|test|bench|scripts)\/[\w./-]*[\w/])/g)].map((m) => m[1]!),
+      ),
+    );
     const missing = [...paths].filter((p) => !existsSync(join(ROOT, p)));
     expect(missing).toEqual([]);
   });
 });
 
 test("the link check's anchors follow GitHub's rules", () => {
-  const page = ["# Bulk checks: `riskcheck scan` and `POST /v1/check/batch`", "## `?explain=1`: why", "## Limits and quota", "## Limits and quota", "```", "# not a heading", "```", "### Café, Straße & the [link](x.md)"].join("\n");
-  expect([...anchors(page)]).toEqual(["bulk-checks-riskcheck-scan-and-post-v1checkbatch", "explain1-why", "limits-and-quota", "limits-and-quota-1", "café-straße--the-link"]);
+  const page = [
+    "# Bulk checks: `riskcheck scan` and `POST /v1/check/batch`",
+    "## `?explain=1`: why",
+    "## Limits and quota",
+    "## Limits and quota",
+    "```",
+    "# not a heading",
+    "```",
+    "### Café, Straße & the [link](x.md)",
+  ].join("\n");
+  expect([...anchors(page)]).toEqual([
+    "bulk-checks-riskcheck-scan-and-post-v1checkbatch",
+    "explain1-why",
+    "limits-and-quota",
+    "limits-and-quota-1",
+    "café-straße--the-link",
+  ]);
 });
 
 test("the README links every page of the manual", () => {

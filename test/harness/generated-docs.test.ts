@@ -3,7 +3,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { COMMAND_SPECS } from "../../src/cli/dispatch.ts";
 import type { CommandSpec } from "../../src/cli/command-spec.ts";
-import { GENERATED_DOCS, generatedRegion, replaceGeneratedRegion, settings, synopsisBlock } from "../../scripts/markdown-reference.ts";
+import {
+  GENERATED_DOCS,
+  generatedRegion,
+  replaceGeneratedRegion,
+  settings,
+  synopsisBlock,
+} from "../../scripts/markdown-reference.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -31,7 +37,13 @@ test("every setting with a variable is in the configuration table once, with its
   expect(rows.find((r) => r.startsWith("| `RISKCHECK_DATA_DIR`"))).toContain("every command but `version`");
 });
 
-const spec = (name: string, flags: CommandSpec["flags"], environment?: CommandSpec["environment"]): CommandSpec => ({ name, summary: "s", flags, environment, examples: [] });
+const spec = (name: string, flags: CommandSpec["flags"], environment?: CommandSpec["environment"]): CommandSpec => ({
+  name,
+  summary: "s",
+  flags,
+  environment,
+  examples: [],
+});
 
 test("one variable described two ways by two commands is an error, not two rows", () => {
   const a = spec("a", [{ name: "x", type: "string", value: "N", env: "X", default: "1", description: "d" }]);
@@ -46,12 +58,19 @@ test("the synopsis shows the database's three flags as DATABASE, and a new flag 
     { name: "db", type: "string", value: "FILE", description: "" },
     { name: "database-url", type: "string", value: "URL", description: "" },
   ] as const;
-  const block = synopsisBlock([spec("keys list", [{ name: "json", type: "boolean", description: "" }, ...database]), spec("update", [database[0], { name: "only", type: "string", value: "NAMES", required: true, description: "" }])]);
-  expect(block.split("\n").slice(0, 2)).toEqual(["riskcheck keys list  [--json] [DATABASE]", "riskcheck update     [--data-dir DIR] --only NAMES"]);
+  const block = synopsisBlock([
+    spec("keys list", [{ name: "json", type: "boolean", description: "" }, ...database]),
+    spec("update", [database[0], { name: "only", type: "string", value: "NAMES", required: true, description: "" }]),
+  ]);
+  expect(block.split("\n").slice(0, 2)).toEqual([
+    "riskcheck keys list  [--json] [DATABASE]",
+    "riskcheck update     [--data-dir DIR] --only NAMES",
+  ]);
 });
 
 test("a region is replaced between its markers and nowhere else", () => {
-  const doc = "a\n<!-- generated: t (bun run docs; edit the command tables in src/cli/, not this) -->old<!-- end: t -->\nb";
+  const doc =
+    "a\n<!-- generated: t (bun run docs; edit the command tables in src/cli/, not this) -->old<!-- end: t -->\nb";
   expect(replaceGeneratedRegion(doc, "t", "\nnew\n")).toBe(doc.replace("old", "\nnew\n"));
   expect(() => replaceGeneratedRegion("no markers", "t", "x")).toThrow();
 });

@@ -34,11 +34,45 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   dashboard: ["email", "ip", "keys", "reports", "requests", "time"],
   http: ["checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports", "requests"],
   stores: ["dashboard", "email", "ip", "keys", "limits", "reports"],
-  app: ["dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "stores", "time"],
-  cli: ["app", "checks", "dashboard", "datasets", "email", "http", "ip", "keys", "limits", "metrics", "reports", "runtime", "scan", "stores", "text", "time"],
+  app: [
+    "dashboard",
+    "datasets",
+    "email",
+    "http",
+    "ip",
+    "keys",
+    "limits",
+    "metrics",
+    "reports",
+    "runtime",
+    "stores",
+    "time",
+  ],
+  cli: [
+    "app",
+    "checks",
+    "dashboard",
+    "datasets",
+    "email",
+    "http",
+    "ip",
+    "keys",
+    "limits",
+    "metrics",
+    "reports",
+    "runtime",
+    "scan",
+    "stores",
+    "text",
+    "time",
+  ],
 };
 
-const SPECIFIERS = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s*["']([^"']+)["']/gm];
+const SPECIFIERS = [
+  /\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+  /^\s*import\s*["']([^"']+)["']/gm,
+];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -130,7 +164,8 @@ function circleThrough(start: string, component: Set<string>, edges: Map<string,
  * followed through src/ (an `import { type A }` counts as loading its file).
  */
 function loadedWith(entries: string[]): { files: Set<string>; packages: Set<string> } {
-  const loading = /^\s*(?:import|export)\s+(?!type\s)[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
+  const loading =
+    /^\s*(?:import|export)\s+(?!type\s)[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
   const files = new Set<string>();
   const packages = new Set<string>();
   const visit = (file: string) => {
@@ -153,7 +188,16 @@ test("the reader finds the imports it checks, type-only ones included", () => {
   expect(graph.size).toBeGreaterThan(100);
   expect(graph.get("stores/stores.ts")?.files).toContain("keys/key-store.ts"); // `import type { KeyStore }`
   expect(graph.get("http/app.ts")?.packages).toContain("elysia");
-  expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
+  expect(
+    cycles(
+      new Map([
+        ["a", ["b"]],
+        ["b", ["c"]],
+        ["c", ["a"]],
+        ["d", ["a"]],
+      ]),
+    ),
+  ).toEqual([["a", "b", "c", "a"]]);
 });
 
 test("src/ holds only folders", () => {
@@ -173,7 +217,10 @@ test("each folder imports only the folders below it, and only the web layer impo
       const to = topFolder(target);
       if (to !== from && !MAY_IMPORT[from]?.includes(to)) wrong.push(`${file} → ${target}`);
     }
-    if (from !== "http") for (const name of packages) if (name === "elysia" || name.startsWith("elysia/") || name.startsWith("@elysiajs/")) wrong.push(`${file} → ${name}`);
+    if (from !== "http")
+      for (const name of packages)
+        if (name === "elysia" || name.startsWith("elysia/") || name.startsWith("@elysiajs/"))
+          wrong.push(`${file} → ${name}`);
   }
   expect(wrong).toEqual([]);
 });
@@ -189,7 +236,11 @@ test("only the command line imports the composition root, nothing imports the co
 test("ip/ does not import datasets/, scan/ nothing of http/, and no route imports another route", () => {
   expect(MAY_IMPORT.ip).not.toContain("datasets");
   expect(MAY_IMPORT.scan).not.toContain("http");
-  const wrong = [...graph].flatMap(([file, { files }]) => (file.startsWith("http/routes/") ? files.filter((t) => t.startsWith("http/routes/")).map((t) => `${file} → ${t}`) : []));
+  const wrong = [...graph].flatMap(([file, { files }]) =>
+    file.startsWith("http/routes/")
+      ? files.filter((t) => t.startsWith("http/routes/")).map((t) => `${file} → ${t}`)
+      : [],
+  );
   expect(wrong).toEqual([]);
 });
 
@@ -201,7 +252,12 @@ test("no import cycles, type-only ones included", () => {
 test("keys, email, reports, admin, db and help start without Elysia, the web layer or the dataset code: serve, update and scan import theirs when they run", () => {
   const { files, packages } = loadedWith(["cli/main.ts", "cli/dispatch.ts"]);
   expect(files).toContain("cli/keys.ts"); // the reader follows the imports
-  const heavy = [...files].filter((f) => ["http", "scan"].includes(topFolder(f)) || f.startsWith("datasets/update/") || ["datasets/load-snapshot.ts", "cli/serve.ts", "cli/update.ts"].includes(f));
+  const heavy = [...files].filter(
+    (f) =>
+      ["http", "scan"].includes(topFolder(f)) ||
+      f.startsWith("datasets/update/") ||
+      ["datasets/load-snapshot.ts", "cli/serve.ts", "cli/update.ts"].includes(f),
+  );
   expect(heavy).toEqual([]);
   expect([...packages].filter((name) => name.includes("elysia"))).toEqual([]);
 });

@@ -22,19 +22,37 @@ function privateCheckout(): string {
   folders.push(closed);
   chmodSync(closed, 0o700);
   const checkout = join(closed, "rc");
-  for (const file of ["test/support/postgres.ts", "test/support/deadline.ts", "test/harness/private-checkout.fixture.ts"]) {
+  for (const file of [
+    "test/support/postgres.ts",
+    "test/support/deadline.ts",
+    "test/harness/private-checkout.fixture.ts",
+  ]) {
     mkdirSync(dirname(join(checkout, file)), { recursive: true });
     cpSync(join(ROOT, file), join(checkout, file));
   }
-  cpSync(join(ROOT, "node_modules", PACKAGE), join(checkout, "node_modules", PACKAGE), { recursive: true, verbatimSymlinks: true });
+  cpSync(join(ROOT, "node_modules", PACKAGE), join(checkout, "node_modules", PACKAGE), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
   return checkout;
 }
 
 async function runFixture(checkout: string) {
   const started = performance.now();
   // The run's temp folder (the preload's, every user may enter it) stays the TMPDIR.
-  const proc = Bun.spawn([process.execPath, join(checkout, "test/harness/private-checkout.fixture.ts")], { cwd: checkout, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 80_000, killSignal: "SIGKILL" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, join(checkout, "test/harness/private-checkout.fixture.ts")], {
+    cwd: checkout,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 80_000,
+    killSignal: "SIGKILL",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -36,9 +36,19 @@ for (const name of ["src", "package.json", "node_modules"]) symlinkSync(join(ROO
 symlinkSync(makeDataDir(), join(folder, "data"));
 
 function sh(command: string, env: Record<string, string> = {}) {
-  const result = Bun.spawnSync(["sh", "-c", command], { cwd: folder, env: { ...process.env, ...env }, stdin: "ignore", timeout: 45_000, killSignal: "SIGKILL" });
+  const result = Bun.spawnSync(["sh", "-c", command], {
+    cwd: folder,
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    timeout: 45_000,
+    killSignal: "SIGKILL",
+  });
   // npm's own warnings about this machine's npm configuration are not the project's.
-  const stderr = result.stderr.toString().split("\n").filter((line) => line && !line.startsWith("npm warn")).join("\n");
+  const stderr = result.stderr
+    .toString()
+    .split("\n")
+    .filter((line) => line && !line.startsWith("npm warn"))
+    .join("\n");
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr };
 }
 
@@ -58,7 +68,7 @@ afterAll(async () => {
 
 // curl is what the README uses; a machine without it cannot run the README either.
 describe.skipIf(!Bun.which("curl"))("the README's example requests work as written, in the order written", () => {
-  test("each prints what the README shows (to the \"…\"), with the quick start's key as KEY", () => {
+  test('each prints what the README shows (to the "…"), with the quick start\'s key as KEY', () => {
     const env: Record<string, string> = { KEY: key };
     const found = examples();
     expect(found.some((e) => e.command.includes("/v1/reports"))).toBe(true);

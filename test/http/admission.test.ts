@@ -8,8 +8,17 @@ const outcome = (o: Partial<LimitOutcome>): LimitOutcome => ({ rate: null, quota
 describe("the limit headers of an admitted request", () => {
   test("each limit that is on adds its own headers, and nothing else", () => {
     expect(limitHeaders(outcome({}), 0)).toEqual({ "content-type": "application/json" });
-    expect(limitHeaders(outcome({ rate }), 0)).toEqual({ "content-type": "application/json", "x-ratelimit-limit": "60", "x-ratelimit-remaining": "59" });
-    expect(limitHeaders(outcome({ quota }), 1)).toEqual({ "content-type": "application/json", "x-quota-limit": "1000", "x-quota-remaining": "989", "x-quota-reset": "2026-12-01T00:00:00Z" });
+    expect(limitHeaders(outcome({ rate }), 0)).toEqual({
+      "content-type": "application/json",
+      "x-ratelimit-limit": "60",
+      "x-ratelimit-remaining": "59",
+    });
+    expect(limitHeaders(outcome({ quota }), 1)).toEqual({
+      "content-type": "application/json",
+      "x-quota-limit": "1000",
+      "x-quota-remaining": "989",
+      "x-quota-reset": "2026-12-01T00:00:00Z",
+    });
   });
 
   test("the answer that uses up a check shows it gone; a refused one does not", () => {
@@ -34,7 +43,10 @@ describe("the headers of a 429", () => {
   });
 
   test("quota used up: the reset is the month's end, and the rate limit still shows what it has left", () => {
-    const refused = outcome({ rate, quota: { allowed: false, limit: 5, used: 5, resetsAt: "2026-12-01T00:00:00Z", retryAfterSeconds: 3600 } });
+    const refused = outcome({
+      rate,
+      quota: { allowed: false, limit: 5, used: 5, resetsAt: "2026-12-01T00:00:00Z", retryAfterSeconds: 3600 },
+    });
     expect(limitHeaders(refused, 0)).toEqual({
       "content-type": "application/json",
       "x-ratelimit-limit": "60",
@@ -47,7 +59,10 @@ describe("the headers of a 429", () => {
   });
 
   test("both refused: the rate limit's reset, which comes sooner, is the one given", () => {
-    const refused = outcome({ rate: { allowed: false, limit: 60, retryAfterSeconds: 1 }, quota: { allowed: false, limit: 5, used: 5, resetsAt: "2026-12-01T00:00:00Z", retryAfterSeconds: 3600 } });
+    const refused = outcome({
+      rate: { allowed: false, limit: 60, retryAfterSeconds: 1 },
+      quota: { allowed: false, limit: 5, used: 5, resetsAt: "2026-12-01T00:00:00Z", retryAfterSeconds: 3600 },
+    });
     expect(limitHeaders(refused, 0)["x-ratelimit-reset"]).toBe("1");
   });
 });

@@ -43,15 +43,16 @@ describe.each(ENDPOINTS)("401 variants on %s", (path) => {
     expect(await res.json()).toEqual(MISSING);
   });
 
-  test.each([["a random well-formed key", generateSecret()], ["garbage", "hunter2"], ["almost a key", `rk_${"x".repeat(43)}`]])(
-    "%s → Invalid API key",
-    async (_, key) => {
-      const { request } = await createTestApp();
-      const res = await request(path, { key });
-      expect(res.status).toBe(401);
-      expect(await res.json()).toEqual(UNKNOWN);
-    },
-  );
+  test.each([
+    ["a random well-formed key", generateSecret()],
+    ["garbage", "hunter2"],
+    ["almost a key", `rk_${"x".repeat(43)}`],
+  ])("%s → Invalid API key", async (_, key) => {
+    const { request } = await createTestApp();
+    const res = await request(path, { key });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(UNKNOWN);
+  });
 
   test("a revoked key → API key revoked, from the very next request", async () => {
     const { request, newKey, keys } = await createTestApp();
@@ -118,27 +119,39 @@ describe("the key is read from the Authorization header only", () => {
     const res = await served.request(`/v1/ip-reputation-check?ip=8.8.8.8&access_token=${secret}`);
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(MISSING);
-    expect((await served.request("/v1/ip-reputation-check?ip=8.8.8.8", { headers: { authorization: `bEaReR ${secret}` } })).status).toBe(200);
+    expect(
+      (await served.request("/v1/ip-reputation-check?ip=8.8.8.8", { headers: { authorization: `bEaReR ${secret}` } }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe("HEAD and other methods on the API are 404 and spend nothing", () => {
   const API = ["/v1/check?email=a@gmail.com", "/v1/ip-reputation-check?ip=8.8.8.8"];
   test.each(["HEAD", "OPTIONS", "PATCH", "PUT", "DELETE", "POST"])("%s", async (method) => {
-    const { request, newKey, listenOnLoopback } = await createTestApp({ ratePerMinute: 60, rateBurst: 1, ipQuotaPerMonth: 1 });
+    const { request, newKey, listenOnLoopback } = await createTestApp({
+      ratePerMinute: 60,
+      rateBurst: 1,
+      ipQuotaPerMonth: 1,
+    });
     const { secret } = await newKey();
     await using served = listenOnLoopback();
     for (const path of API) {
       const inProcess = await request(path, { method, key: secret });
       expect([path, inProcess.status]).toEqual([path, 404]);
       expect(inProcess.headers.get("x-ratelimit-remaining")).toBeNull();
-      if (method !== "HEAD") expect(await inProcess.json()).toEqual({ error: "not_found", message: expect.any(String) });
+      if (method !== "HEAD")
+        expect(await inProcess.json()).toEqual({ error: "not_found", message: expect.any(String) });
       const overSocket = await served.request(path, { method, key: secret });
       expect([path, overSocket.status]).toEqual([path, 404]);
     }
     // The one token of the burst and the one check of the quota are still there.
     const res = await request(API[1], { key: secret });
-    expect([res.status, res.headers.get("x-ratelimit-remaining"), res.headers.get("x-quota-remaining")]).toEqual([200, "0", "0"]);
+    expect([res.status, res.headers.get("x-ratelimit-remaining"), res.headers.get("x-quota-remaining")]).toEqual([
+      200,
+      "0",
+      "0",
+    ]);
   });
 });
 

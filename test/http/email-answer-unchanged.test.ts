@@ -39,15 +39,30 @@ describe("the email answer without explain", () => {
     expect(differing).toEqual([]);
   });
 
-  test.each(["explain=0", "explain=no", "explain=false", "explain=maybe"])("?%s keeps the four fields", async (param) => {
-    const body = (await (await request(`/v1/check?email=someone%40mailinator.com&${param}`, { key: secret })).json()) as { reasons: { sources: { source: string }[] } };
-    expect(Object.keys(body)).toEqual(["email", "is_disposable", "domain", "free_email"]);
-  });
+  test.each(["explain=0", "explain=no", "explain=false", "explain=maybe"])(
+    "?%s keeps the four fields",
+    async (param) => {
+      const body = (await (
+        await request(`/v1/check?email=someone%40mailinator.com&${param}`, { key: secret })
+      ).json()) as { reasons: { sources: { source: string }[] } };
+      expect(Object.keys(body)).toEqual(["email", "is_disposable", "domain", "free_email"]);
+    },
+  );
 
-  test.each(["explain", "explain=1", "explain=true", "explain=YES"])("?%s adds reasons after the four fields", async (param) => {
-    const body = (await (await request(`/v1/check?email=someone%40mailinator.com&${param}`, { key: secret })).json()) as { reasons: { sources: { source: string }[] } };
-    expect(Object.keys(body)).toEqual(["email", "is_disposable", "domain", "free_email", "reasons"]);
-    expect(body.reasons).toMatchObject({ rule: "listed", matched: "mailinator.com", evidence: "verified", confidence: "high" });
-    expect(body.reasons.sources.map((s: { source: string }) => s.source)).toContain("bundled-disposable-domains");
-  });
+  test.each(["explain", "explain=1", "explain=true", "explain=YES"])(
+    "?%s adds reasons after the four fields",
+    async (param) => {
+      const body = (await (
+        await request(`/v1/check?email=someone%40mailinator.com&${param}`, { key: secret })
+      ).json()) as { reasons: { sources: { source: string }[] } };
+      expect(Object.keys(body)).toEqual(["email", "is_disposable", "domain", "free_email", "reasons"]);
+      expect(body.reasons).toMatchObject({
+        rule: "listed",
+        matched: "mailinator.com",
+        evidence: "verified",
+        confidence: "high",
+      });
+      expect(body.reasons.sources.map((s: { source: string }) => s.source)).toContain("bundled-disposable-domains");
+    },
+  );
 });

@@ -9,12 +9,24 @@ async function setup() {
 
 describe("email check answers with the spec's four fields", () => {
   test.each([
-    ["someone@mailinator.com", { email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false }],
+    [
+      "someone@mailinator.com",
+      { email: "someone@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false },
+    ],
     ["someone@gmail.com", { email: "someone@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true }],
     ["Someone@GMAIL.com", { email: "Someone@GMAIL.com", is_disposable: false, domain: "gmail.com", free_email: true }],
-    ["x@sub.mailinator.com", { email: "x@sub.mailinator.com", is_disposable: true, domain: "sub.mailinator.com", free_email: false }],
-    ["x@alias.33mail.com", { email: "x@alias.33mail.com", is_disposable: true, domain: "alias.33mail.com", free_email: false }],
-    ["x@corp.example.org", { email: "x@corp.example.org", is_disposable: true, domain: "corp.example.org", free_email: false }],
+    [
+      "x@sub.mailinator.com",
+      { email: "x@sub.mailinator.com", is_disposable: true, domain: "sub.mailinator.com", free_email: false },
+    ],
+    [
+      "x@alias.33mail.com",
+      { email: "x@alias.33mail.com", is_disposable: true, domain: "alias.33mail.com", free_email: false },
+    ],
+    [
+      "x@corp.example.org",
+      { email: "x@corp.example.org", is_disposable: true, domain: "corp.example.org", free_email: false },
+    ],
     ["x@acme-corp.org", { email: "x@acme-corp.org", is_disposable: false, domain: "acme-corp.org", free_email: false }],
     ["x@duck.com", { email: "x@duck.com", is_disposable: false, domain: "duck.com", free_email: false }],
     ["x@uw.edu.pl", { email: "x@uw.edu.pl", is_disposable: false, domain: "uw.edu.pl", free_email: false }],
@@ -30,12 +42,17 @@ describe("email check answers with the spec's four fields", () => {
   test("an IDN domain is matched and answered in punycode", async () => {
     const { check } = await setup();
     const res = await check(`?email=${encodeURIComponent("x@пример.com")}`);
-    expect(await res.text()).toBe(JSON.stringify({ email: "x@пример.com", is_disposable: true, domain: "xn--e1afmkfd.com", free_email: false }));
+    expect(await res.text()).toBe(
+      JSON.stringify({ email: "x@пример.com", is_disposable: true, domain: "xn--e1afmkfd.com", free_email: false }),
+    );
   });
 
   test("a literal + stays a +", async () => {
     const { check } = await setup();
-    expect(await (await check("?email=user+tag@gmail.com")).json()).toMatchObject({ email: "user+tag@gmail.com", free_email: true });
+    expect(await (await check("?email=user+tag@gmail.com")).json()).toMatchObject({
+      email: "user+tag@gmail.com",
+      free_email: true,
+    });
   });
 
   test("rate-limit headers come with every answer", async () => {

@@ -20,7 +20,9 @@ afterAll(() => served.stop());
 /** Sends the request as written and reads until the server closes: status, content type, body. */
 function send(head: string): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(served.server.port!, "127.0.0.1", () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
+    const socket = connect(served.server.port!, "127.0.0.1", () =>
+      socket.write(`${head}\r\nConnection: close\r\n\r\n`),
+    );
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
@@ -32,7 +34,11 @@ function send(head: string): Promise<{ status: number; type: string; body: strin
       clearTimeout(timer);
       const text = Buffer.concat(chunks).toString();
       const [top, ...rest] = text.split("\r\n\r\n");
-      resolve({ status: Number(top.split(" ")[1]), type: /content-type: ([^\r]*)/i.exec(top)?.[1] ?? "", body: rest.join("\r\n\r\n") });
+      resolve({
+        status: Number(top.split(" ")[1]),
+        type: /content-type: ([^\r]*)/i.exec(top)?.[1] ?? "",
+        body: rest.join("\r\n\r\n"),
+      });
     });
   });
 }
@@ -76,7 +82,9 @@ describe("answers the app shapes over a socket, where Bun used to answer first",
   test("a declared body over 16 MiB is the documented 413 JSON, not Bun's bare one", async () => {
     const { secret } = await app.newKey("both", { permissions: ["check", "report"] });
     for (const path of ["/v1/reports", "/v1/check/batch"]) {
-      const res = await send(`POST ${path} HTTP/1.1\r\nHost: api\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}`);
+      const res = await send(
+        `POST ${path} HTTP/1.1\r\nHost: api\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}`,
+      );
       expect(res.status).toBe(413);
       expect(res.type).toBe("application/json");
       expect(JSON.parse(res.body)).toEqual({ error: "body_too_large", message: expect.any(String) });

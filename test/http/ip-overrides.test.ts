@@ -22,22 +22,34 @@ async function snapshotWithDropFeed(ip?: Awaited<ReturnType<typeof bundledIpData
   return testSnapshot({ ...(ip ?? (await bundledIpDatasets())), feeds: new ReputationIndex(feed.build()) });
 }
 
-type Reasons = { rule: { id: string }; override?: { target: string; action: string; reason: string; author: string; until: string | null; source: string } };
+type Reasons = {
+  rule: { id: string };
+  override?: { target: string; action: string; reason: string; author: string; until: string | null; source: string };
+};
 type Rep = { risky: boolean; reputation: string; sum: number; reasons?: Reasons };
 
-async function setup(stores?: NonNullable<Parameters<typeof createTestApp>[0]>["stores"], snapshot?: Awaited<ReturnType<typeof testSnapshot>>) {
+async function setup(
+  stores?: NonNullable<Parameters<typeof createTestApp>[0]>["stores"],
+  snapshot?: Awaited<ReturnType<typeof testSnapshot>>,
+) {
   const t = await createTestApp({ stores, snapshot: snapshot ?? (await snapshotWithDropFeed()) });
   const { secret } = await t.newKey();
   // On PostgreSQL a new key reaches the instance by notification.
   const deadline = performance.now() + 5_000;
-  while (t.deps.authenticator.authenticate(secret).outcome !== "active" && performance.now() < deadline) await Bun.sleep(5);
+  while (t.deps.authenticator.authenticate(secret).outcome !== "active" && performance.now() < deadline)
+    await Bun.sleep(5);
   const reputation = async (ip: string): Promise<Rep> => {
     const res = await t.request(`/v1/ip-reputation-check?ip=${ip}&explain=1`, { key: secret });
     expect(res.status).toBe(200);
     return ((await res.json()) as { reputation: Rep }).reputation;
   };
   const put = async (target: string, action: "allow" | "deny", extra: { until?: string; author?: string } = {}) => {
-    await t.stores.ipOverrides.put(ipOverrideLine({ target, action, reason: `why ${target}`, author: extra.author ?? "ops", until: extra.until }, new Date(t.clock.now)));
+    await t.stores.ipOverrides.put(
+      ipOverrideLine(
+        { target, action, reason: `why ${target}`, author: extra.author ?? "ops", until: extra.until },
+        new Date(t.clock.now),
+      ),
+    );
     await t.ipOverrides.refresh();
   };
   return { ...t, reputation, put };
@@ -51,7 +63,15 @@ describe.each(STORE_BACKENDS)("IP override lines on $name", (backend) => {
     const allowed = await t.reputation("81.2.69.142");
     expect(allowed).toMatchObject({ risky: false, reputation: "ok" });
     expect(allowed.reasons!.rule.id).toBe("allowlisted");
-    expect(allowed.reasons!.override).toEqual({ target: "81.2.69.142", action: "allow", reason: "why 81.2.69.142", author: "jane", created: new Date(t.clock.now).toISOString(), until: null, source: "database" } as never);
+    expect(allowed.reasons!.override).toEqual({
+      target: "81.2.69.142",
+      action: "allow",
+      reason: "why 81.2.69.142",
+      author: "jane",
+      created: new Date(t.clock.now).toISOString(),
+      until: null,
+      source: "database",
+    } as never);
     expect(await t.reputation("81.2.69.143")).toMatchObject({ risky: true, reputation: "bad" });
     expect((await t.reputation("81.2.69.143")).reasons!.override).toBeUndefined();
   });
@@ -64,31 +84,72 @@ describe.each(STORE_BACKENDS)("IP override lines on $name", (backend) => {
     await t.put("8.8.8.8", "allow");
     await t.put("81.2.69.128/25", "allow");
     await t.put("81.2.69.142", "deny");
-    expect(await t.reputation("8.8.8.8")).toMatchObject({ risky: false, reputation: "ok", reasons: { override: { target: "8.8.8.8" } } });
-    expect(await t.reputation("8.8.8.9")).toMatchObject({ risky: true, reputation: "bad", reasons: { rule: { id: "denylisted" }, override: { target: "8.8.8.0/24" } } });
-    expect(await t.reputation("8.8.4.4")).toMatchObject({ risky: false, reputation: "ok", reasons: { override: { target: "8.8.0.0/16" } } });
+    expect(await t.reputation("8.8.8.8")).toMatchObject({
+      risky: false,
+      reputation: "ok",
+      reasons: { override: { target: "8.8.8.8" } },
+    });
+    expect(await t.reputation("8.8.8.9")).toMatchObject({
+      risky: true,
+      reputation: "bad",
+      reasons: { rule: { id: "denylisted" }, override: { target: "8.8.8.0/24" } },
+    });
+    expect(await t.reputation("8.8.4.4")).toMatchObject({
+      risky: false,
+      reputation: "ok",
+      reasons: { override: { target: "8.8.0.0/16" } },
+    });
     // Another address of Google's network (AS15169) outside the ranges: the network's line.
-    expect(await t.reputation("142.250.1.1")).toMatchObject({ risky: true, reputation: "bad", reasons: { override: { target: "AS15169", action: "deny" } } });
-    expect(await t.reputation("81.2.69.142")).toMatchObject({ risky: true, reputation: "bad", reasons: { override: { target: "81.2.69.142" } } });
-    expect(await t.reputation("81.2.69.143")).toMatchObject({ risky: false, reputation: "ok", reasons: { override: { target: "81.2.69.128/25" } } });
-    expect(await t.reputation("81.2.69.1")).toMatchObject({ reputation: "bad", reasons: { rule: { id: "confirmed-bad" } } });
+    expect(await t.reputation("142.250.1.1")).toMatchObject({
+      risky: true,
+      reputation: "bad",
+      reasons: { override: { target: "AS15169", action: "deny" } },
+    });
+    expect(await t.reputation("81.2.69.142")).toMatchObject({
+      risky: true,
+      reputation: "bad",
+      reasons: { override: { target: "81.2.69.142" } },
+    });
+    expect(await t.reputation("81.2.69.143")).toMatchObject({
+      risky: false,
+      reputation: "ok",
+      reasons: { override: { target: "81.2.69.128/25" } },
+    });
+    expect(await t.reputation("81.2.69.1")).toMatchObject({
+      reputation: "bad",
+      reasons: { rule: { id: "confirmed-bad" } },
+    });
   });
 
   test("IPv6 lines", async () => {
     const t = await setup(await backend.fresh());
     await t.put("2001:4860::/32", "deny");
     await t.put("2001:4860:4860::8888", "allow");
-    expect(await t.reputation("2001:4860:4860::8844")).toMatchObject({ risky: true, reputation: "bad", reasons: { override: { target: "2001:4860::/32" } } });
-    expect(await t.reputation("2001:4860:4860:0:0:0:0:8888")).toMatchObject({ risky: false, reputation: "ok", reasons: { override: { target: "2001:4860:4860::8888" } } });
+    expect(await t.reputation("2001:4860:4860::8844")).toMatchObject({
+      risky: true,
+      reputation: "bad",
+      reasons: { override: { target: "2001:4860::/32" } },
+    });
+    expect(await t.reputation("2001:4860:4860:0:0:0:0:8888")).toMatchObject({
+      risky: false,
+      reputation: "ok",
+      reasons: { override: { target: "2001:4860:4860::8888" } },
+    });
   });
 
   test("a line stops applying at its expiry, without asking the store again; removed, the feeds decide again", async () => {
     const t = await setup(await backend.fresh());
     await t.put("81.2.69.0/24", "allow", { until: new Date(t.clock.now + 60_000).toISOString() });
-    expect(await t.reputation("81.2.69.5")).toMatchObject({ reputation: "ok", reasons: { override: { until: new Date(t.clock.now + 60_000).toISOString() } } });
+    expect(await t.reputation("81.2.69.5")).toMatchObject({
+      reputation: "ok",
+      reasons: { override: { until: new Date(t.clock.now + 60_000).toISOString() } },
+    });
     t.clock.now += 60_000;
     await t.ipOverrides.refresh();
-    expect(await t.reputation("81.2.69.5")).toMatchObject({ reputation: "bad", reasons: { rule: { id: "confirmed-bad" } } });
+    expect(await t.reputation("81.2.69.5")).toMatchObject({
+      reputation: "bad",
+      reasons: { rule: { id: "confirmed-bad" } },
+    });
     await t.put("81.2.69.5", "allow");
     expect((await t.reputation("81.2.69.5")).reputation).toBe("ok");
     await t.stores.ipOverrides.remove("81.2.69.5");
@@ -109,13 +170,28 @@ describe("data/ip/allowlist.txt", () => {
     expect(await t.reputation("81.2.69.142")).toMatchObject({
       risky: false,
       reputation: "ok",
-      reasons: { rule: { id: "allowlisted" }, override: { target: "81.2.69.0/24", action: "allow", author: "data/ip/allowlist.txt", until: null, source: "allowlist-file" } },
+      reasons: {
+        rule: { id: "allowlisted" },
+        override: {
+          target: "81.2.69.0/24",
+          action: "allow",
+          author: "data/ip/allowlist.txt",
+          until: null,
+          source: "allowlist-file",
+        },
+      },
     });
     await t.put("81.2.69.142", "deny");
-    expect(await t.reputation("81.2.69.142")).toMatchObject({ reputation: "bad", reasons: { override: { target: "81.2.69.142", source: "database" } } });
+    expect(await t.reputation("81.2.69.142")).toMatchObject({
+      reputation: "bad",
+      reasons: { override: { target: "81.2.69.142", source: "database" } },
+    });
     expect((await t.reputation("81.2.69.143")).reputation).toBe("ok");
     // The same target in both: the database's line.
     await t.put("8.8.8.8", "deny");
-    expect(await t.reputation("8.8.8.8")).toMatchObject({ reputation: "bad", reasons: { override: { source: "database" } } });
+    expect(await t.reputation("8.8.8.8")).toMatchObject({
+      reputation: "bad",
+      reasons: { override: { source: "database" } },
+    });
   });
 });

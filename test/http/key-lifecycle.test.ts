@@ -31,7 +31,8 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
     Object.defineProperty(t.clock, "now", { get: () => Date.now() });
     t.client.address = "127.0.0.1";
     const cli = await backend.another();
-    const check = (secret: string, email = "someone@gmail.com") => t.request(`/v1/check?email=${email}`, { key: secret });
+    const check = (secret: string, email = "someone@gmail.com") =>
+      t.request(`/v1/check?email=${email}`, { key: secret });
     const status = (secret: string) => async () => (await check(secret)).status;
     return { t, cli, check, status };
   }
@@ -63,11 +64,17 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
 
   test("a key past its expiry is answered 401 with the spec's body", async () => {
     const { cli, check, status } = await setUp();
-    const { secret } = await cli.keys.create({ name: "contractor", expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    const { secret } = await cli.keys.create({
+      name: "contractor",
+      expiresAt: new Date(Date.now() + 1_000).toISOString(),
+    });
     await within(3_000, status(secret), 200);
     await within(3_000, status(secret), 401);
     const res = await check(secret);
-    expect(await res.json()).toEqual({ error: "API key revoked", message: "This API key has been revoked. Please generate a new one." });
+    expect(await res.json()).toEqual({
+      error: "API key revoked",
+      message: "This API key has been revoked. Please generate a new one.",
+    });
   });
 
   test("--allow-from 10.0.0.0/8: from 127.0.0.1 403 naming the address, from 10.1.2.3 answered; after the permission, before the rate limit", async () => {
@@ -78,7 +85,10 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
       const res = await check(secret);
       expect(res.status).toBe(403);
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
-      expect(await res.json()).toEqual({ error: "forbidden", message: expect.stringMatching(/not allowed from 127\.0\.0\.1.*allowed networks/) });
+      expect(await res.json()).toEqual({
+        error: "forbidden",
+        message: expect.stringMatching(/not allowed from 127\.0\.0\.1.*allowed networks/),
+      });
     }
     const ip = await t.request("/v1/ip-reputation-check?ip=8.8.8.8", { key: secret });
     expect(ip.status).toBe(403);
@@ -86,7 +96,11 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
     expect((await check(secret)).status).toBe(200);
     expect((await check(secret)).status).toBe(429);
     // A key without the permission is refused for that first, wherever it comes from.
-    const { secret: reporter } = await cli.keys.create({ name: "reporter", permissions: ["report"], allowedNetworks: ["10.0.0.0/8"] });
+    const { secret: reporter } = await cli.keys.create({
+      name: "reporter",
+      permissions: ["report"],
+      allowedNetworks: ["10.0.0.0/8"],
+    });
     t.client.address = "127.0.0.1";
     await within(3_000, status(reporter), 403);
     expect(((await (await check(reporter)).json()) as { message: string }).message).toContain("permission");
@@ -116,13 +130,30 @@ describe.each(STORE_BACKENDS)("keys changed, rotated, expired and restricted, on
     await check(secret); // forbidden
     await t.usage.flush();
     const totals = outcomeTotals(dailyOutcomes(await t.usageStore.outcomesOf(key.id, 1, Date.now()), 1, Date.now()));
-    expect(totals).toEqual({ answered: 2, rate_limited: 1, over_quota: 0, refused: 1, forbidden: 1, reports_accepted: 0 });
+    expect(totals).toEqual({
+      answered: 2,
+      rate_limited: 1,
+      over_quota: 0,
+      refused: 1,
+      forbidden: 1,
+      reports_accepted: 0,
+    });
   });
 
   test("reports a key sends count in its usage: the request answered, the reports accepted", async () => {
     const { t, cli } = await setUp();
     const { key, secret } = await cli.keys.create({ name: "waf", permissions: ["report"] });
-    const post = () => t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify({ reports: [{ ip: "81.2.69.142", category: "bot" }, { ip: "89.160.20.112", category: "attack" }] }) });
+    const post = () =>
+      t.request("/v1/reports", {
+        key: secret,
+        method: "POST",
+        body: JSON.stringify({
+          reports: [
+            { ip: "81.2.69.142", category: "bot" },
+            { ip: "89.160.20.112", category: "attack" },
+          ],
+        }),
+      });
     await within(3_000, async () => (await post()).status, 200);
     await t.usage.flush();
     const totals = outcomeTotals(dailyOutcomes(await t.usageStore.outcomesOf(key.id, 1, Date.now()), 1, Date.now()));

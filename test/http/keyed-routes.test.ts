@@ -29,8 +29,16 @@ const KEYED = app.routes
 const MISSING = { error: "No API key provided", message: "Please include your API key in the Authorization header" };
 const UNKNOWN = { error: "Invalid API key", message: "The provided API key is not valid" };
 const REVOKED = { error: "API key revoked", message: "This API key has been revoked. Please generate a new one." };
-const RATE_LIMITED = { error: "rate_limit_exceeded", message: "Rate limit exceeded. Please try again later.", retry_after: 60 };
-const QUOTA_EXCEEDED = { error: "quota_exceeded", message: "Monthly quota exceeded. Please upgrade your plan or wait until next month.", retry_after: 86400 };
+const RATE_LIMITED = {
+  error: "rate_limit_exceeded",
+  message: "Rate limit exceeded. Please try again later.",
+  retry_after: 60,
+};
+const QUOTA_EXCEEDED = {
+  error: "quota_exceeded",
+  message: "Monthly quota exceeded. Please upgrade your plan or wait until next month.",
+  retry_after: 86400,
+};
 
 /** A body that says whether anything read it: a route must not read one before the rate limit lets it. */
 function watchedBody(text: string) {
@@ -48,15 +56,29 @@ function watchedBody(text: string) {
   return { stream, watch };
 }
 
-function send(handle: (r: Request) => Promise<Response>, route: (typeof KEYED)[number], secret: string | null, init: { query?: string; body?: string | ReadableStream<Uint8Array> } = {}) {
+function send(
+  handle: (r: Request) => Promise<Response>,
+  route: (typeof KEYED)[number],
+  secret: string | null,
+  init: { query?: string; body?: string | ReadableStream<Uint8Array> } = {},
+) {
   const headers: Record<string, string> = secret === null ? {} : { authorization: `Bearer ${secret}` };
   const body = route.method === "GET" ? undefined : (init.body ?? "{}");
-  return handle(new Request(`http://riskcheck.test${route.path}${init.query ?? ""}`, { method: route.method, headers, body }));
+  return handle(
+    new Request(`http://riskcheck.test${route.path}${init.query ?? ""}`, { method: route.method, headers, body }),
+  );
 }
 
 test("the app has keyed routes, and the quota's requests name only keyed routes", () => {
   const names = KEYED.map((r) => r.name);
-  expect(names).toEqual(expect.arrayContaining(["GET /v1/check", "GET /v1/ip-reputation-check", "POST /v1/check/batch", "POST /v1/reports"]));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      "GET /v1/check",
+      "GET /v1/ip-reputation-check",
+      "POST /v1/check/batch",
+      "POST /v1/reports",
+    ]),
+  );
   for (const name of Object.keys(QUOTA_SPENDING)) expect(names).toContain(name);
 });
 
@@ -65,9 +87,17 @@ describe.each(KEYED.map((r) => [r.name, r] as const))("%s", (_, route) => {
     const { handle, newKey, keys } = await createTestApp();
     const { key, secret } = await newKey("all", { permissions: PERMISSIONS });
     await keys.revoke(key.id);
-    for (const [given, expected] of [[null, MISSING], [`rk_${"x".repeat(43)}`, UNKNOWN], [secret, REVOKED]] as const) {
+    for (const [given, expected] of [
+      [null, MISSING],
+      [`rk_${"x".repeat(43)}`, UNKNOWN],
+      [secret, REVOKED],
+    ] as const) {
       const res = await send(handle, route, given);
-      expect([res.status, res.headers.get("content-type"), await res.json()]).toEqual([401, "application/json", expected]);
+      expect([res.status, res.headers.get("content-type"), await res.json()]).toEqual([
+        401,
+        "application/json",
+        expected,
+      ]);
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     }
   });
@@ -103,8 +133,16 @@ describe.each(KEYED.map((r) => [r.name, r] as const))("%s", (_, route) => {
     const before = await counted();
     const { stream, watch } = watchedBody('{"emails":["a@gmail.com"],"ips":["8.8.8.8"]}');
     const refused = await send(handle, route, secret, { query: "?email=bad&ip=bad", body: stream });
-    expect([refused.status, refused.headers.get("content-type"), await refused.json()]).toEqual([429, "application/json", RATE_LIMITED]);
-    expect([refused.headers.get("x-ratelimit-limit"), refused.headers.get("x-ratelimit-remaining"), refused.headers.get("x-ratelimit-reset")]).toEqual(["1", "0", "1"]);
+    expect([refused.status, refused.headers.get("content-type"), await refused.json()]).toEqual([
+      429,
+      "application/json",
+      RATE_LIMITED,
+    ]);
+    expect([
+      refused.headers.get("x-ratelimit-limit"),
+      refused.headers.get("x-ratelimit-remaining"),
+      refused.headers.get("x-ratelimit-reset"),
+    ]).toEqual(["1", "0", "1"]);
     expect(watch.read).toBe(false);
     expect(await counted()).toBe(before + 1);
   });
@@ -121,7 +159,11 @@ describe.each(KEYED.map((r) => [r.name, r] as const))("%s", (_, route) => {
       return;
     }
     expect([res.status, await res.json()]).toEqual([429, QUOTA_EXCEEDED]);
-    expect([res.headers.get("x-quota-limit"), res.headers.get("x-quota-remaining"), res.headers.get("x-quota-reset")]).toEqual(["1", "0", "2026-12-01T00:00:00Z"]);
+    expect([
+      res.headers.get("x-quota-limit"),
+      res.headers.get("x-quota-remaining"),
+      res.headers.get("x-quota-reset"),
+    ]).toEqual(["1", "0", "2026-12-01T00:00:00Z"]);
     expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(0);
   });
 });

@@ -40,11 +40,14 @@ const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 /** The real datasets `npm install` wrote, email lists included: the examples are answers on them. */
 const { snapshot: bundled } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);
 // IP datasets with nothing but the allowlist file's lines (none), which the app compiles as it starts: the first lookup fails.
-const broken = (part: "email" | "ip") => ({ ...bundled, [part]: part === "ip" ? { allowlistFile: [] } : null }) as unknown as Snapshot;
+const broken = (part: "email" | "ip") =>
+  ({ ...bundled, [part]: part === "ip" ? { allowlistFile: [] } : null }) as unknown as Snapshot;
 
 /** Every documented operation, with its path and method. */
 function operations(): { path: string; method: Method; operation: Operation }[] {
-  return Object.entries(resolved.paths).flatMap(([path, item]) => (Object.entries(item) as [Method, Operation][]).map(([method, operation]) => ({ path, method, operation })));
+  return Object.entries(resolved.paths).flatMap(([path, item]) =>
+    (Object.entries(item) as [Method, Operation][]).map(([method, operation]) => ({ path, method, operation })),
+  );
 }
 
 interface Scenario {
@@ -73,12 +76,31 @@ function ask(
   } = {},
 ) {
   return async (): Promise<Response> => {
-    const t = await createTestApp({ snapshot: bundled, ratePerMinute: 600, rateBurst: 100, ipQuotaPerMonth: 1000, ...options, ...(options.failingReports ? { stores: withFailingReports(new Error("disk I/O error")) } : {}), ...(options.lockedReports ? { stores: withFailingReports(new ReportStoreBusy("locked")) } : {}) });
-    const created = await t.newKey("test", { ...(options.permissions ? { permissions: options.permissions } : {}), allowedNetworks: options.allowedNetworks });
+    const t = await createTestApp({
+      snapshot: bundled,
+      ratePerMinute: 600,
+      rateBurst: 100,
+      ipQuotaPerMonth: 1000,
+      ...options,
+      ...(options.failingReports ? { stores: withFailingReports(new Error("disk I/O error")) } : {}),
+      ...(options.lockedReports ? { stores: withFailingReports(new ReportStoreBusy("locked")) } : {}),
+    });
+    const created = await t.newKey("test", {
+      ...(options.permissions ? { permissions: options.permissions } : {}),
+      allowedNetworks: options.allowedNetworks,
+    });
     await options.prepare?.(t.stores);
     if (options.key === "revoked") await t.keys.revoke(created.key.id);
-    const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[options.key ?? "valid"];
-    const init = { key, ...(options.method ? { method: options.method } : {}), ...(options.body === undefined ? {} : { method: "POST", body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }) };
+    const key = { valid: created.secret, revoked: created.secret, unknown: `rk_${"A".repeat(43)}`, none: undefined }[
+      options.key ?? "valid"
+    ];
+    const init = {
+      key,
+      ...(options.method ? { method: options.method } : {}),
+      ...(options.body === undefined
+        ? {}
+        : { method: "POST", body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }),
+    };
     let res = await t.request(path, init);
     for (let i = 1; i < (options.times ?? 1); i++) res = await t.request(path, init);
     return res;
@@ -106,17 +128,40 @@ const LINE = OVERRIDE_EXAMPLES.line;
 /** The example list's two lines, stored as the API would have stored them. */
 const withExampleLines = async (stores: Stores) => {
   const [ip, email] = OVERRIDE_EXAMPLES.list.overrides;
-  await stores.ipOverrides.put({ target: ip.target, action: "allow", reason: ip.reason, author: ip.author, created: ip.created, until: ip.until });
-  await stores.emailOverrides.put({ domain: email.target, action: "allow", reason: email.reason, author: email.author, created: email.created, until: email.until });
+  await stores.ipOverrides.put({
+    target: ip.target,
+    action: "allow",
+    reason: ip.reason,
+    author: ip.author,
+    created: ip.created,
+    until: ip.until,
+  });
+  await stores.emailOverrides.put({
+    domain: email.target,
+    action: "allow",
+    reason: email.reason,
+    author: email.author,
+    created: email.created,
+    until: email.until,
+  });
 };
 const ONE_LINE = `${OVERRIDES}/${LINE.id}`;
 const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 200, example: "disposable", answer: ask(`${CHECK}?email=someone@mailinator.com`) },
   { path: CHECK, status: 200, example: "free", answer: ask(`${CHECK}?email=someone@gmail.com`) },
-  { path: CHECK, status: 200, example: "internationalised", answer: ask(`${CHECK}?email=${encodeURIComponent("x@пример.com")}`) },
+  {
+    path: CHECK,
+    status: 200,
+    example: "internationalised",
+    answer: ask(`${CHECK}?email=${encodeURIComponent("x@пример.com")}`),
+  },
   // Explained answers carry this install's update times: checked against the schema only.
   { path: CHECK, status: 200, answer: ask(`${CHECK}?email=someone@mailinator.com&explain=1`) },
-  { path: CHECK, status: 200, answer: ask(`${CHECK}?email=${encodeURIComponent('"Post.Master+x"@gmial.com')}&explain`) },
+  {
+    path: CHECK,
+    status: 200,
+    answer: ask(`${CHECK}?email=${encodeURIComponent('"Post.Master+x"@gmial.com')}&explain`),
+  },
   { path: CHECK, status: 200, answer: ask(`${CHECK}?email=someone@duck.com&explain=yes`) },
   { path: CHECK, status: 400, example: "missing_parameter", answer: ask(CHECK) },
   { path: CHECK, status: 400, example: "invalid_email", answer: ask(`${CHECK}?email=not-an-address`) },
@@ -125,8 +170,18 @@ const SCENARIOS: Scenario[] = [
   { path: CHECK, status: 401, example: "revoked_key", answer: ask(`${CHECK}?email=a@gmail.com`, { key: "revoked" }) },
   { path: CHECK, status: 403, example: "forbidden", answer: ask(`${CHECK}?email=a@gmail.com`, REPORTER) },
   { path: CHECK, status: 403, example: "outside_networks", answer: ask(`${CHECK}?email=a@gmail.com`, ELSEWHERE) },
-  { path: CHECK, status: 429, example: "rate_limit_exceeded", answer: ask(`${CHECK}?email=a@gmail.com`, { rateBurst: 1, times: 2 }) },
-  { path: CHECK, status: 500, example: "internal_error", answer: ask(`${CHECK}?email=a@gmail.com`, { snapshot: broken("email") }) },
+  {
+    path: CHECK,
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(`${CHECK}?email=a@gmail.com`, { rateBurst: 1, times: 2 }),
+  },
+  {
+    path: CHECK,
+    status: 500,
+    example: "internal_error",
+    answer: ask(`${CHECK}?email=a@gmail.com`, { snapshot: broken("email") }),
+  },
   { path: IP, status: 200, example: "public", answer: ask(`${IP}?ip=81.2.69.142`) },
   { path: IP, status: 200, example: "anycast", answer: ask(`${IP}?ip=8.8.8.8`) },
   { path: IP, status: 200, example: "ipv6", answer: ask(`${IP}?ip=2a03:2880:f10c:83:face:b00c:0:25de`) },
@@ -139,62 +194,317 @@ const SCENARIOS: Scenario[] = [
   { path: IP, status: 401, example: "revoked_key", answer: ask(`${IP}?ip=8.8.8.8`, { key: "revoked" }) },
   { path: IP, status: 403, example: "forbidden", answer: ask(`${IP}?ip=8.8.8.8`, REPORTER) },
   { path: IP, status: 403, example: "outside_networks", answer: ask(`${IP}?ip=8.8.8.8`, ELSEWHERE) },
-  { path: IP, status: 429, example: "rate_limit_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { rateBurst: 1, times: 2 }) },
-  { path: IP, status: 429, example: "quota_exceeded", answer: ask(`${IP}?ip=8.8.8.8`, { ipQuotaPerMonth: 1, times: 2 }) },
+  {
+    path: IP,
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(`${IP}?ip=8.8.8.8`, { rateBurst: 1, times: 2 }),
+  },
+  {
+    path: IP,
+    status: 429,
+    example: "quota_exceeded",
+    answer: ask(`${IP}?ip=8.8.8.8`, { ipQuotaPerMonth: 1, times: 2 }),
+  },
   { path: IP, status: 500, example: "internal_error", answer: ask(`${IP}?ip=8.8.8.8`, { snapshot: broken("ip") }) },
   { path: BATCH, method: "post", status: 200, example: "mixed", answer: ask(BATCH, { body: MIXED }) },
-  { path: BATCH, method: "post", status: 400, example: "invalid_body", answer: ask(BATCH, { body: { ip: ["8.8.8.8"] } }) },
-  { path: BATCH, method: "post", status: 400, example: "too_many_items", answer: ask(BATCH, { body: { ips: Array(1001).fill("8.8.8.8") } }) },
-  { path: BATCH, method: "post", status: 401, example: "missing_key", answer: ask(BATCH, { key: "none", body: MIXED }) },
-  { path: BATCH, method: "post", status: 401, example: "unknown_key", answer: ask(BATCH, { key: "unknown", body: MIXED }) },
-  { path: BATCH, method: "post", status: 401, example: "revoked_key", answer: ask(BATCH, { key: "revoked", body: MIXED }) },
+  {
+    path: BATCH,
+    method: "post",
+    status: 400,
+    example: "invalid_body",
+    answer: ask(BATCH, { body: { ip: ["8.8.8.8"] } }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 400,
+    example: "too_many_items",
+    answer: ask(BATCH, { body: { ips: Array(1001).fill("8.8.8.8") } }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 401,
+    example: "missing_key",
+    answer: ask(BATCH, { key: "none", body: MIXED }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 401,
+    example: "unknown_key",
+    answer: ask(BATCH, { key: "unknown", body: MIXED }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 401,
+    example: "revoked_key",
+    answer: ask(BATCH, { key: "revoked", body: MIXED }),
+  },
   { path: BATCH, method: "post", status: 403, example: "forbidden", answer: ask(BATCH, { ...REPORTER, body: MIXED }) },
-  { path: BATCH, method: "post", status: 403, example: "outside_networks", answer: ask(BATCH, { ...ELSEWHERE, body: MIXED }) },
-  { path: BATCH, method: "post", status: 413, example: "body_too_large", answer: ask(BATCH, { body: { emails: ["x".repeat(1 << 20)] } }) },
-  { path: BATCH, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }) },
-  { path: BATCH, method: "post", status: 429, example: "quota_exceeded", answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }) },
-  { path: BATCH, method: "post", status: 500, example: "internal_error", answer: ask(BATCH, { snapshot: broken("ip"), body: MIXED }) },
-  { path: REPORTS, method: "post", status: 200, example: "batch", answer: ask(REPORTS, { ...REPORTER, body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 400, example: "invalid_body", answer: ask(REPORTS, { ...REPORTER, body: "not json" }) },
-  { path: REPORTS, method: "post", status: 400, example: "too_many_items", answer: ask(REPORTS, { ...REPORTER, body: { reports: Array(1001).fill({ ip: "8.8.8.8", category: "bot" }) } }) },
-  { path: REPORTS, method: "post", status: 400, example: "private_address", answer: ask(REPORTS, { ...REPORTER, body: { ip: "10.0.0.1", category: "bot" } }) },
-  { path: REPORTS, method: "post", status: 401, example: "missing_key", answer: ask(REPORTS, { key: "none", body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 401, example: "unknown_key", answer: ask(REPORTS, { key: "unknown", body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 401, example: "revoked_key", answer: ask(REPORTS, { ...REPORTER, key: "revoked", body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 403, example: "forbidden", answer: ask(REPORTS, { body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 403, example: "outside_networks", answer: ask(REPORTS, { ...REPORTER, ...ELSEWHERE, body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 413, example: "body_too_large", answer: ask(REPORTS, { ...REPORTER, body: { ip: "8.8.8.8", category: "bot", comment: "x".repeat(1 << 20) } }) },
-  { path: REPORTS, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(REPORTS, { ...REPORTER, rateBurst: 1, times: 2, body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 500, example: "internal_error", answer: ask(REPORTS, { ...REPORTER, failingReports: true, body: REPORT_EXAMPLES.request }) },
-  { path: REPORTS, method: "post", status: 503, example: "service_unavailable", answer: ask(REPORTS, { ...REPORTER, lockedReports: true, body: REPORT_EXAMPLES.request }) },
+  {
+    path: BATCH,
+    method: "post",
+    status: 403,
+    example: "outside_networks",
+    answer: ask(BATCH, { ...ELSEWHERE, body: MIXED }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 413,
+    example: "body_too_large",
+    answer: ask(BATCH, { body: { emails: ["x".repeat(1 << 20)] } }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(BATCH, { rateBurst: 1, times: 2, body: MIXED }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 429,
+    example: "quota_exceeded",
+    answer: ask(BATCH, { ipQuotaPerMonth: 1, body: { ips: ["8.8.8.8", "1.1.1.1"] } }),
+  },
+  {
+    path: BATCH,
+    method: "post",
+    status: 500,
+    example: "internal_error",
+    answer: ask(BATCH, { snapshot: broken("ip"), body: MIXED }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 200,
+    example: "batch",
+    answer: ask(REPORTS, { ...REPORTER, body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 400,
+    example: "invalid_body",
+    answer: ask(REPORTS, { ...REPORTER, body: "not json" }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 400,
+    example: "too_many_items",
+    answer: ask(REPORTS, { ...REPORTER, body: { reports: Array(1001).fill({ ip: "8.8.8.8", category: "bot" }) } }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 400,
+    example: "private_address",
+    answer: ask(REPORTS, { ...REPORTER, body: { ip: "10.0.0.1", category: "bot" } }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 401,
+    example: "missing_key",
+    answer: ask(REPORTS, { key: "none", body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 401,
+    example: "unknown_key",
+    answer: ask(REPORTS, { key: "unknown", body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 401,
+    example: "revoked_key",
+    answer: ask(REPORTS, { ...REPORTER, key: "revoked", body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 403,
+    example: "forbidden",
+    answer: ask(REPORTS, { body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 403,
+    example: "outside_networks",
+    answer: ask(REPORTS, { ...REPORTER, ...ELSEWHERE, body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 413,
+    example: "body_too_large",
+    answer: ask(REPORTS, { ...REPORTER, body: { ip: "8.8.8.8", category: "bot", comment: "x".repeat(1 << 20) } }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(REPORTS, { ...REPORTER, rateBurst: 1, times: 2, body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 500,
+    example: "internal_error",
+    answer: ask(REPORTS, { ...REPORTER, failingReports: true, body: REPORT_EXAMPLES.request }),
+  },
+  {
+    path: REPORTS,
+    method: "post",
+    status: 503,
+    example: "service_unavailable",
+    answer: ask(REPORTS, { ...REPORTER, lockedReports: true, body: REPORT_EXAMPLES.request }),
+  },
   { path: OVERRIDES, status: 200, example: "lines", answer: ask(OVERRIDES, { ...MANAGER, prepare: withExampleLines }) },
   { path: OVERRIDES, status: 400, example: "unknown_kind", answer: ask(`${OVERRIDES}?kind=asn`, MANAGER) },
   { path: OVERRIDES, status: 401, example: "missing_key", answer: ask(OVERRIDES, { key: "none" }) },
   { path: OVERRIDES, status: 401, example: "unknown_key", answer: ask(OVERRIDES, { key: "unknown" }) },
   { path: OVERRIDES, status: 401, example: "revoked_key", answer: ask(OVERRIDES, { ...MANAGER, key: "revoked" }) },
   { path: OVERRIDES, status: 403, example: "forbidden", answer: ask(OVERRIDES) },
-  { path: OVERRIDES, status: 429, example: "rate_limit_exceeded", answer: ask(OVERRIDES, { ...MANAGER, rateBurst: 1, times: 2 }) },
-  { path: OVERRIDES, method: "post", status: 201, example: "added", answer: ask(OVERRIDES, { ...MANAGER, body: OVERRIDE_EXAMPLES.request }) },
-  { path: OVERRIDES, method: "post", status: 400, example: "invalid_body", answer: ask(OVERRIDES, { ...MANAGER, body: "not json" }) },
-  { path: OVERRIDES, method: "post", status: 400, example: "unknown_kind", answer: ask(OVERRIDES, { ...MANAGER, body: { ...OVERRIDE_EXAMPLES.request, kind: "asn" } }) },
-  ...Object.entries(OVERRIDE_EXAMPLES.refusals).map(([example, { request }]): Scenario => ({ path: OVERRIDES, method: "post", status: 400, example, answer: ask(OVERRIDES, { ...MANAGER, body: request }) })),
-  { path: OVERRIDES, method: "post", status: 401, example: "missing_key", answer: ask(OVERRIDES, { key: "none", body: OVERRIDE_EXAMPLES.request }) },
-  { path: OVERRIDES, method: "post", status: 401, example: "unknown_key", answer: ask(OVERRIDES, { key: "unknown", body: OVERRIDE_EXAMPLES.request }) },
-  { path: OVERRIDES, method: "post", status: 401, example: "revoked_key", answer: ask(OVERRIDES, { ...MANAGER, key: "revoked", body: OVERRIDE_EXAMPLES.request }) },
-  { path: OVERRIDES, method: "post", status: 403, example: "forbidden", answer: ask(OVERRIDES, { body: OVERRIDE_EXAMPLES.request }) },
-  { path: OVERRIDES, method: "post", status: 429, example: "rate_limit_exceeded", answer: ask(OVERRIDES, { ...MANAGER, rateBurst: 1, times: 2, body: OVERRIDE_EXAMPLES.request }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 204, answer: ask(ONE_LINE, { ...MANAGER, method: "DELETE", prepare: withExampleLines }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 401, example: "missing_key", answer: ask(ONE_LINE, { key: "none", method: "DELETE" }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 401, example: "unknown_key", answer: ask(ONE_LINE, { key: "unknown", method: "DELETE" }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 401, example: "revoked_key", answer: ask(ONE_LINE, { ...MANAGER, key: "revoked", method: "DELETE" }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 403, example: "forbidden", answer: ask(ONE_LINE, { method: "DELETE" }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 404, example: "override_not_found", answer: ask(`${OVERRIDES}/ip:192.0.2.1`, { ...MANAGER, method: "DELETE" }) },
-  { path: `${OVERRIDES}/{id}`, method: "delete", status: 429, example: "rate_limit_exceeded", answer: ask(ONE_LINE, { ...MANAGER, rateBurst: 1, times: 2, method: "DELETE" }) },
+  {
+    path: OVERRIDES,
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(OVERRIDES, { ...MANAGER, rateBurst: 1, times: 2 }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 201,
+    example: "added",
+    answer: ask(OVERRIDES, { ...MANAGER, body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 400,
+    example: "invalid_body",
+    answer: ask(OVERRIDES, { ...MANAGER, body: "not json" }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 400,
+    example: "unknown_kind",
+    answer: ask(OVERRIDES, { ...MANAGER, body: { ...OVERRIDE_EXAMPLES.request, kind: "asn" } }),
+  },
+  ...Object.entries(OVERRIDE_EXAMPLES.refusals).map(
+    ([example, { request }]): Scenario => ({
+      path: OVERRIDES,
+      method: "post",
+      status: 400,
+      example,
+      answer: ask(OVERRIDES, { ...MANAGER, body: request }),
+    }),
+  ),
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 401,
+    example: "missing_key",
+    answer: ask(OVERRIDES, { key: "none", body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 401,
+    example: "unknown_key",
+    answer: ask(OVERRIDES, { key: "unknown", body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 401,
+    example: "revoked_key",
+    answer: ask(OVERRIDES, { ...MANAGER, key: "revoked", body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 403,
+    example: "forbidden",
+    answer: ask(OVERRIDES, { body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(OVERRIDES, { ...MANAGER, rateBurst: 1, times: 2, body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 204,
+    answer: ask(ONE_LINE, { ...MANAGER, method: "DELETE", prepare: withExampleLines }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 401,
+    example: "missing_key",
+    answer: ask(ONE_LINE, { key: "none", method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 401,
+    example: "unknown_key",
+    answer: ask(ONE_LINE, { key: "unknown", method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 401,
+    example: "revoked_key",
+    answer: ask(ONE_LINE, { ...MANAGER, key: "revoked", method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 403,
+    example: "forbidden",
+    answer: ask(ONE_LINE, { method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 404,
+    example: "override_not_found",
+    answer: ask(`${OVERRIDES}/ip:192.0.2.1`, { ...MANAGER, method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 429,
+    example: "rate_limit_exceeded",
+    answer: ask(ONE_LINE, { ...MANAGER, rateBurst: 1, times: 2, method: "DELETE" }),
+  },
   { path: "/healthz", status: 200, answer: ask("/healthz", { key: "none" }) },
   { path: "/v1/about", status: 200, answer: ask("/v1/about", { key: "none" }) },
   { path: "/openapi.json", status: 200, answer: ask("/openapi.json", { key: "none" }) },
   { path: "/metrics", status: 200, answer: ask("/metrics", { key: "none" }) },
-  { path: "/metrics", status: 401, example: "unauthorized", answer: ask("/metrics", { key: "none", metricsToken: "a-metrics-token" }) },
+  {
+    path: "/metrics",
+    status: 401,
+    example: "unauthorized",
+    answer: ask("/metrics", { key: "none", metricsToken: "a-metrics-token" }),
+  },
 ];
 
 describe("the OpenAPI document", () => {
@@ -217,25 +527,39 @@ describe("the OpenAPI document", () => {
     const served = app.routes
       .filter(({ path, method }) => !path.startsWith("/dashboard") && method !== "HEAD")
       .map(({ method, path }) => `${method} ${path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(served.sort()).toEqual(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort());
+    expect(served.sort()).toEqual(
+      operations()
+        .map(({ path, method }) => `${method.toUpperCase()} ${path}`)
+        .sort(),
+    );
   });
 
   test("every documented status has a real answer below, and every example a question", () => {
-    const documented = operations().flatMap(({ path, method, operation }) => Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`));
+    const documented = operations().flatMap(({ path, method, operation }) =>
+      Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`),
+    );
     const asked = (s: Scenario) => `${s.method ?? "get"} ${s.path} ${s.status}`;
     expect([...new Set(SCENARIOS.map(asked))].sort()).toEqual(documented.sort());
     const examples = operations().flatMap(({ path, method, operation }) =>
       Object.entries(operation.responses).flatMap(([status, response]) =>
-        Object.values(response.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {}).map((name) => `${method} ${path} ${status} ${name}`)),
+        Object.values(response.content ?? {}).flatMap((media) =>
+          Object.keys(media.examples ?? {}).map((name) => `${method} ${path} ${status} ${name}`),
+        ),
       ),
     );
-    expect(SCENARIOS.filter((s) => s.example).map((s) => `${asked(s)} ${s.example}`).sort()).toEqual(examples.sort());
+    expect(
+      SCENARIOS.filter((s) => s.example)
+        .map((s) => `${asked(s)} ${s.example}`)
+        .sort(),
+    ).toEqual(examples.sort());
   });
 
   test("every schema, parameters' and headers' included, is JSON Schema 2020-12 with no unknown keyword", () => {
     // The OpenAPI 3.1 meta-schema the validator uses stops at Schema Objects (any object passes),
     // so a typo such as {"type": "strnig"} or "minLenght" is caught here.
-    const strict = addFormats(new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, strictTuples: false }));
+    const strict = addFormats(
+      new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, strictTuples: false }),
+    );
     strict.addVocabulary(["example", "discriminator", "xml", "externalDocs"]);
     const schemas: [string, object][] = [];
     const walk = (node: unknown, at: string): void => {
@@ -247,10 +571,12 @@ describe("the OpenAPI document", () => {
     };
     const document = JSON.parse(OPENAPI_JSON);
     walk(resolved.paths, "#/paths");
-    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) schemas.push([`#/components/schemas/${name}`, schema]);
+    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>))
+      schemas.push([`#/components/schemas/${name}`, schema]);
     expect(schemas.length).toBeGreaterThan(30);
     // The components' schemas as one schema's $defs, so that a $ref between them resolves.
-    const rebased = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"openapi.json#/$defs/'));
+    const rebased = (schema: object) =>
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"openapi.json#/$defs/'));
     strict.addSchema(rebased({ $id: "openapi.json", $defs: document.components.schemas }));
     const problems = schemas.flatMap(([at, schema]) => {
       try {
@@ -265,11 +591,18 @@ describe("the OpenAPI document", () => {
 
   test("every example matches its schema", () => {
     for (const { operation } of operations()) {
-      for (const response of [...Object.values(operation.responses), ...(operation.requestBody ? [operation.requestBody] : [])]) {
+      for (const response of [
+        ...Object.values(operation.responses),
+        ...(operation.requestBody ? [operation.requestBody] : []),
+      ]) {
         for (const media of Object.values(response.content ?? {})) {
           const validate = ajv.compile(media.schema);
           for (const [name, example] of Object.entries(media.examples ?? {})) {
-            expect({ name, valid: validate(example.value), errors: validate.errors ?? null }).toEqual({ name, valid: true, errors: null });
+            expect({ name, valid: validate(example.value), errors: validate.errors ?? null }).toEqual({
+              name,
+              valid: true,
+              errors: null,
+            });
           }
         }
       }
@@ -280,7 +613,17 @@ describe("the OpenAPI document", () => {
     const reasons = JSON.parse(OPENAPI_JSON).components.schemas.ReputationReasons;
     const withFeeds = {
       rule: { id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } },
-      contributions: [{ source: "ipsum", category: "attack", count: 9, weight: 1, counted: 8, first_seen: "2026-11-01T00:00:00.000Z", last_seen: "2026-11-23T00:00:00.000Z" }],
+      contributions: [
+        {
+          source: "ipsum",
+          category: "attack",
+          count: 9,
+          weight: 1,
+          counted: 8,
+          first_seen: "2026-11-01T00:00:00.000Z",
+          last_seen: "2026-11-23T00:00:00.000Z",
+        },
+      ],
       kinds: [{ kind: "crawler", from: "googlebot" }],
       location_source: "aws:eu-central-1",
       database_location: { country_code: "US", region: "VA", city: "Ashburn" },
@@ -291,33 +634,38 @@ describe("the OpenAPI document", () => {
 });
 
 describe("real answers match the document", () => {
-  test.each(SCENARIOS.map((s) => [`${s.path} ${s.status}${s.example ? ` (${s.example})` : ""}`, s] as const))("%s", async (_, scenario) => {
-    const res = await scenario.answer();
-    expect(res.status).toBe(scenario.status);
-    const documented = resolved.paths[scenario.path][scenario.method ?? "get"]!.responses[String(scenario.status)];
+  test.each(SCENARIOS.map((s) => [`${s.path} ${s.status}${s.example ? ` (${s.example})` : ""}`, s] as const))(
+    "%s",
+    async (_, scenario) => {
+      const res = await scenario.answer();
+      expect(res.status).toBe(scenario.status);
+      const documented = resolved.paths[scenario.path][scenario.method ?? "get"]!.responses[String(scenario.status)];
 
-    const text = await res.text();
-    const content = Object.entries(documented.content ?? {});
-    if (content.length === 0) {
-      // 204: no body, and no content type.
-      expect({ text, type: res.headers.get("content-type") }).toEqual({ text: "", type: null });
-    } else {
-      const [mediaType, media] = content[0];
-      expect(res.headers.get("content-type")).toBe(mediaType);
-      const body = mediaType === "application/json" ? JSON.parse(text) : text;
-      const validate = ajv.compile(media.schema);
-      expect({ valid: validate(body), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
-      if (scenario.example) expect(body).toEqual(media.examples![scenario.example].value);
-    }
+      const text = await res.text();
+      const content = Object.entries(documented.content ?? {});
+      if (content.length === 0) {
+        // 204: no body, and no content type.
+        expect({ text, type: res.headers.get("content-type") }).toEqual({ text: "", type: null });
+      } else {
+        const [mediaType, media] = content[0];
+        expect(res.headers.get("content-type")).toBe(mediaType);
+        const body = mediaType === "application/json" ? JSON.parse(text) : text;
+        const validate = ajv.compile(media.schema);
+        expect({ valid: validate(body), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
+        if (scenario.example) expect(body).toEqual(media.examples![scenario.example].value);
+      }
 
-    const headers = documented.headers ?? {};
-    const names = new Set(Object.keys(headers).map((h) => h.toLowerCase()));
-    const undocumented = [...res.headers.keys()].filter((h) => (h.startsWith("x-") || h === "www-authenticate") && !names.has(h));
-    expect(undocumented).toEqual([]);
-    for (const [name, header] of Object.entries(headers)) {
-      const value = res.headers.get(name);
-      expect({ name, value: value !== null }).toEqual({ name, value: true });
-      expect({ name, valid: ajv.validate(header.schema, value) }).toEqual({ name, valid: true });
-    }
-  });
+      const headers = documented.headers ?? {};
+      const names = new Set(Object.keys(headers).map((h) => h.toLowerCase()));
+      const undocumented = [...res.headers.keys()].filter(
+        (h) => (h.startsWith("x-") || h === "www-authenticate") && !names.has(h),
+      );
+      expect(undocumented).toEqual([]);
+      for (const [name, header] of Object.entries(headers)) {
+        const value = res.headers.get(name);
+        expect({ name, value: value !== null }).toEqual({ name, value: true });
+        expect({ name, valid: ajv.validate(header.schema, value) }).toEqual({ name, valid: true });
+      }
+    },
+  );
 });

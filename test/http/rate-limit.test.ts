@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { createTestApp } from "../support/test-app.ts";
 
-const RATE_LIMITED = { error: "rate_limit_exceeded", message: "Rate limit exceeded. Please try again later.", retry_after: 60 };
+const RATE_LIMITED = {
+  error: "rate_limit_exceeded",
+  message: "Rate limit exceeded. Please try again later.",
+  retry_after: 60,
+};
 
 describe("rate limit over HTTP", () => {
   test("the burst passes with counting-down headers, then an exact 429, then a refill", async () => {
@@ -10,7 +14,11 @@ describe("rate limit over HTTP", () => {
     const check = () => request("/v1/check?email=a@gmail.com", { key: secret });
 
     const first = await check();
-    expect([first.status, first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining")]).toEqual([200, "2", "1"]);
+    expect([first.status, first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining")]).toEqual([
+      200,
+      "2",
+      "1",
+    ]);
     expect((await check()).headers.get("x-ratelimit-remaining")).toBe("0");
 
     const refused = await check();
@@ -42,7 +50,8 @@ describe("rate limit over HTTP", () => {
   test("401s never touch a bucket", async () => {
     const { request, newKey } = await createTestApp({ ratePerMinute: 60, rateBurst: 1 });
     const { secret } = await newKey();
-    for (let i = 0; i < 5; i++) expect((await request("/v1/check?email=a@gmail.com", { key: "rk_wrong" })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await request("/v1/check?email=a@gmail.com", { key: "rk_wrong" })).status).toBe(401);
     expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
   });
 

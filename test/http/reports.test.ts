@@ -37,7 +37,12 @@ async function reporter(t: App, name: string, permissions: readonly Permission[]
     id: key.id,
     secret,
     post: (body: unknown) =>
-      t.request("/v1/reports", { key: secret, method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }),
+      t.request("/v1/reports", {
+        key: secret,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
   };
 }
 
@@ -53,7 +58,28 @@ async function known(t: App, secret: string): Promise<void> {
 async function reputation(t: App, secret: string, ip: string, explain = false) {
   const res = await t.request(`/v1/ip-reputation-check?ip=${ip}${explain ? "&explain=1" : ""}`, { key: secret });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { reputation: { reputation: string; bot: number; attack: number; sum: number; reasons?: { rule: { id: string }; contributions: { source: string; category: string; count: number; weight: number; counted: number; first_seen: string; last_seen: string }[] } } }).reputation;
+  return (
+    (await res.json()) as {
+      reputation: {
+        reputation: string;
+        bot: number;
+        attack: number;
+        sum: number;
+        reasons?: {
+          rule: { id: string };
+          contributions: {
+            source: string;
+            category: string;
+            count: number;
+            weight: number;
+            counted: number;
+            first_seen: string;
+            last_seen: string;
+          }[];
+        };
+      };
+    }
+  ).reputation;
 }
 
 describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
@@ -79,7 +105,11 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
       expect(get.status).toBe(403);
       expect(get.headers.get("x-ratelimit-limit")).toBeNull();
     }
-    const batch = await t.request("/v1/check/batch", { key: writer.secret, method: "POST", body: JSON.stringify({ ips: [QUIET] }) });
+    const batch = await t.request("/v1/check/batch", {
+      key: writer.secret,
+      method: "POST",
+      body: JSON.stringify({ ips: [QUIET] }),
+    });
     expect(batch.status).toBe(403);
     expect((await t.request("/v1/reports", { method: "POST", body: "{}" })).status).toBe(401);
     expect((await t.request("/v1/reports", { key: "rk_live_nonsense", method: "POST", body: "{}" })).status).toBe(401);
@@ -87,7 +117,15 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const { secret } = await t.newKey("plain");
     await known(t, secret);
     expect((await t.request(`/v1/ip-reputation-check?ip=${QUIET}`, { key: secret })).status).toBe(200);
-    expect((await t.request("/v1/reports", { key: secret, method: "POST", body: JSON.stringify({ ip: QUIET, category: "bot" }) })).status).toBe(403);
+    expect(
+      (
+        await t.request("/v1/reports", {
+          key: secret,
+          method: "POST",
+          body: JSON.stringify({ ip: QUIET, category: "bot" }),
+        })
+      ).status,
+    ).toBe(403);
   });
 
   test("a batch: accepted, duplicates, and each rejected item by index with its error", async () => {
@@ -110,7 +148,11 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-limit")).toBeNull();
-    const body = (await res.json()) as { accepted: number; duplicates: number; rejected: { index: number; error: string; message: string }[] };
+    const body = (await res.json()) as {
+      accepted: number;
+      duplicates: number;
+      rejected: { index: number; error: string; message: string }[];
+    };
     expect(body.accepted).toBe(2);
     expect(body.duplicates).toBe(1);
     expect(body.rejected.map((r) => [r.index, r.error])).toEqual([
@@ -155,7 +197,10 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
   test("one token of the rate limit per request, whatever it holds", async () => {
     const t = await app(false, { ratePerMinute: 1, rateBurst: 2 });
     const a = await reporter(t, "a");
-    const reports = Array.from({ length: 500 }, (_, i) => ({ ip: `89.160.${i >> 8}.${i & 255 || 1}`, category: "bot" }));
+    const reports = Array.from({ length: 500 }, (_, i) => ({
+      ip: `89.160.${i >> 8}.${i & 255 || 1}`,
+      category: "bot",
+    }));
     expect((await a.post({ reports })).status).toBe(200);
     expect((await a.post({ ip: QUIET, category: "bot" })).status).toBe(200);
     const refused = await a.post({ ip: QUIET, category: "probe" });
@@ -171,7 +216,11 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     t.clock.now += DAY - 1_000;
     expect(await (await a.post(once)).json()).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
     // Another category of the same address is a report of its own.
-    expect(await (await a.post({ ip: QUIET, category: "probe" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect(await (await a.post({ ip: QUIET, category: "probe" })).json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
     t.clock.now += 2_000;
     expect(await (await a.post(once)).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
     expect((await t.stores.reports.list({ ip: QUIET })).length).toBe(3);
@@ -198,7 +247,17 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const explained = await reputation(t, first.secret, QUIET, true);
     expect(explained.reasons!.rule.id).toBe("reports>=bad");
     const local = explained.reasons!.contributions.filter((c) => c.source === "local");
-    expect(local).toEqual([{ source: "local", category: "bot", count: 6, weight: 1, counted: 6, first_seen: "2026-11-23T12:00:00.000Z", last_seen: new Date(t.clock.now).toISOString() }]);
+    expect(local).toEqual([
+      {
+        source: "local",
+        category: "bot",
+        count: 6,
+        weight: 1,
+        counted: 6,
+        first_seen: "2026-11-23T12:00:00.000Z",
+        last_seen: new Date(t.clock.now).toISOString(),
+      },
+    ]);
 
     // Retraction: one key's, then the rest; the index follows on its next read of the store.
     expect(await t.stores.reports.delete({ ip: QUIET, keyId: keys[5].id }, t.clock.now)).toBe(1);
@@ -254,12 +313,20 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const t = await app();
     const a = await reporter(t, "a");
     const b = await reporter(t, "b");
-    const all = await a.post({ reports: ["bot", "probe", "rate", "attack", "crawler"].map((category) => ({ ip: QUIET, category })) });
+    const all = await a.post({
+      reports: ["bot", "probe", "rate", "attack", "crawler"].map((category) => ({ ip: QUIET, category })),
+    });
     expect(await all.json()).toEqual({ accepted: 5, duplicates: 0, rejected: [] });
     const one = await reputation(t, a.secret, QUIET, true);
     expect(one).toMatchObject({ reputation: "informative", sum: 1 });
     const local = one.reasons!.contributions.filter((c) => c.source === "local");
-    expect(local.map((c) => [c.category, c.count])).toEqual([["bot", 1], ["probe", 1], ["rate", 1], ["attack", 1], ["crawler", 1]]);
+    expect(local.map((c) => [c.category, c.count])).toEqual([
+      ["bot", 1],
+      ["probe", 1],
+      ["rate", 1],
+      ["attack", 1],
+      ["crawler", 1],
+    ]);
     expect(local.reduce((n, c) => n + c.counted, 0)).toBe(1);
     // The key's latest report decides which counter its one count goes to.
     t.clock.now += 2 * DAY;
@@ -304,7 +371,8 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const read: number[] = [];
     const store = other.stores.reports;
     const changes = store.changes.bind(store);
-    store.changes = (cursor, windowStartMs, onRows) => changes(cursor, windowStartMs, (rows) => (read.push(rows.length), onRows(rows)));
+    store.changes = (cursor, windowStartMs, onRows) =>
+      changes(cursor, windowStartMs, (rows) => (read.push(rows.length), onRows(rows)));
     expect((await reputation(other, honest.secret, "89.160.20.112")).sum).toBe(1);
     expect(await one.stores.reports.delete({ keyId: rogue.id }, one.clock.now)).toBe(3);
     await other.reportWatch.refresh();
@@ -325,7 +393,9 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const a = await reporter(t, "a");
     const b = await reporter(t, "b");
     const ips = ["81.2.69.142", "81.2.69.143", "81.2.69.144", "81.2.69.145", "81.2.69.146"];
-    const res = await a.post({ reports: [...ips.map((ip) => ({ ip, category: "attack" })), { ip: "10.0.0.1", category: "bot" }] });
+    const res = await a.post({
+      reports: [...ips.map((ip) => ({ ip, category: "attack" })), { ip: "10.0.0.1", category: "bot" }],
+    });
     expect(await res.json()).toEqual({
       accepted: 3,
       duplicates: 0,
@@ -336,13 +406,28 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
       ],
     });
     // An address already reported today costs nothing more; another key has its own limit.
-    expect(await (await a.post({ ip: ips[0], category: "bot" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
-    expect(((await (await a.post({ ip: ips[4], category: "bot" })).json()) as { rejected: { error: string }[] }).rejected[0].error).toBe("limit_reached");
-    expect(await (await b.post({ ip: ips[4], category: "bot" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect(await (await a.post({ ip: ips[0], category: "bot" })).json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
+    expect(
+      ((await (await a.post({ ip: ips[4], category: "bot" })).json()) as { rejected: { error: string }[] }).rejected[0]
+        .error,
+    ).toBe("limit_reached");
+    expect(await (await b.post({ ip: ips[4], category: "bot" })).json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
     expect((await reputation(t, a.secret, ips[3])).sum).toBe(0);
     // The next day (UTC) the key starts again.
     t.clock.now += DAY;
-    expect(await (await a.post({ ip: ips[3], category: "attack" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect(await (await a.post({ ip: ips[3], category: "attack" })).json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
   });
 
   test("a comment a store cannot hold as given (NUL, lone surrogate) is invalid_comment for that item; the rest of the batch is stored", async () => {
@@ -377,7 +462,11 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await res.json()).toEqual({ error: "service_unavailable", message: expect.any(String) });
     expect(t.errors).toEqual([]);
-    expect(await (await a.post({ ip: QUIET, category: "attack" })).json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect(await (await a.post({ ip: QUIET, category: "attack" })).json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
     expect((await t.stores.reports.list({})).length).toBe(1);
     expect((await reputation(t, a.secret, QUIET)).sum).toBe(1);
   });
@@ -388,7 +477,11 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     const deep = "[".repeat(50_000) + "]".repeat(50_000);
     const res = await a.post(`{"reports":[${deep},{"ip":"${QUIET}","category":"bot"}]}`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ accepted: 1, duplicates: 0, rejected: [{ index: 0, error: "invalid_report", message: expect.any(String) }] });
+    expect(await res.json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [{ index: 0, error: "invalid_report", message: expect.any(String) }],
+    });
     expect(t.errors).toEqual([]);
   });
 

@@ -16,14 +16,17 @@ describe("the API and the operator's plain routes answer without a promise", () 
   ])("%s", async (path, status) => {
     const { app, newKey, deps } = await createTestApp();
     const { secret } = await newKey();
-    const request = () => new Request(`http://riskcheck.test${path}`, { headers: { authorization: `Bearer ${secret}` } });
+    const request = () =>
+      new Request(`http://riskcheck.test${path}`, { headers: { authorization: `Bearer ${secret}` } });
     await app.handle(request()); // compiles the route
     const answer = app.fetch(request());
     expect(answer).toBeInstanceOf(Response);
     expect((answer as Response).status).toBe(status);
     // The hooks ran on that road too: the answer was counted for /metrics under its path.
     const endpoint = path.split("?")[0];
-    expect([...deps.metrics.requests.requests()].filter((r) => r.endpoint === endpoint).reduce((n, r) => n + r.count, 0)).toBe(2);
+    expect(
+      [...deps.metrics.requests.requests()].filter((r) => r.endpoint === endpoint).reduce((n, r) => n + r.count, 0),
+    ).toBe(2);
   });
 
   test("without a key too", async () => {

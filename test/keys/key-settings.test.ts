@@ -21,9 +21,12 @@ describe("expiry", () => {
   ])("%p → %p", (text, expected) => {
     expect(parseExpiry(text, NOW)).toEqual({ expiresAt: expected });
   });
-  test.each(["2027-02-30", "2027-13-01", "tomorrow", "0d", "2027-01-31T18:00", "2027-01-31 18:00Z", "-5d"])("%p is refused", (text) => {
-    expect(parseExpiry(text, NOW)).toEqual({ error: expect.stringContaining("is not an expiry") });
-  });
+  test.each(["2027-02-30", "2027-13-01", "tomorrow", "0d", "2027-01-31T18:00", "2027-01-31 18:00Z", "-5d"])(
+    "%p is refused",
+    (text) => {
+      expect(parseExpiry(text, NOW)).toEqual({ error: expect.stringContaining("is not an expiry") });
+    },
+  );
   test("a time that has passed is refused", () => {
     expect(parseExpiry("2026-11-28", NOW)).toEqual({ error: expect.stringContaining("has passed") });
   });
@@ -31,7 +34,9 @@ describe("expiry", () => {
 
 describe("allowed networks", () => {
   test("parses addresses and CIDRs of both families, trimmed, without repeats", () => {
-    expect(parseAllowedNetworks(" 10.0.0.0/8 ,2001:db8::/32, 192.0.2.7,10.0.0.0/8")).toEqual({ networks: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"] });
+    expect(parseAllowedNetworks(" 10.0.0.0/8 ,2001:db8::/32, 192.0.2.7,10.0.0.0/8")).toEqual({
+      networks: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"],
+    });
     expect(parseAllowedNetworks("")).toEqual({ networks: [] });
   });
   test.each(["10.0.0.0/33", "10.0.0/8", "example.com", "2001:db8::/129", "10.0.0.0/08"])("%p is refused", (text) => {
@@ -45,7 +50,14 @@ describe("allowed networks", () => {
     const { row } = newKeyRow({ name: "k", allowedNetworks: ["10.0.0.0/8", "2001:db8::/32"] }, new Date(NOW));
     const key = toRecord(row);
     const from = (ip: string) => allowedFrom(key, parseIpAddress(ip));
-    expect([from("10.255.0.1"), from("2001:db8::1"), from("::ffff:10.1.2.3"), from("127.0.0.1"), from("11.0.0.1"), from("2001:db9::1")]).toEqual([true, true, true, false, false, false]);
+    expect([
+      from("10.255.0.1"),
+      from("2001:db8::1"),
+      from("::ffff:10.1.2.3"),
+      from("127.0.0.1"),
+      from("11.0.0.1"),
+      from("2001:db9::1"),
+    ]).toEqual([true, true, true, false, false, false]);
     expect(allowedFrom(key, null)).toBe(false);
     expect(allowedFrom(toRecord(newKeyRow({ name: "open" }, new Date(NOW)).row), null)).toBe(true);
   });
@@ -53,7 +65,10 @@ describe("allowed networks", () => {
 
 describe("the authenticator's index", () => {
   test("a rotation's previous secret works until the grace ends, then is unknown; the key expires for both secrets", () => {
-    const { row, secret: old } = newKeyRow({ name: "k", expiresAt: new Date(NOW + 10_000).toISOString() }, new Date(NOW));
+    const { row, secret: old } = newKeyRow(
+      { name: "k", expiresAt: new Date(NOW + 10_000).toISOString() },
+      new Date(NOW),
+    );
     const { row: rotated, secret } = rotatedRow(row, 2_000, new Date(NOW));
     let now = NOW;
     const index = keyIndexOf([rotated].map(keyEntryOf));
@@ -64,7 +79,12 @@ describe("the authenticator's index", () => {
     now = NOW + 10_000;
     expect(auth.authenticate(secret).outcome).toBe("expired");
     const key = toRecord(rotated);
-    expect([keyStatus(key, NOW), keyStatus(key, NOW + 10_000), rotationEndsAt(key, NOW), rotationEndsAt(key, NOW + 2_000)]).toEqual(["active", "expired", new Date(NOW + 2_000).toISOString(), null]);
+    expect([
+      keyStatus(key, NOW),
+      keyStatus(key, NOW + 10_000),
+      rotationEndsAt(key, NOW),
+      rotationEndsAt(key, NOW + 2_000),
+    ]).toEqual(["active", "expired", new Date(NOW + 2_000).toISOString(), null]);
   });
 });
 
@@ -82,9 +102,25 @@ describe("usage by outcome", () => {
     ] as const;
     const days = dailyOutcomes(rows, 3, NOW);
     expect(days.map((d) => d.day)).toEqual(["2026-11-26", "2026-11-27", "2026-11-28"]);
-    expect(days[0]).toEqual({ day: "2026-11-26", answered: 0, rate_limited: 0, over_quota: 0, refused: 0, forbidden: 0, reports_accepted: 0, endpoints: {} });
+    expect(days[0]).toEqual({
+      day: "2026-11-26",
+      answered: 0,
+      rate_limited: 0,
+      over_quota: 0,
+      refused: 0,
+      forbidden: 0,
+      reports_accepted: 0,
+      endpoints: {},
+    });
     expect(days[1]).toMatchObject({ answered: 6, endpoints: { ip: { answered: 6 } } });
-    expect(days[2]).toMatchObject({ answered: 0, refused: 2, rate_limited: 3, over_quota: 4, forbidden: 1, reports_accepted: 40 });
+    expect(days[2]).toMatchObject({
+      answered: 0,
+      refused: 2,
+      rate_limited: 3,
+      over_quota: 4,
+      forbidden: 1,
+      reports_accepted: 40,
+    });
     expect(Object.keys(days[2].endpoints)).toEqual(["email", "ip", "report"]);
   });
 });

@@ -7,7 +7,14 @@ import { inMemoryChangeSignal, openChangeSignal } from "../../src/stores/sqlite/
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { SqliteKeyIndex } from "../../src/stores/sqlite/key-index.ts";
 import { SqliteKeyStore } from "../../src/stores/sqlite/key-store.ts";
-import { digestOfStoredHash, displayPrefix, generateSecret, hashSecret, looksLikeSecret, secretDigest } from "../../src/keys/secret.ts";
+import {
+  digestOfStoredHash,
+  displayPrefix,
+  generateSecret,
+  hashSecret,
+  looksLikeSecret,
+  secretDigest,
+} from "../../src/keys/secret.ts";
 
 function memoryStore() {
   const db = openDatabase(":memory:");
@@ -30,9 +37,12 @@ describe("secrets", () => {
     const s = generateSecret();
     expect(displayPrefix(s)).toBe(s.slice(0, 9));
   });
-  test.each(["", "rk_", "Bearer", `rk_${"a".repeat(42)}`, `rk_${"a".repeat(44)}`, `xx_${"a".repeat(43)}`])("%p does not look like a secret", (t) => {
-    expect(looksLikeSecret(t)).toBe(false);
-  });
+  test.each(["", "rk_", "Bearer", `rk_${"a".repeat(42)}`, `rk_${"a".repeat(44)}`, `xx_${"a".repeat(43)}`])(
+    "%p does not look like a secret",
+    (t) => {
+      expect(looksLikeSecret(t)).toBe(false);
+    },
+  );
 });
 
 describe("key store in SQLite", () => {
@@ -42,9 +52,18 @@ describe("key store in SQLite", () => {
     const second = await keys.create({ name: "prod-2" });
     db.exec("UPDATE api_keys SET name = 'prod'"); // as an older version allowed
     const auth = new KeyAuthenticator(new SqliteKeyIndex(db, signal));
-    expect([auth.authenticate(first.secret).outcome, auth.authenticate(second.secret).outcome]).toEqual(["active", "active"]);
-    for (const attempt of [() => keys.revoke("prod"), () => keys.update("prod", { ratePerMinute: 1 }), () => keys.rotate("prod", 0)]) {
-      await expect(attempt()).rejects.toThrow(/^2 active keys are named "prod" \(key_\S+, key_\S+\), made before names had to be unique; use the id$/);
+    expect([auth.authenticate(first.secret).outcome, auth.authenticate(second.secret).outcome]).toEqual([
+      "active",
+      "active",
+    ]);
+    for (const attempt of [
+      () => keys.revoke("prod"),
+      () => keys.update("prod", { ratePerMinute: 1 }),
+      () => keys.rotate("prod", 0),
+    ]) {
+      await expect(attempt()).rejects.toThrow(
+        /^2 active keys are named "prod" \(key_\S+, key_\S+\), made before names had to be unique; use the id$/,
+      );
     }
     expect((await keys.update(second.key.id, { name: "prod-b" })).after.name).toBe("prod-b");
     expect((await keys.revoke("prod")).id).toBe(first.key.id);

@@ -6,5 +6,7 @@ test("manage is a permission a key may be given, and never one it gets by defaul
   expect(parsePermissions("Manage, check")).toEqual({ permissions: ["check", "manage"] });
   expect(permissionsOf("check,report,manage")).toEqual(["check", "report", "manage"]);
   expect(DEFAULT_PERMISSIONS).toEqual(["check"]);
-  expect(parsePermissions("admin")).toEqual({ error: 'unknown permission "admin"; a key\'s permissions are check and/or report and/or manage, comma-separated' });
+  expect(parsePermissions("admin")).toEqual({
+    error: 'unknown permission "admin"; a key\'s permissions are check and/or report and/or manage, comma-separated',
+  });
 });

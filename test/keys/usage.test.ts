@@ -38,7 +38,11 @@ describe("usage accounting in SQLite", () => {
 
 describe("usage recorder", () => {
   test("a key's client address is wanted again only ADDRESS_REFRESH_MS after the last one seen; a use without one does not count as seen", () => {
-    const recorder = new UsageRecorder({ flush: async () => {}, usageOf: async () => new Map(), outcomesOf: async () => [] });
+    const recorder = new UsageRecorder({
+      flush: async () => {},
+      usageOf: async () => new Map(),
+      outcomesOf: async () => [],
+    });
     expect(recorder.wantsAddress("k", day1)).toBe(true);
     recorder.record("k", "email", "ok", day1);
     expect(recorder.wantsAddress("k", day1)).toBe(true);
@@ -51,7 +55,14 @@ describe("usage recorder", () => {
   test("while a write is on its way requests go on being counted, and a failed write's counts join the next one", async () => {
     const writes: { rows: UsageRow[]; lastUsed: ReadonlyMap<string, LastUse>; settle: (ok: boolean) => void }[] = [];
     const store: UsageStore = {
-      flush: (rows, lastUsed) => new Promise((resolve, reject) => writes.push({ rows: [...rows], lastUsed, settle: (ok) => (ok ? resolve() : reject(new Error("connection lost"))) })),
+      flush: (rows, lastUsed) =>
+        new Promise((resolve, reject) =>
+          writes.push({
+            rows: [...rows],
+            lastUsed,
+            settle: (ok) => (ok ? resolve() : reject(new Error("connection lost"))),
+          }),
+        ),
       usageOf: async () => new Map(),
       outcomesOf: async () => [],
     };

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { IDLE_LEASE_MS, type LeaseRequest, LeasedMonthlyQuota, type QuotaLeaseStore, leaseSize } from "../../src/limits/leased-monthly-quota.ts";
+import {
+  IDLE_LEASE_MS,
+  type LeaseRequest,
+  LeasedMonthlyQuota,
+  type QuotaLeaseStore,
+  leaseSize,
+} from "../../src/limits/leased-monthly-quota.ts";
 
 const nov = Date.UTC(2026, 10, 23, 12);
 
@@ -25,11 +31,17 @@ class HeldLeases implements QuotaLeaseStore {
   }
 
   async giveBack(unused: readonly { keyId: string; month: string; count: number }[]) {
-    for (const u of unused) this.charged.set(`${u.keyId} ${u.month}`, Math.max(0, (this.charged.get(`${u.keyId} ${u.month}`) ?? 0) - u.count));
+    for (const u of unused)
+      this.charged.set(
+        `${u.keyId} ${u.month}`,
+        Math.max(0, (this.charged.get(`${u.keyId} ${u.month}`) ?? 0) - u.count),
+      );
   }
 
   async chargedIn(month: string) {
-    return new Map([...this.charged].filter(([key]) => key.endsWith(` ${month}`)).map(([key, n]) => [key.split(" ")[0], n]));
+    return new Map(
+      [...this.charged].filter(([key]) => key.endsWith(` ${month}`)).map(([key, n]) => [key.split(" ")[0], n]),
+    );
   }
 
   /** Answers every lease asked so far. */
@@ -61,8 +73,16 @@ async function instance(store: QuotaLeaseStore, errors: string[] = [], now = () 
 
 describe("quota leased from a shared count", () => {
   test("a lease is half of what is not yet handed out, at least 1, and at most 1000 or a second of the key's traffic", () => {
-    expect([leaseSize(100, 0), leaseSize(100, 99), leaseSize(100, 100), leaseSize(100_000, 0), leaseSize(1_000, 990)]).toEqual([50, 1, 1, 1000, 5]);
-    expect([leaseSize(100_000, 0, 30_000), leaseSize(100_000, 90_000, 30_000), leaseSize(100_000, 0, 200)]).toEqual([30_000, 5_000, 1000]);
+    expect([
+      leaseSize(100, 0),
+      leaseSize(100, 99),
+      leaseSize(100, 100),
+      leaseSize(100_000, 0),
+      leaseSize(1_000, 990),
+    ]).toEqual([50, 1, 1, 1000, 5]);
+    expect([leaseSize(100_000, 0, 30_000), leaseSize(100_000, 90_000, 30_000), leaseSize(100_000, 0, 200)]).toEqual([
+      30_000, 5_000, 1000,
+    ]);
   });
 
   test("before its first lease arrives an instance serves one lease on credit, then refuses until the answer", async () => {
@@ -94,7 +114,12 @@ describe("quota leased from a shared count", () => {
     const store = new HeldLeases();
     store.charged.set("k 2026-11", 100);
     const quota = await instance(store);
-    expect(quota.check("k", 100, nov)).toMatchObject({ allowed: false, limit: 100, used: 100, resetsAt: "2026-12-01T00:00:00Z" });
+    expect(quota.check("k", 100, nov)).toMatchObject({
+      allowed: false,
+      limit: 100,
+      used: 100,
+      resetsAt: "2026-12-01T00:00:00Z",
+    });
     await store.answer();
     expect(store.requests).toHaveLength(1);
     await store.giveBack([{ keyId: "k", month: "2026-11", count: 10 }]);
@@ -260,7 +285,11 @@ describe("quota leased from a shared count", () => {
     store.charged.set("k 2026-11", 100);
     const quota = await instance(store);
     expect(quota.check("k", 100, nov)?.allowed).toBe(false);
-    expect(quota.check("k", 100, Date.UTC(2026, 11, 1))).toMatchObject({ allowed: true, used: 0, resetsAt: "2027-01-01T00:00:00Z" });
+    expect(quota.check("k", 100, Date.UTC(2026, 11, 1))).toMatchObject({
+      allowed: true,
+      used: 0,
+      resetsAt: "2027-01-01T00:00:00Z",
+    });
     expect(store.requests.at(-1)).toMatchObject({ month: "2026-12", want: 50 });
   });
 });

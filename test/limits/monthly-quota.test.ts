@@ -11,7 +11,13 @@ describe("monthly quota of one instance", () => {
       quota.countSuccess("k", nov);
     }
     const refused = quota.check("k", 3, nov);
-    expect(refused).toEqual({ allowed: false, limit: 3, used: 3, resetsAt: "2026-12-01T00:00:00Z", retryAfterSeconds: 8 * 86400 - 12 * 3600 });
+    expect(refused).toEqual({
+      allowed: false,
+      limit: 3,
+      used: 3,
+      resetsAt: "2026-12-01T00:00:00Z",
+      retryAfterSeconds: 8 * 86400 - 12 * 3600,
+    });
   });
 
   test("starts from the counts loaded at start-up", () => {
@@ -22,7 +28,12 @@ describe("monthly quota of one instance", () => {
   test("resets at the first instant of the next UTC month", () => {
     const quota = new LocalMonthlyQuota(new Map([["k", 3]]), nov);
     expect(quota.check("k", 3, Date.UTC(2026, 11, 1) - 1)?.allowed).toBe(false);
-    expect(quota.check("k", 3, Date.UTC(2026, 11, 1))).toEqual({ allowed: true, limit: 3, used: 0, resetsAt: "2027-01-01T00:00:00Z" });
+    expect(quota.check("k", 3, Date.UTC(2026, 11, 1))).toEqual({
+      allowed: true,
+      limit: 3,
+      used: 0,
+      resetsAt: "2027-01-01T00:00:00Z",
+    });
   });
 
   test("a limit of 0 means unlimited", () => {

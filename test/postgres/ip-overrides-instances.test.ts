@@ -11,11 +11,17 @@ const running: ServeProcess[] = [];
 afterAll(() => Promise.all(running.map((s) => s.stop("SIGKILL"))));
 
 test("two instances on one PostgreSQL database: an IP override line from the CLI, its removal, reach both within 3 s", async () => {
-  const env = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_DATA_DIR: mkdtempSync(join(tmpdir(), "riskcheck-cli-")), RISKCHECK_RATE_PER_MINUTE: "0" };
+  const env = {
+    RISKCHECK_DATABASE_URL: await freshDatabaseUrl(),
+    RISKCHECK_DATA_DIR: mkdtempSync(join(tmpdir(), "riskcheck-cli-")),
+    RISKCHECK_RATE_PER_MINUTE: "0",
+  };
   const created = await runCliAsync(["keys", "create", "--name", "fraud", "--json"], env);
   expect(created.code).toBe(0);
   const headers = { authorization: `Bearer ${JSON.parse(created.stdout).key}` };
-  const servers = await Promise.all([makeDataDir(), makeDataDir()].map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))));
+  const servers = await Promise.all(
+    [makeDataDir(), makeDataDir()].map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))),
+  );
   const levelOn = async (server: ServeProcess, ip: string) => {
     const res = await fetch(`${server.url}/v1/ip-reputation-check?ip=${ip}&explain=1`, { headers });
     expect(res.status).toBe(200);
@@ -46,5 +52,7 @@ test("two instances on one PostgreSQL database: an IP override line from the CLI
   for (const took of [...denied, ...allowed, ...removed]) expect(took).toBeLessThan(3_000);
 
   expect(await Promise.all(servers.map((s) => s.stop("SIGTERM")))).toEqual([0, 0]);
-  console.log(`two instances: an IP deny after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an allow after ${allowed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a removal after ${removed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`);
+  console.log(
+    `two instances: an IP deny after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an allow after ${allowed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a removal after ${removed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`,
+  );
 }, 60_000);

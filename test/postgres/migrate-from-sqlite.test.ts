@@ -17,7 +17,10 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
   const now = Date.now();
   const sqlite = openSqliteStores(file);
-  const created = await sqlite.keys.create({ name: "checkout", ipQuotaPerMonth: 10, expiresAt: "2031-01-01T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8"] }, new Date(now - 2_000));
+  const created = await sqlite.keys.create(
+    { name: "checkout", ipQuotaPerMonth: 10, expiresAt: "2031-01-01T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8"] },
+    new Date(now - 2_000),
+  );
   const previous = created.secret;
   const kept = { ...created, ...(await sqlite.keys.rotate(created.key.id, 3_600_000, new Date(now - 1_500))) };
   const gone = await sqlite.keys.create({ name: "old" }, new Date(now - 1_000));
@@ -31,10 +34,29 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   await setAdminPassword(sqlite.adminPassword, "correct horse battery");
   const { token } = await sqlite.sessions.create(now);
   for (let i = 0; i < 5; i++) await sqlite.signInThrottle.begin("203.0.113.9", now);
-  await sqlite.reports.add(kept.key.id, [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }], now - 500, { dedupSinceMs: now - 86_400_000, daySinceMs: now - 86_400_000, dailyAddresses: 10 });
-  const override = { domain: "partner.example", action: "allow" as const, reason: "our reseller's domain", author: "ops", created: new Date(now - 300).toISOString(), until: "2031-01-01T00:00:00.000Z" };
+  await sqlite.reports.add(
+    kept.key.id,
+    [{ ip: "81.2.69.142", category: "attack", comment: "credential stuffing" }],
+    now - 500,
+    { dedupSinceMs: now - 86_400_000, daySinceMs: now - 86_400_000, dailyAddresses: 10 },
+  );
+  const override = {
+    domain: "partner.example",
+    action: "allow" as const,
+    reason: "our reseller's domain",
+    author: "ops",
+    created: new Date(now - 300).toISOString(),
+    until: "2031-01-01T00:00:00.000Z",
+  };
   await sqlite.emailOverrides.put(override);
-  const ipOverride = { target: "198.51.100.0/24", action: "allow" as const, reason: "partner office", author: "ops", created: new Date(now - 200).toISOString(), until: null };
+  const ipOverride = {
+    target: "198.51.100.0/24",
+    action: "allow" as const,
+    reason: "partner office",
+    author: "ops",
+    created: new Date(now - 200).toISOString(),
+    until: null,
+  };
   await sqlite.ipOverrides.put(ipOverride);
   await sqlite.close();
 
@@ -43,9 +65,22 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.stderr).toBe("");
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
-  expect(migrated.stdout).toContain("2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, the dashboard password");
-  const reports = JSON.parse((await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
-  expect(reports).toEqual([{ reported_at: new Date(now - 500).toISOString(), ip: "81.2.69.142", category: "attack", key_id: kept.key.id, key_name: "checkout", comment: "credential stuffing" }]);
+  expect(migrated.stdout).toContain(
+    "2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, the dashboard password",
+  );
+  const reports = JSON.parse(
+    (await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout,
+  );
+  expect(reports).toEqual([
+    {
+      reported_at: new Date(now - 500).toISOString(),
+      ip: "81.2.69.142",
+      category: "attack",
+      key_id: kept.key.id,
+      key_name: "checkout",
+      comment: "credential stuffing",
+    },
+  ]);
 
   const listed = JSON.parse((await runCliAsync(["keys", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
   expect(listed.map((k: { name: string; status: string }) => [k.name, k.status])).toEqual([
@@ -53,7 +88,12 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     ["old", "revoked"],
   ]);
   expect(listed[0].usage).toMatchObject({ today: { ip: 4, email: 1 }, ip_quota_used: 3, ip_quota_left: 7 });
-  expect(listed[0]).toMatchObject({ last_used_ip: "10.1.2.3", expires_at: "2031-01-01T00:00:00.000Z", allowed_networks: ["10.0.0.0/8"], rotation_ends_at: new Date(now - 1_500 + 3_600_000).toISOString() });
+  expect(listed[0]).toMatchObject({
+    last_used_ip: "10.1.2.3",
+    expires_at: "2031-01-01T00:00:00.000Z",
+    allowed_networks: ["10.0.0.0/8"],
+    rotation_ends_at: new Date(now - 1_500 + 3_600_000).toISOString(),
+  });
 
   const pg = await openPostgresStores(url);
   try {

@@ -22,7 +22,11 @@ afterAll(() => Promise.all(pools.map((sql) => sql.close({ timeout: 5 }))));
 
 test("leases asked for at once by two instances never hand out more than the limit", async () => {
   const { key } = await new PostgresKeyStore(pools[0]).create({ name: "contended" });
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).lease({ keyId: key.id, month: "2026-11", want: 7, owed: 0, limit: 100 })));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      (i % 2 ? one : two).lease({ keyId: key.id, month: "2026-11", want: 7, owed: 0, limit: 100 }),
+    ),
+  );
   expect(answers.reduce((n, a) => n + a.granted, 0)).toBe(100);
   expect(answers.filter((a) => a.granted > 0 && a.granted < 7)).toHaveLength(1);
   expect(Math.max(...answers.map((a) => a.charged))).toBe(100);
@@ -31,13 +35,22 @@ test("leases asked for at once by two instances never hand out more than the lim
 
 test("credit served is charged even past the limit; unused checks go back; months are counted apart", async () => {
   const { key } = await new PostgresKeyStore(pools[0]).create({ name: "credit" });
-  expect(await one.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 0, limit: 100 })).toEqual({ granted: 50, charged: 50 });
-  expect(await two.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 60, limit: 100 })).toEqual({ granted: 0, charged: 110 });
+  expect(await one.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 0, limit: 100 })).toEqual({
+    granted: 50,
+    charged: 50,
+  });
+  expect(await two.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 60, limit: 100 })).toEqual({
+    granted: 0,
+    charged: 110,
+  });
   await one.giveBack([{ keyId: key.id, month: "2026-11", count: 30 }]);
   await two.giveBack([{ keyId: key.id, month: "2026-12", count: -4 }]);
   expect((await two.chargedIn("2026-11")).get(key.id)).toBe(80);
   expect((await two.chargedIn("2026-12")).get(key.id)).toBe(4);
-  expect(await one.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 0, limit: 100 })).toEqual({ granted: 20, charged: 100 });
+  expect(await one.lease({ keyId: key.id, month: "2026-11", want: 50, owed: 0, limit: 100 })).toEqual({
+    granted: 20,
+    charged: 100,
+  });
 });
 
 describe("lease and key transactions are bounded", () => {
@@ -58,7 +71,9 @@ describe("lease and key transactions are bounded", () => {
     const release = await holdRowLock(key.id, "2026-11");
     try {
       const started = performance.now();
-      const failure = await one.lease({ keyId: key.id, month: "2026-11", want: 10, owed: 0, limit: 100 }).catch((err: Error) => err);
+      const failure = await one
+        .lease({ keyId: key.id, month: "2026-11", want: 10, owed: 0, limit: 100 })
+        .catch((err: Error) => err);
       const waited = performance.now() - started;
       expect(failure).toBeInstanceOf(Error);
       expect((failure as Error).message).toContain("lock timeout");
@@ -68,7 +83,10 @@ describe("lease and key transactions are bounded", () => {
       await release();
     }
     // The failed transaction changed nothing, and the next lease is served.
-    expect(await one.lease({ keyId: key.id, month: "2026-11", want: 10, owed: 0, limit: 100 })).toEqual({ granted: 10, charged: 10 });
+    expect(await one.lease({ keyId: key.id, month: "2026-11", want: 10, owed: 0, limit: 100 })).toEqual({
+      granted: 10,
+      charged: 10,
+    });
   });
 
   test.concurrent("what a caller sees meanwhile: the instance serves from what it holds, refuses with quota_exceeded, and serves again once the lock is gone", async () => {

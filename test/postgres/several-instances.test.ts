@@ -20,20 +20,35 @@ afterAll(() => Promise.all(running.map((s) => s.stop("SIGKILL"))));
 function dashboardOf(server: ServeProcess): DashboardClient {
   return new DashboardClient(async (request) => {
     const url = request.url.replace("http://riskcheck.test", server.url);
-    return fetch(url, { method: request.method, headers: request.headers, body: request.method === "GET" ? undefined : await request.text(), redirect: "manual" });
+    return fetch(url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.method === "GET" ? undefined : await request.text(),
+      redirect: "manual",
+    });
   });
 }
 
 test("two instances on one PostgreSQL database share keys, the quota, revocations and usage", async () => {
   // The CLI's default data directory is an empty one of its own: no SQLite file may appear in it either.
   const cliDir = mkdtempSync(join(tmpdir(), "riskcheck-cli-"));
-  const env = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_ADMIN_PASSWORD: PASSWORD, RISKCHECK_DATA_DIR: cliDir };
+  const env = {
+    RISKCHECK_DATABASE_URL: await freshDatabaseUrl(),
+    RISKCHECK_ADMIN_PASSWORD: PASSWORD,
+    RISKCHECK_DATA_DIR: cliDir,
+  };
   const dataDirs = [makeDataDir(), makeDataDir()];
   // Each is kept for the teardown as soon as it runs: should the other fail to start, this one is stopped too.
-  const servers = await Promise.all(dataDirs.map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))));
-  for (const server of servers) expect(server.output()).toContain(`database: PostgreSQL ${redactedDatabaseUrl(env.RISKCHECK_DATABASE_URL)}`);
+  const servers = await Promise.all(
+    dataDirs.map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))),
+  );
+  for (const server of servers)
+    expect(server.output()).toContain(`database: PostgreSQL ${redactedDatabaseUrl(env.RISKCHECK_DATABASE_URL)}`);
 
-  const created = await runCliAsync(["keys", "create", "--name", "shared", "--ip-quota-per-month", String(QUOTA), "--json"], env);
+  const created = await runCliAsync(
+    ["keys", "create", "--name", "shared", "--ip-quota-per-month", String(QUOTA), "--json"],
+    env,
+  );
   expect(created.code).toBe(0);
   const { id, key } = JSON.parse(created.stdout);
   const headers = { authorization: `Bearer ${key}` };
@@ -58,7 +73,9 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   );
 
   const statuses = await Promise.all(
-    Array.from({ length: REQUESTS }, (_, i) => fetch(`${servers[i % 2].url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers }).then((r) => r.status)),
+    Array.from({ length: REQUESTS }, (_, i) =>
+      fetch(`${servers[i % 2].url}/v1/ip-reputation-check?ip=8.8.8.8`, { headers }).then((r) => r.status),
+    ),
   );
   const successes = statuses.filter((s) => s === 200).length;
   expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
@@ -79,7 +96,8 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   const delays = await Promise.all(
     servers.map(async (server) => {
       while ((await emailStatus(server)) !== 401) {
-        if (performance.now() - revokedAt > 2_000) throw new Error(`${server.url} still accepts the revoked key after 2 s`);
+        if (performance.now() - revokedAt > 2_000)
+          throw new Error(`${server.url} still accepts the revoked key after 2 s`);
         await Bun.sleep(5);
       }
       return performance.now() - revokedAt;
@@ -96,15 +114,26 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   expect(readdirSync(cliDir)).toEqual([]);
   const { password } = new URL(env.RISKCHECK_DATABASE_URL);
   if (password) for (const server of servers) expect(server.output()).not.toContain(password);
-  console.log(`two instances: new key accepted after ${acceptedAfter.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; ${successes} of ${REQUESTS} IP checks succeeded with a quota of ${QUOTA}; revocation refused after ${delays.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; keys list after SIGTERM: ${row.usage.today.ip} IP and ${row.usage.today.email} email requests, ${row.usage.ip_quota_used} successes`);
+  console.log(
+    `two instances: new key accepted after ${acceptedAfter.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; ${successes} of ${REQUESTS} IP checks succeeded with a quota of ${QUOTA}; revocation refused after ${delays.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; keys list after SIGTERM: ${row.usage.today.ip} IP and ${row.usage.today.email} email requests, ${row.usage.ip_quota_used} successes`,
+  );
 }, 60_000);
 
 test("two instances on one PostgreSQL database: a report to one counts on both, an override or a deletion from the CLI reaches both within 10 s", async () => {
-  const env = { RISKCHECK_DATABASE_URL: await freshDatabaseUrl(), RISKCHECK_DATA_DIR: mkdtempSync(join(tmpdir(), "riskcheck-cli-")), RISKCHECK_RATE_PER_MINUTE: "0" };
-  const created = await runCliAsync(["keys", "create", "--name", "waf", "--permissions", "check,report", "--json"], env);
+  const env = {
+    RISKCHECK_DATABASE_URL: await freshDatabaseUrl(),
+    RISKCHECK_DATA_DIR: mkdtempSync(join(tmpdir(), "riskcheck-cli-")),
+    RISKCHECK_RATE_PER_MINUTE: "0",
+  };
+  const created = await runCliAsync(
+    ["keys", "create", "--name", "waf", "--permissions", "check,report", "--json"],
+    env,
+  );
   expect(created.code).toBe(0);
   const headers = { authorization: `Bearer ${JSON.parse(created.stdout).key}` };
-  const servers = await Promise.all([makeDataDir(), makeDataDir()].map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))));
+  const servers = await Promise.all(
+    [makeDataDir(), makeDataDir()].map((dir) => startServe(["--data-dir", dir], env).then((s) => (running.push(s), s))),
+  );
   const ask = async (server: ServeProcess, query: string) => {
     const res = await fetch(`${server.url}${query}`, { headers });
     expect(res.status).toBe(200);
@@ -126,7 +155,11 @@ test("two instances on one PostgreSQL database: a report to one counts on both, 
   const attackOf = (answer: Record<string, any>) => answer.reputation.attack as number;
   const before = attackOf(await ask(servers[0], "/v1/ip-reputation-check?ip=81.2.69.142"));
 
-  const posted = await fetch(`${servers[0].url}/v1/reports`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ ip: "81.2.69.142", category: "attack" }) });
+  const posted = await fetch(`${servers[0].url}/v1/reports`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ ip: "81.2.69.142", category: "attack" }),
+  });
   expect(await posted.json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
   const reported = await bothWithin10s("/v1/ip-reputation-check?ip=81.2.69.142", (a) => attackOf(a) === before + 1);
 
@@ -134,9 +167,13 @@ test("two instances on one PostgreSQL database: a report to one counts on both, 
   expect((await runCliAsync(["email", "deny", "yahoo.com", "--reason", "sign-up wave"], env)).code).toBe(0);
   const denied = await bothWithin10s("/v1/check?email=a@yahoo.com", (a) => a.is_disposable === true);
 
-  expect((await runCliAsync(["reports", "delete", "--ip", "81.2.69.142"], env)).stdout).toContain("Deleted 1 report(s) of 81.2.69.142");
+  expect((await runCliAsync(["reports", "delete", "--ip", "81.2.69.142"], env)).stdout).toContain(
+    "Deleted 1 report(s) of 81.2.69.142",
+  );
   const retracted = await bothWithin10s("/v1/ip-reputation-check?ip=81.2.69.142", (a) => attackOf(a) === before);
 
   expect(await Promise.all(servers.map((s) => s.stop("SIGTERM")))).toEqual([0, 0]);
-  console.log(`two instances: a report counted after ${reported.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an email override after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a deletion after ${retracted.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`);
+  console.log(
+    `two instances: a report counted after ${reported.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an email override after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a deletion after ${retracted.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`,
+  );
 }, 60_000);

@@ -5,7 +5,7 @@ test("agrees with a Map through 200,000 random adds and deletes, clustered keys 
   const table = new Ipv4SlotTable();
   const map = new Map<number, number>();
   let seed = 42;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   for (let step = 0; step < 200_000; step++) {
     // Half the keys from a small range (colliding runs), half anywhere in 32 bits.
     const key = random() < 0.5 ? Math.floor(random() * 5_000) : Math.floor(random() * 2 ** 32);

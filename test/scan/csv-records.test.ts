@@ -14,7 +14,8 @@ function parseByCharacter(text: string): CsvRecord[] {
   return [...out, ...p.end()];
 }
 
-const SAMPLE = 'id,name,email\r\n1,"Doe, Jane",jane@example.com\n2,"Bob ""the builder""",bob@example.com\n3,"two\nlines",x@example.com\n\n4,,\n5,last,no-newline@example.com';
+const SAMPLE =
+  'id,name,email\r\n1,"Doe, Jane",jane@example.com\n2,"Bob ""the builder""",bob@example.com\n3,"two\nlines",x@example.com\n\n4,,\n5,last,no-newline@example.com';
 
 describe("CSV records", () => {
   test("quoted fields with commas, doubled quotes and line breaks; CRLF and LF; empty lines skipped; line numbers", () => {
@@ -48,7 +49,10 @@ describe("CSV records", () => {
   });
 
   test("a quote never closed is reported at the end", () => {
-    expect(parseWhole('a\n"open\nmore')).toEqual([{ line: 1, fields: ["a"] }, { line: 2, problem: "a quoted field is never closed" }]);
+    expect(parseWhole('a\n"open\nmore')).toEqual([
+      { line: 1, fields: ["a"] },
+      { line: 2, problem: "a quoted field is never closed" },
+    ]);
   });
 
   test("a record that grows past the limit is given up, and memory with it", () => {
@@ -70,7 +74,11 @@ describe("CSV records", () => {
       for (let i = 0; i < text.length; i += piece) p.push(text.slice(i, i + piece), out);
       p.end(out);
       const lines = text.split("\n").length - 1;
-      expect(out).toEqual([{ line: 1, fields: ["a", "b"] }, { line: 2, problem: expect.stringContaining("longer than") }, { line: lines, fields: ["2", "after"] }]);
+      expect(out).toEqual([
+        { line: 1, fields: ["a", "b"] },
+        { line: 2, problem: expect.stringContaining("longer than") },
+        { line: lines, fields: ["2", "after"] },
+      ]);
     }
   });
 });

@@ -12,7 +12,10 @@ setDefaultTimeout(30_000);
 
 const dir = mkdtempSync(join(tmpdir(), "riskcheck-scan-"));
 const users = join(dir, "users.csv");
-writeFileSync(users, "\uFEFFid,email,signup_ip\n1,jane@gmail.com,8.8.8.8\n2,bob@mailinator.com,1.1.1.1\n3,\"broken\"x,2.2.2.2\n4,carol@example.org,\n");
+writeFileSync(
+  users,
+  '\uFEFFid,email,signup_ip\n1,jane@gmail.com,8.8.8.8\n2,bob@mailinator.com,1.1.1.1\n3,"broken"x,2.2.2.2\n4,carol@example.org,\n',
+);
 // A database that does not exist: no override line applies, and none is made.
 const NO_DB = join(dir, "none.sqlite");
 const DATA = ["--data-dir", BUNDLED_DATA_DIR, "--db", NO_DB];
@@ -21,7 +24,19 @@ describe("riskcheck scan", () => {
   test("--help names every option", () => {
     const { code, stdout } = runCli(["scan", "--help"]);
     expect(code).toBe(0);
-    for (const option of ["--out FILE", "--format csv|jsonl", "--email-column NAME", "--ip-column NAME", "--explain", "--only-risky", "--data-dir DIR", "--db FILE", "--database-url URL", "FILE"]) expect(stdout).toContain(option);
+    for (const option of [
+      "--out FILE",
+      "--format csv|jsonl",
+      "--email-column NAME",
+      "--ip-column NAME",
+      "--explain",
+      "--only-risky",
+      "--data-dir DIR",
+      "--db FILE",
+      "--database-url URL",
+      "FILE",
+    ])
+      expect(stdout).toContain(option);
   });
 
   test("a CSV file into --out: the rows in the file, the summary on standard output, exit 0", () => {
@@ -45,10 +60,23 @@ describe("riskcheck scan", () => {
   });
 
   test("standard input to standard output as JSON Lines; the summary goes to standard error", async () => {
-    const proc = Bun.spawn([process.execPath, CLI, "scan", "-", "--format", "jsonl", "--only-risky", ...DATA], { stdin: new TextEncoder().encode("a@mailinator.com\n8.8.8.8\nb@gmail.com\n"), stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([process.execPath, CLI, "scan", "-", "--format", "jsonl", "--only-risky", ...DATA], {
+      stdin: new TextEncoder().encode("a@mailinator.com\n8.8.8.8\nb@gmail.com\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     expect(code).toBe(0);
-    expect(stdout.trimEnd().split("\n").map((l) => JSON.parse(l).input)).toEqual(["a@mailinator.com"]);
+    expect(
+      stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).input),
+    ).toEqual(["a@mailinator.com"]);
     expect(stderr).toMatch(/^rows\s+3$/m);
     expect(stderr).toMatch(/^rows written\s+1$/m);
   });
@@ -57,7 +85,9 @@ describe("riskcheck scan", () => {
     const input = join(dir, "one.txt");
     writeFileSync(input, "bob@mailinator.com\n");
     for (const rule of ["strict", "any"]) {
-      const { code, stdout } = runCli(["scan", input, "--format", "jsonl", "--explain", ...DATA], { RISKCHECK_EMAIL_EVIDENCE: rule });
+      const { code, stdout } = runCli(["scan", input, "--format", "jsonl", "--explain", ...DATA], {
+        RISKCHECK_EMAIL_EVIDENCE: rule,
+      });
       expect(code).toBe(0);
       expect(JSON.parse(stdout).email.reasons.evidence_rule).toBe(rule);
     }
@@ -83,13 +113,19 @@ describe("riskcheck scan", () => {
   });
 
   test("I/O errors exit 1: a missing input, an output that cannot be written, a data directory without data", () => {
-    expect(runCli(["scan", join(dir, "missing.csv"), ...DATA])).toMatchObject({ code: 1, stderr: expect.stringContaining("no such file") });
+    expect(runCli(["scan", join(dir, "missing.csv"), ...DATA])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("no such file"),
+    });
     expect(runCli(["scan", users, "--out", join(dir, "no", "such", "dir", "x.csv"), ...DATA]).code).toBe(1);
     expect(runCli(["scan", users, "--data-dir", join(dir, "empty")]).code).toBe(1);
     // A database that cannot be read: answering without the operator's override lines and reports would contradict the server.
     const notADatabase = join(dir, "not-a-database.sqlite");
     writeFileSync(notADatabase, "not SQLite");
-    expect(runCli(["scan", users, "--data-dir", BUNDLED_DATA_DIR, "--db", notADatabase])).toMatchObject({ code: 1, stderr: expect.stringContaining("scan: cannot read the server's database: ") });
+    expect(runCli(["scan", users, "--data-dir", BUNDLED_DATA_DIR, "--db", notADatabase])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("scan: cannot read the server's database: "),
+    });
   });
 });
 
@@ -103,12 +139,19 @@ describe("riskcheck scan with the server's override lines", () => {
   beforeAll(async () => {
     data = makeDataDir();
     env = { RISKCHECK_DATA_DIR: data, RISKCHECK_DB: join(data, "riskcheck.sqlite") };
-    for (const [action, domain] of [["allow", "mailinator.com"], ["deny", "yahoo.com"]]) {
+    for (const [action, domain] of [
+      ["allow", "mailinator.com"],
+      ["deny", "yahoo.com"],
+    ]) {
       expect(runCli(["email", action, domain, "--reason", `scan test ${action}`, "--author", "ops"], env).code).toBe(0);
     }
     // An IP line too: the scan's answer for 8.8.8.8 below must be the server's, decided by it.
     expect(runCli(["ip", "deny", "8.8.8.0/24", "--reason", "scan test deny", "--author", "ops"], env).code).toBe(0);
-    reporters = ["ids", "waf"].map((name) => JSON.parse(runCli(["keys", "create", "--name", name, "--permissions", "check,report", "--json"], env).stdout).key as string);
+    reporters = ["ids", "waf"].map(
+      (name) =>
+        JSON.parse(runCli(["keys", "create", "--name", name, "--permissions", "check,report", "--json"], env).stdout)
+          .key as string,
+    );
     server = await startServe([], { ...env, RISKCHECK_RATE_PER_MINUTE: "0" });
     key = runCli(["keys", "create", "--name", "scan"], env).stdout.trimEnd().split("\n").at(-1)!;
   });
@@ -120,24 +163,43 @@ describe("riskcheck scan with the server's override lines", () => {
   test("local reports count as the running server counts them: scan --explain answers each IP as its GET with explain", async () => {
     // Two keys report 81.2.69.142 (one for attack, one for attack and bot); 89.160.20.112 once; the rest were never reported.
     const report = async (secret: string, reports: object[]) => {
-      const res = await fetch(`${server.url}/v1/reports`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify({ reports }) });
+      const res = await fetch(`${server.url}/v1/reports`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ reports }),
+      });
       expect(res.status).toBe(200);
     };
-    await report(reporters[0]!, [{ ip: "81.2.69.142", category: "attack" }, { ip: "89.160.20.112", category: "probe" }]);
-    await report(reporters[1]!, [{ ip: "81.2.69.142", category: "attack" }, { ip: "81.2.69.142", category: "bot" }]);
+    await report(reporters[0]!, [
+      { ip: "81.2.69.142", category: "attack" },
+      { ip: "89.160.20.112", category: "probe" },
+    ]);
+    await report(reporters[1]!, [
+      { ip: "81.2.69.142", category: "attack" },
+      { ip: "81.2.69.142", category: "bot" },
+    ]);
     const ips = ["81.2.69.142", "89.160.20.112", "8.8.8.8", "10.0.0.1", "2001:db8::1", "not-an-ip"];
     const input = join(data, "ips.txt");
     writeFileSync(input, `${ips.join("\n")}\n`);
     const { code, stdout, stderr } = runCli(["scan", input, "--format", "jsonl", "--explain"], env);
     expect(code).toBe(0);
     expect(stderr).toContain(`local reports: 2 reported addresses in the last 90d, from SQLite ${env.RISKCHECK_DB}`);
-    const rows = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const rows = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     // Two keys, two counts: the second key's reports in two categories count once (in bot, its tie-broken latest).
     expect(rows.find((r) => r.ip?.ip === "81.2.69.142").ip.reputation).toMatchObject({ attack: 1, bot: 1, sum: 2 });
     expect(stderr).toContain(`IP overrides: 1 line in force, from SQLite ${env.RISKCHECK_DB}`);
-    expect(rows.find((r) => r.ip?.ip === "8.8.8.8").ip.reputation).toMatchObject({ risky: true, reputation: "bad", reasons: { override: { target: "8.8.8.0/24", author: "ops" } } });
+    expect(rows.find((r) => r.ip?.ip === "8.8.8.8").ip.reputation).toMatchObject({
+      risky: true,
+      reputation: "bad",
+      reasons: { override: { target: "8.8.8.0/24", author: "ops" } },
+    });
     for (const [i, ip] of ips.entries()) {
-      const res = await fetch(`${server.url}/v1/ip-reputation-check?ip=${encodeURIComponent(ip)}&explain=1`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${server.url}/v1/ip-reputation-check?ip=${encodeURIComponent(ip)}&explain=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       if (res.status === 200) expect(JSON.stringify(rows[i].ip)).toBe(await res.text());
       else expect(rows[i].ip).toMatchObject({ input: ip, error: ((await res.json()) as { error: string }).error });
     }
@@ -150,17 +212,35 @@ describe("riskcheck scan with the server's override lines", () => {
     const { code, stdout, stderr } = runCli(["scan", input, "--explain"], env);
     expect(code).toBe(0);
     expect(stderr).toContain(`email overrides: 2 lines in force, from SQLite ${env.RISKCHECK_DB}`);
-    const rows = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const rows = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(rows).toHaveLength(emails.length);
     const mailinator = rows.find((r) => r.email.domain === "mailinator.com");
-    expect(mailinator.email).toMatchObject({ is_disposable: false, reasons: { override: { action: "allow", reason: "scan test allow", author: "ops" } } });
-    expect(rows.find((r) => r.email.domain === "yahoo.com").email).toMatchObject({ is_disposable: true, reasons: { rule: "denylisted" } });
-    const answers = await Promise.all(emails.map((email) => fetch(`${server.url}/v1/check?email=${encodeURIComponent(email)}&explain=1`, { headers: { authorization: `Bearer ${key}` } })));
+    expect(mailinator.email).toMatchObject({
+      is_disposable: false,
+      reasons: { override: { action: "allow", reason: "scan test allow", author: "ops" } },
+    });
+    expect(rows.find((r) => r.email.domain === "yahoo.com").email).toMatchObject({
+      is_disposable: true,
+      reasons: { rule: "denylisted" },
+    });
+    const answers = await Promise.all(
+      emails.map((email) =>
+        fetch(`${server.url}/v1/check?email=${encodeURIComponent(email)}&explain=1`, {
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      ),
+    );
     for (const [i, res] of answers.entries()) {
       if (res.status === 200) expect(JSON.stringify(rows[i].email)).toBe(await res.text());
       else {
         expect(res.status).toBe(400);
-        expect(rows[i].email).toMatchObject({ input: emails[i], error: ((await res.json()) as { error: string }).error });
+        expect(rows[i].email).toMatchObject({
+          input: emails[i],
+          error: ((await res.json()) as { error: string }).error,
+        });
       }
     }
   });

@@ -16,16 +16,22 @@ describe("riskcheck scan refuses to write over its input, however the output is 
   test.each([
     ["the same path", (input: string) => input],
     ["another spelling of the path", () => join(dir, ".", "users.csv")],
-    ["a hard link", (input: string) => {
-      const link = join(dir, "hard.csv");
-      linkSync(input, link);
-      return link;
-    }],
-    ["a symbolic link", (input: string) => {
-      const link = join(dir, "soft.csv");
-      symlinkSync(input, link);
-      return link;
-    }],
+    [
+      "a hard link",
+      (input: string) => {
+        const link = join(dir, "hard.csv");
+        linkSync(input, link);
+        return link;
+      },
+    ],
+    [
+      "a symbolic link",
+      (input: string) => {
+        const link = join(dir, "soft.csv");
+        symlinkSync(input, link);
+        return link;
+      },
+    ],
   ])("%s: exit 2, and the input is left as it was", (_, outFor) => {
     const input = join(dir, "users.csv");
     writeFileSync(input, USERS);
@@ -38,7 +44,10 @@ describe("riskcheck scan refuses to write over its input, however the output is 
   test("standard input redirected from the file that --out names", () => {
     const input = join(dir, "stdin.csv");
     writeFileSync(input, USERS);
-    const result = Bun.spawnSync([process.execPath, CLI, "scan", "--out", input, ...DATA], { stdin: Bun.file(input), timeout: 30_000 });
+    const result = Bun.spawnSync([process.execPath, CLI, "scan", "--out", input, ...DATA], {
+      stdin: Bun.file(input),
+      timeout: 30_000,
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.toString()).toContain("the output is the input file (standard input)");
     expect(readFileSync(input, "utf8")).toBe(USERS);
@@ -64,7 +73,9 @@ describe("riskcheck scan on what is not a regular UTF-8 file", () => {
     writeFileSync(utf32, new Uint8Array([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0]));
     const refused = runCli(["scan", utf32, ...DATA]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("the input is UTF-32 (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f UTF-32 -t UTF-8");
+    expect(refused.stderr).toContain(
+      "the input is UTF-32 (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f UTF-32 -t UTF-8",
+    );
     const utf16 = join(dir, "users16.csv");
     writeFileSync(utf16, Buffer.from(`\uFEFF${USERS}`, "utf16le"));
     const read = runCli(["scan", utf16, ...DATA]);

@@ -13,12 +13,20 @@ async function* pieces(bytes: Uint8Array, piece: number): AsyncIterable<Uint8Arr
 
 async function runBytes(bytes: Uint8Array, options: Partial<ScanOptions> = {}, piece = 64 * 1024) {
   let out = "";
-  const summary = await scan(pieces(bytes, piece), { write: (t) => void (out += t) }, snapshot, { ...DEFAULTS, ...options });
+  const summary = await scan(pieces(bytes, piece), { write: (t) => void (out += t) }, snapshot, {
+    ...DEFAULTS,
+    ...options,
+  });
   return { out, summary, lines: out.split("\n").filter(Boolean) };
 }
 
-const run = (text: string, options: Partial<ScanOptions> = {}, piece?: number) => runBytes(new TextEncoder().encode(text), options, piece);
-const json = (out: string) => out.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+const run = (text: string, options: Partial<ScanOptions> = {}, piece?: number) =>
+  runBytes(new TextEncoder().encode(text), options, piece);
+const json = (out: string) =>
+  out
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 describe("every input format has the same length cap: one unreadable row per line too long, and nothing of it read as a row", () => {
   const long = "x".repeat(MAX_RECORD_CHARS + 10);
@@ -33,7 +41,11 @@ describe("every input format has the same length cap: one unreadable row per lin
       const rows = json(out);
       const lineOffset = text.startsWith("email") ? 1 : 0;
       expect(rows).toHaveLength(3);
-      expect(rows[1]).toEqual({ line: 2 + lineOffset, error: "unreadable_row", message: expect.stringContaining(`longer than ${MAX_RECORD_CHARS} characters`) });
+      expect(rows[1]).toEqual({
+        line: 2 + lineOffset,
+        error: "unreadable_row",
+        message: expect.stringContaining(`longer than ${MAX_RECORD_CHARS} characters`),
+      });
       expect(rows[2].line).toBe(3 + lineOffset);
       expect(rows[2].error).toBeUndefined();
       expect(JSON.stringify(rows[2].input)).toContain("8.8.8.8");
@@ -74,7 +86,11 @@ describe("encodings: UTF-8, UTF-16 by its byte order mark; the rest refused", ()
     ["UTF-32LE", [0xff, 0xfe, 0, 0, 0x61, 0, 0, 0], "the input is UTF-32"],
     ["UTF-32BE", [0, 0, 0xfe, 0xff, 0, 0, 0, 0x61], "the input is UTF-32"],
     ["UTF-16 without its mark", [0x61, 0, 0x40, 0, 0x62, 0], "looks like UTF-16 or UTF-32 without a byte order mark"],
-    ["Latin-1", [...new TextEncoder().encode("email\nj"), 0xe9, ...new TextEncoder().encode("r@gmail.com\n")], "the input is not valid UTF-8"],
+    [
+      "Latin-1",
+      [...new TextEncoder().encode("email\nj"), 0xe9, ...new TextEncoder().encode("r@gmail.com\n")],
+      "the input is not valid UTF-8",
+    ],
   ])("%s is refused with a message", async (_, bytes, message) => {
     const refused = runBytes(new Uint8Array(bytes), {}, 2);
     await expect(refused).rejects.toThrow(ScanInputError);
@@ -96,23 +112,37 @@ describe("the summary says where the values were read from", () => {
   });
 
   test("CSV: a column named by the user, and a kind with no column", async () => {
-    const { summary } = await run("email,backup_email\na@gmail.com,b@gmail.com\n", { columns: { email: "backup_email" } });
-    expect(summary.columns).toEqual(['email column: "backup_email"; also seen, not checked: "email" (--email-column NAME picks another)', "IP column: none"]);
+    const { summary } = await run("email,backup_email\na@gmail.com,b@gmail.com\n", {
+      columns: { email: "backup_email" },
+    });
+    expect(summary.columns).toEqual([
+      'email column: "backup_email"; also seen, not checked: "email" (--email-column NAME picks another)',
+      "IP column: none",
+    ]);
   });
 
   test("JSON Lines: the keys used over all lines, and the others seen", async () => {
-    const { summary } = await run('{"email":"a@gmail.com","alt_email":"x@y.z"}\n{"contact_email":"b@gmail.com","signup_ip":"8.8.8.8"}\n');
-    expect(summary.columns).toEqual(['email column: "email", "contact_email"; also seen, not checked: "alt_email" (--email-column NAME picks another)', 'IP column: "signup_ip"']);
+    const { summary } = await run(
+      '{"email":"a@gmail.com","alt_email":"x@y.z"}\n{"contact_email":"b@gmail.com","signup_ip":"8.8.8.8"}\n',
+    );
+    expect(summary.columns).toEqual([
+      'email column: "email", "contact_email"; also seen, not checked: "alt_email" (--email-column NAME picks another)',
+      'IP column: "signup_ip"',
+    ]);
   });
 
   test("plain lines", async () => {
-    expect((await run("a@gmail.com\n")).summary.columns).toEqual(["one value per line: an email address when it has an @, else an IP address"]);
+    expect((await run("a@gmail.com\n")).summary.columns).toEqual([
+      "one value per line: an email address when it has an @, else an IP address",
+    ]);
   });
 });
 
 describe("CSV output", () => {
   test("a cell a spreadsheet would run as a formula is written as text, as reports export writes it", async () => {
-    const { lines } = await run('email,name\n=2+5@gmail.com,"=HYPERLINK(""http://x"")"\n+1@gmail.com,-2\n@SUM(A1)@gmail.com,ok\n');
+    const { lines } = await run(
+      'email,name\n=2+5@gmail.com,"=HYPERLINK(""http://x"")"\n+1@gmail.com,-2\n@SUM(A1)@gmail.com,ok\n',
+    );
     expect(lines[1]).toStartWith(`2,'=2+5@gmail.com,"'=HYPERLINK(""http://x"")",gmail.com,false,true,`);
     expect(lines[2]).toStartWith("3,'+1@gmail.com,'-2,gmail.com,");
     expect(lines[3]).toStartWith("4,'@SUM(A1)@gmail.com,ok,");

@@ -19,20 +19,31 @@ async function run(text: string, options: Partial<ScanOptions> = {}, piece?: num
   return { out, summary, lines: out.split("\n").filter(Boolean) };
 }
 
-const jsonLines = (out: string) => out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const jsonLines = (out: string) =>
+  out
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
-const CSV = '\uFEFFid,"Full name",E-mail,signup_ip\r\n1,"Doe, Jane",jane@gmail.com,8.8.8.8\r\n2,"Bob ""B""",bob@mailinator.com,not-an-ip\r\n3,broken,"x"y,1.1.1.1\r\n4,"two\nlines",,10.0.0.1\r\n5,Zed,zed@,\r\n';
+const CSV =
+  '\uFEFFid,"Full name",E-mail,signup_ip\r\n1,"Doe, Jane",jane@gmail.com,8.8.8.8\r\n2,"Bob ""B""",bob@mailinator.com,not-an-ip\r\n3,broken,"x"y,1.1.1.1\r\n4,"two\nlines",,10.0.0.1\r\n5,Zed,zed@,\r\n';
 
 describe("CSV input", () => {
   test("a BOM, quoted fields with commas and quotes, columns found by their names, a bad row in the middle", async () => {
     for (const piece of [1, 7, 4096]) {
       const { lines, summary } = await run(CSV, {}, piece);
-      expect(lines[0]).toBe("line,id,Full name,E-mail,signup_ip,domain,is_disposable,free_email,country_code,asn,organization,connection_type,risky,reputation,kind,error,message");
-      expect(lines[1]).toBe('2,1,"Doe, Jane",jane@gmail.com,8.8.8.8,gmail.com,false,true,US,AS15169 Google LLC,Google LLC,Corporate,false,informative,hosting,,');
-      expect(lines[2]).toBe('3,2,"Bob ""B""",bob@mailinator.com,not-an-ip,mailinator.com,true,false,,,,,,,,invalid_ip,invalid IP address format');
+      expect(lines[0]).toBe(
+        "line,id,Full name,E-mail,signup_ip,domain,is_disposable,free_email,country_code,asn,organization,connection_type,risky,reputation,kind,error,message",
+      );
+      expect(lines[1]).toBe(
+        '2,1,"Doe, Jane",jane@gmail.com,8.8.8.8,gmail.com,false,true,US,AS15169 Google LLC,Google LLC,Corporate,false,informative,hosting,,',
+      );
+      expect(lines[2]).toBe(
+        '3,2,"Bob ""B""",bob@mailinator.com,not-an-ip,mailinator.com,true,false,,,,,,,,invalid_ip,invalid IP address format',
+      );
       expect(lines[3]).toBe(`4${",".repeat(15)}unreadable_row,"unexpected ""y"" after a closing quote"`);
-      expect(lines[4]).toBe("5,4,\"two");
-      expect(lines[5]).toBe("lines\",,10.0.0.1,,,,,,,,false,ok,,,");
+      expect(lines[4]).toBe('5,4,"two');
+      expect(lines[5]).toBe('lines",,10.0.0.1,,,,,,,,false,ok,,,');
       expect(lines[6]).toBe("7,5,Zed,zed@,,,,,,,,,,,,invalid_email,The provided email address is not valid");
       expect(summary.toJSON()).toEqual({
         rows: 5,
@@ -49,13 +60,20 @@ describe("CSV input", () => {
     const [row] = jsonLines((await run(text, { format: "jsonl", columns: { email: "CONTACT", ip: "last_ip" } })).out);
     expect(row.email.email).toBe("bob@mailinator.com");
     expect(row.ip.ip).toBe("8.8.8.8");
-    expect(row.input).toEqual({ email: "not-this@gmail.com", contact: "bob@mailinator.com", last_ip: "8.8.8.8", ip: "1.1.1.1" });
+    expect(row.input).toEqual({
+      email: "not-this@gmail.com",
+      contact: "bob@mailinator.com",
+      last_ip: "8.8.8.8",
+      ip: "1.1.1.1",
+    });
   });
 
   test("a CSV without a column to check, or a named column it lacks, is refused before any row", async () => {
     await expect(run("name,city\na,b\n")).rejects.toThrow(ScanInputError);
     await expect(run("name,city\na,b\n")).rejects.toThrow('no email or IP column among "name", "city"');
-    await expect(run("email,ip\na@b.c,1.1.1.1\n", { columns: { ip: "addr" } })).rejects.toThrow("--ip-column addr: no such column");
+    await expect(run("email,ip\na@b.c,1.1.1.1\n", { columns: { ip: "addr" } })).rejects.toThrow(
+      "--ip-column addr: no such column",
+    );
   });
 
   test("a row with another number of fields than the header is unreadable", async () => {
@@ -74,7 +92,8 @@ describe("CSV input", () => {
 
 describe("JSON Lines input", () => {
   test("objects with their keys found by name, strings, and a broken line in the middle", async () => {
-    const text = '{"user":1,"email":"jane@gmail.com","ip_address":"8.8.8.8"}\n"bob@mailinator.com"\n{"user":3,\n"1.1.1.1"\n[1]\n{"user":4}\n';
+    const text =
+      '{"user":1,"email":"jane@gmail.com","ip_address":"8.8.8.8"}\n"bob@mailinator.com"\n{"user":3,\n"1.1.1.1"\n[1]\n{"user":4}\n';
     const { out, summary } = await run(text);
     const rows = jsonLines(out);
     expect(rows[0]).toEqual({
@@ -83,12 +102,21 @@ describe("JSON Lines input", () => {
       email: { email: "jane@gmail.com", is_disposable: false, domain: "gmail.com", free_email: true },
       ip: expect.objectContaining({ ip: "8.8.8.8", country_code: "US" }),
     });
-    expect(rows[1]).toEqual({ line: 2, input: "bob@mailinator.com", email: { email: "bob@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false } });
+    expect(rows[1]).toEqual({
+      line: 2,
+      input: "bob@mailinator.com",
+      email: { email: "bob@mailinator.com", is_disposable: true, domain: "mailinator.com", free_email: false },
+    });
     expect(rows[2]).toMatchObject({ line: 3, error: "unreadable_row", message: expect.stringContaining("not JSON") });
     expect(rows[3]).toMatchObject({ line: 4, input: "1.1.1.1", ip: { ip: "1.1.1.1", country_code: "AU" } });
     expect(rows[4]).toEqual({ line: 5, error: "unreadable_row", message: "a JSON line must be an object or a string" });
     expect(rows[5]).toEqual({ line: 6, input: { user: 4 } });
-    expect(summary.toJSON()).toMatchObject({ rows: 6, unreadable_rows: 2, emails: { checked: 2 }, ips: { checked: 2 } });
+    expect(summary.toJSON()).toMatchObject({
+      rows: 6,
+      unreadable_rows: 2,
+      emails: { checked: 2 },
+      ips: { checked: 2 },
+    });
   });
 });
 
@@ -105,7 +133,10 @@ describe("plain lines", () => {
   });
 
   test("--only-risky writes only disposable or risky rows, and the summary still counts all", async () => {
-    const { lines, summary } = await run("jane@gmail.com\nbob@mailinator.com\n8.8.8.8\nx@tempmail.dev\n", { onlyRisky: true, format: "jsonl" });
+    const { lines, summary } = await run("jane@gmail.com\nbob@mailinator.com\n8.8.8.8\nx@tempmail.dev\n", {
+      onlyRisky: true,
+      format: "jsonl",
+    });
     expect(lines.map((l) => JSON.parse(l).input)).toEqual(["bob@mailinator.com", "x@tempmail.dev"]);
     expect(summary.rows).toBe(4);
     expect(summary.written).toBe(2);
@@ -159,7 +190,12 @@ describe("the scan's answers are the API's", () => {
     const served = t.deps.snapshots.current();
     const emails = mixedEmails(400);
     // JSON Lines objects: every value is read as an email address, also those without an @.
-    const { out } = await run(emails.map((email) => JSON.stringify({ email })).join("\n"), { explain: true }, 4096, served);
+    const { out } = await run(
+      emails.map((email) => JSON.stringify({ email })).join("\n"),
+      { explain: true },
+      4096,
+      served,
+    );
     const rows = jsonLines(out);
     expect(rows).toHaveLength(emails.length);
     let overridden = 0;
@@ -181,7 +217,9 @@ describe("--explain in CSV", () => {
     const { secret } = await t.newKey("scan-ip-explain");
     const { lines } = await run("ip\n8.8.8.8\n10.0.0.1\n", { explain: true });
     expect(lines[0]).toEndWith(",error,message,email_reasons,ip_reasons");
-    const get = (await (await t.request("/v1/ip-reputation-check?ip=8.8.8.8&explain=1", { key: secret })).json()) as { reputation: { reasons: unknown } };
+    const get = (await (await t.request("/v1/ip-reputation-check?ip=8.8.8.8&explain=1", { key: secret })).json()) as {
+      reputation: { reasons: unknown };
+    };
     const [record] = new CsvRecords().push(`${lines[1]}\n`);
     expect("fields" in record && JSON.parse(record.fields.at(-1)!)).toEqual(get.reputation.reasons);
     expect(lines[2]).toEndWith(",false,ok,,,,,");
@@ -191,27 +229,51 @@ describe("--explain in CSV", () => {
     const t = await app;
     const { secret } = await t.newKey("scan-email-explain");
     const { lines } = await run("email,ip\njane@gmial.com,8.8.8.8\nbad@,\n", { explain: true });
-    const get = (await (await t.request("/v1/check?email=jane%40gmial.com&explain=1", { key: secret })).json()) as { reasons: { did_you_mean: string } };
+    const get = (await (await t.request("/v1/check?email=jane%40gmial.com&explain=1", { key: secret })).json()) as {
+      reasons: { did_you_mean: string };
+    };
     expect(get.reasons.did_you_mean).toBe("gmail.com");
     const [record, invalid] = new CsvRecords().push(`${lines[1]}\n${lines[2]}\n`);
     expect("fields" in record && JSON.parse(record.fields.at(-2)!)).toEqual(get.reasons);
     expect("fields" in record && JSON.parse(record.fields.at(-1)!)).toHaveProperty("rule");
-    expect("fields" in invalid && invalid.fields.slice(-4)).toEqual(["invalid_email", "The provided email address is not valid", "", ""]);
+    expect("fields" in invalid && invalid.fields.slice(-4)).toEqual([
+      "invalid_email",
+      "The provided email address is not valid",
+      "",
+      "",
+    ]);
   });
 });
 
 /** Emails over listed and unlisted domains, IPv4 and IPv6 addresses across the space, and a few invalid values: reproducible. */
 function mixedValues(n: number): string[] {
   let seed = 2026;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const domains = ["gmail.com", "mailinator.com", "sub.33mail.com", "tempmail.dev", "duck.com", "example.org", "yahoo.com", "tuta.io", "edu.pl", "EXAMPLE.COM"];
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const domains = [
+    "gmail.com",
+    "mailinator.com",
+    "sub.33mail.com",
+    "tempmail.dev",
+    "duck.com",
+    "example.org",
+    "yahoo.com",
+    "tuta.io",
+    "edu.pl",
+    "EXAMPLE.COM",
+  ];
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = random();
-    if (i % 50 === 0) out.push(["bad@", "no-at-sign-but-not-ip", "999.1.1.1", "@example.com", "01.2.3.4"][(i / 50) % 5]);
+    if (i % 50 === 0)
+      out.push(["bad@", "no-at-sign-but-not-ip", "999.1.1.1", "@example.com", "01.2.3.4"][(i / 50) % 5]);
     else if (r < 0.5) out.push(`user${i}@${domains[Math.floor(random() * domains.length)]}`);
     else if (r < 0.9) out.push([0, 0, 0, 0].map(() => Math.floor(random() * 256)).join("."));
-    else out.push(Array.from({ length: 8 }, () => Math.floor(random() * 65536).toString(16)).join(":").replace(/^[0-9a-f]+/, `2a0${Math.floor(random() * 10)}`));
+    else
+      out.push(
+        Array.from({ length: 8 }, () => Math.floor(random() * 65536).toString(16))
+          .join(":")
+          .replace(/^[0-9a-f]+/, `2a0${Math.floor(random() * 10)}`),
+      );
   }
   return out;
 }

@@ -8,7 +8,14 @@ setDefaultTimeout(20_000);
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 const NOW = new Date(Date.UTC(2026, 10, 25, 12));
-const line = (target: string, action: "allow" | "deny", until: string | null = null): IpOverrideLine => ({ target, action, reason: `why ${target}`, author: "ops", created: NOW.toISOString(), until });
+const line = (target: string, action: "allow" | "deny", until: string | null = null): IpOverrideLine => ({
+  target,
+  action,
+  reason: `why ${target}`,
+  author: "ops",
+  created: NOW.toISOString(),
+  until,
+});
 
 describe.each(STORE_BACKENDS)("$name: the IP override store", (backend) => {
   test("adds, replaces, lists and removes lines; each change moves the generation", async () => {
@@ -20,7 +27,10 @@ describe.each(STORE_BACKENDS)("$name: the IP override store", (backend) => {
     expect(afterTwo).toBeGreaterThan(start);
     await ipOverrides.put({ ...line("AS64500", "allow"), reason: "changed my mind" });
     expect(await ipOverrides.generation()).toBeGreaterThan(afterTwo);
-    expect(await ipOverrides.list()).toEqual([line("198.51.100.0/24", "allow"), { ...line("AS64500", "allow"), reason: "changed my mind" }]);
+    expect(await ipOverrides.list()).toEqual([
+      line("198.51.100.0/24", "allow"),
+      { ...line("AS64500", "allow"), reason: "changed my mind" },
+    ]);
     const beforeRemove = await ipOverrides.generation();
     expect(await ipOverrides.remove("198.51.100.0/24")).toBe(true);
     expect(await ipOverrides.generation()).toBeGreaterThan(beforeRemove);

@@ -45,7 +45,9 @@ afterAll(async () => {
 
 function sqliteSchema(db: Database): Schema {
   const lines: Schema = [];
-  const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+  const tables = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all();
   for (const { name: table } of tables) {
     lines.push(`table ${table}`);
     for (const c of db.query<{ name: string; notnull: number; pk: number }, []>(`PRAGMA table_info(${table})`).all()) {
@@ -53,9 +55,16 @@ function sqliteSchema(db: Database): Schema {
     }
   }
   // Only the indexes a migration creates: those behind a primary key or UNIQUE have no SQL.
-  const indexes = db.query<{ name: string; tbl_name: string }, []>("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all();
+  const indexes = db
+    .query<{ name: string; tbl_name: string }, []>(
+      "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
+    )
+    .all();
   for (const { name, tbl_name } of indexes) {
-    const columns = db.query<{ name: string }, []>(`PRAGMA index_info(${name})`).all().map((c) => c.name);
+    const columns = db
+      .query<{ name: string }, []>(`PRAGMA index_info(${name})`)
+      .all()
+      .map((c) => c.name);
     lines.push(`index ${name} on ${tbl_name} (${columns.join(", ")})`);
   }
   return lines.sort();
@@ -71,7 +80,10 @@ async function postgresSchema(db: SQL): Promise<Schema> {
                      AND k.table_name = c.table_name AND k.column_name = c.column_name) AS primary
     FROM information_schema.columns c WHERE c.table_schema = current_schema()`;
   for (const table of new Set(columns.map((c) => c.table_name))) lines.push(`table ${table}`);
-  for (const c of columns) lines.push(`column ${c.table_name}.${c.column_name}${c.is_nullable === "NO" ? " not null" : ""}${c.primary ? " primary key" : ""}`);
+  for (const c of columns)
+    lines.push(
+      `column ${c.table_name}.${c.column_name}${c.is_nullable === "NO" ? " not null" : ""}${c.primary ? " primary key" : ""}`,
+    );
   // Only the indexes a migration creates: those behind a constraint carry the constraint's name.
   const indexes = await db<{ indexname: string; tablename: string; indexdef: string }[]>`
     SELECT indexname, tablename, indexdef FROM pg_indexes
@@ -93,7 +105,10 @@ test("SQLite and PostgreSQL have the same tables, columns and indexes, but for w
 });
 
 test("the SQLite and PostgreSQL wings hold a file of the same name for every store", () => {
-  const wing = (side: "sqlite" | "postgres") => readdirSync(join(import.meta.dir, "../../src/stores", side)).filter((f) => !ONE_SIDED_FILES[side].includes(f)).sort();
+  const wing = (side: "sqlite" | "postgres") =>
+    readdirSync(join(import.meta.dir, "../../src/stores", side))
+      .filter((f) => !ONE_SIDED_FILES[side].includes(f))
+      .sort();
   expect(wing("sqlite")).toEqual(wing("postgres"));
   expect(wing("sqlite")).toContain("stores.ts");
 });

@@ -10,10 +10,14 @@ test("truncating the key-change signal file under a running server neither crash
   const dir = makeDataDir();
   const dbPath = join(dir, "r.sqlite");
   const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
-  const [kept, revoked] = ["kept", "revoked"].map((name) => runCli(["keys", "create", "--name", name], env).stdout.trimEnd().split("\n").at(-1)!);
+  const [kept, revoked] = ["kept", "revoked"].map(
+    (name) => runCli(["keys", "create", "--name", name], env).stdout.trimEnd().split("\n").at(-1)!,
+  );
   const server = await startServe([], env);
   try {
-    const status = async (key: string) => (await fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } })).status;
+    const status = async (key: string) =>
+      (await fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } }))
+        .status;
     expect(await status(kept)).toBe(200);
     // As `truncate -s 0 DATA/riskcheck.sqlite-signal` or an in-place restore of the data directory does.
     truncateSync(`${dbPath}-signal`, 0);

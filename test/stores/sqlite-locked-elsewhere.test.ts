@@ -19,7 +19,9 @@ test("a write lock held by another process slows no API answer, loses no count, 
   try {
     const check = async () => {
       const started = performance.now();
-      const res = await fetch(`${server.url}/v1/check?email=someone@gmail.com`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${server.url}/v1/check?email=someone@gmail.com`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBe(200);
       return performance.now() - started;
     };
@@ -40,7 +42,8 @@ test("a write lock held by another process slows no API answer, loses no count, 
     expect(cli.stderr).toContain(`fuser ${dbPath}`);
 
     other.exec("COMMIT");
-    const counted = () => other.query<{ n: number | null }, []>("SELECT SUM(count) AS n FROM usage_daily").get()!.n ?? 0;
+    const counted = () =>
+      other.query<{ n: number | null }, []>("SELECT SUM(count) AS n FROM usage_daily").get()!.n ?? 0;
     const deadline = Date.now() + 5_000;
     while (counted() < latencies.length + 1 && Date.now() < deadline) await Bun.sleep(50);
     expect(counted()).toBe(latencies.length + 1);

@@ -22,7 +22,8 @@ const day1 = Date.UTC(2026, 10, 23, 10);
 async function eventually<T>(read: () => T, expected: T, ms = 1_000): Promise<number> {
   const started = performance.now();
   while (read() !== expected) {
-    if (performance.now() - started > ms) throw new Error(`still ${String(read())} after ${ms} ms, expected ${String(expected)}`);
+    if (performance.now() - started > ms)
+      throw new Error(`still ${String(read())} after ${ms} ms, expected ${String(expected)}`);
     await Bun.sleep(5);
   }
   return performance.now() - started;
@@ -88,10 +89,22 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       });
       const used = { ...key, lastUsedAt: new Date(day1).toISOString() };
       expect(before).toEqual(used);
-      expect(after).toEqual({ ...used, name: "checkout-eu", ratePerMinute: null, ipQuotaPerMonth: 500, permissions: ["check", "report"], expiresAt: "2027-01-01T00:00:00.000Z", allowedNetworks: ["10.0.0.0/8", "2001:db8::/32"] });
+      expect(after).toEqual({
+        ...used,
+        name: "checkout-eu",
+        ratePerMinute: null,
+        ipQuotaPerMonth: 500,
+        permissions: ["check", "report"],
+        expiresAt: "2027-01-01T00:00:00.000Z",
+        allowedNetworks: ["10.0.0.0/8", "2001:db8::/32"],
+      });
       expect(await keys.find(key.id)).toEqual(after);
       expect((await usage.usageOf([key.id], 0, day1)).get(key.id)!.ipQuotaUsed).toBe(1);
-      expect((await keys.update(key.id, { expiresAt: null, allowedNetworks: [] })).after).toMatchObject({ expiresAt: null, allowedNetworks: [], prefix: secret.slice(0, 9) });
+      expect((await keys.update(key.id, { expiresAt: null, allowedNetworks: [] })).after).toMatchObject({
+        expiresAt: null,
+        allowedNetworks: [],
+        prefix: secret.slice(0, 9),
+      });
       await expect(keys.update(key.id, { allowedNetworks: ["10.0.0.0/33"] })).rejects.toThrow(/not an address or CIDR/);
       await expect(keys.update(key.id, { ratePerMinute: -1 })).rejects.toThrow(KeyStoreError);
       await keys.revoke(key.id);
@@ -105,10 +118,17 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       const t0 = new Date(day1);
       const { before, after, secret } = await keys.rotate("rotating", 60_000, t0);
       expect(before.previousSecretEndsAt).toBeNull();
-      expect(after).toMatchObject({ id: key.id, prefix: secret.slice(0, 9), previousSecretEndsAt: new Date(day1 + 60_000).toISOString() });
+      expect(after).toMatchObject({
+        id: key.id,
+        prefix: secret.slice(0, 9),
+        previousSecretEndsAt: new Date(day1 + 60_000).toISOString(),
+      });
       expect(secret).not.toBe(old);
       let now = day1 + 59_999;
-      const serving = await (await backend.another()).serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
+      const serving = await (await backend.another()).serving({
+        now: () => now,
+        logError: (line) => expect(line).toBeUndefined(),
+      });
       const auth = new KeyAuthenticator(serving.keys, () => now);
       await eventually(() => auth.authenticate(secret).outcome, "active", 3_000);
       expect(auth.authenticate(old)).toMatchObject({ outcome: "active", key: { id: key.id } });
@@ -125,9 +145,15 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
 
     test("a key past its expiry authenticates as expired; the serving keys take a change of settings within 3 s", async () => {
       const { keys } = await backend.fresh();
-      const { key, secret } = await keys.create({ name: "contractor", expiresAt: new Date(day1 + 1_000).toISOString() });
+      const { key, secret } = await keys.create({
+        name: "contractor",
+        expiresAt: new Date(day1 + 1_000).toISOString(),
+      });
       let now = day1;
-      const serving = await (await backend.another()).serving({ now: () => now, logError: (line) => expect(line).toBeUndefined() });
+      const serving = await (await backend.another()).serving({
+        now: () => now,
+        logError: (line) => expect(line).toBeUndefined(),
+      });
       const auth = new KeyAuthenticator(serving.keys, () => now);
       await eventually(() => auth.authenticate(secret).outcome, "active", 3_000);
       now = day1 + 1_000;
@@ -145,7 +171,9 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       const { key } = await keys.create({ name: "twice" });
       const results = await Promise.allSettled([keys.revoke(key.id), other.keys.revoke(key.id)]);
       expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
-      expect(String((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason)).toMatch(/already revoked/);
+      expect(String((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason)).toMatch(
+        /already revoked/,
+      );
     });
   });
 
@@ -170,9 +198,19 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       recorder.record(key.id, "ip", "ok", day1 + 1);
       recorder.record(key.id, "ip", "bad_request", day1 + 2);
       recorder.record(key.id, "email", "ok", day1 + 3);
-      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({ today: {}, month: {}, ipQuotaUsed: 0, daily: [] });
+      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({
+        today: {},
+        month: {},
+        ipQuotaUsed: 0,
+        daily: [],
+      });
       await recorder.flush();
-      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({ today: { ip: 3, email: 1 }, month: { ip: 3, email: 1 }, ipQuotaUsed: 2, daily: [] });
+      expect((await store.usageOf([key.id], 0, day1)).get(key.id)).toEqual({
+        today: { ip: 3, email: 1 },
+        month: { ip: 3, email: 1 },
+        ipQuotaUsed: 2,
+        daily: [],
+      });
       expect((await keys.list())[0].lastUsedAt).toBe(new Date(day1 + 3).toISOString());
     });
 
@@ -188,7 +226,10 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       recorder.record(key.id, "report", "ok", day1 + 2);
       expect((await keys.find(key.id))?.lastUsedIp).toBeNull();
       await recorder.flush();
-      expect(await keys.find(key.id)).toMatchObject({ lastUsedAt: new Date(day1 + 2).toISOString(), lastUsedIp: "2001:db8::7" });
+      expect(await keys.find(key.id)).toMatchObject({
+        lastUsedAt: new Date(day1 + 2).toISOString(),
+        lastUsedIp: "2001:db8::7",
+      });
       expect(await store.outcomesOf(key.id, 2, day1)).toEqual([
         { keyId: key.id, day: "2026-11-22", endpoint: "email", outcome: "bad_request", count: 1 },
         { keyId: key.id, day: "2026-11-23", endpoint: "ip", outcome: "ok", count: 1 },
@@ -291,14 +332,24 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
 
   describe("email override store", () => {
     const NOW = new Date(Date.UTC(2026, 10, 25, 12));
-    const line = (domain: string, action: "allow" | "deny", until: string | null = null): OverrideLine => ({ domain, action, reason: `why ${domain}`, author: "ops", created: NOW.toISOString(), until });
+    const line = (domain: string, action: "allow" | "deny", until: string | null = null): OverrideLine => ({
+      domain,
+      action,
+      reason: `why ${domain}`,
+      author: "ops",
+      created: NOW.toISOString(),
+      until,
+    });
 
     test("adds, replaces, lists and removes lines", async () => {
       const { emailOverrides } = await backend.fresh();
       await emailOverrides.put(line("b.example-x.com", "deny", "2027-01-01T00:00:00.000Z"));
       await emailOverrides.put(line("a.example-x.com", "allow"));
       await emailOverrides.put({ ...line("b.example-x.com", "allow"), reason: "changed my mind" });
-      expect(await emailOverrides.list()).toEqual([line("a.example-x.com", "allow"), { ...line("b.example-x.com", "allow"), reason: "changed my mind" }]);
+      expect(await emailOverrides.list()).toEqual([
+        line("a.example-x.com", "allow"),
+        { ...line("b.example-x.com", "allow"), reason: "changed my mind" },
+      ]);
       expect(await emailOverrides.remove("a.example-x.com")).toBe(true);
       expect(await emailOverrides.remove("a.example-x.com")).toBe(false);
       expect((await emailOverrides.list()).map((l) => l.domain)).toEqual(["b.example-x.com"]);

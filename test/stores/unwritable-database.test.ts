@@ -35,20 +35,26 @@ const canMakeReadOnly = (() => {
 })();
 
 // Skipped only as root where mounting is not allowed: there no file can be made read-only for root.
-test.skipIf(!canMakeReadOnly)("serve refuses a database it can read but not write, instead of losing every count", async () => {
-  const dir = makeDataDir();
-  const dbPath = join(dir, "r.sqlite");
-  const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
-  expect(runCli(["keys", "create", "--name", "ro"], env).code).toBe(0);
-  const undo = readOnly(dbPath)!;
-  try {
-    const started = startServe([], env);
-    await expect(started).rejects.toThrow("the database is read-only");
-    await started.then((server) => server.stop(), () => {});
-  } finally {
-    undo();
-  }
-});
+test.skipIf(!canMakeReadOnly)(
+  "serve refuses a database it can read but not write, instead of losing every count",
+  async () => {
+    const dir = makeDataDir();
+    const dbPath = join(dir, "r.sqlite");
+    const env = { RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: dbPath };
+    expect(runCli(["keys", "create", "--name", "ro"], env).code).toBe(0);
+    const undo = readOnly(dbPath)!;
+    try {
+      const started = startServe([], env);
+      await expect(started).rejects.toThrow("the database is read-only");
+      await started.then(
+        (server) => server.stop(),
+        () => {},
+      );
+    } finally {
+      undo();
+    }
+  },
+);
 
 test("serve exits non-zero when its last usage counts cannot be saved", async () => {
   const dir = makeDataDir();
@@ -58,7 +64,9 @@ test("serve exits non-zero when its last usage counts cannot be saved", async ()
   const server = await startServe([], env);
   let code: number | null = null;
   try {
-    expect((await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/v1/check?email=a@gmail.com`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
     // Every flush from now on fails, as on a database that went read-only or bad under the server.
     const other = new Database(dbPath);
     other.exec("DROP TABLE usage_daily");

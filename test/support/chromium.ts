@@ -3,10 +3,23 @@ import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 
 const DEBIAN_CHROMIUM = "/usr/bin/chromium";
-const CACHE = resolve(import.meta.dir, "../../node_modules/.cache/sparticuz-chromium", pkg.devDependencies["@sparticuz/chromium"]);
+const CACHE = resolve(
+  import.meta.dir,
+  "../../node_modules/.cache/sparticuz-chromium",
+  pkg.devDependencies["@sparticuz/chromium"],
+);
 
 /** What Chromium needs here: root wants --no-sandbox, and the closed network refuses background connections. */
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /**
  * The browser for the end-to-end tests: RISKCHECK_TEST_CHROMIUM if set, else Debian's
@@ -30,7 +43,14 @@ async function unpackInto(dir: string): Promise<void> {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const script = 'import chromium from "@sparticuz/chromium"; await chromium.executablePath();';
-  const child = Bun.spawn([process.execPath, "-e", script], { cwd: import.meta.dir, env: { ...process.env, TMPDIR: staging }, stdout: "ignore", stderr: "pipe", timeout: 60_000, killSignal: "SIGKILL" });
+  const child = Bun.spawn([process.execPath, "-e", script], {
+    cwd: import.meta.dir,
+    env: { ...process.env, TMPDIR: staging },
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+  });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`unpacking @sparticuz/chromium failed (exit ${code}): ${stderr}`);
   rmSync(dir, { recursive: true, force: true });

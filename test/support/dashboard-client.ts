@@ -8,7 +8,11 @@ export class DashboardClient {
     return this.send(new Request(`http://riskcheck.test${path}`, { headers: this.cookieHeader() }));
   }
 
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ res: Response; body: string }> {
+  async post(
+    path: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<{ res: Response; body: string }> {
     return this.send(
       new Request(`http://riskcheck.test${path}`, {
         method: "POST",

@@ -3,7 +3,12 @@
  * and the wait fails with an error naming `what`, so that no setup or teardown of a test
  * can wait without end.
  */
-export async function withinDeadline<T>(what: string, ms: number, work: Promise<T>, onTimeout?: () => unknown): Promise<T> {
+export async function withinDeadline<T>(
+  what: string,
+  ms: number,
+  work: Promise<T>,
+  onTimeout?: () => unknown,
+): Promise<T> {
   let timer: Timer | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -22,7 +27,11 @@ export async function withinDeadline<T>(what: string, ms: number, work: Promise<
 }
 
 /** Ends a child process: `signal` first, SIGKILL if it has not exited after `graceMs`; resolves with its exit code once it is gone. */
-export async function stopProcess(proc: { kill(signal?: NodeJS.Signals | number): void; readonly exited: Promise<number> }, signal: NodeJS.Signals = "SIGTERM", graceMs = 5_000): Promise<number> {
+export async function stopProcess(
+  proc: { kill(signal?: NodeJS.Signals | number): void; readonly exited: Promise<number> },
+  signal: NodeJS.Signals = "SIGTERM",
+  graceMs = 5_000,
+): Promise<number> {
   proc.kill(signal);
   const exited = await Promise.race([proc.exited, Bun.sleep(graceMs).then(() => null)]);
   if (exited !== null) return exited;

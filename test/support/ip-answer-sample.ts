@@ -28,8 +28,26 @@ export interface AnswerDigests {
 
 /** Written ahead of the sample: well-known addresses, other text forms, special-purpose space. */
 const FIXED = [
-  "0.0.0.0", "255.255.255.255", "10.0.0.1", "127.0.0.1", "100.64.0.1", "192.0.2.1", "224.0.0.1", "1.1.1.1", "8.8.8.8",
-  "::", "::1", "::ffff:8.8.8.8", "2001:DB8::1", "2001:4860:4860::8888", "2606:4700:4700::1111", "fe80::1", "ff02::1", "fc00::1", "2002:808:808::1", "64:ff9b::808:808",
+  "0.0.0.0",
+  "255.255.255.255",
+  "10.0.0.1",
+  "127.0.0.1",
+  "100.64.0.1",
+  "192.0.2.1",
+  "224.0.0.1",
+  "1.1.1.1",
+  "8.8.8.8",
+  "::",
+  "::1",
+  "::ffff:8.8.8.8",
+  "2001:DB8::1",
+  "2001:4860:4860::8888",
+  "2606:4700:4700::1111",
+  "fe80::1",
+  "ff02::1",
+  "fc00::1",
+  "2002:808:808::1",
+  "64:ff9b::808:808",
 ];
 
 /** The IPv6 registries' busiest /12s, where the databases have most records (a fully random IPv6 address is mostly nowhere). */
@@ -43,7 +61,12 @@ interface Edges {
 /** The starts and ends of every range of the current version's indexes: the bundled data's, or more after an update. */
 async function rangeEdges(dataDir: string): Promise<Edges> {
   const f = versionFiles(dataFiles(dataDir).current);
-  const indexes: [string, IndexKind][] = [[f.asnIndex, "asn"], [f.reputationIndex, "reputation"], [f.infrastructureLabels, "labels"], [f.declaredLocations, "places"]];
+  const indexes: [string, IndexKind][] = [
+    [f.asnIndex, "asn"],
+    [f.reputationIndex, "reputation"],
+    [f.infrastructureLabels, "labels"],
+    [f.declaredLocations, "places"],
+  ];
   const v4: Uint32Array[] = [];
   const v6: Uint32Array[] = [];
   for (const [file, kind] of indexes) {

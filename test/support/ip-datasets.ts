@@ -13,7 +13,11 @@ import { prepareInWorker } from "../../src/datasets/load-in-worker.ts";
 import type { DatasetInfo } from "../../src/datasets/snapshot.ts";
 
 /** Opens every IP dataset of the version at `root` (default: the current one); throws a DatasetError naming the file when one is missing or broken. */
-export async function loadIpDatasets(dataDir: string, thresholds: Thresholds, root?: string): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
+export async function loadIpDatasets(
+  dataDir: string,
+  thresholds: Thresholds,
+  root?: string,
+): Promise<{ ip: IpDatasets; datasets: DatasetInfo[]; notes: string[] }> {
   const prepared = await prepareInWorker(dataDir, root, null);
   return assembleIpDatasets(prepared.ip, thresholds);
 }
@@ -36,6 +40,10 @@ function compiledGeo(mmdb: OpenedMmdb): RecordTableFile {
 
 /** Compiles the MMDB files here and opens them. All open before any is compiled, so a missing one fails at once. */
 export async function openGeolocation(files: GeoFiles): Promise<CompiledGeolocation> {
-  const [cityV4, cityV6, country] = await Promise.all([openMmdb(files.cityV4), openMmdb(files.cityV6), files.country === null ? null : openMmdb(files.country)]);
+  const [cityV4, cityV6, country] = await Promise.all([
+    openMmdb(files.cityV4),
+    openMmdb(files.cityV6),
+    files.country === null ? null : openMmdb(files.country),
+  ]);
   return CompiledGeolocation.open(compiledGeo(cityV4), compiledGeo(cityV6), country && compiledGeo(country));
 }

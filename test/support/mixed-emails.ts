@@ -6,7 +6,24 @@ import type { createTestApp } from "./test-app.ts";
  * is also a relay), overridden both ways by OVERRIDES, relays, a typo of a major provider,
  * free, reserved, IDN, unlisted.
  */
-const DOMAINS = ["gmail.com", "mailinator.com", "sub.33mail.com", "tempmail.dev", "duck.com", "yahoo.com", "privaterelay.appleid.com", "mozmail.com", "gmial.com", "yahooo.com", "tuta.io", "edu.pl", "example.org", "пример.com", "Mailinator.COM", "unlisted-shop.example.net"];
+const DOMAINS = [
+  "gmail.com",
+  "mailinator.com",
+  "sub.33mail.com",
+  "tempmail.dev",
+  "duck.com",
+  "yahoo.com",
+  "privaterelay.appleid.com",
+  "mozmail.com",
+  "gmial.com",
+  "yahooo.com",
+  "tuta.io",
+  "edu.pl",
+  "example.org",
+  "пример.com",
+  "Mailinator.COM",
+  "unlisted-shop.example.net",
+];
 const LOCAL_PARTS = ["jane", "first.last", "bob+tag", "info", "postmaster", '"quoted local"', "x"];
 const INVALID = ["bad@", "not-an-address", "@example.com", "two@@gmail.com"];
 
@@ -19,10 +36,10 @@ export const OVERRIDES = [
 /** `n` email addresses over DOMAINS with a few invalid ones: reproducible. */
 export function mixedEmails(n: number): string[] {
   let seed = 2511;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
-    if (i % 40 === 7) out.push(INVALID[(i / 40) % INVALID.length | 0]);
+    if (i % 40 === 7) out.push(INVALID[((i / 40) % INVALID.length) | 0]);
     else out.push(`${LOCAL_PARTS[Math.floor(random() * LOCAL_PARTS.length)]}@${DOMAINS[i % DOMAINS.length]}`);
   }
   return out;

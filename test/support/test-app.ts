@@ -33,7 +33,15 @@ export function bundledIpDatasets(): Promise<IpDatasets> {
 }
 
 export async function testSnapshot(ip?: IpDatasets): Promise<Snapshot> {
-  return { email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists, ip: ip ?? (await bundledIpDatasets()), datasets: [], version: "test", sources: {}, outputs: {}, loadedAt: "2026-11-23T00:00:00.000Z" };
+  return {
+    email: buildDomainLists(FIXTURE_EMAIL_LISTS).lists,
+    ip: ip ?? (await bundledIpDatasets()),
+    datasets: [],
+    version: "test",
+    sources: {},
+    outputs: {},
+    loadedAt: "2026-11-23T00:00:00.000Z",
+  };
 }
 
 export interface TestAppOptions {
@@ -63,7 +71,10 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const { deps, keys, usage, serving, overrides, reportWatch } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
-    limits: { rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 }, ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0 },
+    limits: {
+      rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 },
+      ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0,
+    },
     adminPassword: options.adminPassword ?? null,
     now: () => clock.now,
     client: { address: () => parseIpAddress(client.address), info: () => client },
@@ -91,11 +102,30 @@ export async function createTestApp(options: TestAppOptions = {}) {
     const stop = () => server.stop(true);
     return {
       server,
-      request: (path: string, init: Init = {}) => fetch(requestTo(server.url.origin, path, init), { redirect: "manual" }),
+      request: (path: string, init: Init = {}) =>
+        fetch(requestTo(server.url.origin, path, init), { redirect: "manual" }),
       stop,
       [Symbol.asyncDispose]: stop,
     };
   };
   const newKey = (name = "test", extra: Omit<NewKey, "name"> = {}) => keys.create({ name, ...extra });
-  return { app, deps, listenOnLoopback, stores, keys, usage, usageStore: stores.usage, serving, emailOverrides: { refresh: overrides.refreshEmail }, ipOverrides: { refresh: overrides.refreshIp }, reportWatch, clock, client, errors, request, handle, newKey };
+  return {
+    app,
+    deps,
+    listenOnLoopback,
+    stores,
+    keys,
+    usage,
+    usageStore: stores.usage,
+    serving,
+    emailOverrides: { refresh: overrides.refreshEmail },
+    ipOverrides: { refresh: overrides.refreshIp },
+    reportWatch,
+    clock,
+    client,
+    errors,
+    request,
+    handle,
+    newKey,
+  };
 }

@@ -8,11 +8,14 @@ describe("escapeControlCharacters", () => {
   });
 
   test("line breaks, tabs, DEL, C1 controls and the bidirectional overrides are escaped too", () => {
-    expect(escapeControlCharacters("x\ny\tz\x7f\x9b\u202eexe.pdf\u2028")).toBe("x\\ny\\tz\\x7f\\x9b\\u202eexe.pdf\\u2028");
+    expect(escapeControlCharacters("x\ny\tz\x7f\x9b\u202eexe.pdf\u2028")).toBe(
+      "x\\ny\\tz\\x7f\\x9b\\u202eexe.pdf\\u2028",
+    );
   });
 
   test("printable text, wide characters and emoji included, stays as it is", () => {
-    for (const text of ["ops@example.com", "田中 — sign-up wave", "🇺🇸 façade", ""]) expect(escapeControlCharacters(text)).toBe(text);
+    for (const text of ["ops@example.com", "田中 — sign-up wave", "🇺🇸 façade", ""])
+      expect(escapeControlCharacters(text)).toBe(text);
   });
 });
 

@@ -15,7 +15,12 @@ function until(iso: string | null): string {
 }
 
 /** `/dashboard/email`: the override lines with reason, author and expiry; a form to add one, a button to remove each. */
-export function emailOverridesPage(lines: readonly OverrideLine[], active: ReadonlySet<string>, csrfToken: string, notice?: { text: string; error?: boolean }): string {
+export function emailOverridesPage(
+  lines: readonly OverrideLine[],
+  active: ReadonlySet<string>,
+  csrfToken: string,
+  notice?: { text: string; error?: boolean },
+): string {
   const body = html`<p><a href="/dashboard">API keys</a> · <strong>Email overrides</strong> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
 ${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
 <h2>Add an override line</h2>

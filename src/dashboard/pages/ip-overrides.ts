@@ -104,7 +104,8 @@ function checkedView({ input, answer, offers }: CheckedAddress, csrfToken: strin
   if (answer === null) return html`<p class="notice error" role="status">“${input}” is not an IP address.</p>`;
   const r = answer.reputation;
   const reasons: Explanation | undefined = "reasons" in r ? r.reasons : undefined;
-  if (!reasons) return html`<p class="notice" role="status"><code>${answer.ip}</code> is not a public address: it is always answered ok, and no line applies to it.</p>`;
+  if (!reasons)
+    return html`<p class="notice" role="status"><code>${answer.ip}</code> is not a public address: it is always answered ok, and no line applies to it.</p>`;
   const line = reasons.override;
   return html`<section class="checked" aria-label="Explanation">
 <p><code>${answer.ip}</code>${answer.asn ? html` · ${answer.asn}` : ""}${answer.country ? html` · ${answer.country}` : ""}</p>

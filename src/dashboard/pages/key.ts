@@ -7,7 +7,10 @@ import { layout } from "./layout.ts";
 import { date } from "./keys.ts";
 
 /** What each permission lets a key do, for the boxes; a permission without a line here shows its name alone. */
-const PERMISSION_WORDS: Readonly<Record<string, string>> = { check: "check addresses", report: "report abuse (POST /v1/reports)" };
+const PERMISSION_WORDS: Readonly<Record<string, string>> = {
+  check: "check addresses",
+  report: "report abuse (POST /v1/reports)",
+};
 
 export interface KeyPageView {
   readonly key: KeyRecord;

@@ -25,7 +25,12 @@ ${page > 1 ? html`<a href="${listingHref(search, page - 1)}" rel="prev">‹ Prev
 ${page < pages ? html`<a href="${listingHref(search, page + 1)}" rel="next">Next ›</a>` : ""}</nav>`;
 }
 
-export function keysPage(listing: KeyListing, csrfToken: string, notice?: { text: string; error?: boolean }, warnings: readonly string[] = []): string {
+export function keysPage(
+  listing: KeyListing,
+  csrfToken: string,
+  notice?: { text: string; error?: boolean },
+  warnings: readonly string[] = [],
+): string {
   const { rows, search } = listing;
   const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
 <p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
@@ -113,5 +118,8 @@ export function revokeConfirmPage(key: KeyRecord, csrfToken: string): string {
 }
 
 export function messagePage(title: string, text: string): string {
-  return layout(title, html`<h2>${title}</h2><p class="notice error">${text}</p><p><a href="/dashboard">Back to the dashboard</a></p>`);
+  return layout(
+    title,
+    html`<h2>${title}</h2><p class="notice error">${text}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+  );
 }

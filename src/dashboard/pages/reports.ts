@@ -29,7 +29,14 @@ ${page < pages ? html`<a href="/dashboard/reports?page=${String(page + 1)}" rel=
 }
 
 /** `/dashboard/reports`: the most-reported addresses of the window, a page at a time, who reported them, and a way to take reports back. */
-export function reportsPage(rows: readonly ReportedRow[], listing: ReportedListing, reporters: readonly KeyRecord[], windowDays: number, csrfToken: string, notice?: string): string {
+export function reportsPage(
+  rows: readonly ReportedRow[],
+  listing: ReportedListing,
+  reporters: readonly KeyRecord[],
+  windowDays: number,
+  csrfToken: string,
+  notice?: string,
+): string {
   const body = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <strong>Reported addresses</strong></p>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <h2>Most-reported addresses</h2>
@@ -66,8 +73,17 @@ ${
 }
 
 /** The question before reports are deleted: of one address (by one key or by all), or all of one key's. */
-export function deleteReportsConfirmPage(ip: string | null, key: { id: string; name: string } | null, csrfToken: string): string {
-  const what = ip === null ? html`all reports of “${key!.name}”, on every address` : key ? html`the reports of “${key.name}” about <code>${ip}</code>` : html`every report about <code>${ip}</code>`;
+export function deleteReportsConfirmPage(
+  ip: string | null,
+  key: { id: string; name: string } | null,
+  csrfToken: string,
+): string {
+  const what =
+    ip === null
+      ? html`all reports of “${key!.name}”, on every address`
+      : key
+        ? html`the reports of “${key.name}” about <code>${ip}</code>`
+        : html`every report about <code>${ip}</code>`;
   return layout(
     "Delete reports",
     html`<h2>Delete ${what}?</h2>

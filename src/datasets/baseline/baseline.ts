@@ -21,7 +21,8 @@ export function checkoutBaseline(root: string): Baseline {
 export function readSeedFiles(dir: string): Map<string, Uint8Array> {
   const seed = new Map<string, Uint8Array>();
   for (const pattern of SEED_FILE_GLOBS) {
-    for (const path of [...new Bun.Glob(pattern).scanSync({ cwd: dir })].sort()) seed.set(path, readFileSync(join(dir, path)));
+    for (const path of [...new Bun.Glob(pattern).scanSync({ cwd: dir })].sort())
+      seed.set(path, readFileSync(join(dir, path)));
   }
   return seed;
 }

@@ -34,7 +34,11 @@ function writeSeedFiles(dataDir: string, seed: ReadonlyMap<string, Uint8Array | 
  * the seed files a data directory lacks, then a dataset version from the `npm:` sources of
  * its sources.json, through the same update as `riskcheck update` (tag "bundled").
  */
-export async function installBaseline(dataDir: string, baseline: Baseline, options: BaselineOptions): Promise<UpdateReport> {
+export async function installBaseline(
+  dataDir: string,
+  baseline: Baseline,
+  options: BaselineOptions,
+): Promise<UpdateReport> {
   writeSeedFiles(dataDir, baseline.seed);
   const sourcesFile = dataFiles(dataDir).sources;
   const bundled = parseSources(await Bun.file(sourcesFile).text(), sourcesFile).filter((s) => s.url.startsWith("npm:"));
@@ -53,7 +57,12 @@ export async function installBaseline(dataDir: string, baseline: Baseline, optio
 }
 
 /** The binary's first start: its dataset version written out and made current (history and rollback as any). */
-async function installEmbedded(dataDir: string, archive: Bun.Archive, info: BuildInfo, keepVersions: number): Promise<void> {
+async function installEmbedded(
+  dataDir: string,
+  archive: Bun.Archive,
+  info: BuildInfo,
+  keepVersions: number,
+): Promise<void> {
   const files = dataFiles(dataDir);
   await withUpdateLock(dataDir, async () => {
     const staging = join(files.versions, `.staging-${info.version}`);
@@ -76,13 +85,18 @@ async function installEmbedded(dataDir: string, archive: Bun.Archive, info: Buil
  * directory lacks (a curated list a newer release brings). Bun running the sources without
  * node_modules has nothing to write: the usual errors then name what is missing.
  */
-export async function ensureDatasets(dataDir: string, options: BaselineOptions, say: (line: string) => void): Promise<void> {
+export async function ensureDatasets(
+  dataDir: string,
+  options: BaselineOptions,
+  say: (line: string) => void,
+): Promise<void> {
   const kind = dataDirKind(dataDir);
   if (kind === "foreign") throw new Error(notADataDirectory(resolve(dataDir)));
   const seed = embeddedSeed();
   const written = seed ? writeSeedFiles(dataDir, seed) : [];
   if (kind === "riskcheck" && hasDatasetVersion(dataDir)) {
-    if (written.length) say(`${resolve(dataDir)} lacked ${written.join(", ")}: wrote them as this riskcheck ships them`);
+    if (written.length)
+      say(`${resolve(dataDir)} lacked ${written.join(", ")}: wrote them as this riskcheck ships them`);
     return;
   }
   const started = performance.now();
@@ -90,15 +104,23 @@ export async function ensureDatasets(dataDir: string, options: BaselineOptions, 
   const embedded = await embeddedArchive();
   if (embedded && BUILD_INFO) {
     await installEmbedded(dataDir, embedded, BUILD_INFO, options.keepVersions);
-    say(`${resolve(dataDir)} had no datasets: wrote the data built into this binary (of ${BUILD_INFO.dataDate}) as dataset version ${BUILD_INFO.version} in ${seconds()} s; "riskcheck update" brings it up to date`);
+    say(
+      `${resolve(dataDir)} had no datasets: wrote the data built into this binary (of ${BUILD_INFO.dataDate}) as dataset version ${BUILD_INFO.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
+    );
     return;
   }
   const checkout = checkoutBaselineHere();
   if (!checkout) return;
   const report = await installBaseline(dataDir, checkout, options);
   if (report.version === null) {
-    const problems = report.refused.length ? report.refused : report.outcomes.filter((o) => o.outcome !== "updated").map((o) => `${o.name}: ${o.detail}`);
-    throw new Error(`${resolve(dataDir)}: the bundled data could not be written (${problems.join("; ") || "no bundled source in its sources.json"})`);
+    const problems = report.refused.length
+      ? report.refused
+      : report.outcomes.filter((o) => o.outcome !== "updated").map((o) => `${o.name}: ${o.detail}`);
+    throw new Error(
+      `${resolve(dataDir)}: the bundled data could not be written (${problems.join("; ") || "no bundled source in its sources.json"})`,
+    );
   }
-  say(`${resolve(dataDir)} had no datasets: wrote the bundled data (${checkout.packages.where}) as dataset version ${report.version} in ${seconds()} s; "riskcheck update" brings it up to date`);
+  say(
+    `${resolve(dataDir)} had no datasets: wrote the bundled data (${checkout.packages.where}) as dataset version ${report.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
+  );
 }

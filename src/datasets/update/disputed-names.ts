@@ -39,16 +39,27 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     return { ...l, changed: d.force || held.changed, verifies: held.source.verifies };
   });
   const current = d.currentRoot === null ? null : versionFiles(d.currentRoot);
-  const listed = composeEmailEvidence(emailLists, current === null ? null : current.emailEvidence, d.out.emailEvidence, d.nowSeconds);
+  const listed = composeEmailEvidence(
+    emailLists,
+    current === null ? null : current.emailEvidence,
+    d.out.emailEvidence,
+    d.nowSeconds,
+  );
   // The first version has nothing to contradict: what it lists is what riskcheck starts from.
   if (current === null) {
     writeFileAtomically(d.out.disputedDomains, DISPUTED_HEADER);
     return { heldBack: [], servedAnyway: [], allowOverruled: 0 };
   }
   const witnesses = new Map<string, Witness>(
-    emailLists.map(({ input, verifies }) => [input.name, { name: input.name, verifies, copies: new Set(d.held.get(input.name)!.source.includes) }]),
+    emailLists.map(({ input, verifies }) => [
+      input.name,
+      { name: input.name, verifies, copies: new Set(d.held.get(input.name)!.source.includes) },
+    ]),
   );
-  const previouslyHeld = current && existsSync(current.disputedDomains) ? new Set(parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) : new Set<string>();
+  const previouslyHeld =
+    current && existsSync(current.disputedDomains)
+      ? new Set(parseDomainListText(readFileSync(current.disputedDomains, "utf8")))
+      : new Set<string>();
   // The free providers the current version serves: the free list less what the lists and the name rules already refuse.
   const free = (await loadEmailLists(d.dataDir, d.currentRoot!)).lists.free;
   const allow = namesOf(d.inputsOf["allowed-domains"], operatorList(dataFiles(d.dataDir).allowedDomains));
@@ -69,7 +80,8 @@ function knownNames(current: ReturnType<typeof versionFiles> | null): Set<string
   if (current === null) return known;
   if (existsSync(current.emailEvidence)) {
     for (const file of readdirSync(current.emailEvidence)) {
-      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).keys()) known.add(name);
+      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).keys())
+        known.add(name);
     }
   } else {
     for (const file of [current.disposableDomains, current.disposableWildcards]) {
@@ -80,7 +92,8 @@ function knownNames(current: ReturnType<typeof versionFiles> | null): Set<string
       }
     }
   }
-  if (existsSync(current.disputedDomains)) for (const name of parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) known.delete(name);
+  if (existsSync(current.disputedDomains))
+    for (const name of parseDomainListText(readFileSync(current.disputedDomains, "utf8"))) known.delete(name);
   return known;
 }
 

@@ -20,7 +20,12 @@ export interface EmailListInput {
  * file; a changed one inherits first-seen times from the current version's file. Returns
  * every list's entries for the disputed-names check.
  */
-export function composeEmailEvidence(lists: readonly EmailListInput[], currentDir: string | null, dir: string, nowSeconds: number): Map<string, Map<string, number>> {
+export function composeEmailEvidence(
+  lists: readonly EmailListInput[],
+  currentDir: string | null,
+  dir: string,
+  nowSeconds: number,
+): Map<string, Map<string, number>> {
   mkdirSync(dir, { recursive: true });
   const all = new Map<string, Map<string, number>>();
   for (const { input, changed } of lists) {
@@ -31,7 +36,8 @@ export function composeEmailEvidence(lists: readonly EmailListInput[], currentDi
       all.set(input.name, parseEvidenceFile(readFileSync(before, "utf8")));
       continue;
     }
-    const previous = before && existsSync(before) ? parseEvidenceFile(readFileSync(before, "utf8")) : new Map<string, number>();
+    const previous =
+      before && existsSync(before) ? parseEvidenceFile(readFileSync(before, "utf8")) : new Map<string, number>();
     const entries = new Map<string, number>();
     for (const raw of input.parsed("domain-list")) {
       const domain = normaliseDomain(raw.startsWith("*.") ? raw.slice(2) : raw);
@@ -44,7 +50,11 @@ export function composeEmailEvidence(lists: readonly EmailListInput[], currentDi
 }
 
 /** Why a name is disputed, as the summary and `disputed.txt` say it. */
-export const DISPUTE = { relay: "a privacy relay", publicSuffix: "a public suffix", free: "on the free-provider list" } as const;
+export const DISPUTE = {
+  relay: "a privacy relay",
+  publicSuffix: "a public suffix",
+  free: "on the free-provider list",
+} as const;
 
 /** What contradicts a disposable listing. */
 export interface Contradictions {
@@ -91,11 +101,21 @@ export function disputedNames(
         allowOverruled++;
         continue;
       }
-      const why = relay ? DISPUTE.relay : contradicts.isPublicSuffix(domain) ? DISPUTE.publicSuffix : contradicts.isFree(domain) ? DISPUTE.free : null;
+      const why = relay
+        ? DISPUTE.relay
+        : contradicts.isPublicSuffix(domain)
+          ? DISPUTE.publicSuffix
+          : contradicts.isFree(domain)
+            ? DISPUTE.free
+            : null;
       if (why === null) continue;
       const listing = [...lists].filter(([, e]) => e.has(domain)).map(([name]) => name);
       const strength = evidenceStrength(listing.flatMap((name) => witnesses.get(name) ?? []));
-      (strength === "verified" || strength === "independent" ? servedAnyway : heldBack).push({ domain, why, sources: listing });
+      (strength === "verified" || strength === "independent" ? servedAnyway : heldBack).push({
+        domain,
+        why,
+        sources: listing,
+      });
     }
   }
   return { heldBack, servedAnyway, allowOverruled };

@@ -11,7 +11,12 @@ import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
  * inherits first-seen times from the current version's file, so a listing's age
  * survives updates.
  */
-export async function composeEvidence(inputs: readonly { input: OutputInput; changed: boolean }[], currentDir: string | null, dir: string, nowSeconds: number): Promise<void> {
+export async function composeEvidence(
+  inputs: readonly { input: OutputInput; changed: boolean }[],
+  currentDir: string | null,
+  dir: string,
+  nowSeconds: number,
+): Promise<void> {
   // What building the outputs left for the collector, freed before these builds add theirs.
   Bun.gc(true);
   for (const { input, changed } of inputs) {
@@ -21,7 +26,10 @@ export async function composeEvidence(inputs: readonly { input: OutputInput; cha
       linkOrCopy(before, join(dir, file));
       continue;
     }
-    const previous = before && existsSync(before) ? new EvidenceIndex(decodeIndexFile(await Bun.file(before).arrayBuffer(), before, "evidence")) : null;
+    const previous =
+      before && existsSync(before)
+        ? new EvidenceIndex(decodeIndexFile(await Bun.file(before).arrayBuffer(), before, "evidence"))
+        : null;
     const builder = new EvidenceIndexBuilder();
     for (const { range, count } of input.ipEntries().entries) {
       builder.add(range, { count, firstSeen: previous?.atStartOf(range)?.firstSeen ?? nowSeconds });

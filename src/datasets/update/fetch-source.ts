@@ -46,27 +46,57 @@ export type Progress = (received: number, total: number | null) => void;
  * nor what they unpack to may exceed `maxBytes` (SourceTooLarge): no file, download or
  * gzip bomb is ever held past it.
  */
-export async function fetchSource(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, packages: PackageFiles | null, maxBytes: number): Promise<Fetched> {
-  const fetched = url.startsWith("npm:") ? await readPackageFile(url, previous, packages, maxBytes) : url.startsWith("file://") ? await readLocalFile(url, previous, maxBytes) : await download(url, headers, previous, progress, maxBytes);
+export async function fetchSource(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  previous: Validators,
+  progress: Progress,
+  packages: PackageFiles | null,
+  maxBytes: number,
+): Promise<Fetched> {
+  const fetched = url.startsWith("npm:")
+    ? await readPackageFile(url, previous, packages, maxBytes)
+    : url.startsWith("file://")
+      ? await readLocalFile(url, previous, maxBytes)
+      : await download(url, headers, previous, progress, maxBytes);
   return fetched.changed ? { ...fetched, bytes: await unpack(fetched.bytes, maxBytes) } : fetched;
 }
 
 function checkFileSize(path: string, maxBytes: number): void {
   const size = statSync(path).size;
-  if (size > maxBytes) throw new SourceTooLarge(`${path} has ${size} bytes, more than the ${mb(maxBytes)} a source of this format may have`);
+  if (size > maxBytes)
+    throw new SourceTooLarge(
+      `${path} has ${size} bytes, more than the ${mb(maxBytes)} a source of this format may have`,
+    );
 }
 
-async function readPackageFile(url: string, previous: Validators, packages: PackageFiles | null, maxBytes: number): Promise<Fetched> {
+async function readPackageFile(
+  url: string,
+  previous: Validators,
+  packages: PackageFiles | null,
+  maxBytes: number,
+): Promise<Fetched> {
   const path = url.slice("npm:".length);
   const name = packageName(path);
   const version = packages?.version(name) ?? null;
-  if (version === null) throw new SourceUnavailable(`the npm package ${name} is not installed here${packages ? ` (${packages.where})` : ""}`);
+  if (version === null)
+    throw new SourceUnavailable(
+      `the npm package ${name} is not installed here${packages ? ` (${packages.where})` : ""}`,
+    );
   if (previous.packageVersion === version) return { changed: false };
   const bytes = await packages!.read(path);
   if (bytes === null) throw new Error(`${name} ${version} has no file ${path.slice(name.length + 1)}`);
-  if (bytes.byteLength > maxBytes) throw new SourceTooLarge(`${path} has ${bytes.byteLength} bytes, more than the ${mb(maxBytes)} a source of this format may have`);
+  if (bytes.byteLength > maxBytes)
+    throw new SourceTooLarge(
+      `${path} has ${bytes.byteLength} bytes, more than the ${mb(maxBytes)} a source of this format may have`,
+    );
   const released = (NPM_DATA_DATES as Record<string, string>)[`${name}@${version}`];
-  return { changed: true, bytes, packageVersion: version, date: released ? { at: new Date(released).toISOString(), from: "package" } : null };
+  return {
+    changed: true,
+    bytes,
+    packageVersion: version,
+    date: released ? { at: new Date(released).toISOString(), from: "package" } : null,
+  };
 }
 
 async function readLocalFile(url: string, previous: Validators, maxBytes: number): Promise<Fetched> {
@@ -75,15 +105,29 @@ async function readLocalFile(url: string, previous: Validators, maxBytes: number
   const lastModified = modified.toUTCString();
   if (previous.lastModified === lastModified) return { changed: false };
   checkFileSize(path, maxBytes);
-  return { changed: true, bytes: await Bun.file(path).bytes(), lastModified, date: { at: modified.toISOString(), from: "last-modified" } };
+  return {
+    changed: true,
+    bytes: await Bun.file(path).bytes(),
+    lastModified,
+    date: { at: modified.toISOString(), from: "last-modified" },
+  };
 }
 
-async function download(url: string, headers: Readonly<Record<string, string>>, previous: Validators, progress: Progress, maxBytes: number): Promise<Fetched> {
+async function download(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  previous: Validators,
+  progress: Progress,
+  maxBytes: number,
+): Promise<Fetched> {
   const target = new URL(url);
   const request = new Headers(headers);
   if (target.username) {
     // Credentials travel in a header, never in the URL that logs and errors print.
-    request.set("authorization", `Basic ${btoa(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`)}`);
+    request.set(
+      "authorization",
+      `Basic ${btoa(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`)}`,
+    );
     target.username = "";
     target.password = "";
   }
@@ -93,7 +137,8 @@ async function download(url: string, headers: Readonly<Record<string, string>>, 
   if (response.status === 304) return { changed: false };
   if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
   const length = Number(response.headers.get("content-length")) || null;
-  if (length !== null && length > maxBytes) throw new SourceTooLarge(`${length} bytes is more than the ${mb(maxBytes)} a source of this format may have`);
+  if (length !== null && length > maxBytes)
+    throw new SourceTooLarge(`${length} bytes is more than the ${mb(maxBytes)} a source of this format may have`);
   const chunks: Uint8Array[] = [];
   let received = 0;
   for await (const chunk of response.body ?? []) {
@@ -143,7 +188,8 @@ async function unpack(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> 
   try {
     inflated = gunzipSync(bytes, { maxOutputLength: maxBytes });
   } catch (err) {
-    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new SourceTooLarge(`unpacks to more than the ${mb(maxBytes)} a source of this format may have`);
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+      throw new SourceTooLarge(`unpacks to more than the ${mb(maxBytes)} a source of this format may have`);
     throw new Error(`not a readable gzip file (${(err as Error).message})`);
   }
   const isTar = new TextDecoder().decode(inflated.subarray(257, 262)) === "ustar";

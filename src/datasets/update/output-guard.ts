@@ -25,7 +25,10 @@ export function shrinkRefusals(checks: readonly ShrinkCheck[], maxShrink: number
     const count = after?.count ?? 0;
     if (count >= before.count * (1 - maxShrink)) continue;
     const loss = Math.round((1 - count / before.count) * 100);
-    const involved = [...new Set([...before.sources, ...(after?.sources ?? [])])].map((source) => ({ source, what: what(source, before, after, context) }));
+    const involved = [...new Set([...before.sources, ...(after?.sources ?? [])])].map((source) => ({
+      source,
+      what: what(source, before, after, context),
+    }));
     const changed = involved.filter((i) => i.what !== null).map((i) => `${i.source} (${i.what})`);
     const unchanged = involved.length - changed.length;
     refusals.push(
@@ -36,11 +39,17 @@ export function shrinkRefusals(checks: readonly ShrinkCheck[], maxShrink: number
 }
 
 /** What happened to a source's part in the output; null when nothing did. */
-function what(source: string, before: OutputRecord, after: OutputRecord | null, { outcomes, previous }: Context): string | null {
+function what(
+  source: string,
+  before: OutputRecord,
+  after: OutputRecord | null,
+  { outcomes, previous }: Context,
+): string | null {
   const outcome = outcomes.find((o) => o.name === source);
   const had = previous[source]?.entries;
   const was = had === undefined ? "" : `, was ${had} entries`;
-  if (!after?.sources.includes(source)) return outcome?.outcome === "removed" ? `removed from the sources file${was}` : `no longer feeds it${was}`;
+  if (!after?.sources.includes(source))
+    return outcome?.outcome === "removed" ? `removed from the sources file${was}` : `no longer feeds it${was}`;
   if (!before.sources.includes(source)) return `added, ${outcome?.entries ?? "?"} entries`;
   return outcome?.outcome === "updated" ? `updated from ${had ?? "?"} to ${outcome.entries} entries` : null;
 }

@@ -8,7 +8,11 @@ import type { FeedEntry } from "./formats/feed-entry.ts";
 import { FORMATS, type FormatValues, type SourceFormat } from "./formats/index.ts";
 import { OUTPUT_NAMES, type OutputName } from "./output-names.ts";
 import { LabelIndexBuilder, type RangeLabel } from "../../ip/indexes/label-index.ts";
-import { type Declaration, DeclaredLocationIndexBuilder, type Place } from "../../ip/indexes/declared-location-index.ts";
+import {
+  type Declaration,
+  DeclaredLocationIndexBuilder,
+  type Place,
+} from "../../ip/indexes/declared-location-index.ts";
 
 /** A source as an output sees it: what it is, and its parsed data on demand. */
 export interface OutputInput {
@@ -30,7 +34,10 @@ export type BuiltOutput =
   | { readonly data: Uint8Array | string; readonly count: number; readonly note?: string }
   | { readonly linkTo: string; readonly count: number };
 
-type VersionFile = Exclude<keyof ReturnType<typeof versionFiles>, "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "disputedDomains">;
+type VersionFile = Exclude<
+  keyof ReturnType<typeof versionFiles>,
+  "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "disputedDomains"
+>;
 
 interface OutputSpec extends OutputPlan {
   /** Whether a source feeds it: its format's descriptor names the output, and the output takes its `feeds`. */
@@ -77,11 +84,16 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
         // One contribution object per list and count, shared by its entries.
         const flagged: Contribution = { source: input.name, flags: counter === null ? flagsOf(input.feeds) : 0 };
         const counted = new Map<number, Contribution>();
-        const countedAs = (count: number) => counted.get(count) ?? counted.set(count, { source: input.name, count }).get(count)!;
+        const countedAs = (count: number) =>
+          counted.get(count) ?? counted.set(count, { source: input.name, count }).get(count)!;
         for (const e of feed.entries) builder.add(e.range, counter ? countedAs(e.count) : flagged);
       }
       const file = builder.build({ built }, reporting);
-      return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length, note: clipped ? `${clipped} feed entries clipped to public address space` : undefined };
+      return {
+        data: encodeIndexFile(file),
+        count: file.columns.v4Values.length + file.columns.v6Values.length,
+        note: clipped ? `${clipped} feed entries clipped to public address space` : undefined,
+      };
     },
   },
   "infrastructure-labels": {
@@ -93,7 +105,11 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       for (const input of inputs) {
         const labels = new Map<string, RangeLabel>();
         for (const e of input.ipEntries().entries) {
-          if (e.label) builder.add(e.range, labels.get(e.label) ?? labels.set(e.label, { source: input.name, label: e.label }).get(e.label)!);
+          if (e.label)
+            builder.add(
+              e.range,
+              labels.get(e.label) ?? labels.set(e.label, { source: input.name, label: e.label }).get(e.label)!,
+            );
         }
       }
       const file = builder.build({ built });
@@ -109,10 +125,19 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       for (const input of inputs) {
         // One declaration per place (the geofeed parser shares one Place between its rows) and per region.
         const declarations = new Map<Place | string, Declaration>();
-        const declared = (key: Place | string, make: () => Declaration) => declarations.get(key) ?? declarations.set(key, make()).get(key)!;
+        const declared = (key: Place | string, make: () => Declaration) =>
+          declarations.get(key) ?? declarations.set(key, make()).get(key)!;
         for (const e of input.ipEntries().entries) {
-          if (e.place) builder.add(e.range, declared(e.place, () => ({ source: input.name, place: e.place! })));
-          else if (e.regions) builder.add(e.range, declared(e.regions.join(" "), () => ({ source: input.name, regions: e.regions! })));
+          if (e.place)
+            builder.add(
+              e.range,
+              declared(e.place, () => ({ source: input.name, place: e.place! })),
+            );
+          else if (e.regions)
+            builder.add(
+              e.range,
+              declared(e.regions.join(" "), () => ({ source: input.name, regions: e.regions! })),
+            );
         }
       }
       const file = builder.build({ built });
@@ -145,7 +170,8 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
 export const OUTPUTS = Object.fromEntries(
   OUTPUT_NAMES.map((name) => {
     const plan = PLANS[name];
-    const fedBy = (format: SourceFormat, feeds: string) => FORMATS[format].outputs.includes(name) && (plan.takes?.(feeds) ?? true);
+    const fedBy = (format: SourceFormat, feeds: string) =>
+      FORMATS[format].outputs.includes(name) && (plan.takes?.(feeds) ?? true);
     return [name, { ...plan, fedBy }];
   }),
 ) as Readonly<Record<OutputName, OutputSpec>>;
@@ -157,7 +183,10 @@ function domainOutput(file: VersionFile, target: string): OutputPlan {
     build: (inputs) => {
       const domains = new Set<string>();
       for (const input of inputs) for (const d of input.parsed("domain-list")) domains.add(d);
-      return { data: `# compiled by riskcheck update from ${inputs.map((i) => i.name).join(", ") || "no source"}\n${[...domains].join("\n")}\n`, count: domains.size };
+      return {
+        data: `# compiled by riskcheck update from ${inputs.map((i) => i.name).join(", ") || "no source"}\n${[...domains].join("\n")}\n`,
+        count: domains.size,
+      };
     },
   };
 }

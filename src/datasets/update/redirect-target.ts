@@ -8,7 +8,8 @@ import { parseIpAddress } from "../../ip/address/parse.ts";
  * and every address they give must be public.
  */
 export async function refusedRedirect(url: URL): Promise<string | null> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `to a ${url.protocol.replace(/:$/, "")}: URL; only http and https are followed`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `to a ${url.protocol.replace(/:$/, "")}: URL; only http and https are followed`;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const literal = parseIpAddress(host);
   let addresses: string[];
@@ -24,5 +25,7 @@ export async function refusedRedirect(url: URL): Promise<string | null> {
     const ip = parseIpAddress(a);
     return ip === null || !isGlobalUnicast(ip);
   });
-  return internal === undefined ? null : `to ${url.host}${literal ? "" : ` (${internal})`}, which is not a public address`;
+  return internal === undefined
+    ? null
+    : `to ${url.host}${literal ? "" : ` (${internal})`}, which is not a public address`;
 }

@@ -64,11 +64,13 @@ export function parseSources(text: string, file: string): Source[] {
     const s = raw as Record<string, unknown>;
     const str = (field: string) => (typeof s[field] === "string" && s[field] !== "" ? (s[field] as string) : null);
     const name = str("name");
-    if (!name || !NAME.test(name)) problems.push(`${at}.name: lower-case letters, digits and dashes, e.g. "firehol-level1"`);
+    if (!name || !NAME.test(name))
+      problems.push(`${at}.name: lower-case letters, digits and dashes, e.g. "firehol-level1"`);
     else if (names.has(name)) problems.push(`${at}.name: "${name}" appears twice`);
     else names.add(name);
     const url = str("url");
-    if (!url || !(/^(https?|file):\/\//.test(url) || NPM_URL.test(url))) problems.push(`${at}.url: an https://, http:// or file:// URL, or npm:<package>/<file>`);
+    if (!url || !(/^(https?|file):\/\//.test(url) || NPM_URL.test(url)))
+      problems.push(`${at}.url: an https://, http:// or file:// URL, or npm:<package>/<file>`);
     const format = str("format") as SourceFormat | null;
     const known = format !== null && FORMAT_NAMES.includes(format);
     if (!known) problems.push(`${at}.format: one of ${FORMAT_NAMES.join(", ")}`);
@@ -79,15 +81,30 @@ export function parseSources(text: string, file: string): Source[] {
     const licence = str("licence");
     if (!licence) problems.push(`${at}.licence: say under which terms the data may be used`);
     const requires = s.requires ?? [];
-    if (!Array.isArray(requires) || requires.some((r) => typeof r !== "string")) problems.push(`${at}.requires: a list of environment variable names`);
-    else for (const name of requires as string[]) if (!SOURCE_VARIABLE.test(name)) problems.push(`${at}.requires: ${name} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
-    for (const [field, text] of [["url", url], ...Object.entries(typeof s.headers === "object" && s.headers !== null ? s.headers : {}).map(([k, v]) => [`headers.${k}`, v])]) {
+    if (!Array.isArray(requires) || requires.some((r) => typeof r !== "string"))
+      problems.push(`${at}.requires: a list of environment variable names`);
+    else
+      for (const name of requires as string[])
+        if (!SOURCE_VARIABLE.test(name))
+          problems.push(`${at}.requires: ${name} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
+    for (const [field, text] of [
+      ["url", url],
+      ...Object.entries(typeof s.headers === "object" && s.headers !== null ? s.headers : {}).map(([k, v]) => [
+        `headers.${k}`,
+        v,
+      ]),
+    ]) {
       for (const name of variablesIn(typeof text === "string" ? text : "")) {
-        if (!SOURCE_VARIABLE.test(name)) problems.push(`${at}.${field}: \${${name}} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
+        if (!SOURCE_VARIABLE.test(name))
+          problems.push(`${at}.${field}: \${${name}} is not a variable a source may read; ${SOURCE_VARIABLES_HINT}`);
       }
     }
     const headers = s.headers ?? {};
-    if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers as object).some((v) => typeof v !== "string")) {
+    if (
+      typeof headers !== "object" ||
+      Array.isArray(headers) ||
+      Object.values(headers as object).some((v) => typeof v !== "string")
+    ) {
       problems.push(`${at}.headers: an object of header names to strings`);
     }
     const nameList = (field: string) => {
@@ -99,24 +116,44 @@ export function parseSources(text: string, file: string): Source[] {
     const supersedes = nameList("supersedes");
     const includes = nameList("includes");
     const weight = s.weight ?? 1;
-    if (!Number.isInteger(weight) || (weight as number) < 0 || (weight as number) > 100) problems.push(`${at}.weight: a whole number of reports from 0 to 100`);
+    if (!Number.isInteger(weight) || (weight as number) < 0 || (weight as number) > 100)
+      problems.push(`${at}.weight: a whole number of reports from 0 to 100`);
     const disposableList = feeds === "disposable" || feeds === "disposable-wildcard";
     if (s.weight !== undefined && feeds && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
       problems.push(`${at}: weight applies to lists that feed a counter (${COUNTER_NAMES.join(", ")})`);
     }
     if (includes.length && feeds && !disposableList && !(COUNTER_NAMES as readonly string[]).includes(feeds)) {
-      problems.push(`${at}: includes applies to lists that feed a counter (${COUNTER_NAMES.join(", ")}) or disposable domains`);
+      problems.push(
+        `${at}: includes applies to lists that feed a counter (${COUNTER_NAMES.join(", ")}) or disposable domains`,
+      );
     }
     const verifies = s.verifies ?? false;
     if (typeof verifies !== "boolean") problems.push(`${at}.verifies: true or false`);
     else if (verifies && !disposableList) problems.push(`${at}.verifies: applies to disposable-domain lists`);
     const infrastructureClass = s.class ?? null;
-    if (infrastructureClass !== null && (typeof infrastructureClass !== "string" || !CLASS.test(infrastructureClass))) problems.push(`${at}.class: a benign class such as "seo:googlebot", "cloud:aws", "relay:icloud"`);
-    else if (infrastructureClass !== null && known && !IP_FORMATS.has(format)) problems.push(`${at}.class: only IP lists name a class of infrastructure`);
+    if (infrastructureClass !== null && (typeof infrastructureClass !== "string" || !CLASS.test(infrastructureClass)))
+      problems.push(`${at}.class: a benign class such as "seo:googlebot", "cloud:aws", "relay:icloud"`);
+    else if (infrastructureClass !== null && known && !IP_FORMATS.has(format))
+      problems.push(`${at}.class: only IP lists name a class of infrastructure`);
     const cadence = s.cadence === undefined ? null : typeof s.cadence === "string" ? parseDuration(s.cadence) : null;
-    if (s.cadence !== undefined && cadence === null) problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
+    if (s.cadence !== undefined && cadence === null)
+      problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
     if (name && url && format && feeds && licence) {
-      sources.push({ name, url, format, feeds, licence, requires: requires as string[], headers: headers as Record<string, string>, supersedes, weight: weight as number, includes, verifies: verifies === true, cadenceMs: cadence, class: infrastructureClass as string | null });
+      sources.push({
+        name,
+        url,
+        format,
+        feeds,
+        licence,
+        requires: requires as string[],
+        headers: headers as Record<string, string>,
+        supersedes,
+        weight: weight as number,
+        includes,
+        verifies: verifies === true,
+        cadenceMs: cadence,
+        class: infrastructureClass as string | null,
+      });
     }
   }
   for (const source of sources) {
@@ -124,7 +161,8 @@ export function parseSources(text: string, file: string): Source[] {
     for (const other of source.supersedes) {
       const target = sources.find((s) => s.name === other);
       if (!target) problems.push(`${at}: no source is named "${other}"`);
-      else if (target.format !== source.format) problems.push(`${at}: "${other}" is of format ${target.format}, not ${source.format}`);
+      else if (target.format !== source.format)
+        problems.push(`${at}: "${other}" is of format ${target.format}, not ${source.format}`);
     }
   }
   const cycle = includesCycle(sources);

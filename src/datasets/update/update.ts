@@ -3,7 +3,14 @@ import { join, resolve } from "node:path";
 import type { DomainLists } from "../../email/domain-lists.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
-import { type Fetched, type Progress, SourceTooLarge, SourceUnavailable, fetchSource, redactUrl } from "./fetch-source.ts";
+import {
+  type Fetched,
+  type Progress,
+  SourceTooLarge,
+  SourceUnavailable,
+  fetchSource,
+  redactUrl,
+} from "./fetch-source.ts";
 import type { PackageFiles } from "./package-files.ts";
 import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
@@ -84,7 +91,12 @@ const isIpList = (source: Source) => IP_FORMATS.has(source.format);
 const isIpInput = (input: OutputInput) => IP_FORMATS.has(input.format);
 
 /** The outputs that decide which of the free lists' names are served as free. */
-const SERVED_FREE_INPUTS: readonly OutputName[] = ["free-domains", "disposable-domains", "disposable-wildcards", "allowed-domains"];
+const SERVED_FREE_INPUTS: readonly OutputName[] = [
+  "free-domains",
+  "disposable-domains",
+  "disposable-wildcards",
+  "allowed-domains",
+];
 
 /**
  * An allowlist names a few wrongly flagged domains; one that un-flags more than this share
@@ -123,7 +135,10 @@ interface Held {
 export async function runUpdate(options: UpdateOptions): Promise<UpdateReport> {
   const files = dataFiles(options.dataDir);
   const sourcesFile = options.sourcesFile ?? files.sources;
-  const sources = parseSources(await readSourcesFile(sourcesFile, resolve(sourcesFile) === resolve(files.sources)), sourcesFile);
+  const sources = parseSources(
+    await readSourcesFile(sourcesFile, resolve(sourcesFile) === resolve(files.sources)),
+    sourcesFile,
+  );
   const unknown = (options.only ?? []).filter((name) => !sources.some((s) => s.name === name));
   if (unknown.length) throw new Error(`${sourcesFile}: no source named ${unknown.join(", ")}`);
   try {
@@ -151,7 +166,14 @@ async function readSourcesFile(file: string, inDataDir: boolean): Promise<string
     return await Bun.file(file).text();
   } catch (err) {
     const code = (err as { code?: string }).code;
-    const reason = code === "ENOENT" ? "no such file" : code === "ENOTDIR" ? "a part of the path is not a directory" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message;
+    const reason =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "ENOTDIR"
+          ? "a part of the path is not a directory"
+          : code === "EISDIR"
+            ? "a directory, not a file"
+            : (err as Error).message;
     const fix = inDataDir
       ? "point --data-dir / RISKCHECK_DATA_DIR at the data directory, or --sources / RISKCHECK_SOURCES at a sources file"
       : "point --sources / RISKCHECK_SOURCES at a sources file";
@@ -172,13 +194,22 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
   try {
     const { held, outcomes } = await gatherSources(sources, current, currentRoot, out.raw, options, now);
     const fromNetwork = new Set(sources.filter((s) => !s.url.startsWith("npm:")).map((s) => s.name));
-    const reached = outcomes.filter((o) => (o.outcome === "updated" || o.outcome === "unchanged") && fromNetwork.has(o.name)).length;
+    const reached = outcomes.filter(
+      (o) => (o.outcome === "updated" || o.outcome === "unchanged") && fromNetwork.has(o.name),
+    ).length;
     // Records without data are those of older riskcheck versions' bundled packages.
     for (const [name, record] of Object.entries(current?.sources ?? {})) {
-      if (record.raw !== undefined && !sources.some((s) => s.name === name)) outcomes.push({ name, outcome: "removed", detail: "no longer in the sources file; its data leaves every output" });
+      if (record.raw !== undefined && !sources.some((s) => s.name === name))
+        outcomes.push({
+          name,
+          outcome: "removed",
+          detail: "no longer in the sources file; its data leaves every output",
+        });
     }
     // The one report of every exit: what became of the sources, and how far the version got.
-    const report = (got: Pick<UpdateReport, "outputs"> & Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed">>): UpdateReport => ({
+    const report = (
+      got: Pick<UpdateReport, "outputs"> & Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed">>,
+    ): UpdateReport => ({
       outcomes,
       version: null,
       refused: [],
@@ -186,20 +217,43 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       reached,
       ...got,
     });
-    const anyChange = !current || outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") || [...held.values()].some((h) => h.changed);
+    const anyChange =
+      !current ||
+      outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") ||
+      [...held.values()].some((h) => h.changed);
     if (!anyChange && !options.force) return report({ outputs: [] });
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
-    const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({ input, changed: options.force || held.get(input.name)!.changed }));
-    await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, Math.floor(now.getTime() / 1000));
+    const ipLists = outputs.inputsOf["reputation-index"].map((input) => ({
+      input,
+      changed: options.force || held.get(input.name)!.changed,
+    }));
+    await composeEvidence(
+      ipLists,
+      currentRoot && versionFiles(currentRoot).evidence,
+      out.evidence,
+      Math.floor(now.getTime() / 1000),
+    );
     // Every source is folded into the outputs: loading the staged version needs that memory.
     for (const h of held.values()) {
       h.parsed = undefined;
       h.ipEntries = undefined;
     }
     Bun.gc(true);
-    const disputed = await checkDisputedNames({ inputsOf: outputs.inputsOf, held, force: options.force, currentRoot, out, dataDir: options.dataDir, nowSeconds: Math.floor(now.getTime() / 1000) });
-    const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({ name, before: current?.outputs[name] ?? null, after: outputs.records[name] ?? null }));
+    const disputed = await checkDisputedNames({
+      inputsOf: outputs.inputsOf,
+      held,
+      force: options.force,
+      currentRoot,
+      out,
+      dataDir: options.dataDir,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+    });
+    const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({
+      name,
+      before: current?.outputs[name] ?? null,
+      after: outputs.records[name] ?? null,
+    }));
     const guard = { outcomes, previous: current?.sources ?? {} };
     const refused = options.force ? [] : shrinkRefusals(checks, options.maxShrink, guard);
     const changes = outputs.changes;
@@ -207,7 +261,10 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     // The free set served is what the disposable lists and the allowlist leave of the free
     // lists: a disposable list that carries gmail.com empties it while every list grows.
     const freeInputsChanged = changes.some((c) => c.rebuilt && SERVED_FREE_INPUTS.includes(c.name));
-    const servedFreeBefore = !options.force && currentRoot && freeInputsChanged ? (await loadEmailLists(options.dataDir, currentRoot)).free.kept : null;
+    const servedFreeBefore =
+      !options.force && currentRoot && freeInputsChanged
+        ? (await loadEmailLists(options.dataDir, currentRoot)).free.kept
+        : null;
 
     // What `serve` maps instead of decoding every MMDB record at each load; this also checks every record.
     const rebuilt = new Set<string>(changes.filter((c) => c.rebuilt).map((c) => c.name));
@@ -228,14 +285,23 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
     }
     if (servedFreeBefore !== null) {
-      const served = (records: Readonly<Record<string, OutputRecord>>, count: number): OutputRecord => ({ count, sources: [...new Set(SERVED_FREE_INPUTS.flatMap((o) => records[o]?.sources ?? []))] });
+      const served = (records: Readonly<Record<string, OutputRecord>>, count: number): OutputRecord => ({
+        count,
+        sources: [...new Set(SERVED_FREE_INPUTS.flatMap((o) => records[o]?.sources ?? []))],
+      });
       // Held-back names stay free only until an operator settles them: the guard counts them as gone.
       const freeHeldBack = disputed.heldBack.filter((n) => n.why === DISPUTE.free).length;
-      const check = { name: "free-domains as served", before: served(current?.outputs ?? {}, servedFreeBefore), after: served(outputs.records, staged.freeList.kept - freeHeldBack) };
+      const check = {
+        name: "free-domains as served",
+        before: served(current?.outputs ?? {}, servedFreeBefore),
+        after: served(outputs.records, staged.freeList.kept - freeHeldBack),
+      };
       const servedRefused = shrinkRefusals([check], options.maxShrink, guard);
       if (servedRefused.length) return report({ outputs: changes, refused: servedRefused });
     }
-    const allowRefused = options.force ? null : allowlistRefusal(staged.snapshot.email, outputs.records["allowed-domains"]?.sources ?? []);
+    const allowRefused = options.force
+      ? null
+      : allowlistRefusal(staged.snapshot.email, outputs.records["allowed-domains"]?.sources ?? []);
     if (allowRefused) return report({ outputs: changes, refused: [allowRefused] });
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
@@ -246,23 +312,40 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
 }
 
 /** Fetches and checks each selected source; every other declared source keeps the data it has. */
-async function gatherSources(sources: readonly Source[], current: Manifest | null, currentRoot: string | null, rawDir: string, options: UpdateOptions, now: Date) {
+async function gatherSources(
+  sources: readonly Source[],
+  current: Manifest | null,
+  currentRoot: string | null,
+  rawDir: string,
+  options: UpdateOptions,
+  now: Date,
+) {
   const held = new Map<string, Held>();
   const outcomes: SourceOutcome[] = [];
   const checkedAt = now.toISOString();
   // Every IP list's entries are held together while the reputation index is built.
   const ipEntries = new Map(sources.filter(isIpList).map((s) => [s.name, current?.sources[s.name]?.entries ?? 0]));
-  const ipEntriesWith = (name: string, entries: number) => [...ipEntries].reduce((sum, [n, e]) => sum + (n === name ? entries : e), 0);
+  const ipEntriesWith = (name: string, entries: number) =>
+    [...ipEntries].reduce((sum, [n, e]) => sum + (n === name ? entries : e), 0);
   for (const source of sources) {
     const before = current?.sources[source.name];
     // Data of another format cannot stand in for this source's; data from another URL
     // can, until the new URL delivers, but is no measure for it.
-    const previous = before && before.format === source.format && currentRoot && existsSync(join(currentRoot, "raw", before.raw)) ? before : undefined;
+    const previous =
+      before && before.format === source.format && currentRoot && existsSync(join(currentRoot, "raw", before.raw))
+        ? before
+        : undefined;
     const comparable = previous?.url === redactUrl(source.url) ? previous : undefined;
     const keep = (confirmed: boolean) => {
       if (!previous) return;
       linkOrCopy(join(currentRoot!, "raw", previous.raw), join(rawDir, source.name));
-      const record = { ...previous, ...declared(source), licence: source.licence, raw: source.name, ...(confirmed ? { checkedAt } : {}) };
+      const record = {
+        ...previous,
+        ...declared(source),
+        licence: source.licence,
+        raw: source.name,
+        ...(confirmed ? { checkedAt } : {}),
+      };
       held.set(source.name, { source, record, changed: !sameDeclaration(previous, source) });
     };
     // The date of the data itself: a bundled list's is its package's release, not the install.
@@ -276,17 +359,40 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
     const url = expand(source.url, options.env);
     if (missing.length || url === null) {
       keep(false);
-      const why = missing.length ? `needs ${missing.join(", ")} in the environment` : "its URL names an environment variable that is not set; list it in requires";
-      outcomes.push({ name: source.name, outcome: missing.length ? "skipped" : "failed", detail: why + kept, problem: why, keeps });
+      const why = missing.length
+        ? `needs ${missing.join(", ")} in the environment`
+        : "its URL names an environment variable that is not set; list it in requires";
+      outcomes.push({
+        name: source.name,
+        outcome: missing.length ? "skipped" : "failed",
+        detail: why + kept,
+        problem: why,
+        keeps,
+      });
       continue;
     }
     let downloaded: Uint8Array | null = null;
     try {
-      const headers = Object.fromEntries(Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]));
-      const fetched = await fetchSource(url, headers, comparable ?? {}, options.progress(source.name), options.packages, FORMATS[source.format].maxBytes);
+      const headers = Object.fromEntries(
+        Object.entries(source.headers).map(([k, v]) => [k, expand(v, options.env) ?? ""]),
+      );
+      const fetched = await fetchSource(
+        url,
+        headers,
+        comparable ?? {},
+        options.progress(source.name),
+        options.packages,
+        FORMATS[source.format].maxBytes,
+      );
       if (!fetched.changed) {
         keep(true);
-        outcomes.push({ name: source.name, outcome: "unchanged", entries: comparable!.entries, dataDate: comparable!.dataDate, detail: "not modified since the last download" });
+        outcomes.push({
+          name: source.name,
+          outcome: "unchanged",
+          entries: comparable!.entries,
+          dataDate: comparable!.dataDate,
+          detail: "not modified since the last download",
+        });
         continue;
       }
       downloaded = fetched.bytes;
@@ -296,14 +402,27 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
       writeFileAtomically(join(rawDir, source.name), fetched.bytes);
       const record = fetchedRecord(source, fetched, parsed, checkedAt);
       held.set(source.name, { source, record, changed: true, parsed });
-      outcomes.push({ name: source.name, outcome: "updated", entries: parsed.entries, dataDate: record.dataDate, detail: `${fetched.bytes.byteLength} bytes${parsed.note ? `; ${parsed.note}` : ""}` });
+      outcomes.push({
+        name: source.name,
+        outcome: "updated",
+        entries: parsed.entries,
+        dataDate: record.dataDate,
+        detail: `${fetched.bytes.byteLength} bytes${parsed.note ? `; ${parsed.note}` : ""}`,
+      });
     } catch (err) {
       keep(false);
       const outcome = err instanceof SourceUnavailable ? "skipped" : "failed";
-      const reason = err instanceof ContentError ? `refused: ${err.message}` : isDiskFull(err) ? "the disk is full" : (err as Error).message.split("\n")[0];
+      const reason =
+        err instanceof ContentError
+          ? `refused: ${err.message}`
+          : isDiskFull(err)
+            ? "the disk is full"
+            : (err as Error).message.split("\n")[0];
       if (err instanceof ContentError && downloaded) {
         const head = new TextDecoder().decode(downloaded.subarray(0, REFUSED_HEAD_BYTES));
-        options.log?.(`update: ${source.name}: refused download (${downloaded.byteLength} bytes) begins ${JSON.stringify(head)}`);
+        options.log?.(
+          `update: ${source.name}: refused download (${downloaded.byteLength} bytes) begins ${JSON.stringify(head)}`,
+        );
       }
       outcomes.push({ name: source.name, outcome, detail: reason + kept, problem: reason, keeps });
     }
@@ -316,21 +435,38 @@ async function gatherSources(sources: readonly Source[], current: Manifest | nul
  * holds of IP lists (`ipListEntries`: all of them with this one), and not shrunk past
  * --max-shrink since the same URL's last data (unless forced).
  */
-function checkEntries(source: Source, entries: number, comparable: SourceRecord | undefined, ipListEntries: number, options: UpdateOptions): void {
+function checkEntries(
+  source: Source,
+  entries: number,
+  comparable: SourceRecord | undefined,
+  ipListEntries: number,
+  options: UpdateOptions,
+): void {
   if (entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
   if (isIpList(source) && ipListEntries > MAX_IP_LIST_ENTRIES) {
-    throw new SourceTooLarge(`its ${entries} entries would bring the IP lists to ${ipListEntries}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`);
+    throw new SourceTooLarge(
+      `its ${entries} entries would bring the IP lists to ${ipListEntries}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`,
+    );
   }
   if (comparable && entries < comparable.entries * (1 - options.maxShrink) && !options.force) {
-    throw new ContentError(`shrank from ${comparable.entries} to ${entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`);
+    throw new ContentError(
+      `shrank from ${comparable.entries} to ${entries} entries, more than --max-shrink ${options.maxShrink}; --force accepts it`,
+    );
   }
 }
 
 /** The manifest's record of a source just downloaded and accepted. */
-function fetchedRecord(source: Source, fetched: Extract<Fetched, { changed: true }>, parsed: ParsedSource<unknown>, checkedAt: string): SourceRecord {
+function fetchedRecord(
+  source: Source,
+  fetched: Extract<Fetched, { changed: true }>,
+  parsed: ParsedSource<unknown>,
+  checkedAt: string,
+): SourceRecord {
   const date = parsed.dataDate ? { at: parsed.dataDate, from: "content" as const } : fetched.date;
   return {
-    origin: source.url.startsWith("npm:") ? `npm ${source.url.slice(4)} ${fetched.packageVersion}` : redactUrl(source.url),
+    origin: source.url.startsWith("npm:")
+      ? `npm ${source.url.slice(4)} ${fetched.packageVersion}`
+      : redactUrl(source.url),
     url: redactUrl(source.url),
     format: source.format,
     ...declared(source),
@@ -349,7 +485,15 @@ function fetchedRecord(source: Source, fetched: Extract<Fetched, { changed: true
 }
 
 /** Builds the outputs whose sources changed and links the others from the current version. */
-function composeOutputs(sources: readonly Source[], held: Map<string, Held>, current: Manifest | null, currentRoot: string | null, out: ReturnType<typeof versionFiles>, force: boolean, built: string) {
+function composeOutputs(
+  sources: readonly Source[],
+  held: Map<string, Held>,
+  current: Manifest | null,
+  currentRoot: string | null,
+  out: ReturnType<typeof versionFiles>,
+  force: boolean,
+  built: string,
+) {
   // A newer copy of a dataset that has data replaces the copy it supersedes.
   const superseded = new Set(sources.filter((s) => held.has(s.name)).flatMap((s) => s.supersedes));
   const records: Record<string, OutputRecord> = {};
@@ -357,14 +501,22 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
   const inputsOf = {} as Record<OutputName, OutputInput[]>;
   for (const name of OUTPUT_NAMES) {
     const spec = OUTPUTS[name];
-    const feeding = sources.filter((s) => held.has(s.name) && !superseded.has(s.name) && spec.fedBy(s.format, s.feeds)).map((s) => inputOf(held.get(s.name)!, out.raw));
+    const feeding = sources
+      .filter((s) => held.has(s.name) && !superseded.has(s.name) && spec.fedBy(s.format, s.feeds))
+      .map((s) => inputOf(held.get(s.name)!, out.raw));
     const inputs = spec.select ? spec.select(feeding) : feeding;
     inputsOf[name] = [...inputs];
     const names = inputs.map((i) => i.name);
     const before = current?.outputs[name];
     const target = out[spec.file];
     const currentFile = currentRoot && versionFiles(currentRoot)[spec.file];
-    const unchanged = !force && before && currentFile && existsSync(currentFile) && sameNames(before.sources, names) && names.every((n) => !held.get(n)!.changed);
+    const unchanged =
+      !force &&
+      before &&
+      currentFile &&
+      existsSync(currentFile) &&
+      sameNames(before.sources, names) &&
+      names.every((n) => !held.get(n)!.changed);
     if (unchanged) {
       linkOrCopy(currentFile, target);
       records[name] = before;
@@ -382,14 +534,30 @@ function composeOutputs(sources: readonly Source[], held: Map<string, Held>, cur
     if ("linkTo" in output) linkOrCopy(output.linkTo, target);
     else writeFileAtomically(target, output.data);
     records[name] = { count: output.count, sources: names };
-    changes.push({ name, before: before?.count ?? null, after: output.count, sources: names, rebuilt: true, note: "note" in output ? output.note : undefined });
+    changes.push({
+      name,
+      before: before?.count ?? null,
+      after: output.count,
+      sources: names,
+      rebuilt: true,
+      note: "note" in output ? output.note : undefined,
+    });
   }
   return { records, changes, inputsOf };
 }
 
 /** What of a source's declaration the outputs depend on, as recorded in the manifest. */
-function declared(source: Source): Pick<SourceRecord, "feeds" | "weight" | "includes" | "verifies" | "cadenceMs" | "class"> {
-  return { feeds: source.feeds, weight: source.weight, includes: source.includes, ...(source.verifies ? { verifies: true } : {}), cadenceMs: source.cadenceMs, class: source.class };
+function declared(
+  source: Source,
+): Pick<SourceRecord, "feeds" | "weight" | "includes" | "verifies" | "cadenceMs" | "class"> {
+  return {
+    feeds: source.feeds,
+    weight: source.weight,
+    includes: source.includes,
+    ...(source.verifies ? { verifies: true } : {}),
+    cadenceMs: source.cadenceMs,
+    class: source.class,
+  };
 }
 
 /** The same data feeds the outputs the same way. */

@@ -16,7 +16,14 @@ export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps
  */
 export function api(apiDeps: ApiDeps, listening: Listening) {
   const deps = { ...apiDeps, clientAddress: (request: Request) => apiDeps.client.address(request, listening()) };
-  return withoutHead(new Elysia().use(emailCheck(deps)).use(ipCheck(deps, listening)).use(batchCheck(deps)).use(reportRoute(deps)).use(overridesRoute(deps)));
+  return withoutHead(
+    new Elysia()
+      .use(emailCheck(deps))
+      .use(ipCheck(deps, listening))
+      .use(batchCheck(deps))
+      .use(reportRoute(deps))
+      .use(overridesRoute(deps)),
+  );
 }
 
 /**

@@ -21,8 +21,17 @@ export interface OperatorDeps {
 /** What needs no API key: health, the data's provenance, the API's description, Prometheus metrics. */
 export function operator(deps: OperatorDeps) {
   return new Elysia()
-    .get("/healthz", synchronous(() => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState())))
-    .get("/v1/about", synchronous(() => about(deps.snapshots)))
-    .get("/openapi.json", synchronous(() => jsonResponse(OPENAPI_JSON)))
+    .get(
+      "/healthz",
+      synchronous(() => health(deps.snapshots, deps.startedMs, deps.now(), deps.warnings(), deps.refreshState())),
+    )
+    .get(
+      "/v1/about",
+      synchronous(() => about(deps.snapshots)),
+    )
+    .get(
+      "/openapi.json",
+      synchronous(() => jsonResponse(OPENAPI_JSON)),
+    )
     .get("/metrics", async ({ request }) => metrics(deps.metrics, request));
 }

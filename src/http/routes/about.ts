@@ -11,7 +11,15 @@ export function about(snapshots: SnapshotHolder): Response {
       dataset_version: snapshot.version,
       sources: Object.entries(snapshot.sources)
         .filter(([name]) => usedBy.has(name))
-        .map(([name, s]) => ({ name, origin: s.origin, licence: s.licence, feeds: s.feeds, entries: s.entries, data_date: s.dataDate, fetched_at: s.fetchedAt })),
+        .map(([name, s]) => ({
+          name,
+          origin: s.origin,
+          licence: s.licence,
+          feeds: s.feeds,
+          entries: s.entries,
+          data_date: s.dataDate,
+          fetched_at: s.fetchedAt,
+        })),
     }),
   );
 }

@@ -45,7 +45,11 @@ const BATCH_CHECK: AdmissionRule = { permission: "check", usage: "email" };
 const BATCH_BODY = {
   async read(request: Request): Promise<Batch | ApiError> {
     const text = await readBodyText(request, MAX_BATCH_BYTES);
-    return typeof text === "string" ? parseBatch(text) : text.problem === "too_large" ? API_ERRORS.batchTooLarge : API_ERRORS.invalidBatch;
+    return typeof text === "string"
+      ? parseBatch(text)
+      : text.problem === "too_large"
+        ? API_ERRORS.batchTooLarge
+        : API_ERRORS.invalidBatch;
   },
   // Each IP item that will be looked up (a valid global unicast address) is a unit of the quota, as its GET would be.
   quotaUnits: (batch: Batch) => batch.ips.reduce((n, ip) => (!("error" in ip) && isGlobalUnicast(ip) ? n + 1 : n), 0),
@@ -92,7 +96,9 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   metrics.emailsInvalid += emails.length - emailsAnswered;
   metrics.ipsAnswered += ipsAnswered;
   metrics.ipsInvalid += ips.length - ipsAnswered;
-  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ipAnswers.join(",")}]}`, { headers: admission.headers(units) });
+  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ipAnswers.join(",")}]}`, {
+    headers: admission.headers(units),
+  });
 }
 
 /** The body as a batch, or the error that says what is wrong with it. */
@@ -118,7 +124,8 @@ function tooDeep(item: unknown): boolean {
   for (let depth = 0; level.length > 0; depth++) {
     if (depth > MAX_ITEM_DEPTH) return true;
     const next: unknown[] = [];
-    for (const value of level) if (typeof value === "object" && value !== null) for (const inner of Object.values(value)) next.push(inner);
+    for (const value of level)
+      if (typeof value === "object" && value !== null) for (const inner of Object.values(value)) next.push(inner);
     level = next;
   }
   return false;

@@ -31,7 +31,8 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "email");
-  if (param === "absent" || (typeof param === "object" && param.value === "")) return admission.refuse(API_ERRORS.missingEmail);
+  if (param === "absent" || (typeof param === "object" && param.value === ""))
+    return admission.refuse(API_ERRORS.missingEmail);
   // A repeated or malformed parameter is no address.
   const email = typeof param === "object" ? param.value : "";
   const answers = new Answers(deps.snapshots.current(), wantsExplanation(url));

@@ -3,7 +3,13 @@ import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { outputsBySource } from "../../datasets/outputs-by-source.ts";
 import { jsonResponse } from "../json-response.ts";
 
-export function health(snapshots: SnapshotHolder, startedMs: number, nowMs: number, warnings: string[], refresh: RefreshState | null): Response {
+export function health(
+  snapshots: SnapshotHolder,
+  startedMs: number,
+  nowMs: number,
+  warnings: string[],
+  refresh: RefreshState | null,
+): Response {
   const snapshot = snapshots.current();
   const usedBy = outputsBySource(snapshot);
   const at = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());

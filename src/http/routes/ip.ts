@@ -42,7 +42,12 @@ export function checkIp(deps: IpCheckDeps, request: Request, listening: Listenin
   if (admission instanceof Response) return admission;
   const url = request.url;
   const param = queryParam(url, "ip");
-  const ip = param === "absent" ? deps.client.address(request, listening()) : typeof param === "object" ? parseIpAddress(param.value) : null;
+  const ip =
+    param === "absent"
+      ? deps.client.address(request, listening())
+      : typeof param === "object"
+        ? parseIpAddress(param.value)
+        : null;
   if (ip === null) return admission.refuse(API_ERRORS.invalidIp);
   const answers = new Answers(deps.snapshots.current(), wantsExplanation(url), deps.localReports);
   const checked = answers.lookUp(ip);

@@ -30,15 +30,23 @@ const BUCKET_BOUNDS = [...DURATION_BUCKETS_SECONDS.map(String), "+Inf"];
 /** `GET /metrics`: Prometheus' text format, made only when scraped. */
 export async function metrics(deps: MetricsDeps, request: Request): Promise<Response> {
   if (deps.token !== null && !sameSecret(bearerToken(request.headers.get("authorization")), deps.token)) {
-    return errorResponse(API_ERRORS.metricsTokenRequired, { "content-type": JSON_TYPE, "www-authenticate": 'Bearer realm="metrics"' });
+    return errorResponse(API_ERRORS.metricsTokenRequired, {
+      "content-type": JSON_TYPE,
+      "www-authenticate": 'Bearer realm="metrics"',
+    });
   }
   const nowMs = deps.now();
   const text = new PrometheusText();
 
   text.family("riskcheck_requests_total", "counter", "Requests answered, by endpoint and HTTP status.");
-  for (const { endpoint, status, count } of deps.requests.requests()) text.sample("riskcheck_requests_total", { endpoint, status: String(status) }, count);
+  for (const { endpoint, status, count } of deps.requests.requests())
+    text.sample("riskcheck_requests_total", { endpoint, status: String(status) }, count);
 
-  text.family("riskcheck_request_duration_seconds", "histogram", "Time spent answering a request inside the server, by endpoint.");
+  text.family(
+    "riskcheck_request_duration_seconds",
+    "histogram",
+    "Time spent answering a request inside the server, by endpoint.",
+  );
   for (const { endpoint, cumulative, sumSeconds, count } of deps.requests.durations()) {
     cumulative.forEach((n, i) => {
       text.sample("riskcheck_request_duration_seconds_bucket", { endpoint, le: BUCKET_BOUNDS[i] }, n);
@@ -47,19 +55,37 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
     text.sample("riskcheck_request_duration_seconds_count", { endpoint }, count);
   }
 
-  text.family("riskcheck_batch_items_total", "counter", "Items of POST /v1/check/batch, by kind (email, ip) and result (answered, invalid).");
-  for (const { kind, result, count } of deps.batchItems.samples()) text.sample("riskcheck_batch_items_total", { kind, result }, count);
+  text.family(
+    "riskcheck_batch_items_total",
+    "counter",
+    "Items of POST /v1/check/batch, by kind (email, ip) and result (answered, invalid).",
+  );
+  for (const { kind, result, count } of deps.batchItems.samples())
+    text.sample("riskcheck_batch_items_total", { kind, result }, count);
 
-  text.family("riskcheck_reports_total", "counter", "Reports posted to POST /v1/reports, by outcome (accepted, duplicate, rejected).");
+  text.family(
+    "riskcheck_reports_total",
+    "counter",
+    "Reports posted to POST /v1/reports, by outcome (accepted, duplicate, rejected).",
+  );
   for (const { outcome, count } of deps.reports.samples()) text.sample("riskcheck_reports_total", { outcome }, count);
 
-  text.family("riskcheck_dataset_age_seconds", "gauge", "Age of each source's data being served (and of the operator's files), from the data's own date.");
+  text.family(
+    "riskcheck_dataset_age_seconds",
+    "gauge",
+    "Age of each source's data being served (and of the operator's files), from the data's own date.",
+  );
   for (const [dataset, date] of datasetDates(deps.snapshots.current())) {
     const at = Date.parse(date);
-    if (!Number.isNaN(at)) text.sample("riskcheck_dataset_age_seconds", { dataset }, Math.max(0, Math.round((nowMs - at) / 1000)));
+    if (!Number.isNaN(at))
+      text.sample("riskcheck_dataset_age_seconds", { dataset }, Math.max(0, Math.round((nowMs - at) / 1000)));
   }
 
-  text.family("riskcheck_update_last_success_timestamp_seconds", "gauge", "When an update last reached the sources successfully (Unix time).");
+  text.family(
+    "riskcheck_update_last_success_timestamp_seconds",
+    "gauge",
+    "When an update last reached the sources successfully (Unix time).",
+  );
   const updated = Date.parse(deps.lastUpdateSuccess() ?? "");
   if (!Number.isNaN(updated)) text.sample("riskcheck_update_last_success_timestamp_seconds", {}, updated / 1000);
 

@@ -1,7 +1,13 @@
 import { Elysia } from "elysia";
 import { OverrideError, type OverrideLine, type OverrideStore, overrideLine } from "../../email/overrides.ts";
 import { normaliseDomain } from "../../email/domain-name.ts";
-import { type IpOverrideLine, type IpOverrideStore, ipOverrideLine, ipOverrideTarget, isActive } from "../../ip/overrides/ip-override.ts";
+import {
+  type IpOverrideLine,
+  type IpOverrideStore,
+  ipOverrideLine,
+  ipOverrideTarget,
+  isActive,
+} from "../../ip/overrides/ip-override.ts";
 import { type Admission, type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
@@ -50,14 +56,24 @@ const LINE_BODY: BodyStep<Record<string, unknown>> = {
 export function overridesRoute(deps: OverridesDeps) {
   return new Elysia()
     .get("/v1/overrides", async ({ request }) => answered(admit(deps, request, MANAGE), () => listLines(deps, request)))
-    .post("/v1/overrides", async ({ request }) => answered(await admit(deps, request, MANAGE, LINE_BODY), (admission) => addLine(deps, admission)), { parse: "none" })
-    .delete("/v1/overrides/:id", async ({ request }) => answered(admit(deps, request, MANAGE), () => removeLine(deps, request)));
+    .post(
+      "/v1/overrides",
+      async ({ request }) =>
+        answered(await admit(deps, request, MANAGE, LINE_BODY), (admission) => addLine(deps, admission)),
+      { parse: "none" },
+    )
+    .delete("/v1/overrides/:id", async ({ request }) =>
+      answered(admit(deps, request, MANAGE), () => removeLine(deps, request)),
+    );
 }
 
 type Answer = { readonly status: number; readonly body: string | null } | ApiError;
 
 /** The route's answer (201, 204, a 400 whose message names the problem) with the limit headers, its usage recorded. */
-async function answered<Body>(admission: Admission<Body> | Response, handle: (admission: Admission<Body>) => Promise<Answer>): Promise<Response> {
+async function answered<Body>(
+  admission: Admission<Body> | Response,
+  handle: (admission: Admission<Body>) => Promise<Answer>,
+): Promise<Response> {
   if (admission instanceof Response) return permissionNamed(admission);
   const answer = await handle(admission);
   admission.record("manage", answer.status < 400 ? "ok" : "bad_request");
@@ -69,7 +85,8 @@ async function answered<Body>(admission: Admission<Body> | Response, handle: (ad
 
 /** A refusal as admit gave it, but the missing permission's 403 says which one these routes need (an outside network's 403 stays). */
 async function permissionNamed(refusal: Response): Promise<Response> {
-  if (refusal.status !== 403 || ((await refusal.clone().json()) as ApiError).message !== API_ERRORS.forbidden.message) return refusal;
+  if (refusal.status !== 403 || ((await refusal.clone().json()) as ApiError).message !== API_ERRORS.forbidden.message)
+    return refusal;
   return errorResponse(API_ERRORS.forbiddenManage);
 }
 
@@ -86,7 +103,12 @@ async function addLine(deps: OverridesDeps, { body, key }: Admission<Record<stri
   const { kind, target, action, reason, until } = body;
   if (kind !== "ip" && kind !== "email") return API_ERRORS.unknownOverrideKind;
   if (action !== "allow" && action !== "deny") return API_ERRORS.invalidOverrideAction;
-  if (typeof target !== "string" || (reason !== undefined && typeof reason !== "string") || (until !== undefined && until !== null && typeof until !== "string")) return API_ERRORS.invalidOverride;
+  if (
+    typeof target !== "string" ||
+    (reason !== undefined && typeof reason !== "string") ||
+    (until !== undefined && until !== null && typeof until !== "string")
+  )
+    return API_ERRORS.invalidOverride;
   const now = new Date(deps.now());
   const input = { action: action as "allow" | "deny", reason: reason ?? "", author: key.name, until: until || null };
   try {
@@ -102,14 +124,21 @@ async function addLine(deps: OverridesDeps, { body, key }: Admission<Record<stri
     return { status: 201, body: JSON.stringify(emailView(line, now.getTime())) };
   } catch (err) {
     if (!(err instanceof OverrideError)) throw err;
-    return { status: 400, error: err.code, message: err.message.replace("--reason", "reason").replace("--until", "until") };
+    return {
+      status: 400,
+      error: err.code,
+      message: err.message.replace("--reason", "reason").replace("--until", "until"),
+    };
   }
 }
 
 async function removeLine(deps: OverridesDeps, request: Request): Promise<Answer> {
   const line = lineOfId(new URL(request.url).pathname.slice(PREFIX.length));
   if (line === null) return API_ERRORS.overrideNotFound;
-  const [store, refresh] = line.kind === "ip" ? [deps.overrides.ip, deps.overrides.refreshIp] : [deps.overrides.email, deps.overrides.refreshEmail];
+  const [store, refresh] =
+    line.kind === "ip"
+      ? [deps.overrides.ip, deps.overrides.refreshIp]
+      : [deps.overrides.email, deps.overrides.refreshEmail];
   if (!(await store.remove(line.target))) return API_ERRORS.overrideNotFound;
   await refresh();
   return { status: 204, body: null };
@@ -129,7 +158,8 @@ function lineOfId(encoded: string): { kind: Kind; target: string } | null {
   const kind = id.slice(0, colon);
   const rest = id.slice(colon + 1);
   try {
-    if (kind === "ip") return { kind, target: ipOverrideTarget(rest.includes("/") ? rest : rest.replace(/-(\d+)$/, "/$1")).text };
+    if (kind === "ip")
+      return { kind, target: ipOverrideTarget(rest.includes("/") ? rest : rest.replace(/-(\d+)$/, "/$1")).text };
   } catch (err) {
     if (err instanceof OverrideError) return null;
     throw err;
@@ -139,9 +169,29 @@ function lineOfId(encoded: string): { kind: Kind; target: string } | null {
 }
 
 function ipView(l: IpOverrideLine, nowMs: number): OverrideView {
-  return { id: idOf("ip", l.target), kind: "ip", target: l.target, action: l.action, reason: l.reason, author: l.author, created: l.created, until: l.until, active: isActive(l, nowMs) };
+  return {
+    id: idOf("ip", l.target),
+    kind: "ip",
+    target: l.target,
+    action: l.action,
+    reason: l.reason,
+    author: l.author,
+    created: l.created,
+    until: l.until,
+    active: isActive(l, nowMs),
+  };
 }
 
 function emailView(l: OverrideLine, nowMs: number): OverrideView {
-  return { id: idOf("email", l.domain), kind: "email", target: l.domain, action: l.action, reason: l.reason, author: l.author, created: l.created, until: l.until, active: isActive(l, nowMs) };
+  return {
+    id: idOf("email", l.domain),
+    kind: "email",
+    target: l.domain,
+    action: l.action,
+    reason: l.reason,
+    author: l.author,
+    created: l.created,
+    until: l.until,
+    active: isActive(l, nowMs),
+  };
 }

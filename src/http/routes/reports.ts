@@ -1,7 +1,14 @@
 import { Elysia } from "elysia";
 import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import type { LocalReportIndex } from "../../reports/local-report-index.ts";
-import { type NewReport, REPORT_PROBLEMS, type ReportProblem, type ReportSettings, checkReport, dayStartMs } from "../../reports/report.ts";
+import {
+  type NewReport,
+  REPORT_PROBLEMS,
+  type ReportProblem,
+  type ReportSettings,
+  checkReport,
+  dayStartMs,
+} from "../../reports/report.ts";
 import { type AddOutcome, type ReportStore, ReportStoreBusy } from "../../reports/report-store.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
@@ -34,7 +41,11 @@ const REPORT: AdmissionRule = { permission: "report", usage: "report" };
 const REPORT_BODY: BodyStep<Body> = {
   async read(request) {
     const text = await readBodyText(request, MAX_BATCH_BYTES);
-    return typeof text === "string" ? parseBody(text) : text.problem === "too_large" ? API_ERRORS.reportsTooLarge : API_ERRORS.invalidReports;
+    return typeof text === "string"
+      ? parseBody(text)
+      : text.problem === "too_large"
+        ? API_ERRORS.reportsTooLarge
+        : API_ERRORS.invalidReports;
   },
 };
 
@@ -62,13 +73,28 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
   outcomes.rejected += rejected.length;
   if (body.single && rejected.length === 1) {
     admission.record("report", "bad_request");
-    return new Response(JSON.stringify({ error: rejected[0].error, message: rejected[0].message }), { status: 400, headers });
+    return new Response(JSON.stringify({ error: rejected[0].error, message: rejected[0].message }), {
+      status: 400,
+      headers,
+    });
   }
 
   const { store, index, settings } = deps.reports;
   let added: AddOutcome[] = [];
   try {
-    added = valid.length === 0 ? [] : await store.add(key.id, valid.map((v) => v.report), nowMs, { dedupSinceMs: nowMs - settings.dedupMs, daySinceMs: dayStartMs(nowMs), dailyAddresses: settings.keyDailyLimit });
+    added =
+      valid.length === 0
+        ? []
+        : await store.add(
+            key.id,
+            valid.map((v) => v.report),
+            nowMs,
+            {
+              dedupSinceMs: nowMs - settings.dedupMs,
+              daySinceMs: dayStartMs(nowMs),
+              dailyAddresses: settings.keyDailyLimit,
+            },
+          );
   } catch (err) {
     if (!(err instanceof ReportStoreBusy)) throw err;
     return errorResponse(API_ERRORS.storeBusy, { ...headers, "retry-after": String(STORE_BUSY_RETRY_AFTER_S) });

@@ -63,7 +63,9 @@ export function rangeOfCidr(cidr: string): AddressRange {
 
 /** Sorted, with overlapping and adjacent ranges of the same family joined. */
 export function mergeRanges(ranges: readonly AddressRange[]): AddressRange[] {
-  const sorted = [...ranges].sort((a, b) => a.version - b.version || (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  const sorted = [...ranges].sort(
+    (a, b) => a.version - b.version || (a.first < b.first ? -1 : a.first > b.first ? 1 : 0),
+  );
   const merged: AddressRange[] = [];
   for (const r of sorted) {
     const top = merged[merged.length - 1];
@@ -101,7 +103,12 @@ export function cidrsOfRange(range: AddressRange): string[] {
   let first = range.first;
   while (first <= range.last) {
     let hostBits = 0;
-    while (hostBits < width && ((first >> BigInt(hostBits)) & 1n) === 0n && first + (1n << BigInt(hostBits + 1)) - 1n <= range.last) hostBits++;
+    while (
+      hostBits < width &&
+      ((first >> BigInt(hostBits)) & 1n) === 0n &&
+      first + (1n << BigInt(hostBits + 1)) - 1n <= range.last
+    )
+      hostBits++;
     cidrs.push(`${formatAddress(range.version, first)}/${width - hostBits}`);
     first += 1n << BigInt(hostBits);
   }

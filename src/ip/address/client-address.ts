@@ -14,9 +14,13 @@ export interface ProxyTrust {
 /** Comma-separated addresses or CIDRs, IPv4 or IPv6. Throws naming the bad entry. */
 export function parseTrustedProxies(spec: string, header: ProxyHeader = "x-forwarded-for"): ProxyTrust {
   const proxies: AddressRange[] = [];
-  for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
-    if (!cidr) throw new Error(`"${entry}" is not an IP address or CIDR (expected e.g. 10.0.0.1, 10.0.0.0/8 or 2001:db8::/32)`);
+    if (!cidr)
+      throw new Error(`"${entry}" is not an IP address or CIDR (expected e.g. 10.0.0.1, 10.0.0.0/8 or 2001:db8::/32)`);
     proxies.push(cidr);
   }
   return { proxies, header };

@@ -67,13 +67,22 @@ const SPECIAL_RANGES: readonly AddressRange[] = subtractRanges(
  * The exact special-purpose space as the fewest CIDR blocks, sorted: feed ingest
  * clips entries that overlap it.
  */
-export const SPECIAL_PURPOSE_IPV4: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 4).flatMap(cidrsOfRange));
-export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(SPECIAL_RANGES.filter((r) => r.version === 6).flatMap(cidrsOfRange));
+export const SPECIAL_PURPOSE_IPV4: readonly string[] = Object.freeze(
+  SPECIAL_RANGES.filter((r) => r.version === 4).flatMap(cidrsOfRange),
+);
+export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(
+  SPECIAL_RANGES.filter((r) => r.version === 6).flatMap(cidrsOfRange),
+);
 
 const SPECIAL = (() => {
   const builder = new RangeIndexBuilder<true>();
   for (const r of SPECIAL_RANGES) builder.add(r, true);
-  return new RangeIndex(builder.build(() => true, () => 0));
+  return new RangeIndex(
+    builder.build(
+      () => true,
+      () => 0,
+    ),
+  );
 })();
 
 /** False for every address in special-purpose space (see SPECIAL_PURPOSE_IPV4/IPV6). */

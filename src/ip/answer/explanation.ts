@@ -1,6 +1,14 @@
 import type { IpDatasets, IpFacts } from "./ip-facts.ts";
 import { verdictFlags } from "./ip-facts.ts";
-import { ALL_KINDS, KIND, KIND_NAMES, type KindName, kindBit, kindNames, kindsOfNetwork } from "../verdict/network-kinds.ts";
+import {
+  ALL_KINDS,
+  KIND,
+  KIND_NAMES,
+  type KindName,
+  kindBit,
+  kindNames,
+  kindsOfNetwork,
+} from "../verdict/network-kinds.ts";
 import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
@@ -74,7 +82,12 @@ const CAPPING_FEEDS = new Set(["verified-crawler", "relay", "anycast"]);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /** The reasons behind an address's reputation, from the evidence of every list and the network's kinds. */
-export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readonly<Record<string, SourceFacts>>): Explanation {
+export function explain(
+  d: IpDatasets,
+  f: IpFacts,
+  ip: ParsedIp,
+  sources: Readonly<Record<string, SourceFacts>>,
+): Explanation {
   const kinds = f.flags & ALL_KINDS;
   const listed: { source: string; count: number; firstSeen: number }[] = [];
   for (const [source, index] of d.evidence) {
@@ -87,7 +100,10 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   const contributions: Contribution[] = listed.map((l) => {
     const reporting = d.feeds.reporting.get(l.source);
     const infrastructureClass = sources[l.source]?.class;
-    const label = labels.filter((x) => x.source === l.source).map((x) => x.label).join("; ");
+    const label = labels
+      .filter((x) => x.source === l.source)
+      .map((x) => x.label)
+      .join("; ");
     return {
       source: l.source,
       category: reporting?.category ?? sources[l.source]?.feeds ?? "",
@@ -103,15 +119,42 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   const infrastructure = contributions.flatMap((c): InfrastructureClass[] => {
     if (!c.class) return [];
     const place = c.category === "relay" ? d.locations.placeAt(f.locationEntry) : null;
-    const where = place && place.source === c.source ? { place: { country: place.country, region: place.region, city: place.city } } : {};
-    return [{ class: c.class, source: c.source, effect: CAPPING_FEEDS.has(c.category) ? "cap" : "label", ...(c.label ? { label: c.label } : {}), ...where }];
+    const where =
+      place && place.source === c.source
+        ? { place: { country: place.country, region: place.region, city: place.city } }
+        : {};
+    return [
+      {
+        class: c.class,
+        source: c.source,
+        effect: CAPPING_FEEDS.has(c.category) ? "cap" : "label",
+        ...(c.label ? { label: c.label } : {}),
+        ...where,
+      },
+    ];
   });
   // This deployment's own reports: one more source, its count the distinct reporting keys of the window.
   for (const c of f.local?.categories ?? []) {
-    contributions.push({ source: "local", category: c.category, count: c.reporters, weight: 1, counted: c.counted, first_seen: new Date(c.firstMs).toISOString(), last_seen: new Date(c.lastMs).toISOString() });
+    contributions.push({
+      source: "local",
+      category: c.category,
+      count: c.reporters,
+      weight: 1,
+      counted: c.counted,
+      first_seen: new Date(c.firstMs).toISOString(),
+      last_seen: new Date(c.lastMs).toISOString(),
+    });
   }
   for (const list of d.curated.sources(f.curatedEntry)) {
-    contributions.push({ source: list.name, category: categoryOfFlags(list.flags), count: 1, weight: 1, counted: 0, first_seen: null, last_seen: null });
+    contributions.push({
+      source: list.name,
+      category: categoryOfFlags(list.flags),
+      count: 1,
+      weight: 1,
+      counted: 0,
+      first_seen: null,
+      last_seen: null,
+    });
   }
   const origins: KindOrigin[] = [];
   const add = (bits: number, from: string) => {
@@ -122,7 +165,11 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
   const listedKinds = d.asnKindSources.get(asn) ?? [];
   for (const { bits, source } of listedKinds) add(bits, `AS${asn} in ${source}`);
   const listedBits = listedKinds.reduce((bits, s) => bits | s.bits, 0);
-  if (asn) add(kindsOfNetwork(listedBits, f.owner.organization) & ~listedBits, `the name of AS${asn}'s organisation, "${f.owner.organization}"`);
+  if (asn)
+    add(
+      kindsOfNetwork(listedBits, f.owner.organization) & ~listedBits,
+      `the name of AS${asn}'s organisation, "${f.owner.organization}"`,
+    );
 
   const declared = d.locations.sourceAt(f.locationEntry);
   const database = declared ? d.geo.lookup(ip).geo : null;
@@ -133,8 +180,16 @@ export function explain(d: IpDatasets, f: IpFacts, ip: ParsedIp, sources: Readon
     kinds: origins,
     ...(infrastructure.length ? { infrastructure } : {}),
     location_source: declared || d.geoSource,
-    ...(database && database.country_code !== f.located.geo.country_code ? { database_location: { country_code: database.country_code, region: database.region, city: database.city } } : {}),
-    ...(d.feeds.rangeCount === 0 ? { warnings: ["no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean"] } : {}),
+    ...(database && database.country_code !== f.located.geo.country_code
+      ? { database_location: { country_code: database.country_code, region: database.region, city: database.city } }
+      : {}),
+    ...(d.feeds.rangeCount === 0
+      ? {
+          warnings: [
+            "no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean",
+          ],
+        }
+      : {}),
   };
 }
 

@@ -37,7 +37,12 @@ export interface IpAnswer {
  * request serialises only its address, owner and verdict. `explainWith`, the
  * snapshot's sources, adds the reasons.
  */
-export function ipAnswerJson(d: IpDatasets, ip: ParsedIp, explainWith: Readonly<Record<string, SourceFacts>> | null, local: LocalReportView | null = null): string {
+export function ipAnswerJson(
+  d: IpDatasets,
+  ip: ParsedIp,
+  explainWith: Readonly<Record<string, SourceFacts>> | null,
+  local: LocalReportView | null = null,
+): string {
   return answerJsonFrom(d, ip, answerFacts(d, ip, local), explainWith);
 }
 
@@ -47,9 +52,17 @@ export function answerFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView 
 }
 
 /** `ipAnswerJson` from facts already looked up, for callers that read them too (the scan's summary). */
-export function answerJsonFrom(d: IpDatasets, ip: ParsedIp, f: IpFacts | null, explainWith: Readonly<Record<string, SourceFacts>> | null): string {
+export function answerJsonFrom(
+  d: IpDatasets,
+  ip: ParsedIp,
+  f: IpFacts | null,
+  explainWith: Readonly<Record<string, SourceFacts>> | null,
+): string {
   if (f === null) return `{"ip":"${ip.text}",${PRIVATE_TAIL}`;
-  const reputation = explainWith === null ? reputationJson(f.reputation) : JSON.stringify({ ...f.reputation, reasons: explain(d, f, ip, explainWith) });
+  const reputation =
+    explainWith === null
+      ? reputationJson(f.reputation)
+      : JSON.stringify({ ...f.reputation, reasons: explain(d, f, ip, explainWith) });
   // Addresses and connection types are plain ASCII without quotes or backslashes.
   return (
     `{"ip":"${f.ip}",${f.located.headJson}"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
@@ -69,14 +82,18 @@ function ownerJson({ asn, isp, organization }: NetworkOwner): string {
 }
 
 /** Every `kind` array (`kindNames` shares one per bitmask) as JSON. */
-const KIND_JSON = new Map(Array.from({ length: ALL_KINDS + 1 }, (_, bits) => [kindNames(bits), JSON.stringify(kindNames(bits))]));
+const KIND_JSON = new Map(
+  Array.from({ length: ALL_KINDS + 1 }, (_, bits) => [kindNames(bits), JSON.stringify(kindNames(bits))]),
+);
 
 /** JSON.stringify(reputation); its strings are fixed names and its numbers integers. */
 function reputationJson(r: Reputation): string {
   return `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`;
 }
 
-export function answerObject(f: Pick<IpFacts, "ip" | "located" | "owner" | "connectionType" | "anycast" | "reputation">): IpAnswer {
+export function answerObject(
+  f: Pick<IpFacts, "ip" | "located" | "owner" | "connectionType" | "anycast" | "reputation">,
+): IpAnswer {
   const geo = f.located.geo;
   return {
     ip: f.ip,
@@ -102,7 +119,14 @@ export function answerObject(f: Pick<IpFacts, "ip" | "located" | "owner" | "conn
 
 /** Every address that is not global unicast: empty strings, zeros, clean reputation, no flag. */
 export function privateAnswer(ip: string): IpAnswer {
-  const { flag: _, ...answer } = answerObject({ ip, located: NOT_LOCATED, owner: NO_OWNER, connectionType: "", anycast: false, reputation: CLEAN_REPUTATION });
+  const { flag: _, ...answer } = answerObject({
+    ip,
+    located: NOT_LOCATED,
+    owner: NO_OWNER,
+    connectionType: "",
+    anycast: false,
+    reputation: CLEAN_REPUTATION,
+  });
   return answer;
 }
 

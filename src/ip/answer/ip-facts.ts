@@ -91,7 +91,10 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
   const curatedEntry = d.curated.entryOf(ip);
   const override = d.overrides.lookup(ip, owner.asn);
   const listed = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
-  const flags = override === null ? listed : (listed & ~FLAG.denylisted) | (override.action === "allow" ? FLAG.allowlisted : FLAG.denylisted);
+  const flags =
+    override === null
+      ? listed
+      : (listed & ~FLAG.denylisted) | (override.action === "allow" ? FLAG.allowlisted : FLAG.denylisted);
   const fromFeeds = feedEntry === NOT_FOUND ? ZERO : d.feeds.counters(feedEntry);
   const reported = local?.contributionOf(ip) ?? null;
   const counters = reported ? added(fromFeeds, reported.counters) : fromFeeds;
@@ -114,7 +117,13 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
 }
 
 function added(a: Counters, b: Counters): Counters {
-  return { bot: a.bot + b.bot, probe: a.probe + b.probe, rate: a.rate + b.rate, attack: a.attack + b.attack, crawler: a.crawler + b.crawler };
+  return {
+    bot: a.bot + b.bot,
+    probe: a.probe + b.probe,
+    rate: a.rate + b.rate,
+    attack: a.attack + b.attack,
+    crawler: a.crawler + b.crawler,
+  };
 }
 
 export function verdictFlags(flags: number): VerdictFlags {

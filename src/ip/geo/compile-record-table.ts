@@ -32,7 +32,9 @@ export function compileRecordTable(mmdb: OpenedMmdb, columns: TableColumns): Rec
     }
   }
   // Strings that fit Latin-1 first, so that all chunks but one hold one kind.
-  const order = strings.map((_, i) => i).sort((a, b) => Number(!LATIN1_TEXT.test(strings[a])) - Number(!LATIN1_TEXT.test(strings[b])) || a - b);
+  const order = strings
+    .map((_, i) => i)
+    .sort((a, b) => Number(!LATIN1_TEXT.test(strings[a])) - Number(!LATIN1_TEXT.test(strings[b])) || a - b);
   const renumbered = new Uint32Array(strings.length);
   for (let to = 0; to < order.length; to++) renumbered[order[to]] = to;
   for (let i = 0; i < cells.length; i++) cells[i] = renumbered[cells[i]];

@@ -51,7 +51,12 @@ export function countryJson(geo: Geolocation): string {
 
 /** `"region":"…","region_name":"…","city":"…","subdivisions":"…",` */
 export function placeJson(geo: Geolocation): string {
-  return jsonMembers({ region: geo.region, region_name: geo.region_name, city: geo.city, subdivisions: geo.subdivisions });
+  return jsonMembers({
+    region: geo.region,
+    region_name: geo.region_name,
+    city: geo.city,
+    subdivisions: geo.subdivisions,
+  });
 }
 
 /** `"zip":"…","latitude":…,"longitude":…,"timezone":"…",` */
@@ -95,7 +100,8 @@ export type RecordSchema = "flat" | "maxmind";
 export function schemaOfRecord(record: unknown): RecordSchema | null {
   if (record === null || typeof record !== "object") return null;
   if ("country_code" in record || "state1" in record) return "flat";
-  if ("country" in record || "registered_country" in record || "location" in record || "subdivisions" in record) return "maxmind";
+  if ("country" in record || "registered_country" in record || "location" in record || "subdivisions" in record)
+    return "maxmind";
   return null;
 }
 

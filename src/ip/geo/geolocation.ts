@@ -1,5 +1,18 @@
 import type { TableColumns } from "./compile-record-table.ts";
-import { type FlatRecord, type Geolocation, type Located, type MaxMindRecord, NOT_LOCATED, type RecordSchema, countryJson, fromFlatRecord, fromMaxMindRecord, placeJson, schemaOfRecord, tailJson } from "./geo-record.ts";
+import {
+  type FlatRecord,
+  type Geolocation,
+  type Located,
+  type MaxMindRecord,
+  NOT_LOCATED,
+  type RecordSchema,
+  countryJson,
+  fromFlatRecord,
+  fromMaxMindRecord,
+  placeJson,
+  schemaOfRecord,
+  tailJson,
+} from "./geo-record.ts";
 import type { OpenedMmdb } from "./mmdb.ts";
 import { NO_ORDINAL, RecordTable } from "./record-table.ts";
 import type { RecordTableFile } from "./record-table-file.ts";
@@ -13,7 +26,15 @@ export interface GeoLookup {
 }
 
 /** Addresses that any real city or country database knows, to see which schema it writes. */
-const PROBES = ["8.8.8.8", "81.2.69.142", "1.1.1.1", "2.125.160.216", "2001:4860:4860::8888", "2a03:2880:f12f:83:face:b00c:0:25de", "2001:218::1"];
+const PROBES = [
+  "8.8.8.8",
+  "81.2.69.142",
+  "1.1.1.1",
+  "2.125.160.216",
+  "2001:4860:4860::8888",
+  "2a03:2880:f12f:83:face:b00c:0:25de",
+  "2001:218::1",
+];
 
 /** The record schema of a database, from the shape of its records, else from its type name. */
 export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
@@ -55,7 +76,11 @@ class GeoTable {
     const ordinal = this.table.ordinalOf(ip);
     if (ordinal === NO_ORDINAL) return null;
     const t = this.table;
-    return new RecordLocation(t.cell(ordinal, COUNTRY_CODE), t.cell(ordinal, COUNTRY_JSON) + t.cell(ordinal, PLACE_JSON), t.cell(ordinal, TAIL_JSON));
+    return new RecordLocation(
+      t.cell(ordinal, COUNTRY_CODE),
+      t.cell(ordinal, COUNTRY_JSON) + t.cell(ordinal, PLACE_JSON),
+      t.cell(ordinal, TAIL_JSON),
+    );
   }
 }
 
@@ -96,7 +121,11 @@ export class CompiledGeolocation implements GeoLookup {
   ) {}
 
   /** Opens the compiled tables (one file may serve both families). */
-  static async open(cityV4: RecordTableFile, cityV6: RecordTableFile, country: RecordTableFile | null): Promise<CompiledGeolocation> {
+  static async open(
+    cityV4: RecordTableFile,
+    cityV6: RecordTableFile,
+    country: RecordTableFile | null,
+  ): Promise<CompiledGeolocation> {
     const open = async (file: RecordTableFile) => new GeoTable(await RecordTable.open(file, COUNTRY_COLUMNS));
     const v4 = await open(cityV4);
     const v6 = cityV6 === cityV4 ? v4 : await open(cityV6);

@@ -41,7 +41,8 @@ export class MmdbTree {
     shape: MmdbTreeShape,
     jumps?: TreeJumpTables,
   ) {
-    if (shape.recordSize !== 24 && shape.recordSize !== 28 && shape.recordSize !== 32) throw new Error(`unsupported record size ${shape.recordSize}`);
+    if (shape.recordSize !== 24 && shape.recordSize !== 28 && shape.recordSize !== 32)
+      throw new Error(`unsupported record size ${shape.recordSize}`);
     this.nodeCount = shape.nodeCount;
     this.recordSize = shape.recordSize;
     this.nodeBytes = shape.recordSize / 4;
@@ -81,7 +82,11 @@ export class MmdbTree {
     for (let i = 0; i < pointers.length; i++) numberOf.set(pointers[i], i);
     // Copied: `bytes` may be a Buffer, whose `slice` is a view.
     const copy = new Uint8Array(this.bytes.subarray(0, this.treeBytes));
-    const numbered = new MmdbTree(copy, { nodeCount: count, recordSize: this.recordSize, ipVersion: 4 }, { v4After16: new Uint32Array(0), v6After16: null });
+    const numbered = new MmdbTree(
+      copy,
+      { nodeCount: count, recordSize: this.recordSize, ipVersion: 4 },
+      { v4After16: new Uint32Array(0), v6After16: null },
+    );
     for (let node = 0; node < count; node++) {
       for (let bit = 0; bit < 2; bit++) {
         const record = this.child(node, bit);
@@ -122,7 +127,8 @@ export class MmdbTree {
       if (this.v6After16 === null) return NO_RECORD;
       const words = ip.v6;
       node = this.v6After16[words[0] >>> 16];
-      for (let i = JUMP_BITS; i < 128 && node < count; i++) node = this.child(node, (words[i >>> 5] >>> (31 - (i & 31))) & 1);
+      for (let i = JUMP_BITS; i < 128 && node < count; i++)
+        node = this.child(node, (words[i >>> 5] >>> (31 - (i & 31))) & 1);
     }
     return node > count ? node : NO_RECORD;
   }
@@ -143,7 +149,8 @@ export class MmdbTree {
       for (let bit = 0; bit < 2; bit++) {
         const record = this.child(node, bit);
         if (record <= count) continue;
-        if (record < count + 16 || record >= end) throw new Error(`node ${node} points outside the data section (${record})`);
+        if (record < count + 16 || record >= end)
+          throw new Error(`node ${node} points outside the data section (${record})`);
         networks++;
         const offset = record - count - 16;
         if (seen[offset] === 0) {

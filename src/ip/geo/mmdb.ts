@@ -47,7 +47,15 @@ export function parseMmdb(bytes: Buffer, file: string): OpenedMmdb {
     // A pointer is nodeCount + 16 + the record's offset in the data section, which starts after the tree and 16 zero bytes.
     const decoder = new Decoder(bytes, searchTreeSize + 16);
     const recordAt = (pointer: number) => decoder.decode(pointer - nodeCount + searchTreeSize).value;
-    return { file, reader, tree, databaseType: reader.metadata.databaseType, buildDate: reader.metadata.buildEpoch.toISOString(), bytes, recordAt };
+    return {
+      file,
+      reader,
+      tree,
+      databaseType: reader.metadata.databaseType,
+      buildDate: reader.metadata.buildEpoch.toISOString(),
+      bytes,
+      recordAt,
+    };
   } catch (err) {
     throw new DatasetError(file, `not a valid MaxMind DB file (${(err as Error).message})`);
   }
@@ -71,7 +79,11 @@ export function verifyRecords(mmdb: OpenedMmdb): RecordCounts {
 }
 
 /** The tree's data pointers, and a decoder of the record behind each that throws a DatasetError on a damaged one. */
-export function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; networks: number; decode(ordinal: number): Record<string, unknown> } {
+export function checkedRecords(mmdb: OpenedMmdb): {
+  pointers: Uint32Array;
+  networks: number;
+  decode(ordinal: number): Record<string, unknown>;
+} {
   const { bytes, reader, file } = mmdb;
   const { searchTreeSize, nodeCount } = reader.metadata;
   const metadataStart = bytes.lastIndexOf(METADATA_MARKER);
@@ -111,10 +123,28 @@ export function checkedRecords(mmdb: OpenedMmdb): { pointers: Uint32Array; netwo
  * still decode; the answer for that network would then fail.
  */
 const FIELD_TYPES: Readonly<Record<string, "string" | "number" | "object">> = {
-  country_code: "string", state1: "string", state2: "string", postcode: "string", timezone: "string", latitude: "number", longitude: "number",
-  country: "object", registered_country: "object", subdivisions: "object", postal: "object", location: "object", names: "object",
-  iso_code: "string", en: "string", code: "string", time_zone: "string",
-  autonomous_system_number: "number", autonomous_system_organization: "string", isp: "string", organization: "string", connection_type: "string",
+  country_code: "string",
+  state1: "string",
+  state2: "string",
+  postcode: "string",
+  timezone: "string",
+  latitude: "number",
+  longitude: "number",
+  country: "object",
+  registered_country: "object",
+  subdivisions: "object",
+  postal: "object",
+  location: "object",
+  names: "object",
+  iso_code: "string",
+  en: "string",
+  code: "string",
+  time_zone: "string",
+  autonomous_system_number: "number",
+  autonomous_system_organization: "string",
+  isp: "string",
+  organization: "string",
+  connection_type: "string",
 };
 
 /** The first field, at any depth, whose value is not of its type ("state1 of type number"), or null. */

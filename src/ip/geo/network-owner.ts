@@ -11,10 +11,19 @@ export interface NetworkOwner {
 
 /** A record of an operator's ASN or ISP database (GeoLite2-ASN, GeoIP2-ISP, DBIP-ASN-Lite). */
 export function ownerOfRecord(record: MmdbRecord | null): NetworkOwner | null {
-  const r = record as { autonomous_system_number?: number; autonomous_system_organization?: string; isp?: string; organization?: string } | null;
+  const r = record as {
+    autonomous_system_number?: number;
+    autonomous_system_organization?: string;
+    isp?: string;
+    organization?: string;
+  } | null;
   if (!r?.autonomous_system_number) return null;
   const asOrg = r.autonomous_system_organization ?? "";
-  return Object.freeze({ asn: r.autonomous_system_number, isp: r.isp ?? asOrg, organization: r.organization ?? r.isp ?? asOrg });
+  return Object.freeze({
+    asn: r.autonomous_system_number,
+    isp: r.isp ?? asOrg,
+    organization: r.organization ?? r.isp ?? asOrg,
+  });
 }
 
 /** A connection-type record's type in the spec's vocabulary, where it has a word for it. */
@@ -33,13 +42,18 @@ export const OWNER_COLUMNS: TableColumns = {
 };
 
 /** A connection-type database's one column: the type in the spec's vocabulary. */
-export const CONNECTION_TYPE_COLUMNS: TableColumns = { count: 1, of: (record) => [connectionTypeOfRecord(record as MmdbRecord)] };
+export const CONNECTION_TYPE_COLUMNS: TableColumns = {
+  count: 1,
+  of: (record) => [connectionTypeOfRecord(record as MmdbRecord)],
+};
 
 export function ownerLookup(table: RecordTable): (ip: ParsedIp) => NetworkOwner | null {
   return (ip) => {
     const ordinal = table.ordinalOf(ip);
     const asn = ordinal === NO_ORDINAL ? "" : table.cell(ordinal, 0);
-    return asn === "" ? null : Object.freeze({ asn: Number(asn), isp: table.cell(ordinal, 1), organization: table.cell(ordinal, 2) });
+    return asn === ""
+      ? null
+      : Object.freeze({ asn: Number(asn), isp: table.cell(ordinal, 1), organization: table.cell(ordinal, 2) });
   };
 }
 

@@ -57,7 +57,19 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
     new TextEncoder().encode(JSON.stringify(file.meta)),
   ];
   const { shape } = file;
-  return writeSectionedFile([MAGIC, RECORD_TABLE_LAYOUT, shape.recordSize, shape.nodeCount, shape.ipVersion, file.columns, file.recordCount, file.stringsPerChunk], sections);
+  return writeSectionedFile(
+    [
+      MAGIC,
+      RECORD_TABLE_LAYOUT,
+      shape.recordSize,
+      shape.nodeCount,
+      shape.ipVersion,
+      file.columns,
+      file.recordCount,
+      file.stringsPerChunk,
+    ],
+    sections,
+  );
 }
 
 /**
@@ -65,7 +77,12 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
  * can go once decoded), handing every byte to `hash` in file order: the file is never
  * in memory twice.
  */
-export function readRecordTableFile(fd: number, size: number, path: string, hash: (bytes: Uint8Array) => void): RecordTableFile {
+export function readRecordTableFile(
+  fd: number,
+  size: number,
+  path: string,
+  hash: (bytes: Uint8Array) => void,
+): RecordTableFile {
   const corrupt = corruptIn(path);
   const read = (position: number, length: number) => {
     const bytes = new Uint8Array(length);
@@ -92,20 +109,29 @@ function corruptIn(path: string) {
   return (why: string) => new DatasetError(path, `corrupt compiled table (${why})`);
 }
 
-function sectionsOf(view: DataView, size: number, corrupt: (why: string) => Error): { offset: number; length: number }[] {
+function sectionsOf(
+  view: DataView,
+  size: number,
+  corrupt: (why: string) => Error,
+): { offset: number; length: number }[] {
   const word = (i: number) => view.getUint32(i * 4, true);
   if (word(0) !== MAGIC) throw corrupt("not a riskcheck compiled table");
   if (word(1) !== RECORD_TABLE_LAYOUT) throw corrupt(`layout ${word(1)}, expected ${RECORD_TABLE_LAYOUT}`);
   return Array.from({ length: SECTIONS }, (_, i) => {
     const offset = word(HEADER_WORDS + i * 2);
     const length = word(HEADER_WORDS + i * 2 + 1);
-    if (offset % 8 !== 0 || offset < HEADER_BYTES || offset + length > size) throw corrupt(`section ${i} out of bounds`);
+    if (offset % 8 !== 0 || offset < HEADER_BYTES || offset + length > size)
+      throw corrupt(`section ${i} out of bounds`);
     return { offset, length };
   });
 }
 
 /** The file from its header and its sections' bytes, its shapes checked. */
-function fromSections(header: DataView, bytes: (i: number) => Uint8Array, corrupt: (why: string) => Error): RecordTableFile {
+function fromSections(
+  header: DataView,
+  bytes: (i: number) => Uint8Array,
+  corrupt: (why: string) => Error,
+): RecordTableFile {
   const word = (i: number) => header.getUint32(i * 4, true);
   const shape = { recordSize: word(2), nodeCount: word(3), ipVersion: word(4) };
   const columns = word(5);
@@ -124,16 +150,37 @@ function fromSections(header: DataView, bytes: (i: number) => Uint8Array, corrup
   const chunkEnds = words(5);
   const chunkEncodings = bytes(6);
   const pool = bytes(7);
-  if (![24, 28, 32].includes(shape.recordSize) || tree.byteLength !== (shape.nodeCount * shape.recordSize) / 4) throw corrupt("its tree does not match its shape");
-  if (v4After16.length !== 1 << 16 || (v6.length !== 0 && v6.length !== 1 << 16)) throw corrupt("its jump tables are not 65,536 entries");
+  if (![24, 28, 32].includes(shape.recordSize) || tree.byteLength !== (shape.nodeCount * shape.recordSize) / 4)
+    throw corrupt("its tree does not match its shape");
+  if (v4After16.length !== 1 << 16 || (v6.length !== 0 && v6.length !== 1 << 16))
+    throw corrupt("its jump tables are not 65,536 entries");
   if (cells.length !== recordCount * columns) throw corrupt("its cells are not one row per record");
-  if (stringsPerChunk === 0 || chunkEnds.length !== Math.ceil(stringEnds.length / stringsPerChunk) || (chunkEnds.length > 0 && chunkEnds[chunkEnds.length - 1] !== pool.byteLength)) throw corrupt("its string chunks do not cover the pool");
-  if (chunkEncodings.length !== chunkEnds.length || chunkEncodings.some((e) => e !== UTF8 && e !== LATIN1)) throw corrupt("its chunks' encodings are not one known encoding per chunk");
+  if (
+    stringsPerChunk === 0 ||
+    chunkEnds.length !== Math.ceil(stringEnds.length / stringsPerChunk) ||
+    (chunkEnds.length > 0 && chunkEnds[chunkEnds.length - 1] !== pool.byteLength)
+  )
+    throw corrupt("its string chunks do not cover the pool");
+  if (chunkEncodings.length !== chunkEnds.length || chunkEncodings.some((e) => e !== UTF8 && e !== LATIN1))
+    throw corrupt("its chunks' encodings are not one known encoding per chunk");
   let meta: RecordTableFile["meta"];
   try {
     meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes(8)));
   } catch (err) {
     throw corrupt((err as Error).message);
   }
-  return { shape, tree, jumps: { v4After16, v6After16: v6.length ? v6 : null }, columns, recordCount, stringsPerChunk, cells, stringEnds, chunkEnds, chunkEncodings, pool, meta };
+  return {
+    shape,
+    tree,
+    jumps: { v4After16, v6After16: v6.length ? v6 : null },
+    columns,
+    recordCount,
+    stringsPerChunk,
+    cells,
+    stringEnds,
+    chunkEnds,
+    chunkEncodings,
+    pool,
+    meta,
+  };
 }

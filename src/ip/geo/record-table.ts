@@ -56,9 +56,19 @@ export class RecordTable {
       await turn();
       const start = i === 0 ? 0 : file.chunkEnds[i - 1];
       const end = file.chunkEnds[i];
-      chunks.push(file.chunkEncodings[i] === LATIN1 ? pool.toString("latin1", start, end) : decoder.decode(file.pool.subarray(start, end)));
+      chunks.push(
+        file.chunkEncodings[i] === LATIN1
+          ? pool.toString("latin1", start, end)
+          : decoder.decode(file.pool.subarray(start, end)),
+      );
     }
-    const table = new RecordTable(new MmdbTree(file.tree, file.shape, file.jumps), file.shape.nodeCount + 16, file, chunks, []);
+    const table = new RecordTable(
+      new MmdbTree(file.tree, file.shape, file.jumps),
+      file.shape.nodeCount + 16,
+      file,
+      chunks,
+      [],
+    );
     const made: string[][] = [];
     for (const column of few) {
       const byString = new Map<number, string>();

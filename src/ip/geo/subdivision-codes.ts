@@ -27,7 +27,15 @@ function plainKey(country: string, name: string): string {
 
 /** ISO writes Japanese names in Kunrei-shiki ("Hukusima"), GeoNames in Hepburn ("Fukushima"). */
 function kunrei(key: string): string {
-  return key.replace(/shi/g, "si").replace(/chi/g, "ti").replace(/tsu/g, "tu").replace(/fu/g, "hu").replace(/ji/g, "zi").replace(/sh/g, "sy").replace(/ch/g, "ty").replace(/j/g, "zy");
+  return key
+    .replace(/shi/g, "si")
+    .replace(/chi/g, "ti")
+    .replace(/tsu/g, "tu")
+    .replace(/fu/g, "hu")
+    .replace(/ji/g, "zi")
+    .replace(/sh/g, "sy")
+    .replace(/ch/g, "ty")
+    .replace(/j/g, "zy");
 }
 
 const compact = (key: string) => key.replace(/ /g, "");
@@ -61,7 +69,8 @@ function buildIndex(): Map<string, Map<string, string>> {
   for (const [country, aliases] of Object.entries(SUBDIVISION_ALIASES)) {
     for (const [name, code] of Object.entries(aliases)) add(country, name, code, 0);
   }
-  for (const { code, name, parent } of iso31662) add(code.slice(0, 2), name, code.slice(3), parent.length === 2 ? 1 : 2);
+  for (const { code, name, parent } of iso31662)
+    add(code.slice(0, 2), name, code.slice(3), parent.length === 2 ? 1 : 2);
 
   const codes = new Map<string, Map<string, string>>();
   for (const [country, keys] of index) codes.set(country, new Map([...keys].map(([key, { code }]) => [key, code])));

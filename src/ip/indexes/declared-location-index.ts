@@ -19,7 +19,10 @@ export interface Place {
  * geofeed row's place, or a provider's region names, most specific first ("aws:us-east-1-bue-1",
  * "aws:us-east-1"), which the curated region table turns into a place when the snapshot loads.
  */
-export type Declaration = { readonly source: string } & ({ readonly place: Place } | { readonly regions: readonly string[] });
+export type Declaration = { readonly source: string } & (
+  | { readonly place: Place }
+  | { readonly regions: readonly string[] }
+);
 
 /** A compiled row: source, country, region, city, and the region names joined by spaces ('' for a geofeed row). */
 type Row = [string, string, string, string, string];
@@ -31,14 +34,18 @@ type Row = [string, string, string, string, string];
 export class DeclaredLocationIndexBuilder {
   private readonly ranges = new RangeIndexBuilder<{ declaration: Declaration; size: bigint; rank: number }>();
   /** One payload per declaration and range size, so ranges of a declaration share it (pass one object per declaration). */
-  private readonly payloads = new Map<Declaration, Map<bigint, { declaration: Declaration; size: bigint; rank: number }>>();
+  private readonly payloads = new Map<
+    Declaration,
+    Map<bigint, { declaration: Declaration; size: bigint; rank: number }>
+  >();
 
   add(range: AddressRange, declaration: Declaration): void {
     const size = range.last - range.first;
     let bySize = this.payloads.get(declaration);
     if (bySize === undefined) this.payloads.set(declaration, (bySize = new Map()));
     let payload = bySize.get(size);
-    if (payload === undefined) bySize.set(size, (payload = { declaration, size, rank: "place" in declaration ? 0 : 1 }));
+    if (payload === undefined)
+      bySize.set(size, (payload = { declaration, size, rank: "place" in declaration ? 0 : 1 }));
     this.ranges.add(range, payload);
   }
 
@@ -46,9 +53,14 @@ export class DeclaredLocationIndexBuilder {
     const rows: Row[] = [];
     const ids = new Map<string, number>();
     const columns = this.ranges.build(
-      (covering) => covering.reduce((best, c) => (c.size < best.size || (c.size === best.size && c.rank < best.rank) ? c : best)).declaration,
+      (covering) =>
+        covering.reduce((best, c) => (c.size < best.size || (c.size === best.size && c.rank < best.rank) ? c : best))
+          .declaration,
       (d) => {
-        const row: Row = "place" in d ? [d.source, d.place.country, d.place.region, d.place.city, ""] : [d.source, "", "", "", d.regions.join(" ")];
+        const row: Row =
+          "place" in d
+            ? [d.source, d.place.country, d.place.region, d.place.city, ""]
+            : [d.source, "", "", "", d.regions.join(" ")];
         const key = row.join("\n");
         let id = ids.get(key);
         if (id === undefined) {
@@ -90,16 +102,32 @@ export class DeclaredLocations {
   /** `regions`: the curated region table, by name ("aws:eu-central-1"). */
   constructor(file: IndexFile, regions: ReadonlyMap<string, Geolocation>) {
     this.ranges = new RangeIndex(file.columns);
-    this.rows = ((file.meta.rows as string[][] | undefined) ?? []).map(([source, country, region, city, names = ""]): LoadedRow => {
-      if (names === "") {
-        const place = { country, region, city };
-        const geo = { ...UNKNOWN_LOCATION, country: countryName(country), country_code: country, region: region.slice(3), region_name: REGION_NAMES.get(region) ?? "", city };
-        return { place, source, located: located(geo), name: `geofeed:${source}` };
-      }
-      const name = names.split(" ").find((n) => regions.has(n));
-      return { place: null, source, located: name ? located(regions.get(name)!) : null, name: name ?? names.split(" ").at(-1)! };
-    });
-    this.unplaced = [...new Set(this.rows.filter((r) => r.place === null && r.located === null).map((r) => r.name))].sort();
+    this.rows = ((file.meta.rows as string[][] | undefined) ?? []).map(
+      ([source, country, region, city, names = ""]): LoadedRow => {
+        if (names === "") {
+          const place = { country, region, city };
+          const geo = {
+            ...UNKNOWN_LOCATION,
+            country: countryName(country),
+            country_code: country,
+            region: region.slice(3),
+            region_name: REGION_NAMES.get(region) ?? "",
+            city,
+          };
+          return { place, source, located: located(geo), name: `geofeed:${source}` };
+        }
+        const name = names.split(" ").find((n) => regions.has(n));
+        return {
+          place: null,
+          source,
+          located: name ? located(regions.get(name)!) : null,
+          name: name ?? names.split(" ").at(-1)!,
+        };
+      },
+    );
+    this.unplaced = [
+      ...new Set(this.rows.filter((r) => r.place === null && r.located === null).map((r) => r.name)),
+    ].sort();
   }
 
   get size(): number {
@@ -117,7 +145,9 @@ export class DeclaredLocations {
     if (row === null || row.located === null) return fromDatabase;
     if (row.place === null || row.place.city === "") return row.located;
     const db = fromDatabase.geo;
-    return db.country_code === row.place.country && db.city.toLowerCase() === row.place.city.toLowerCase() ? fromDatabase : row.located;
+    return db.country_code === row.place.country && db.city.toLowerCase() === row.place.city.toLowerCase()
+      ? fromDatabase
+      : row.located;
   }
 
   /** What `locatedAt` took the location from: "aws:eu-central-1", "geofeed:<source>"; '' for the database. */

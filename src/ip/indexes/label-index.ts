@@ -24,7 +24,9 @@ export class LabelIndexBuilder {
     const columns = this.ranges.build(
       (labels) => {
         const seen = new Set<string>();
-        return labels.map((l): [string, string] => [l.source, l.label]).filter(([source, label]) => !seen.has(`${source}\n${label}`) && !!seen.add(`${source}\n${label}`));
+        return labels
+          .map((l): [string, string] => [l.source, l.label])
+          .filter(([source, label]) => !seen.has(`${source}\n${label}`) && !!seen.add(`${source}\n${label}`));
       },
       (set) => {
         const key = JSON.stringify(set);
@@ -47,7 +49,9 @@ export class LabelIndex {
 
   constructor(file: IndexFile) {
     this.ranges = new RangeIndex(file.columns);
-    this.sets = ((file.meta.sets as [string, string][][] | undefined) ?? []).map((set) => set.map(([source, label]) => ({ source, label })));
+    this.sets = ((file.meta.sets as [string, string][][] | undefined) ?? []).map((set) =>
+      set.map(([source, label]) => ({ source, label })),
+    );
   }
 
   get size(): number {

@@ -228,7 +228,8 @@ function sweep<K>(entries: Entries<K>, math: Arithmetic<K>, valueOfIds: ValueOf)
   // Entry numbers in the order they were added, which is the order `merge` sees.
   const active: number[] = [];
   for (let p = 0; p < points.length - 1; p++) {
-    for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++) active.splice(active.indexOf(closing.entries[k]), 1);
+    for (let k = closing.offsets[p]; k < closing.offsets[p + 1]; k++)
+      active.splice(active.indexOf(closing.entries[k]), 1);
     for (let k = opening.offsets[p]; k < opening.offsets[p + 1]; k++) insertSorted(active, opening.entries[k]);
     if (active.length === 0) continue;
     emit(points[p], math.previous(points[p + 1]), valueOfIds(ids, active));

@@ -25,13 +25,14 @@ const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence
 const SECTIONS = 9;
 const HEADER_BYTES = 12 + SECTIONS * 8;
 
-
 export function encodeIndexFile(file: IndexFile): Uint8Array {
   const kind = KINDS.indexOf(file.kind);
   const c = file.columns;
   const encoder = new TextEncoder();
   const sections: Uint8Array[] = [
-    ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)),
+    ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(
+      (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+    ),
     encoder.encode(file.text),
     encoder.encode(JSON.stringify(file.meta)),
   ];
@@ -43,7 +44,8 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
   const view = new DataView(bytes);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
-  if (view.getUint32(4, true) !== FORMAT_VERSION) throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
+  if (view.getUint32(4, true) !== FORMAT_VERSION)
+    throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
   const kind = KINDS[view.getUint32(8, true)];
   if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
   const section = (i: number) => {
@@ -72,7 +74,8 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   const n4 = columns.v4Values.length;
   const n6 = columns.v6Values.length;
   if (columns.v4Starts.length !== n4 || columns.v4Ends.length !== n4) throw corrupt("IPv4 columns differ in length");
-  if (columns.v6Starts.length !== n6 * 4 || columns.v6Ends.length !== n6 * 4) throw corrupt("IPv6 columns differ in length");
+  if (columns.v6Starts.length !== n6 * 4 || columns.v6Ends.length !== n6 * 4)
+    throw corrupt("IPv6 columns differ in length");
   const payload = words(6);
   const stride = ENTRY_WORDS[kind];
   if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
@@ -92,17 +95,21 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
 /** What makes the columns unusable for a binary search, or null. */
 function columnProblem(c: RangeColumns, entries: number): string | null {
   for (let i = 0; i < c.v4Values.length; i++) {
-    if (c.v4Starts[i] > c.v4Ends[i] || (i > 0 && c.v4Starts[i] <= c.v4Ends[i - 1])) return `IPv4 range ${i} is out of order`;
+    if (c.v4Starts[i] > c.v4Ends[i] || (i > 0 && c.v4Starts[i] <= c.v4Ends[i - 1]))
+      return `IPv4 range ${i} is out of order`;
     if (c.v4Values[i] >= entries) return `IPv4 range ${i} names entry ${c.v4Values[i]} of ${entries}`;
   }
   for (let i = 0; i < c.v6Values.length; i++) {
     const at = i * 4;
-    if (compareWords(c.v6Starts, at, c.v6Ends, at) > 0 || (i > 0 && compareWords(c.v6Starts, at, c.v6Ends, at - 4) <= 0)) return `IPv6 range ${i} is out of order`;
+    if (
+      compareWords(c.v6Starts, at, c.v6Ends, at) > 0 ||
+      (i > 0 && compareWords(c.v6Starts, at, c.v6Ends, at - 4) <= 0)
+    )
+      return `IPv6 range ${i} is out of order`;
     if (c.v6Values[i] >= entries) return `IPv6 range ${i} names entry ${c.v6Values[i]} of ${entries}`;
   }
   return null;
 }
-
 
 export async function readIndexFile(path: string, expectedKind: IndexKind): Promise<IndexFile> {
   let bytes: ArrayBuffer;

@@ -7,7 +7,14 @@ import type { Counters } from "../verdict/reputation.ts";
 import { COUNTER_NAMES, type Listing, type ReportingSource, countersOf } from "../verdict/report-counting.ts";
 
 /** Bits above the kind bits (0–6) in an entry's flags word. */
-export const FLAG = Object.freeze({ confirmedBad: 1 << 8, verifiedCrawler: 1 << 9, allowlisted: 1 << 10, anycast: 1 << 11, denylisted: 1 << 12, relay: 1 << 13 });
+export const FLAG = Object.freeze({
+  confirmedBad: 1 << 8,
+  verifiedCrawler: 1 << 9,
+  allowlisted: 1 << 10,
+  anycast: 1 << 11,
+  denylisted: 1 << 12,
+  relay: 1 << 13,
+});
 
 /** What one list says about one range: a listing with its count (lists that feed a counter), or flags. */
 export interface Contribution {
@@ -73,7 +80,13 @@ export class ReputationIndexBuilder {
         return entry;
       },
     );
-    return { kind: "reputation", columns, payload: Uint32Array.from(payload), text: "", meta: { ...meta, sources, sourceFlags, sourceSets, reporting: Object.fromEntries(reporting) } };
+    return {
+      kind: "reputation",
+      columns,
+      payload: Uint32Array.from(payload),
+      text: "",
+      meta: { ...meta, sources, sourceFlags, sourceSets, reporting: Object.fromEntries(reporting) },
+    };
   }
 }
 
@@ -93,7 +106,9 @@ export class ReputationIndex {
     this.sourceNames = (file.meta.sources as string[] | undefined) ?? [];
     this.sourceFlags = (file.meta.sourceFlags as number[] | undefined) ?? [];
     this.sourceSets = (file.meta.sourceSets as number[][] | undefined) ?? [];
-    this.reporting = new Map(Object.entries((file.meta.reporting as Record<string, ReportingSource> | undefined) ?? {}));
+    this.reporting = new Map(
+      Object.entries((file.meta.reporting as Record<string, ReportingSource> | undefined) ?? {}),
+    );
   }
 
   get rangeCount(): number {
@@ -118,7 +133,10 @@ export class ReputationIndex {
   /** The lists that put the range there, each with its kind and flag bits. */
   sources(entry: number): { name: string; flags: number }[] {
     if (entry === NOT_FOUND) return [];
-    return (this.sourceSets[this.payload[entry * STRIDE + 6]] ?? []).map((id) => ({ name: this.sourceNames[id], flags: this.sourceFlags[id] ?? 0 }));
+    return (this.sourceSets[this.payload[entry * STRIDE + 6]] ?? []).map((id) => ({
+      name: this.sourceNames[id],
+      flags: this.sourceFlags[id] ?? 0,
+    }));
   }
 }
 

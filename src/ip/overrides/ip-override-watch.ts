@@ -31,7 +31,10 @@ export class IpOverrideWatch {
     const nowMs = this.now();
     if (!reread && nowMs < this.nextExpiryMs) return false;
     const active = this.lines.filter((line) => isActive(line, nowMs));
-    this.nextExpiryMs = active.reduce((soonest, line) => (line.until === null ? soonest : Math.min(soonest, Date.parse(line.until))), Number.POSITIVE_INFINITY);
+    this.nextExpiryMs = active.reduce(
+      (soonest, line) => (line.until === null ? soonest : Math.min(soonest, Date.parse(line.until))),
+      Number.POSITIVE_INFINITY,
+    );
     if (!reread && active.length === this.active.length) return false;
     this.active = active;
     return true;

@@ -38,7 +38,14 @@ export interface IpOverrideRow {
   until: string | null;
 }
 
-export const ipLineOfRow = (r: IpOverrideRow): IpOverrideLine => ({ target: r.target, action: r.action, reason: r.reason, author: r.author, created: r.created_at, until: r.until });
+export const ipLineOfRow = (r: IpOverrideRow): IpOverrideLine => ({
+  target: r.target,
+  action: r.action,
+  reason: r.reason,
+  author: r.author,
+  created: r.created_at,
+  until: r.until,
+});
 
 /** What a line is about, and the target as kept. */
 export interface ParsedTarget {
@@ -56,11 +63,16 @@ export function ipOverrideTarget(input: string): ParsedTarget {
   const asn = /^AS(\d{1,10})$/i.exec(text);
   if (asn) {
     const number = Number(asn[1]);
-    if (number === 0 || number > 0xffffffff || (asn[1].length > 1 && asn[1][0] === "0")) throw new OverrideError(`"${input}" is not an AS number (AS1 to AS4294967295)`, "invalid_target");
+    if (number === 0 || number > 0xffffffff || (asn[1].length > 1 && asn[1][0] === "0"))
+      throw new OverrideError(`"${input}" is not an AS number (AS1 to AS4294967295)`, "invalid_target");
     return { kind: "asn", text: `AS${number}` };
   }
   const range = parseCidr(text);
-  if (range === null) throw new OverrideError(`"${input}" is not an IP address, a CIDR range or an AS number (AS15169)`, "invalid_target");
+  if (range === null)
+    throw new OverrideError(
+      `"${input}" is not an IP address, a CIDR range or an AS number (AS15169)`,
+      "invalid_target",
+    );
   const canonical = targetOfRange(range);
   if (text.includes("/") && parseCidr(text.slice(0, text.indexOf("/")))!.first !== range.first) {
     throw new OverrideError(`"${input}" has host bits set: the range is ${canonical}`, "invalid_target");
@@ -76,11 +88,15 @@ export function targetOfRange(range: AddressRange): string {
 }
 
 /** Checks an operator's input and makes the line: the target in its kept form, a reason, an expiry in the future. */
-export function ipOverrideLine(input: { target: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null }, now: Date): IpOverrideLine {
+export function ipOverrideLine(
+  input: { target: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null },
+  now: Date,
+): IpOverrideLine {
   const { text } = ipOverrideTarget(input.target);
   const { reason, until } = overrideTerms(input, now);
   return { target: text, action: input.action, reason, author: input.author, created: now.toISOString(), until };
 }
 
 /** Whether the line applies at `nowMs`. */
-export const isActive = (line: { until: string | null }, nowMs: number): boolean => line.until === null || Date.parse(line.until) > nowMs;
+export const isActive = (line: { until: string | null }, nowMs: number): boolean =>
+  line.until === null || Date.parse(line.until) > nowMs;

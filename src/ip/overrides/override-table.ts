@@ -44,8 +44,14 @@ export class OverrideTable {
       prefixes[at] = slash === -1 ? 128 : Number(target.slice(slash + 1));
       builder.add(range, at);
     });
-    const morePrecise = (a: number, b: number) => prefixes[a] - prefixes[b] || (lines[a].source === "database" ? 1 : 0) - (lines[b].source === "database" ? 1 : 0);
-    this.ranges = new RangeIndex(builder.build((covering) => covering.reduce((best, at) => (morePrecise(at, best) > 0 ? at : best)), (at) => at));
+    const morePrecise = (a: number, b: number) =>
+      prefixes[a] - prefixes[b] || (lines[a].source === "database" ? 1 : 0) - (lines[b].source === "database" ? 1 : 0);
+    this.ranges = new RangeIndex(
+      builder.build(
+        (covering) => covering.reduce((best, at) => (morePrecise(at, best) > 0 ? at : best)),
+        (at) => at,
+      ),
+    );
     this.byAsn = byAsn;
   }
 

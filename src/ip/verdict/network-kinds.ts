@@ -9,7 +9,15 @@ export interface AsnKindSource {
 export const KIND_NAMES = ["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
-export const KIND = Object.freeze({ hosting: 1, vpn: 2, scanner: 4, crawler: 8, isp: 16, education: 32, dynamic: 64 } as const);
+export const KIND = Object.freeze({
+  hosting: 1,
+  vpn: 2,
+  scanner: 4,
+  crawler: 8,
+  isp: 16,
+  education: 32,
+  dynamic: 64,
+} as const);
 export const ALL_KINDS = 127;
 
 const KIND_ARRAYS: readonly (readonly KindName[])[] = Array.from({ length: ALL_KINDS + 1 }, (_, bits) =>

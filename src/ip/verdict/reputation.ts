@@ -111,8 +111,15 @@ export function ruleOf(c: Counters, kinds: number, flags: VerdictFlags, t: Thres
   if (flags.denylisted) return { id: "denylisted", level: "bad", reports };
   const rule = feedRule(reports, kinds, flags.confirmedBad, t);
   const shared = rule.id !== "confirmed-bad";
-  const by = flags.verifiedCrawler ? "verified-crawler" : flags.relay && shared ? "relay" : flags.anycast && shared ? "anycast" : null;
-  if (by && (rule.level === "bad" || rule.level === "warning")) return { id: "benign-cap", level: "suspicious", reports, capped: { from: rule.level, by } };
+  const by = flags.verifiedCrawler
+    ? "verified-crawler"
+    : flags.relay && shared
+      ? "relay"
+      : flags.anycast && shared
+        ? "anycast"
+        : null;
+  if (by && (rule.level === "bad" || rule.level === "warning"))
+    return { id: "benign-cap", level: "suspicious", reports, capped: { from: rule.level, by } };
   return rule;
 }
 
@@ -120,15 +127,22 @@ function feedRule(reports: number, kinds: number, confirmedBad: boolean, t: Thre
   if (confirmedBad) return { id: "confirmed-bad", level: "bad", reports };
   if (reports >= t.bad) return { id: "reports>=bad", level: "bad", reports, threshold: t.bad };
   if (reports >= t.warning) return { id: "reports>=warning", level: "warning", reports, threshold: t.warning };
-  if (reports >= t.suspicious) return { id: "reports>=suspicious", level: "suspicious", reports, threshold: t.suspicious };
+  if (reports >= t.suspicious)
+    return { id: "reports>=suspicious", level: "suspicious", reports, threshold: t.suspicious };
   if (kinds & KIND.scanner) return { id: "kind-scanner", level: "suspicious", reports };
-  if (reports >= t.informative) return { id: "reports>=informative", level: "informative", reports, threshold: t.informative };
+  if (reports >= t.informative)
+    return { id: "reports>=informative", level: "informative", reports, threshold: t.informative };
   if (kinds & (KIND.vpn | KIND.hosting)) return { id: "kind-vpn-or-hosting", level: "informative", reports };
   return { id: "nothing", level: "ok", reports };
 }
 
 /** The spec's reputation object. */
-export function verdict(c: Counters, kinds: number, flags: VerdictFlags, t: Thresholds = DEFAULT_THRESHOLDS): Reputation {
+export function verdict(
+  c: Counters,
+  kinds: number,
+  flags: VerdictFlags,
+  t: Thresholds = DEFAULT_THRESHOLDS,
+): Reputation {
   const level = ruleOf(c, kinds, flags, t).level;
   return {
     risky: level === "bad" || level === "warning",

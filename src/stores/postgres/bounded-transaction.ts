@@ -20,7 +20,11 @@ export const SERVING_BOUNDS: TransactionBounds = { statementMs: 5_000, lockMs: 2
  * idle past them. The settings are local to the transaction (SET LOCAL), so the connection goes
  * back to the pool as it was.
  */
-export function boundedTransaction<T>(sql: SQL, work: (tx: TransactionSQL) => Promise<T>, bounds: TransactionBounds = SERVING_BOUNDS): Promise<T> {
+export function boundedTransaction<T>(
+  sql: SQL,
+  work: (tx: TransactionSQL) => Promise<T>,
+  bounds: TransactionBounds = SERVING_BOUNDS,
+): Promise<T> {
   return sql.begin(async (tx) => {
     await tx`SELECT set_config('statement_timeout', ${`${bounds.statementMs}ms`}, true),
                     set_config('lock_timeout', ${`${bounds.lockMs}ms`}, true),

@@ -174,12 +174,16 @@ async function migrate(sql: SQL, url: string): Promise<void> {
       }
       for (let v = current; v < POSTGRES_SCHEMA_VERSION; v++) await tx.unsafe(MIGRATIONS[v]);
       if (row === undefined) await tx`INSERT INTO riskcheck_schema (version) VALUES (${POSTGRES_SCHEMA_VERSION})`;
-      else if (current < POSTGRES_SCHEMA_VERSION) await tx`UPDATE riskcheck_schema SET version = ${POSTGRES_SCHEMA_VERSION}`;
+      else if (current < POSTGRES_SCHEMA_VERSION)
+        await tx`UPDATE riskcheck_schema SET version = ${POSTGRES_SCHEMA_VERSION}`;
     });
   } catch (err) {
     throw new Error(
       `${where}: cannot use the PostgreSQL database (${withoutPassword((err as Error).message, url)}); check --database-url / RISKCHECK_DATABASE_URL, that the server runs and that its user may create tables`,
     );
   }
-  if (newer !== null) throw new Error(`${where}: database schema version ${newer} is newer than this riskcheck (${POSTGRES_SCHEMA_VERSION}); upgrade riskcheck`);
+  if (newer !== null)
+    throw new Error(
+      `${where}: database schema version ${newer} is newer than this riskcheck (${POSTGRES_SCHEMA_VERSION}); upgrade riskcheck`,
+    );
 }

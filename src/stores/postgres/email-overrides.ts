@@ -5,7 +5,9 @@ export class PostgresOverrideStore implements OverrideStore {
   constructor(private readonly sql: SQL) {}
 
   async list(): Promise<OverrideLine[]> {
-    const rows = await this.sql<OverrideRow[]>`SELECT domain, action, reason, author, created_at, until FROM email_overrides ORDER BY domain`;
+    const rows = await this.sql<
+      OverrideRow[]
+    >`SELECT domain, action, reason, author, created_at, until FROM email_overrides ORDER BY domain`;
     return rows.map(lineOfRow);
   }
 

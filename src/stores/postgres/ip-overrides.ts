@@ -1,11 +1,18 @@
 import type { SQL } from "bun";
-import { type IpOverrideLine, type IpOverrideRow, type IpOverrideStore, ipLineOfRow } from "../../ip/overrides/ip-override.ts";
+import {
+  type IpOverrideLine,
+  type IpOverrideRow,
+  type IpOverrideStore,
+  ipLineOfRow,
+} from "../../ip/overrides/ip-override.ts";
 
 export class PostgresIpOverrideStore implements IpOverrideStore {
   constructor(private readonly sql: SQL) {}
 
   async list(): Promise<IpOverrideLine[]> {
-    const rows = await this.sql<IpOverrideRow[]>`SELECT target, action, reason, author, created_at, until FROM ip_overrides ORDER BY target`;
+    const rows = await this.sql<
+      IpOverrideRow[]
+    >`SELECT target, action, reason, author, created_at, until FROM ip_overrides ORDER BY target`;
     return rows.map(ipLineOfRow);
   }
 

@@ -31,10 +31,18 @@ export class PostgresKeyIndex implements KeyIndexSource {
     private readonly logError: (line: string) => void,
   ) {}
 
-  static async open(sql: SQL, logError: (line: string) => void, safetyReloadMs = SAFETY_RELOAD_MS): Promise<PostgresKeyIndex> {
+  static async open(
+    sql: SQL,
+    logError: (line: string) => void,
+    safetyReloadMs = SAFETY_RELOAD_MS,
+  ): Promise<PostgresKeyIndex> {
     const keys = new PostgresKeyIndex(sql, logError);
     // Listening first: a change between the first load and the LISTEN would be missed otherwise.
-    keys.subscription = await sql.listen(KEYS_CHANGED_CHANNEL, () => keys.changed(), () => keys.changed());
+    keys.subscription = await sql.listen(
+      KEYS_CHANGED_CHANNEL,
+      () => keys.changed(),
+      () => keys.changed(),
+    );
     await keys.load();
     keys.safetyNet = setInterval(() => keys.changed(), safetyReloadMs);
     return keys;
@@ -63,7 +71,9 @@ export class PostgresKeyIndex implements KeyIndexSource {
         try {
           await this.load();
         } catch (err) {
-          this.logError(`keys: reloading the keys failed, serving the ones loaded before; trying again in ${pause} ms: ${(err as Error).message}`);
+          this.logError(
+            `keys: reloading the keys failed, serving the ones loaded before; trying again in ${pause} ms: ${(err as Error).message}`,
+          );
           this.changedWhileLoading = true;
           await this.pause(pause);
           pause = Math.min(pause * 2, RETRY_MAX_MS);

@@ -1,7 +1,24 @@
 import type { SQL, TransactionSQL } from "bun";
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { type KeyChange, type KeyChanges, type KeyStore, type NewKey, alreadyRevoked, nameTaken, revokedCannotChange } from "../../keys/key-store.ts";
-import { KEY_COLUMNS, type KeyRow, keyRowNamed, newKeyRow, rotatedRow, settingsOf, toRecord, updatedRow } from "../key-row.ts";
+import {
+  type KeyChange,
+  type KeyChanges,
+  type KeyStore,
+  type NewKey,
+  alreadyRevoked,
+  nameTaken,
+  revokedCannotChange,
+} from "../../keys/key-store.ts";
+import {
+  KEY_COLUMNS,
+  type KeyRow,
+  keyRowNamed,
+  newKeyRow,
+  rotatedRow,
+  settingsOf,
+  toRecord,
+  updatedRow,
+} from "../key-row.ts";
 import { boundedTransaction } from "./bounded-transaction.ts";
 
 /** Any number: creations and renames take turns, so two cannot give one name to two active keys. */
@@ -21,7 +38,9 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async list(): Promise<KeyRecord[]> {
-    return (await this.sql<KeyRow[]>`SELECT ${this.sql.unsafe(KEY_COLUMNS)} FROM api_keys ORDER BY created_at, id`).map(toRecord);
+    return (await this.sql<KeyRow[]>`SELECT ${this.sql.unsafe(KEY_COLUMNS)} FROM api_keys ORDER BY created_at, id`).map(
+      toRecord,
+    );
   }
 
   async find(id: string): Promise<KeyRecord | null> {
@@ -35,7 +54,10 @@ export class PostgresKeyStore implements KeyStore {
     // Conditional, so that of two revocations at once exactly one succeeds.
     const [row] = await boundedTransaction(
       this.sql,
-      (tx) => tx<KeyRow[]>`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${key.id} AND revoked_at IS NULL RETURNING ${tx.unsafe(KEY_COLUMNS)}`,
+      (tx) =>
+        tx<
+          KeyRow[]
+        >`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${key.id} AND revoked_at IS NULL RETURNING ${tx.unsafe(KEY_COLUMNS)}`,
     );
     if (!row) throw alreadyRevoked((await this.find(key.id)) ?? key);
     return toRecord(row);
@@ -50,10 +72,15 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   /** Applies `make` to the key's row, locked for the transaction. */
-  private async change(idOrName: string, make: (row: KeyRow) => { row: KeyRow; secret: string }): Promise<KeyChange & { secret: string }> {
+  private async change(
+    idOrName: string,
+    make: (row: KeyRow) => { row: KeyRow; secret: string },
+  ): Promise<KeyChange & { secret: string }> {
     return boundedTransaction(this.sql, async (tx) => {
       const found = await rowOf(tx, idOrName);
-      const [before] = await tx<KeyRow[]>`SELECT ${tx.unsafe(KEY_COLUMNS)} FROM api_keys WHERE id = ${found.id} FOR UPDATE`;
+      const [before] = await tx<
+        KeyRow[]
+      >`SELECT ${tx.unsafe(KEY_COLUMNS)} FROM api_keys WHERE id = ${found.id} FOR UPDATE`;
       if (before.revoked_at !== null) throw revokedCannotChange(toRecord(before));
       const { row, secret } = make(before);
       if (row.name !== before.name) await refuseTakenName(tx, row.name, row.id);
@@ -66,12 +93,20 @@ export class PostgresKeyStore implements KeyStore {
 
 async function refuseTakenName(tx: TransactionSQL, name: string, id: string): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(${KEY_NAMES_LOCK})`;
-  const [holder] = await tx<{ id: string }[]>`SELECT id FROM api_keys WHERE name = ${name} AND revoked_at IS NULL AND id <> ${id} LIMIT 1`;
+  const [holder] = await tx<
+    { id: string }[]
+  >`SELECT id FROM api_keys WHERE name = ${name} AND revoked_at IS NULL AND id <> ${id} LIMIT 1`;
   if (holder) throw nameTaken(name, holder);
 }
 
 /** The key an id or name means (see keyNamed). */
 async function rowOf(sql: SQL | TransactionSQL, idOrName: string): Promise<KeyRow> {
   const [byId] = await sql<KeyRow[]>`SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys WHERE id = ${idOrName}`;
-  return byId ?? keyRowNamed(idOrName, await sql<KeyRow[]>`SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys WHERE name = ${idOrName} ORDER BY created_at`);
+  return (
+    byId ??
+    keyRowNamed(
+      idOrName,
+      await sql<KeyRow[]>`SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys WHERE name = ${idOrName} ORDER BY created_at`,
+    )
+  );
 }

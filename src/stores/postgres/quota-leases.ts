@@ -20,19 +20,26 @@ export class PostgresQuotaLeases implements QuotaLeaseStore {
         RETURNING charged::float8 AS charged`;
       const granted = Math.max(0, Math.min(want, limit - charged - owed));
       const total = charged + owed + granted;
-      if (total !== charged) await tx`UPDATE quota_leases SET charged = ${total} WHERE key_id = ${keyId} AND month = ${month}`;
+      if (total !== charged)
+        await tx`UPDATE quota_leases SET charged = ${total} WHERE key_id = ${keyId} AND month = ${month}`;
       return { granted, charged: total };
     });
   }
 
   async chargedIn(month: string): Promise<Map<string, number>> {
-    const rows = await this.sql<{ key_id: string; charged: number }[]>`SELECT key_id, charged::float8 AS charged FROM quota_leases WHERE month = ${month}`;
+    const rows = await this.sql<
+      { key_id: string; charged: number }[]
+    >`SELECT key_id, charged::float8 AS charged FROM quota_leases WHERE month = ${month}`;
     return new Map(rows.map((r) => [r.key_id, r.charged]));
   }
 
   async giveBack(unused: readonly { keyId: string; month: string; count: number }[]): Promise<void> {
     if (unused.length === 0) return;
-    const rows = JSON.stringify([...unused].sort((a, b) => (a.keyId < b.keyId ? -1 : 1)).map((u) => ({ key_id: u.keyId, month: u.month, count: u.count })));
+    const rows = JSON.stringify(
+      [...unused]
+        .sort((a, b) => (a.keyId < b.keyId ? -1 : 1))
+        .map((u) => ({ key_id: u.keyId, month: u.month, count: u.count })),
+    );
     await boundedTransaction(this.sql, async (tx) => {
       await tx`INSERT INTO quota_leases (key_id, month, charged)
                SELECT key_id, month, 0 FROM json_to_recordset(${rows}::text::json) AS r(key_id text, month text)

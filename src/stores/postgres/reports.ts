@@ -1,6 +1,17 @@
 import type { SQL } from "bun";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
-import { type AddLimits, type AddOutcome, type ReportChanges, type ReportDeletion, type ReportFilter, type ReportRow, type ReportStore, ReportStoreBusy, ROWS_PER_PAGE, firstOfEach } from "../../reports/report-store.ts";
+import {
+  type AddLimits,
+  type AddOutcome,
+  type ReportChanges,
+  type ReportDeletion,
+  type ReportFilter,
+  type ReportRow,
+  type ReportStore,
+  ReportStoreBusy,
+  ROWS_PER_PAGE,
+  firstOfEach,
+} from "../../reports/report-store.ts";
 
 interface Row {
   key_id: string;
@@ -42,7 +53,9 @@ export class PostgresReportStore implements ReportStore {
         const today = await tx<{ ip: string }[]>`
           SELECT DISTINCT r.ip FROM reports r JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text) ON r.ip = x.ip
           WHERE r.key_id = ${keyId} AND r.reported_at >= ${limits.daySinceMs}`;
-        const [{ n }] = await tx<{ n: number }[]>`SELECT count(DISTINCT ip)::int AS n FROM reports WHERE key_id = ${keyId} AND reported_at >= ${limits.daySinceMs}`;
+        const [{ n }] = await tx<
+          { n: number }[]
+        >`SELECT count(DISTINCT ip)::int AS n FROM reports WHERE key_id = ${keyId} AND reported_at >= ${limits.daySinceMs}`;
         const already = new Set(recent.map((r) => `${r.ip} ${r.category}`));
         const reportedToday = new Set(today.map((r) => r.ip));
         let used = n;
@@ -64,7 +77,8 @@ export class PostgresReportStore implements ReportStore {
       });
     } catch (err) {
       // 55P03: lock_not_available, the lock_timeout ran out.
-      if ((err as { errno?: string }).errno === "55P03") throw new ReportStoreBusy(`the reports table is locked by another session: ${(err as Error).message}`);
+      if ((err as { errno?: string }).errno === "55P03")
+        throw new ReportStoreBusy(`the reports table is locked by another session: ${(err as Error).message}`);
       throw err;
     }
   }
@@ -75,13 +89,23 @@ export class PostgresReportStore implements ReportStore {
       FROM reports r LEFT JOIN api_keys k ON k.id = r.key_id
       WHERE (${ip ?? null}::text IS NULL OR r.ip = ${ip ?? null}) AND r.reported_at >= ${sinceMs ?? 0}
       ORDER BY r.reported_at DESC, r.id DESC LIMIT ${limit ?? null}`;
-    return rows.map((row) => ({ keyId: row.key_id, keyName: row.key_name ?? "", ip: row.ip, category: row.category as ReportCategory, comment: row.comment, reportedAtMs: row.reported_at }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      keyName: row.key_name ?? "",
+      ip: row.ip,
+      category: row.category as ReportCategory,
+      comment: row.comment,
+      reportedAtMs: row.reported_at,
+    }));
   }
 
   async delete({ ip, keyId }: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number> {
     if (ip === undefined && keyId === undefined) throw new Error("reports: a deletion names an address, a key or both");
-    return this.deleting({ ip: ip ?? null, keyId: keyId ?? null, beforeMs: null }, nowMs, (tx) =>
-      tx`DELETE FROM reports WHERE (${ip ?? null}::text IS NULL OR ip = ${ip ?? null}) AND (${keyId ?? null}::text IS NULL OR key_id = ${keyId ?? null})`,
+    return this.deleting(
+      { ip: ip ?? null, keyId: keyId ?? null, beforeMs: null },
+      nowMs,
+      (tx) =>
+        tx`DELETE FROM reports WHERE (${ip ?? null}::text IS NULL OR ip = ${ip ?? null}) AND (${keyId ?? null}::text IS NULL OR key_id = ${keyId ?? null})`,
     );
   }
 
@@ -92,7 +116,11 @@ export class PostgresReportStore implements ReportStore {
     });
   }
 
-  async changes(cursor: string | null, windowStartMs: number, onRows: (rows: readonly ReportRow[]) => void): Promise<ReportChanges> {
+  async changes(
+    cursor: string | null,
+    windowStartMs: number,
+    onRows: (rows: readonly ReportRow[]) => void,
+  ): Promise<ReportChanges> {
     return this.sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
       const [{ xmin, deletion }] = await tx<{ xmin: string; deletion: string }[]>`
         SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, coalesce(max(id), 0)::text AS deletion FROM report_deletion_log`;
@@ -114,11 +142,16 @@ export class PostgresReportStore implements ReportStore {
     });
   }
 
-  private async deleting(deletion: ReportDeletion, nowMs: number, run: (tx: SQL) => Promise<{ count: number }>): Promise<number> {
+  private async deleting(
+    deletion: ReportDeletion,
+    nowMs: number,
+    run: (tx: SQL) => Promise<{ count: number }>,
+  ): Promise<number> {
     return this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report-deletions'))`;
       const { count } = await run(tx);
-      if (count > 0) await tx`INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (${deletion.ip}, ${deletion.keyId}, ${deletion.beforeMs}, ${nowMs})`;
+      if (count > 0)
+        await tx`INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (${deletion.ip}, ${deletion.keyId}, ${deletion.beforeMs}, ${nowMs})`;
       return count;
     });
   }

@@ -1,5 +1,12 @@
 import type { SQL } from "bun";
-import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "../../dashboard/sessions.ts";
+import {
+  MAX_SESSION_TOKEN_LENGTH,
+  type Session,
+  type SessionStore,
+  liveSession,
+  newSession,
+  sessionDigest,
+} from "../../dashboard/sessions.ts";
 
 export class PostgresSessionStore implements SessionStore {
   constructor(private readonly sql: SQL) {}
@@ -13,7 +20,9 @@ export class PostgresSessionStore implements SessionStore {
 
   async find(token: string | undefined, nowMs: number): Promise<Session | null> {
     if (!token || token.length > MAX_SESSION_TOKEN_LENGTH) return null;
-    const [row] = await this.sql<{ csrf_token: string; expires_at: string }[]>`SELECT csrf_token, expires_at FROM admin_sessions WHERE token_hash = ${sessionDigest(token)}`;
+    const [row] = await this.sql<
+      { csrf_token: string; expires_at: string }[]
+    >`SELECT csrf_token, expires_at FROM admin_sessions WHERE token_hash = ${sessionDigest(token)}`;
     return liveSession(row, nowMs);
   }
 

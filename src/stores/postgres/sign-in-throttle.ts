@@ -1,5 +1,13 @@
 import type { SQL } from "bun";
-import { type ClientRow, DEFAULT_THROTTLE, type SignInThrottle, type ThrottlePolicy, attempt, lockedOut, throttledClient } from "../../dashboard/sign-in-throttle.ts";
+import {
+  type ClientRow,
+  DEFAULT_THROTTLE,
+  type SignInThrottle,
+  type ThrottlePolicy,
+  attempt,
+  lockedOut,
+  throttledClient,
+} from "../../dashboard/sign-in-throttle.ts";
 
 /** Failed sign-ins per client in PostgreSQL: a lock-out holds on every instance. */
 export class PostgresSignInThrottle implements SignInThrottle {

@@ -1,5 +1,14 @@
 import type { SQL } from "bun";
-import { type DailyTotals, type KeyUsage, type LastUse, REQUESTS_SUM, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
+import {
+  type DailyTotals,
+  type KeyUsage,
+  type LastUse,
+  REQUESTS_SUM,
+  type UsageRow,
+  type UsageStore,
+  usageByKey,
+  usageWindow,
+} from "../../keys/usage-store.ts";
 import { utcDay } from "../../keys/usage.ts";
 
 /**
@@ -45,7 +54,9 @@ export class PostgresUsageStore implements UsageStore {
 }
 
 /** One row per key, day, endpoint and outcome (a statement may not update a row twice), in key order. */
-function summed(rows: readonly UsageRow[]): { key_id: string; day: string; endpoint: string; outcome: string; count: number }[] {
+function summed(
+  rows: readonly UsageRow[],
+): { key_id: string; day: string; endpoint: string; outcome: string; count: number }[] {
   const byCell = new Map<string, { key_id: string; day: string; endpoint: string; outcome: string; count: number }>();
   for (const r of rows) {
     const cell = `${r.keyId}\u0000${r.day}\u0000${r.endpoint}\u0000${r.outcome}`;

@@ -126,7 +126,9 @@ export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = f
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   } catch (err) {
-    throw new Error(`${path}: cannot open the SQLite database (${(err as Error).message}); check the path and its permissions (--db / RISKCHECK_DB)`);
+    throw new Error(
+      `${path}: cannot open the SQLite database (${(err as Error).message}); check the path and its permissions (--db / RISKCHECK_DB)`,
+    );
   }
   try {
     migrate(db, path);
@@ -142,7 +144,9 @@ export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = f
 function migrate(db: Database, path: string): void {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (current > SCHEMA_VERSION) {
-    throw new Error(`${path}: database schema version ${current} is newer than this riskcheck (${SCHEMA_VERSION}); upgrade riskcheck`);
+    throw new Error(
+      `${path}: database schema version ${current} is newer than this riskcheck (${SCHEMA_VERSION}); upgrade riskcheck`,
+    );
   }
   if (current === SCHEMA_VERSION) return;
   db.transaction(() => {
@@ -158,7 +162,9 @@ function checkWritable(db: Database, path: string): void {
     db.exec("CREATE TABLE riskcheck_write_check (x)");
   } catch (err) {
     if (!String((err as { code?: string }).code).startsWith("SQLITE_READONLY")) throw err;
-    throw new Error(`${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`);
+    throw new Error(
+      `${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`,
+    );
   } finally {
     if (db.inTransaction) db.exec("ROLLBACK");
   }

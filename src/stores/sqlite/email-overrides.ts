@@ -5,7 +5,12 @@ export class SqliteOverrideStore implements OverrideStore {
   constructor(private readonly db: Database) {}
 
   async list(): Promise<OverrideLine[]> {
-    return this.db.query<OverrideRow, []>("SELECT domain, action, reason, author, created_at, until FROM email_overrides ORDER BY domain").all().map(lineOfRow);
+    return this.db
+      .query<OverrideRow, []>(
+        "SELECT domain, action, reason, author, created_at, until FROM email_overrides ORDER BY domain",
+      )
+      .all()
+      .map(lineOfRow);
   }
 
   async put(line: OverrideLine): Promise<void> {

@@ -1,12 +1,22 @@
 import type { Database } from "bun:sqlite";
-import { type IpOverrideLine, type IpOverrideRow, type IpOverrideStore, ipLineOfRow } from "../../ip/overrides/ip-override.ts";
+import {
+  type IpOverrideLine,
+  type IpOverrideRow,
+  type IpOverrideStore,
+  ipLineOfRow,
+} from "../../ip/overrides/ip-override.ts";
 import { writeWhenUnlocked } from "./lock-wait.ts";
 
 export class SqliteIpOverrideStore implements IpOverrideStore {
   constructor(private readonly db: Database) {}
 
   async list(): Promise<IpOverrideLine[]> {
-    return this.db.query<IpOverrideRow, []>("SELECT target, action, reason, author, created_at, until FROM ip_overrides ORDER BY target").all().map(ipLineOfRow);
+    return this.db
+      .query<IpOverrideRow, []>(
+        "SELECT target, action, reason, author, created_at, until FROM ip_overrides ORDER BY target",
+      )
+      .all()
+      .map(ipLineOfRow);
   }
 
   async put(line: IpOverrideLine): Promise<void> {
@@ -14,7 +24,9 @@ export class SqliteIpOverrideStore implements IpOverrideStore {
       `INSERT INTO ip_overrides (target, action, reason, author, created_at, until) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (target) DO UPDATE SET action = excluded.action, reason = excluded.reason, author = excluded.author, created_at = excluded.created_at, until = excluded.until`,
     );
-    await writeWhenUnlocked(this.db, () => insert.run(line.target, line.action, line.reason, line.author, line.created, line.until));
+    await writeWhenUnlocked(this.db, () =>
+      insert.run(line.target, line.action, line.reason, line.author, line.created, line.until),
+    );
   }
 
   async remove(target: string): Promise<boolean> {

@@ -30,7 +30,8 @@ export class SqliteKeyIndex implements KeyIndexSource {
   }
 
   current(): KeyIndex {
-    if (this.signal.read() !== this.seenSignal || this.now() - this.lastPoll > DATA_VERSION_POLL_MS) this.refreshIfChanged();
+    if (this.signal.read() !== this.seenSignal || this.now() - this.lastPoll > DATA_VERSION_POLL_MS)
+      this.refreshIfChanged();
     return this.index;
   }
 

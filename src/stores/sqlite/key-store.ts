@@ -2,8 +2,26 @@ import type { Database } from "bun:sqlite";
 import { writeWhenUnlocked } from "./lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { type KeyChange, type KeyChanges, type KeyStore, type NewKey, alreadyRevoked, nameTaken, revokedCannotChange } from "../../keys/key-store.ts";
-import { KEY_COLUMNS, KEY_SETTINGS_ASSIGNMENTS, type KeyRow, keyRowNamed, newKeyRow, rotatedRow, settingsOf, toRecord, updatedRow } from "../key-row.ts";
+import {
+  type KeyChange,
+  type KeyChanges,
+  type KeyStore,
+  type NewKey,
+  alreadyRevoked,
+  nameTaken,
+  revokedCannotChange,
+} from "../../keys/key-store.ts";
+import {
+  KEY_COLUMNS,
+  KEY_SETTINGS_ASSIGNMENTS,
+  type KeyRow,
+  keyRowNamed,
+  newKeyRow,
+  rotatedRow,
+  settingsOf,
+  toRecord,
+  updatedRow,
+} from "../key-row.ts";
 
 /**
  * API keys in SQLite. Safe to use from the CLI while a server has the same file open: each
@@ -20,7 +38,11 @@ export class SqliteKeyStore implements KeyStore {
     await this.write(() => {
       this.refuseTakenName(row.name, row.id);
       this.db
-        .query(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (${KEY_COLUMNS.split(", ").map((c) => `$${c}`).join(", ")})`)
+        .query(
+          `INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (${KEY_COLUMNS.split(", ")
+            .map((c) => `$${c}`)
+            .join(", ")})`,
+        )
         .run(row as unknown as Record<string, string | number | null>);
     });
     return { key: toRecord(row), secret };
@@ -52,7 +74,10 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   /** Applies `make` to the key's current row inside one write transaction. */
-  private async change(idOrName: string, make: (row: KeyRow) => { row: KeyRow; secret: string }): Promise<KeyChange & { secret: string }> {
+  private async change(
+    idOrName: string,
+    make: (row: KeyRow) => { row: KeyRow; secret: string },
+  ): Promise<KeyChange & { secret: string }> {
     return this.write(() => {
       const before = this.rowOf(idOrName);
       if (before.revoked_at !== null) throw revokedCannotChange(toRecord(before));
@@ -71,7 +96,11 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   private refuseTakenName(name: string, id: string): void {
-    const holder = this.db.query<{ id: string }, [string, string]>("SELECT id FROM api_keys WHERE name = ? AND revoked_at IS NULL AND id <> ? LIMIT 1").get(name, id);
+    const holder = this.db
+      .query<{ id: string }, [string, string]>(
+        "SELECT id FROM api_keys WHERE name = ? AND revoked_at IS NULL AND id <> ? LIMIT 1",
+      )
+      .get(name, id);
     if (holder) throw nameTaken(name, holder);
   }
 
@@ -80,6 +109,14 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   private rowOf(idOrName: string): KeyRow {
-    return this.rowById(idOrName) ?? keyRowNamed(idOrName, this.db.query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = ? ORDER BY created_at`).all(idOrName));
+    return (
+      this.rowById(idOrName) ??
+      keyRowNamed(
+        idOrName,
+        this.db
+          .query<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = ? ORDER BY created_at`)
+          .all(idOrName),
+      )
+    );
   }
 }

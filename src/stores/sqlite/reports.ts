@@ -1,7 +1,18 @@
 import type { Database, Statement } from "bun:sqlite";
 import { DatabaseLocked, writeWhenUnlocked } from "./lock-wait.ts";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
-import { type AddLimits, type AddOutcome, type ReportChanges, type ReportDeletion, type ReportFilter, type ReportRow, type ReportStore, ReportStoreBusy, ROWS_PER_PAGE, firstOfEach } from "../../reports/report-store.ts";
+import {
+  type AddLimits,
+  type AddOutcome,
+  type ReportChanges,
+  type ReportDeletion,
+  type ReportFilter,
+  type ReportRow,
+  type ReportStore,
+  ReportStoreBusy,
+  ROWS_PER_PAGE,
+  firstOfEach,
+} from "../../reports/report-store.ts";
 
 interface Row {
   key_id: string;
@@ -27,8 +38,12 @@ export class SqliteReportStore implements ReportStore {
   private readonly insert: Statement<unknown, [string, string, string, string | null, number]>;
 
   constructor(private readonly db: Database) {
-    this.recent = db.query("SELECT 1 AS found FROM reports WHERE key_id = ? AND ip = ? AND category = ? AND reported_at > ? LIMIT 1");
-    this.reportedToday = db.query("SELECT 1 AS found FROM reports WHERE key_id = ? AND ip = ? AND reported_at >= ? LIMIT 1");
+    this.recent = db.query(
+      "SELECT 1 AS found FROM reports WHERE key_id = ? AND ip = ? AND category = ? AND reported_at > ? LIMIT 1",
+    );
+    this.reportedToday = db.query(
+      "SELECT 1 AS found FROM reports WHERE key_id = ? AND ip = ? AND reported_at >= ? LIMIT 1",
+    );
     this.addressesToday = db.query("SELECT count(DISTINCT ip) AS n FROM reports WHERE key_id = ? AND reported_at >= ?");
     this.insert = db.query("INSERT INTO reports (key_id, ip, category, comment, reported_at) VALUES (?, ?, ?, ?, ?)");
   }
@@ -79,8 +94,13 @@ export class SqliteReportStore implements ReportStore {
 
   async delete({ ip, keyId }: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number> {
     if (ip === undefined && keyId === undefined) throw new Error("reports: a deletion names an address, a key or both");
-    return this.deleting({ ip: ip ?? null, keyId: keyId ?? null, beforeMs: null }, nowMs, () =>
-      this.db.query("DELETE FROM reports WHERE (?1 IS NULL OR ip = ?1) AND (?2 IS NULL OR key_id = ?2)").run(ip ?? null, keyId ?? null).changes,
+    return this.deleting(
+      { ip: ip ?? null, keyId: keyId ?? null, beforeMs: null },
+      nowMs,
+      () =>
+        this.db
+          .query("DELETE FROM reports WHERE (?1 IS NULL OR ip = ?1) AND (?2 IS NULL OR key_id = ?2)")
+          .run(ip ?? null, keyId ?? null).changes,
     );
   }
 
@@ -91,14 +111,23 @@ export class SqliteReportStore implements ReportStore {
     });
   }
 
-  async changes(cursor: string | null, windowStartMs: number, onRows: (rows: readonly ReportRow[]) => void): Promise<ReportChanges> {
+  async changes(
+    cursor: string | null,
+    windowStartMs: number,
+    onRows: (rows: readonly ReportRow[]) => void,
+  ): Promise<ReportChanges> {
     return this.db
       .transaction((): ReportChanges => {
-        const lastDeletion = this.db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM report_deletion_log").get()!.id ?? 0;
+        const lastDeletion =
+          this.db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM report_deletion_log").get()!.id ?? 0;
         const lastRow = this.db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM reports").get()!.id ?? 0;
         if (cursor === null) {
           let page: ReportRow[] = [];
-          for (const row of this.db.query<ReportRow, [number]>("SELECT key_id AS keyId, ip, category, reported_at AS reportedAtMs FROM reports WHERE reported_at >= ?").iterate(windowStartMs)) {
+          for (const row of this.db
+            .query<ReportRow, [number]>(
+              "SELECT key_id AS keyId, ip, category, reported_at AS reportedAtMs FROM reports WHERE reported_at >= ?",
+            )
+            .iterate(windowStartMs)) {
             page.push(row);
             if (page.length === ROWS_PER_PAGE) {
               onRows(page);
@@ -110,9 +139,17 @@ export class SqliteReportStore implements ReportStore {
         }
         const [seenDeletion, seenRow] = cursor.split(":").map(Number);
         const deletions = this.db
-          .query<ReportDeletion, [number]>('SELECT ip, key_id AS keyId, before_ms AS beforeMs FROM report_deletion_log WHERE id > ? ORDER BY id')
+          .query<ReportDeletion, [number]>(
+            "SELECT ip, key_id AS keyId, before_ms AS beforeMs FROM report_deletion_log WHERE id > ? ORDER BY id",
+          )
           .all(seenDeletion);
-        onRows(this.db.query<ReportRow, [number, number]>("SELECT key_id AS keyId, ip, category, reported_at AS reportedAtMs FROM reports WHERE id > ? AND id <= ? ORDER BY id").all(seenRow, lastRow));
+        onRows(
+          this.db
+            .query<ReportRow, [number, number]>(
+              "SELECT key_id AS keyId, ip, category, reported_at AS reportedAtMs FROM reports WHERE id > ? AND id <= ? ORDER BY id",
+            )
+            .all(seenRow, lastRow),
+        );
         return { deletions, cursor: `${lastDeletion}:${lastRow}` };
       })
       .deferred();
@@ -122,7 +159,9 @@ export class SqliteReportStore implements ReportStore {
     const write = this.db.transaction(() => {
       const deleted = run();
       if (deleted > 0) {
-        this.db.query("INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (?, ?, ?, ?)").run(deletion.ip, deletion.keyId, deletion.beforeMs, nowMs);
+        this.db
+          .query("INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (?, ?, ?, ?)")
+          .run(deletion.ip, deletion.keyId, deletion.beforeMs, nowMs);
       }
       return deleted;
     });
@@ -140,5 +179,12 @@ async function busyAsReportStoreBusy<T>(write: () => Promise<T>): Promise<T> {
 }
 
 function toStored(row: Row): StoredReport {
-  return { keyId: row.key_id, keyName: row.key_name ?? "", ip: row.ip, category: row.category as ReportCategory, comment: row.comment, reportedAtMs: row.reported_at };
+  return {
+    keyId: row.key_id,
+    keyName: row.key_name ?? "",
+    ip: row.ip,
+    category: row.category as ReportCategory,
+    comment: row.comment,
+    reportedAtMs: row.reported_at,
+  };
 }

@@ -1,6 +1,13 @@
 import type { Database } from "bun:sqlite";
 import { writeWhenUnlocked } from "./lock-wait.ts";
-import { MAX_SESSION_TOKEN_LENGTH, type Session, type SessionStore, liveSession, newSession, sessionDigest } from "../../dashboard/sessions.ts";
+import {
+  MAX_SESSION_TOKEN_LENGTH,
+  type Session,
+  type SessionStore,
+  liveSession,
+  newSession,
+  sessionDigest,
+} from "../../dashboard/sessions.ts";
 
 export class SqliteSessionStore implements SessionStore {
   constructor(private readonly db: Database) {}
@@ -9,7 +16,9 @@ export class SqliteSessionStore implements SessionStore {
     const { token, session, row } = newSession(nowMs);
     const store = this.db.transaction(() => {
       this.db.query("DELETE FROM admin_sessions WHERE expires_at <= ?").run(row.created_at);
-      this.db.query("INSERT INTO admin_sessions (token_hash, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?)").run(row.token_hash, row.csrf_token, row.created_at, row.expires_at);
+      this.db
+        .query("INSERT INTO admin_sessions (token_hash, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?)")
+        .run(row.token_hash, row.csrf_token, row.created_at, row.expires_at);
     });
     await writeWhenUnlocked(this.db, () => store.immediate());
     return { token, session };
@@ -17,10 +26,20 @@ export class SqliteSessionStore implements SessionStore {
 
   async find(token: string | undefined, nowMs: number): Promise<Session | null> {
     if (!token || token.length > MAX_SESSION_TOKEN_LENGTH) return null;
-    return liveSession(this.db.query<{ csrf_token: string; expires_at: string }, [string]>("SELECT csrf_token, expires_at FROM admin_sessions WHERE token_hash = ?").get(sessionDigest(token)), nowMs);
+    return liveSession(
+      this.db
+        .query<{ csrf_token: string; expires_at: string }, [string]>(
+          "SELECT csrf_token, expires_at FROM admin_sessions WHERE token_hash = ?",
+        )
+        .get(sessionDigest(token)),
+      nowMs,
+    );
   }
 
   async destroy(token: string | undefined): Promise<void> {
-    if (token) await writeWhenUnlocked(this.db, () => this.db.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(sessionDigest(token)));
+    if (token)
+      await writeWhenUnlocked(this.db, () =>
+        this.db.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(sessionDigest(token)),
+      );
   }
 }

@@ -1,6 +1,14 @@
 import type { Database } from "bun:sqlite";
 import { writeWhenUnlocked } from "./lock-wait.ts";
-import { type ClientRow, DEFAULT_THROTTLE, type SignInThrottle, type ThrottlePolicy, attempt, lockedOut, throttledClient } from "../../dashboard/sign-in-throttle.ts";
+import {
+  type ClientRow,
+  DEFAULT_THROTTLE,
+  type SignInThrottle,
+  type ThrottlePolicy,
+  attempt,
+  lockedOut,
+  throttledClient,
+} from "../../dashboard/sign-in-throttle.ts";
 
 /**
  * Failed sign-ins per client, in SQLite: a restart does not lift a lock-out, and
@@ -15,25 +23,33 @@ export class SqliteSignInThrottle implements SignInThrottle {
   async begin(address: string, nowMs: number): Promise<number> {
     const client = throttledClient(address);
     const begin = this.db.transaction(() => {
-        const row = this.db
-          .query<ClientRow, [string]>("SELECT failures, window_start, locked_until, lockouts FROM sign_in_failures WHERE client = ?")
-          .get(client);
-        const result = attempt(row, nowMs, this.policy);
-        if ("wait" in result) return result.wait;
-        const { next } = result;
-        this.db.query("DELETE FROM sign_in_failures WHERE last_failure < ? AND locked_until <= ?").run(nowMs - this.policy.forgetAfterMs, nowMs);
-        this.db
-          .query("INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, last_failure) VALUES (?, ?, ?, ?, ?, ?)")
-          .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
-        return 0;
-      });
+      const row = this.db
+        .query<ClientRow, [string]>(
+          "SELECT failures, window_start, locked_until, lockouts FROM sign_in_failures WHERE client = ?",
+        )
+        .get(client);
+      const result = attempt(row, nowMs, this.policy);
+      if ("wait" in result) return result.wait;
+      const { next } = result;
+      this.db
+        .query("DELETE FROM sign_in_failures WHERE last_failure < ? AND locked_until <= ?")
+        .run(nowMs - this.policy.forgetAfterMs, nowMs);
+      this.db
+        .query(
+          "INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, last_failure) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
+      return 0;
+    });
     return await writeWhenUnlocked(this.db, () => begin.immediate());
   }
 
   async unlock(address: string | null, nowMs: number): Promise<string[]> {
     const removed = await writeWhenUnlocked(this.db, () =>
       this.db
-        .query<{ client: string; locked_until: number }, [string | null]>("DELETE FROM sign_in_failures WHERE ?1 IS NULL OR client = ?1 RETURNING client, locked_until")
+        .query<{ client: string; locked_until: number }, [string | null]>(
+          "DELETE FROM sign_in_failures WHERE ?1 IS NULL OR client = ?1 RETURNING client, locked_until",
+        )
         .all(address === null ? null : throttledClient(address)),
     );
     return lockedOut(removed, nowMs);

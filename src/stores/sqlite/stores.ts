@@ -24,7 +24,11 @@ function signalPath(dbPath: string): string {
  * (writes wait in writeWhenUnlocked), and a database it cannot write to is refused.
  */
 export function openSqliteStores(path: string, forServing = false): Stores {
-  const stores = sqliteStores(openDatabase(path, forServing ? 0 : undefined, forServing), openChangeSignal(signalPath(path)), path);
+  const stores = sqliteStores(
+    openDatabase(path, forServing ? 0 : undefined, forServing),
+    openChangeSignal(signalPath(path)),
+    path,
+  );
   const opened = fileIdentity(path);
   return {
     ...stores,

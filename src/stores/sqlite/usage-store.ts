@@ -1,5 +1,14 @@
 import type { Database } from "bun:sqlite";
-import { type DailyTotals, type KeyUsage, type LastUse, REQUESTS_SUM, type UsageRow, type UsageStore, usageByKey, usageWindow } from "../../keys/usage-store.ts";
+import {
+  type DailyTotals,
+  type KeyUsage,
+  type LastUse,
+  REQUESTS_SUM,
+  type UsageRow,
+  type UsageStore,
+  usageByKey,
+  usageWindow,
+} from "../../keys/usage-store.ts";
 import { utcDay, utcMonthStart } from "../../keys/usage.ts";
 import { writeWhenUnlocked } from "./lock-wait.ts";
 
@@ -13,7 +22,9 @@ export class SqliteUsageStore implements UsageStore {
       `INSERT INTO usage_daily (key_id, day, endpoint, outcome, count) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = count + excluded.count`,
     );
-    const touch = this.db.query("UPDATE api_keys SET last_used_at = ?1, last_used_ip = ?3 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)");
+    const touch = this.db.query(
+      "UPDATE api_keys SET last_used_at = ?1, last_used_ip = ?3 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+    );
     const write = this.db.transaction(() => {
       for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
       for (const [id, { at, ip }] of lastUsed) touch.run(at, id, ip);
@@ -44,7 +55,9 @@ export class SqliteUsageStore implements UsageStore {
 
   async outcomesOf(keyId: string, days: number, nowMs: number): Promise<UsageRow[]> {
     return this.db
-      .query<UsageRow, [string, string]>("SELECT key_id AS keyId, day, endpoint, outcome, count FROM usage_daily WHERE key_id = ? AND day >= ? ORDER BY day, endpoint, outcome")
+      .query<UsageRow, [string, string]>(
+        "SELECT key_id AS keyId, day, endpoint, outcome, count FROM usage_daily WHERE key_id = ? AND day >= ? ORDER BY day, endpoint, outcome",
+      )
       .all(keyId, utcDay(nowMs - (days - 1) * 86_400_000));
   }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { addressValue, cidrsOfRange, mergeRanges, parseCidr, rangeContains, rangeOfCidr, subtractRanges } from "../../../src/ip/address/address-range.ts";
+import {
+  addressValue,
+  cidrsOfRange,
+  mergeRanges,
+  parseCidr,
+  rangeContains,
+  rangeOfCidr,
+  subtractRanges,
+} from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 
 const ip = (text: string) => parseIpAddress(text)!;
@@ -17,7 +25,19 @@ describe("parseCidr", () => {
     expect(parseCidr(text)).toEqual({ version, first, last });
   });
 
-  test.each(["", "/24", "192.0.2.0/", "192.0.2.0/33", "192.0.2.0/024", "192.0.2.0/-1", "192.0.2.0/2x", "01.2.3.4/8", "2001:db8::/129", "2001:db8::/32/1", "example.com"])("%p is malformed", (text) => {
+  test.each([
+    "",
+    "/24",
+    "192.0.2.0/",
+    "192.0.2.0/33",
+    "192.0.2.0/024",
+    "192.0.2.0/-1",
+    "192.0.2.0/2x",
+    "01.2.3.4/8",
+    "2001:db8::/129",
+    "2001:db8::/32/1",
+    "example.com",
+  ])("%p is malformed", (text) => {
     expect(parseCidr(text)).toBeNull();
   });
 

@@ -1,9 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { type ProxyTrust, forwardedHttps, parseTrustedProxies, resolveClientAddress as resolveParsed } from "../../../src/ip/address/client-address.ts";
+import {
+  type ProxyTrust,
+  forwardedHttps,
+  parseTrustedProxies,
+  resolveClientAddress as resolveParsed,
+} from "../../../src/ip/address/client-address.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 
 /** The resolver on address text, as the socket gives it. */
-const resolveClientAddress = (peer: string, headers: Headers, trust: ProxyTrust) => resolveParsed(parseIpAddress(peer)!, headers, trust).text;
+const resolveClientAddress = (peer: string, headers: Headers, trust: ProxyTrust) =>
+  resolveParsed(parseIpAddress(peer)!, headers, trust).text;
 
 const nobody = parseTrustedProxies("");
 const PROXIES = "10.0.0.0/8, 192.0.2.1, 2001:db8::/32";
@@ -109,10 +115,18 @@ describe("only the configured header is believed", () => {
     ["1.1.1.1, 8.8.8.8", "10.0.0.5"],
     ["garbage", "10.0.0.5"],
   ])("X-Real-IP holds one address: %p gives %s", (value, expected) => {
-    expect(resolveClientAddress("10.0.0.5", new Headers({ "x-real-ip": value }), parseTrustedProxies(PROXIES, "x-real-ip"))).toBe(expected);
+    expect(
+      resolveClientAddress("10.0.0.5", new Headers({ "x-real-ip": value }), parseTrustedProxies(PROXIES, "x-real-ip")),
+    ).toBe(expected);
   });
   test("X-Real-IP from an untrusted peer is ignored", () => {
-    expect(resolveClientAddress("198.51.100.7", new Headers({ "x-real-ip": "8.8.8.8" }), parseTrustedProxies(PROXIES, "x-real-ip"))).toBe("198.51.100.7");
+    expect(
+      resolveClientAddress(
+        "198.51.100.7",
+        new Headers({ "x-real-ip": "8.8.8.8" }),
+        parseTrustedProxies(PROXIES, "x-real-ip"),
+      ),
+    ).toBe("198.51.100.7");
   });
 });
 
@@ -164,9 +178,12 @@ describe("garbage never throws and stops at the last address read", () => {
 });
 
 describe("trusted proxy list syntax", () => {
-  test.each(["10.0.0.0/33", "nonsense", "1.2.3.4/", "2001:db8::/129", "10.0.0.0/08", "10.0.0.0/-1", "[::1]", "1.2.3"])("%p is refused, naming the entry", (entry) => {
-    expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`)).toThrow(`"${entry}"`);
-  });
+  test.each(["10.0.0.0/33", "nonsense", "1.2.3.4/", "2001:db8::/129", "10.0.0.0/08", "10.0.0.0/-1", "[::1]", "1.2.3"])(
+    "%p is refused, naming the entry",
+    (entry) => {
+      expect(() => parseTrustedProxies(`127.0.0.1, ${entry}`)).toThrow(`"${entry}"`);
+    },
+  );
   test("blank entries are ignored", () => {
     expect(parseTrustedProxies(" , 127.0.0.1 ,").proxies).toHaveLength(1);
   });

@@ -155,7 +155,8 @@ function ipaddrOracle(raw: string): { version: number; text: string } | null {
   } catch {
     return null;
   }
-  if (parts.slice(0, 5).every((p) => p === 0) && parts[5] === 0xffff) return { version: 4, text: `${parts[6] >> 8}.${parts[6] & 255}.${parts[7] >> 8}.${parts[7] & 255}` };
+  if (parts.slice(0, 5).every((p) => p === 0) && parts[5] === 0xffff)
+    return { version: 4, text: `${parts[6] >> 8}.${parts[6] & 255}.${parts[7] >> 8}.${parts[7] & 255}` };
   return { version: 6, text: ipaddr.IPv6.parse(hex).toRFC5952String() };
 }
 
@@ -163,7 +164,29 @@ describe("IPv6 text is read exactly as ipaddr.js reads it", () => {
   test("100,000 generated near-addresses: the same verdict and the same canonical text", () => {
     let seed = 11;
     const next = (n: number) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0), seed % n);
-    const pieces = ["", "0", "1", "ff", "FFFF", "abcd", "12345", "0000", "::", ":", ":::", ".", "1.2.3.4", "255.255.255.255", "01.2.3.4", "256.0.0.1", "ffff", "g", " ", "%1", "1.2.3"];
+    const pieces = [
+      "",
+      "0",
+      "1",
+      "ff",
+      "FFFF",
+      "abcd",
+      "12345",
+      "0000",
+      "::",
+      ":",
+      ":::",
+      ".",
+      "1.2.3.4",
+      "255.255.255.255",
+      "01.2.3.4",
+      "256.0.0.1",
+      "ffff",
+      "g",
+      " ",
+      "%1",
+      "1.2.3",
+    ];
     let agreed = 0;
     for (let i = 0; i < 100_000; i++) {
       let raw = "";
@@ -180,8 +203,13 @@ describe("IPv6 text is read exactly as ipaddr.js reads it", () => {
         if (next(4) === 0) raw = raw.slice(0, -1);
       }
       const ours = parseIpAddress(raw);
-      const expected: { version: number; text: string } | null = raw.includes(":") ? ipaddrOracle(raw) : ours && { version: ours.version, text: ours.text };
-      expect({ raw, result: ours && { version: ours.version as number, text: ours.text } }).toEqual({ raw, result: expected });
+      const expected: { version: number; text: string } | null = raw.includes(":")
+        ? ipaddrOracle(raw)
+        : ours && { version: ours.version, text: ours.text };
+      expect({ raw, result: ours && { version: ours.version as number, text: ours.text } }).toEqual({
+        raw,
+        result: expected,
+      });
       if (expected) agreed++;
     }
     expect(agreed).toBeGreaterThan(10_000);

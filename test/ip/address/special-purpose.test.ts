@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
-import { SPECIAL_PURPOSE_IPV4, SPECIAL_PURPOSE_IPV6, isGlobalUnicast } from "../../../src/ip/address/special-purpose.ts";
+import {
+  SPECIAL_PURPOSE_IPV4,
+  SPECIAL_PURPOSE_IPV6,
+  isGlobalUnicast,
+} from "../../../src/ip/address/special-purpose.ts";
 
 const isGlobal = (a: string) => isGlobalUnicast(parseIpAddress(a)!);
 
@@ -42,7 +46,8 @@ describe("special-purpose space is not global unicast", () => {
     ["ff00::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "-", "-"],
   ])("%s … %s", (first, last, below, above) => {
     expect({ first: isGlobal(first), last: isGlobal(last) }).toEqual({ first: false, last: false });
-    for (const a of [below, above].filter((x) => x !== "-")) expect({ a, global: isGlobal(a) }).toEqual({ a, global: true });
+    for (const a of [below, above].filter((x) => x !== "-"))
+      expect({ a, global: isGlobal(a) }).toEqual({ a, global: true });
   });
 });
 
@@ -63,12 +68,22 @@ describe("blocks the registries mark globally reachable stay global", () => {
 });
 
 describe("ordinary unicast is global", () => {
-  test.each(["1.0.0.0", "8.8.8.8", "1.1.1.1", "81.2.69.142", "192.31.196.1", "192.175.48.1", "223.255.255.255", "2001:4860:4860::8888", "2a00:1450::1", "2001:200::1", "2600::", "3ffe::1"])(
-    "%s",
-    (a) => {
-      expect(isGlobal(a)).toBe(true);
-    },
-  );
+  test.each([
+    "1.0.0.0",
+    "8.8.8.8",
+    "1.1.1.1",
+    "81.2.69.142",
+    "192.31.196.1",
+    "192.175.48.1",
+    "223.255.255.255",
+    "2001:4860:4860::8888",
+    "2a00:1450::1",
+    "2001:200::1",
+    "2600::",
+    "3ffe::1",
+  ])("%s", (a) => {
+    expect(isGlobal(a)).toBe(true);
+  });
 });
 
 describe("the exported CIDR lists describe exactly the special space", () => {
@@ -92,13 +107,22 @@ describe("the exported CIDR lists describe exactly the special space", () => {
       const last = first + (1n << (bits - BigInt(prefix))) - 1n;
       expect({ cidr, sorted: first > previousLast }).toEqual({ cidr, sorted: true });
       if (version === 6 && first === 0n) continue; // ::/3 holds ::ffff:0:0/96, which parses as IPv4
-      expect({ cidr, first: isGlobal(text(first)), last: isGlobal(text(last)) }).toEqual({ cidr, first: false, last: false });
-      if (first > previousLast + 1n) expect({ gapBefore: cidr, global: isGlobal(text(first - 1n)) }).toEqual({ gapBefore: cidr, global: true });
+      expect({ cidr, first: isGlobal(text(first)), last: isGlobal(text(last)) }).toEqual({
+        cidr,
+        first: false,
+        last: false,
+      });
+      if (first > previousLast + 1n)
+        expect({ gapBefore: cidr, global: isGlobal(text(first - 1n)) }).toEqual({ gapBefore: cidr, global: true });
       previousLast = last;
     }
   });
   test("they name the well-known private blocks", () => {
-    expect(SPECIAL_PURPOSE_IPV4).toEqual(expect.arrayContaining(["10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16", "224.0.0.0/3"]));
-    expect(SPECIAL_PURPOSE_IPV6).toEqual(expect.arrayContaining(["::/3", "2001:db8::/32", "2002::/16", "3fff::/20", "4000::/2", "8000::/1"]));
+    expect(SPECIAL_PURPOSE_IPV4).toEqual(
+      expect.arrayContaining(["10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16", "224.0.0.0/3"]),
+    );
+    expect(SPECIAL_PURPOSE_IPV6).toEqual(
+      expect.arrayContaining(["::/3", "2001:db8::/32", "2002::/16", "3fff::/20", "4000::/2", "8000::/1"]),
+    );
   });
 });

@@ -22,7 +22,8 @@ test("the digests cover 100,000 addresses of the bundled data's packages", async
   expect(expected.digests).toHaveLength(expected.count / expected.chunk);
   const { dependencies } = await Bun.file(`${import.meta.dir}/../../../package.json`).json();
   // New bundled data changes answers: the digests are then rewritten with `bun bench/ip-answers.ts --write`.
-  for (const [name, version] of Object.entries(expected.data)) expect({ name, version: dependencies[name] }).toEqual({ name, version });
+  for (const [name, version] of Object.entries(expected.data))
+    expect({ name, version: dependencies[name] }).toEqual({ name, version });
 });
 
 test("the sample reaches both families and located, owned and kinded networks", () => {
@@ -49,7 +50,13 @@ test("the sample reaches both families and located, owned and kinded networks", 
 
 test(`the first ${CHECKED.toLocaleString("en")} addresses' answers, plain and explained, are byte for byte the recorded ones`, () => {
   const digests = answerDigests(snapshot, addresses, expected.chunk);
-  const differing = digests.flatMap((d, i) => (d === expected.digests[i] ? [] : [`chunk ${i} (addresses ${i * expected.chunk}–${(i + 1) * expected.chunk - 1}, from ${addresses[i * expected.chunk]})`]));
+  const differing = digests.flatMap((d, i) =>
+    d === expected.digests[i]
+      ? []
+      : [
+          `chunk ${i} (addresses ${i * expected.chunk}–${(i + 1) * expected.chunk - 1}, from ${addresses[i * expected.chunk]})`,
+        ],
+  );
   expect(differing).toEqual([]);
   expect(digests).toHaveLength(CHECKED / expected.chunk);
 });

@@ -41,11 +41,14 @@ async function datasets() {
     if (!evidence.has(source)) evidence.set(source, new EvidenceIndexBuilder());
     evidence.get(source)!.add(range, { count: "count" in said ? said.count : 1, firstSeen });
   }
-  const read = (bytes: Uint8Array, kind: "reputation" | "evidence") => decodeIndexFile(bytes.slice().buffer, "x.idx", kind);
+  const read = (bytes: Uint8Array, kind: "reputation" | "evidence") =>
+    decodeIndexFile(bytes.slice().buffer, "x.idx", kind);
   return {
     ...(await bundledIpDatasets()),
     feeds: new ReputationIndex(read(encodeIndexFile(builder.build({}, REPORTING)), "reputation")),
-    evidence: new Map([...evidence].map(([source, b]) => [source, new EvidenceIndex(read(encodeIndexFile(b.build()), "evidence"))])),
+    evidence: new Map(
+      [...evidence].map(([source, b]) => [source, new EvidenceIndex(read(encodeIndexFile(b.build()), "evidence"))]),
+    ),
   };
 }
 
@@ -61,9 +64,33 @@ describe("?explain=1: why an address is listed", () => {
     const { facts, reasons } = await explainFor("81.2.69.142");
     expect(reasons.rule).toEqual({ id: "reports>=warning", level: "warning", reports: 4, threshold: 3 });
     expect(reasons.contributions).toEqual([
-      { source: "ipsum", category: "attack", count: 4, weight: 1, counted: 3, first_seen: "2026-05-28T20:26:40.000Z", last_seen: "2026-11-23T06:00:00.000Z" },
-      { source: "bl-ssh", category: "attack", count: 1, weight: 1, counted: 1, first_seen: "2026-07-25T17:20:00.000Z", last_seen: "2026-11-23T06:00:00.000Z" },
-      { source: "tor", category: "vpn", count: 1, weight: 1, counted: 0, first_seen: "2026-02-02T02:40:00.000Z", last_seen: "2026-11-22T06:00:00.000Z" },
+      {
+        source: "ipsum",
+        category: "attack",
+        count: 4,
+        weight: 1,
+        counted: 3,
+        first_seen: "2026-05-28T20:26:40.000Z",
+        last_seen: "2026-11-23T06:00:00.000Z",
+      },
+      {
+        source: "bl-ssh",
+        category: "attack",
+        count: 1,
+        weight: 1,
+        counted: 1,
+        first_seen: "2026-07-25T17:20:00.000Z",
+        last_seen: "2026-11-23T06:00:00.000Z",
+      },
+      {
+        source: "tor",
+        category: "vpn",
+        count: 1,
+        weight: 1,
+        counted: 0,
+        first_seen: "2026-02-02T02:40:00.000Z",
+        last_seen: "2026-11-22T06:00:00.000Z",
+      },
     ]);
     expect(reasons.kinds).toContainEqual({ kind: "vpn", from: "tor" });
     expect(facts.reputation).toMatchObject({ attack: 4, sum: 4, reputation: "warning" });
@@ -89,7 +116,14 @@ describe("?explain=1: why an address is listed", () => {
   test("a confirmed-malicious list sets the level", async () => {
     const { reasons } = await explainFor("5.188.10.7");
     expect(reasons.rule).toMatchObject({ id: "confirmed-bad", level: "bad" });
-    expect(reasons.contributions).toContainEqual(expect.objectContaining({ source: "drop", category: "confirmed-bad", counted: 0, first_seen: "2025-10-09T08:53:20.000Z" }));
+    expect(reasons.contributions).toContainEqual(
+      expect.objectContaining({
+        source: "drop",
+        category: "confirmed-bad",
+        counted: 0,
+        first_seen: "2025-10-09T08:53:20.000Z",
+      }),
+    );
     expect(reasons.warnings).toBeUndefined();
   });
 });

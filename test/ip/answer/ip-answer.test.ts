@@ -17,7 +17,9 @@ function randomGlobal(n: number): ParsedIp[] {
   while (out.length < n) {
     const text =
       out.length % 4 === 3
-        ? Array.from({ length: 8 }, (_, i) => (i === 0 ? 0x2000 + Math.floor(next() * 0x1000) : Math.floor(next() * 0x10000)).toString(16)).join(":")
+        ? Array.from({ length: 8 }, (_, i) =>
+            (i === 0 ? 0x2000 + Math.floor(next() * 0x1000) : Math.floor(next() * 0x10000)).toString(16),
+          ).join(":")
         : Array.from({ length: 4 }, () => Math.floor(next() * 256)).join(".");
     const ip = parseIpAddress(text);
     if (ip && isGlobalUnicast(ip)) out.push(ip);
@@ -39,7 +41,18 @@ describe("the written JSON is exactly JSON.stringify of the answer object", () =
   });
 
   test("names with quotes, backslashes and non-ASCII survive, and an ISP apart from the organisation", () => {
-    const geo = { country: "Côte d'Ivoire", country_code: "CI", region: "", region_name: 'Abidjan "AB"', city: "Yamoussoukro\\", subdivisions: "", zip: "", latitude: 6.8, longitude: -5.27, timezone: "Africa/Abidjan" };
+    const geo = {
+      country: "Côte d'Ivoire",
+      country_code: "CI",
+      region: "",
+      region_name: 'Abidjan "AB"',
+      city: "Yamoussoukro\\",
+      subdivisions: "",
+      zip: "",
+      latitude: 6.8,
+      longitude: -5.27,
+      timezone: "Africa/Abidjan",
+    };
     const odd: IpDatasets = {
       ...datasets,
       geo: { lookup: () => located(geo) },
@@ -48,7 +61,12 @@ describe("the written JSON is exactly JSON.stringify of the answer object", () =
     const ip = parseIpAddress("8.8.8.8")!;
     const json = ipAnswerJson(odd, ip, null);
     expect(json).toBe(expected(odd, ip));
-    expect(JSON.parse(json)).toMatchObject({ asn: 'AS201907 LLC "SPUTNIK"', isp: "Internet \u2028Provider", city: "Yamoussoukro\\", flag: "🇨🇮" });
+    expect(JSON.parse(json)).toMatchObject({
+      asn: 'AS201907 LLC "SPUTNIK"',
+      isp: "Internet \u2028Provider",
+      city: "Yamoussoukro\\",
+      flag: "🇨🇮",
+    });
   });
 
   test("an address without geolocation or owner", () => {
@@ -63,7 +81,10 @@ describe("the written JSON is exactly JSON.stringify of the answer object", () =
   test("with reasons, the reputation object gains them and nothing else changes", () => {
     for (const ip of randomGlobal(200)) {
       const facts = ipFacts(datasets, ip);
-      const answer = { ...answerObject(facts), reputation: { ...facts.reputation, reasons: explain(datasets, facts, ip, {}) } };
+      const answer = {
+        ...answerObject(facts),
+        reputation: { ...facts.reputation, reasons: explain(datasets, facts, ip, {}) },
+      };
       expect(ipAnswerJson(datasets, ip, {})).toBe(JSON.stringify(answer));
     }
   });
@@ -74,6 +95,11 @@ test("an address that is not global unicast gets the private answer: no flag, no
     const ip = parseIpAddress(text)!;
     expect(ipAnswerJson(datasets, ip, null)).toBe(JSON.stringify(privateAnswer(ip.text)));
   }
-  expect(JSON.parse(ipAnswerJson(datasets, parseIpAddress("10.0.0.1")!, null))).toMatchObject({ ip: "10.0.0.1", country: "", is_anycast: false, reputation: { risky: false } });
+  expect(JSON.parse(ipAnswerJson(datasets, parseIpAddress("10.0.0.1")!, null))).toMatchObject({
+    ip: "10.0.0.1",
+    country: "",
+    is_anycast: false,
+    reputation: { risky: false },
+  });
   expect(privateAnswer("10.0.0.1")).not.toHaveProperty("flag");
 });

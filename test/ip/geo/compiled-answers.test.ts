@@ -39,7 +39,9 @@ function addresses(count: number, seed: number, v6: boolean): string[] {
     if (!v6) return `${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.${a & 255}`;
     // Inside the registries' busiest /12s, where the IPv6 files have most records.
     const first = BUSY_V6[a % BUSY_V6.length] + ((a >>> 8) & 0xf);
-    return [first, (next() >>> 16) & 0x1fff, next() >>> 16, next() >>> 16, next() >>> 16, 0, 0, next() >>> 16].map((g) => g.toString(16)).join(":");
+    return [first, (next() >>> 16) & 0x1fff, next() >>> 16, next() >>> 16, next() >>> 16, 0, 0, next() >>> 16]
+      .map((g) => g.toString(16))
+      .join(":");
   });
 }
 
@@ -59,7 +61,11 @@ describe("answers from the compiled tables are byte for byte those of the MMDB r
     for (const address of sample) {
       const served = ip.geo.lookup(parseIpAddress(address)!);
       const expected = decodedDirectly(address);
-      expect({ address, head: served.headJson, tail: served.tailJson }).toEqual({ address, head: expected.headJson, tail: expected.tailJson });
+      expect({ address, head: served.headJson, tail: served.tailJson }).toEqual({
+        address,
+        head: expected.headJson,
+        tail: expected.tailJson,
+      });
       expect(served.geo).toEqual(expected.geo);
       if (expected.geo.country_code !== "") withCountry++;
       if (expected.geo.city !== "") withCity++;

@@ -31,11 +31,24 @@ describe("the MaxMind and DB-IP City schema", () => {
     });
   });
   test("three levels of subdivisions are joined", () => {
-    const record = { country: { iso_code: "GB" }, subdivisions: [{ iso_code: "ENG", names: { en: "England" } }, { names: { en: "West Berkshire" } }, { names: { en: "Newbury" } }] };
-    expect(fromMaxMindRecord(record)).toMatchObject({ region: "ENG", region_name: "England", subdivisions: "West Berkshire, Newbury" });
+    const record = {
+      country: { iso_code: "GB" },
+      subdivisions: [
+        { iso_code: "ENG", names: { en: "England" } },
+        { names: { en: "West Berkshire" } },
+        { names: { en: "Newbury" } },
+      ],
+    };
+    expect(fromMaxMindRecord(record)).toMatchObject({
+      region: "ENG",
+      region_name: "England",
+      subdivisions: "West Berkshire, Newbury",
+    });
   });
   test("falls back to the registered country and derives a missing subdivision code", () => {
-    expect(fromMaxMindRecord({ registered_country: { iso_code: "FR" }, subdivisions: [{ names: { en: "Île-de-France" } }] })).toMatchObject({
+    expect(
+      fromMaxMindRecord({ registered_country: { iso_code: "FR" }, subdivisions: [{ names: { en: "Île-de-France" } }] }),
+    ).toMatchObject({
       country: "France",
       country_code: "FR",
       region: "IDF",
@@ -43,17 +56,39 @@ describe("the MaxMind and DB-IP City schema", () => {
     });
   });
   test("a country-only record (GeoLite2-Country)", () => {
-    expect(fromMaxMindRecord({ country: { iso_code: "JP", names: { en: "Japan" } } })).toMatchObject({ country: "Japan", country_code: "JP", region: "", city: "", latitude: 0 });
+    expect(fromMaxMindRecord({ country: { iso_code: "JP", names: { en: "Japan" } } })).toMatchObject({
+      country: "Japan",
+      country_code: "JP",
+      region: "",
+      city: "",
+      latitude: 0,
+    });
   });
   test("an empty record is all empty", () => {
-    expect(fromMaxMindRecord({})).toMatchObject({ country: "", country_code: "", region: "", subdivisions: "", latitude: 0, longitude: 0 });
+    expect(fromMaxMindRecord({})).toMatchObject({
+      country: "",
+      country_code: "",
+      region: "",
+      subdivisions: "",
+      latitude: 0,
+      longitude: 0,
+    });
   });
 });
 
 describe("the flat @ip-location-db schema", () => {
   test("maps every field", () => {
     expect(
-      fromFlatRecord({ city: "Bracknell", country_code: "GB", latitude: 51.40359878540039, longitude: -0.7617999911308289, postcode: "RG12", state1: "England", state2: "Bracknell Forest", timezone: "Europe/London" }),
+      fromFlatRecord({
+        city: "Bracknell",
+        country_code: "GB",
+        latitude: 51.40359878540039,
+        longitude: -0.7617999911308289,
+        postcode: "RG12",
+        state1: "England",
+        state2: "Bracknell Forest",
+        timezone: "Europe/London",
+      }),
     ).toEqual({
       country: "United Kingdom",
       country_code: "GB",
@@ -68,7 +103,13 @@ describe("the flat @ip-location-db schema", () => {
     });
   });
   test("a country-only record", () => {
-    expect(fromFlatRecord({ country_code: "AU" })).toMatchObject({ country: "Australia", country_code: "AU", region: "", region_name: "", timezone: "" });
+    expect(fromFlatRecord({ country_code: "AU" })).toMatchObject({
+      country: "Australia",
+      country_code: "AU",
+      region: "",
+      region_name: "",
+      timezone: "",
+    });
   });
 });
 

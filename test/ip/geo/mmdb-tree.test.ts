@@ -18,7 +18,9 @@ const FILES = {
 
 /** The reader's own walk, as the oracle: the pointer it would decode, or NO_RECORD. */
 function readerPointer(reader: Reader<MmdbRecord>, ip: ParsedIp): number {
-  const [pointer] = (reader as unknown as { findAddressInTree(ip: string): [number | null, number] }).findAddressInTree(ip.text);
+  const [pointer] = (reader as unknown as { findAddressInTree(ip: string): [number | null, number] }).findAddressInTree(
+    ip.text,
+  );
   return pointer ?? NO_RECORD;
 }
 
@@ -39,7 +41,23 @@ function randomAddresses(count: number, seed: number): ParsedIp[] {
 }
 
 // Private and reserved space ends high in the tree, above the 16-bit jump table.
-const EDGES = ["0.0.0.0", "255.255.255.255", "1.0.0.0", "8.8.8.8", "10.1.2.3", "127.0.0.1", "224.0.0.1", "::", "::1", "fe80::1", "fc00::1", "2001:db8::1", "2001:4860:4860::8888", "2002:808:808::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"].map((a) => parseIpAddress(a)!);
+const EDGES = [
+  "0.0.0.0",
+  "255.255.255.255",
+  "1.0.0.0",
+  "8.8.8.8",
+  "10.1.2.3",
+  "127.0.0.1",
+  "224.0.0.1",
+  "::",
+  "::1",
+  "fe80::1",
+  "fc00::1",
+  "2001:db8::1",
+  "2001:4860:4860::8888",
+  "2002:808:808::1",
+  "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+].map((a) => parseIpAddress(a)!);
 const SAMPLE = [...EDGES, ...randomAddresses(6000, 7)];
 
 /** The same database with its search tree written with other record sizes (the data section does not move). */
@@ -91,7 +109,13 @@ describe("the tree walk finds the record the maxmind reader finds", () => {
 });
 
 /** The numbered copy's leaf for the address, as the number of the record the original tree leads to. */
-function expectNumberedLike(tree: MmdbTree, numbered: MmdbTree, pointers: Uint32Array, nodeCount: number, ips: readonly ParsedIp[]): void {
+function expectNumberedLike(
+  tree: MmdbTree,
+  numbered: MmdbTree,
+  pointers: Uint32Array,
+  nodeCount: number,
+  ips: readonly ParsedIp[],
+): void {
   for (const ip of ips) {
     const pointer = tree.recordPointer(ip);
     const leaf = numbered.recordPointer(ip);
@@ -129,11 +153,19 @@ describe("every record size the format allows", () => {
       }
       expect(reader.get("8.8.8.8")).toEqual(original.get("8.8.8.8"));
       const { pointers } = checkedRecords(parseMmdb(Buffer.from(rewritten), `${size}-bit`));
-      expectNumberedLike(tree, new MmdbTree(tree.numberedCopy(pointers), reader.metadata), pointers, reader.metadata.nodeCount, SAMPLE);
+      expectNumberedLike(
+        tree,
+        new MmdbTree(tree.numberedCopy(pointers), reader.metadata),
+        pointers,
+        reader.metadata.nodeCount,
+        SAMPLE,
+      );
     });
   }
 
   test("other sizes are refused", () => {
-    expect(() => new MmdbTree(new Uint8Array(64), { nodeCount: 1, recordSize: 20, ipVersion: 6 })).toThrow("unsupported record size 20");
+    expect(() => new MmdbTree(new Uint8Array(64), { nodeCount: 1, recordSize: 20, ipVersion: 6 })).toThrow(
+      "unsupported record size 20",
+    );
   });
 });

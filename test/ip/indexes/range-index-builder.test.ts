@@ -25,22 +25,124 @@ function labelled(entries: [string, string][]) {
 /** Start–end IPv4 ranges with numeric payloads that add up where they overlap. */
 function summed(ranges: [number, number, number][]) {
   const builder = new RangeIndexBuilder<number>();
-  for (const [start, end, payload] of ranges) builder.add({ version: 4, first: BigInt(start), last: BigInt(end) }, payload);
-  const c = builder.build((xs) => xs.reduce((a, b) => a + b, 0), (x) => x);
+  for (const [start, end, payload] of ranges)
+    builder.add({ version: 4, first: BigInt(start), last: BigInt(end) }, payload);
+  const c = builder.build(
+    (xs) => xs.reduce((a, b) => a + b, 0),
+    (x) => x,
+  );
   return [...c.v4Starts].map((start, i) => [start, c.v4Ends[i], c.v4Values[i]]);
 }
 
 describe("overlapping entries are cut where they start and stop, payloads merged", () => {
   test.each([
-    ["partial overlap", [[10, 20, 1], [15, 30, 2]], [[10, 14, 1], [15, 20, 3], [21, 30, 2]]],
-    ["nested", [[0, 100, 1], [40, 60, 2]], [[0, 39, 1], [40, 60, 3], [61, 100, 1]]],
-    ["same start", [[5, 9, 1], [5, 20, 2]], [[5, 9, 3], [10, 20, 2]]],
-    ["same end", [[5, 20, 1], [9, 20, 2]], [[5, 8, 1], [9, 20, 3]]],
-    ["identical", [[7, 8, 1], [7, 8, 2], [7, 8, 4]], [[7, 8, 7]]],
-    ["one address inside", [[0, 9, 1], [5, 5, 2]], [[0, 4, 1], [5, 5, 3], [6, 9, 1]]],
-    ["three deep", [[0, 9, 1], [2, 7, 2], [4, 5, 4]], [[0, 1, 1], [2, 3, 3], [4, 5, 7], [6, 7, 3], [8, 9, 1]]],
-    ["a gap stays a gap", [[0, 4, 1], [10, 14, 1]], [[0, 4, 1], [10, 14, 1]]],
-    ["added out of order", [[50, 60, 1], [0, 9, 2], [55, 70, 4]], [[0, 9, 2], [50, 54, 1], [55, 60, 5], [61, 70, 4]]],
+    [
+      "partial overlap",
+      [
+        [10, 20, 1],
+        [15, 30, 2],
+      ],
+      [
+        [10, 14, 1],
+        [15, 20, 3],
+        [21, 30, 2],
+      ],
+    ],
+    [
+      "nested",
+      [
+        [0, 100, 1],
+        [40, 60, 2],
+      ],
+      [
+        [0, 39, 1],
+        [40, 60, 3],
+        [61, 100, 1],
+      ],
+    ],
+    [
+      "same start",
+      [
+        [5, 9, 1],
+        [5, 20, 2],
+      ],
+      [
+        [5, 9, 3],
+        [10, 20, 2],
+      ],
+    ],
+    [
+      "same end",
+      [
+        [5, 20, 1],
+        [9, 20, 2],
+      ],
+      [
+        [5, 8, 1],
+        [9, 20, 3],
+      ],
+    ],
+    [
+      "identical",
+      [
+        [7, 8, 1],
+        [7, 8, 2],
+        [7, 8, 4],
+      ],
+      [[7, 8, 7]],
+    ],
+    [
+      "one address inside",
+      [
+        [0, 9, 1],
+        [5, 5, 2],
+      ],
+      [
+        [0, 4, 1],
+        [5, 5, 3],
+        [6, 9, 1],
+      ],
+    ],
+    [
+      "three deep",
+      [
+        [0, 9, 1],
+        [2, 7, 2],
+        [4, 5, 4],
+      ],
+      [
+        [0, 1, 1],
+        [2, 3, 3],
+        [4, 5, 7],
+        [6, 7, 3],
+        [8, 9, 1],
+      ],
+    ],
+    [
+      "a gap stays a gap",
+      [
+        [0, 4, 1],
+        [10, 14, 1],
+      ],
+      [
+        [0, 4, 1],
+        [10, 14, 1],
+      ],
+    ],
+    [
+      "added out of order",
+      [
+        [50, 60, 1],
+        [0, 9, 2],
+        [55, 70, 4],
+      ],
+      [
+        [0, 9, 2],
+        [50, 54, 1],
+        [55, 60, 5],
+        [61, 70, 4],
+      ],
+    ],
   ] as [string, [number, number, number][], number[][]][])("%s", (_, input, expected) => {
     expect(summed(input)).toEqual(expected);
   });
@@ -52,29 +154,70 @@ describe("overlapping entries are cut where they start and stop, payloads merged
     builder.add({ version: 6, first: 0n, last: 9n }, "y");
     builder.add({ version: 6, first: 0n, last: 4n }, "x");
     const seen: string[] = [];
-    builder.build((ps) => seen.push(ps.join("")), () => 0);
+    builder.build(
+      (ps) => seen.push(ps.join("")),
+      () => 0,
+    );
     expect(seen).toEqual(["b", "ba", "yx", "y"]);
   });
 });
 
 describe("neighbours with equal payloads become one range", () => {
   test.each([
-    ["adjacent halves", [["10.0.0.0/25", "a"], ["10.0.0.128/25", "a"], ["10.0.1.0/24", "b"]], 2],
-    ["adjacent with different payloads stay apart", [["10.0.0.0/25", "a"], ["10.0.0.128/25", "b"]], 2],
-    ["not adjacent: a one-address gap", [["10.0.0.0/32", "a"], ["10.0.0.2/32", "a"]], 2],
-    ["nested with the same merged label", [["10.0.0.0/8", "a"], ["10.1.0.0/16", "a"]], 1],
+    [
+      "adjacent halves",
+      [
+        ["10.0.0.0/25", "a"],
+        ["10.0.0.128/25", "a"],
+        ["10.0.1.0/24", "b"],
+      ],
+      2,
+    ],
+    [
+      "adjacent with different payloads stay apart",
+      [
+        ["10.0.0.0/25", "a"],
+        ["10.0.0.128/25", "b"],
+      ],
+      2,
+    ],
+    [
+      "not adjacent: a one-address gap",
+      [
+        ["10.0.0.0/32", "a"],
+        ["10.0.0.2/32", "a"],
+      ],
+      2,
+    ],
+    [
+      "nested with the same merged label",
+      [
+        ["10.0.0.0/8", "a"],
+        ["10.1.0.0/16", "a"],
+      ],
+      1,
+    ],
   ] as [string, [string, string][], number][])("%s", (_, entries, ranges) => {
     expect(labelled(entries).index.columns.v4Values.length).toBe(ranges);
   });
 
   test("a stretch covered by overlaps coalesces with its neighbours", () => {
-    expect(summed([[0, 9, 1], [10, 19, 1], [5, 14, 0]])).toEqual([[0, 19, 1]]);
+    expect(
+      summed([
+        [0, 9, 1],
+        [10, 19, 1],
+        [5, 14, 0],
+      ]),
+    ).toEqual([[0, 19, 1]]);
   });
 });
 
 describe("the edges of the address space", () => {
   test("the whole IPv4 space and its last address", () => {
-    const { at, index } = labelled([["0.0.0.0/0", "all"], ["255.255.255.255/32", "top"]]);
+    const { at, index } = labelled([
+      ["0.0.0.0/0", "all"],
+      ["255.255.255.255/32", "top"],
+    ]);
     expect([at("0.0.0.0"), at("255.255.255.254"), at("255.255.255.255")]).toEqual(["all", "all", "all+top"]);
     expect([...index.columns.v4Ends]).toEqual([0xfffffffe, 0xffffffff]);
   });
@@ -85,10 +228,18 @@ describe("the edges of the address space", () => {
   });
 
   test("IPv6 across the boundary of the 64-bit halves", () => {
-    const { at } = labelled([["2001:db8::/32", "doc"], ["2001:db8:0:0:8000::/65", "upper"], ["::/0", "all"]]);
-    expect([at("2001:db8::1"), at("2001:db8::8000:0:0:1"), at("2001:db8::7fff:ffff:ffff:ffff"), at("2001:db9::"), at("::")]).toEqual([
-      "all+doc", "all+doc+upper", "all+doc", "all", "all",
+    const { at } = labelled([
+      ["2001:db8::/32", "doc"],
+      ["2001:db8:0:0:8000::/65", "upper"],
+      ["::/0", "all"],
     ]);
+    expect([
+      at("2001:db8::1"),
+      at("2001:db8::8000:0:0:1"),
+      at("2001:db8::7fff:ffff:ffff:ffff"),
+      at("2001:db9::"),
+      at("::"),
+    ]).toEqual(["all+doc", "all+doc+upper", "all+doc", "all", "all"]);
   });
 
   test("an IPv6 range that ends on the last address of a lower half and one that starts on the next", () => {
@@ -96,7 +247,12 @@ describe("the edges of the address space", () => {
     const half = 1n << 64n;
     builder.add({ version: 6, first: half - 16n, last: half - 1n }, 1);
     builder.add({ version: 6, first: half, last: half + 15n }, 2);
-    const index = new RangeIndex(builder.build((ps) => ps[0], (p) => p));
+    const index = new RangeIndex(
+      builder.build(
+        (ps) => ps[0],
+        (p) => p,
+      ),
+    );
     expect([
       index.lookup(parseIpAddress("::ffff:ffff:ffff:fff0")!),
       index.lookup(parseIpAddress("::ffff:ffff:ffff:ffff")!),
@@ -107,12 +263,22 @@ describe("the edges of the address space", () => {
   });
 
   test("the whole IPv6 space and its last address", () => {
-    const { at } = labelled([["::/0", "all"], ["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", "top"]]);
-    expect([at("::"), at("ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"), at("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")]).toEqual(["all", "all", "all+top"]);
+    const { at } = labelled([
+      ["::/0", "all"],
+      ["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", "top"],
+    ]);
+    expect([
+      at("::"),
+      at("ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"),
+      at("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+    ]).toEqual(["all", "all", "all+top"]);
   });
 
   test("families stay apart", () => {
-    const { at } = labelled([["0.0.0.0/0", "v4"], ["2001:db8::/32", "v6"]]);
+    const { at } = labelled([
+      ["0.0.0.0/0", "v4"],
+      ["2001:db8::/32", "v6"],
+    ]);
     expect([at("1.2.3.4"), at("2001:db8::1"), at("2001:db9::")]).toEqual(["v4", "v6", null]);
   });
 });

@@ -12,11 +12,21 @@ const ip = (s: string) => parseIpAddress(s)!;
 function indexOf(entries: [string, number][]): RangeIndex {
   const builder = new RangeIndexBuilder<number>();
   for (const [cidr, value] of entries) builder.add(parseCidr(cidr)!, value);
-  return new RangeIndex(builder.build((vs) => vs[vs.length - 1], (v) => v));
+  return new RangeIndex(
+    builder.build(
+      (vs) => vs[vs.length - 1],
+      (v) => v,
+    ),
+  );
 }
 
 describe("lookups at range edges and in gaps", () => {
-  const index = indexOf([["1.0.0.0/24", 1], ["1.0.2.0/24", 2], ["2001:db8::/48", 3], ["2001:db8:2::/48", 4]]);
+  const index = indexOf([
+    ["1.0.0.0/24", 1],
+    ["1.0.2.0/24", 2],
+    ["2001:db8::/48", 3],
+    ["2001:db8:2::/48", 4],
+  ]);
   test.each([
     ["0.0.0.0", NOT_FOUND],
     ["0.255.255.255", NOT_FOUND],
@@ -41,7 +51,11 @@ describe("lookups at range edges and in gaps", () => {
 
   test("an empty index finds nothing", () => {
     const empty = indexOf([]);
-    expect([empty.lookup(ip("8.8.8.8")), empty.lookup(ip("2001:db8::1")), empty.size]).toEqual([NOT_FOUND, NOT_FOUND, 0]);
+    expect([empty.lookup(ip("8.8.8.8")), empty.lookup(ip("2001:db8::1")), empty.size]).toEqual([
+      NOT_FOUND,
+      NOT_FOUND,
+      0,
+    ]);
   });
 
   test("lookupV4 takes the uint32, lookupV6 the four words", () => {
@@ -71,14 +85,29 @@ describe("large indexes search within the bucket of the address's top 16 bits", 
   const builder = new RangeIndexBuilder<number>();
   for (const [i, [s, e]] of v4.entries()) builder.add({ version: 4, first: BigInt(s), last: BigInt(e) }, i);
   for (const [i, [s, e]] of v6.entries()) builder.add({ version: 6, first: s, last: e }, i);
-  const index = new RangeIndex(builder.build((ps) => ps[0], (p) => p));
+  const index = new RangeIndex(
+    builder.build(
+      (ps) => ps[0],
+      (p) => p,
+    ),
+  );
 
   const scanV4 = (a: number) => v4.findIndex(([s, e]) => s <= a && a <= e);
   const scanV6 = (a: bigint) => v6.findIndex(([s, e]) => s <= a && a <= e);
-  const words = (a: bigint) => Uint32Array.of(Number(a >> 96n), Number((a >> 64n) & 0xffffffffn), Number((a >> 32n) & 0xffffffffn), Number(a & 0xffffffffn));
+  const words = (a: bigint) =>
+    Uint32Array.of(
+      Number(a >> 96n),
+      Number((a >> 64n) & 0xffffffffn),
+      Number((a >> 32n) & 0xffffffffn),
+      Number(a & 0xffffffffn),
+    );
 
   test("IPv4: every range edge, the addresses beside it and random addresses agree with a scan", () => {
-    const probes = [0, 2 ** 32 - 1, ...v4.flatMap(([s, e]) => [s - 1, s, e, e + 1].filter((a) => a >= 0 && a < 2 ** 32))];
+    const probes = [
+      0,
+      2 ** 32 - 1,
+      ...v4.flatMap(([s, e]) => [s - 1, s, e, e + 1].filter((a) => a >= 0 && a < 2 ** 32)),
+    ];
     for (let i = 0; i < 5000; i++) probes.push(random(2 ** 31) * 2 + random(2));
     for (const a of probes) expect(index.lookupV4(a)).toBe(scanV4(a));
   });

@@ -5,7 +5,12 @@ import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { decodeIndexFile, encodeIndexFile } from "../../../src/ip/indexes/range-index-file.ts";
 import { NOT_FOUND } from "../../../src/ip/indexes/range-index.ts";
 import type { ReportingSource } from "../../../src/ip/verdict/report-counting.ts";
-import { type Contribution, FLAG, ReputationIndex, ReputationIndexBuilder } from "../../../src/ip/indexes/reputation-index.ts";
+import {
+  type Contribution,
+  FLAG,
+  ReputationIndex,
+  ReputationIndexBuilder,
+} from "../../../src/ip/indexes/reputation-index.ts";
 
 const ip = (s: string) => parseIpAddress(s)!;
 

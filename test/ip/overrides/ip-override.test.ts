@@ -45,7 +45,12 @@ describe("an IP override line's target", () => {
 
 describe("an IP override line", () => {
   test("keeps the target's form, the reason trimmed, and reads --until as the email lines do (the day included)", () => {
-    expect(ipOverrideLine({ target: "2001:DB8::/48", action: "deny", reason: " wave ", author: "jane", until: "2026-12-31" }, NOW)).toEqual({
+    expect(
+      ipOverrideLine(
+        { target: "2001:DB8::/48", action: "deny", reason: " wave ", author: "jane", until: "2026-12-31" },
+        NOW,
+      ),
+    ).toEqual({
       target: "2001:db8::/48",
       action: "deny",
       reason: "wave",
@@ -62,7 +67,9 @@ describe("an IP override line", () => {
     ["until_passed", { until: "2026-11-24" }],
     ["invalid_until", { until: "soon" }],
   ])("refused with %s", (code, change) => {
-    expect(() => ipOverrideLine({ target: "203.0.113.7", action: "allow", reason: "r", author: "a", ...change }, NOW)).toThrow(OverrideError);
+    expect(() =>
+      ipOverrideLine({ target: "203.0.113.7", action: "allow", reason: "r", author: "a", ...change }, NOW),
+    ).toThrow(OverrideError);
     try {
       ipOverrideLine({ target: "203.0.113.7", action: "allow", reason: "r", author: "a", ...change }, NOW);
     } catch (err) {

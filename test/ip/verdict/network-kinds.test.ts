@@ -1,10 +1,26 @@
 import { describe, expect, test } from "bun:test";
-import { ALL_KINDS, KIND, KIND_NAMES, connectionTypeOf, kindBit, kindNames, kindsOfNetwork } from "../../../src/ip/verdict/network-kinds.ts";
+import {
+  ALL_KINDS,
+  KIND,
+  KIND_NAMES,
+  connectionTypeOf,
+  kindBit,
+  kindNames,
+  kindsOfNetwork,
+} from "../../../src/ip/verdict/network-kinds.ts";
 
 describe("a kind bitmask reads as the spec's kind array", () => {
   test("in the spec's order: hosting, vpn, scanner, crawler, isp, education, dynamic", () => {
     expect(kindNames(ALL_KINDS)).toEqual(["hosting", "vpn", "scanner", "crawler", "isp", "education", "dynamic"]);
-    expect(KIND_NAMES.map(kindBit)).toEqual([KIND.hosting, KIND.vpn, KIND.scanner, KIND.crawler, KIND.isp, KIND.education, KIND.dynamic]);
+    expect(KIND_NAMES.map(kindBit)).toEqual([
+      KIND.hosting,
+      KIND.vpn,
+      KIND.scanner,
+      KIND.crawler,
+      KIND.isp,
+      KIND.education,
+      KIND.dynamic,
+    ]);
   });
 
   test.each([

@@ -39,7 +39,8 @@ export function* asnCsvRows(text: string): Generator<AsnRange> {
     }
     let organization = row.slice(c3 + 1);
     if (organization.startsWith('"')) {
-      if (!organization.endsWith('"') || organization.length < 2) throw new ContentError(`line ${line}: unterminated quoted organisation`);
+      if (!organization.endsWith('"') || organization.length < 2)
+        throw new ContentError(`line ${line}: unterminated quoted organisation`);
       organization = organization.slice(1, -1).replaceAll('""', '"');
     }
     const first = BigInt(start);

@@ -19,7 +19,10 @@ export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   const services = new Map<string, { region: string; zone: string; services: Set<string> }>();
   let rejected = 0;
   let firstRejected: string | undefined;
-  for (const [list, key] of [["prefixes", "ip_prefix"], ["ipv6_prefixes", "ipv6_prefix"]] as const) {
+  for (const [list, key] of [
+    ["prefixes", "ip_prefix"],
+    ["ipv6_prefixes", "ipv6_prefix"],
+  ] as const) {
     for (const [i, item] of arrayAt(document, list).entries()) {
       const record = (item ?? {}) as Record<string, unknown>;
       const prefix = record[key];
@@ -35,17 +38,30 @@ export function parseAwsIpRanges(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       services.set(prefix, known);
     }
   }
-  if (services.size === 0) throw new ContentError(`has no prefixes: expected ${WHAT}, {"prefixes":[{"ip_prefix":…,"region":…,"service":…}]}`);
+  if (services.size === 0)
+    throw new ContentError(`has no prefixes: expected ${WHAT}, {"prefixes":[{"ip_prefix":…,"region":…,"service":…}]}`);
   checkRejects(services.size, rejected, firstRejected, "AWS prefix records");
   const entries = [...services].map(([prefix, { region, zone, services: named }]): FeedEntry => {
     const specific = [...named].filter((s) => s !== "AMAZON");
-    const label = ["AWS", region === "GLOBAL" ? "global" : region, ...(specific.length ? specific : [...named])].filter(Boolean).join(" ");
+    const label = ["AWS", region === "GLOBAL" ? "global" : region, ...(specific.length ? specific : [...named])]
+      .filter(Boolean)
+      .join(" ");
     // GLOBAL (CloudFront, Route 53 …) is everywhere: no place. A Local Zone's border group names its metro.
-    const regions = region === "" || region === "GLOBAL" ? [] : [...new Set([zone, region].filter(Boolean))].map((name) => `aws:${name}`);
+    const regions =
+      region === "" || region === "GLOBAL"
+        ? []
+        : [...new Set([zone, region].filter(Boolean))].map((name) => `aws:${name}`);
     return { range: parseCidr(prefix)!, count: 1, label, ...(regions.length ? { regions } : {}) };
   });
-  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 200_000, broadestV4: 8, broadestV6: 16 }, WHAT);
-  const created = typeof document.createDate === "string" ? document.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4") : null;
+  checkPlausible(
+    entries.map((e) => e.range),
+    { minEntries: 1, maxEntries: 200_000, broadestV4: 8, broadestV6: 16 },
+    WHAT,
+  );
+  const created =
+    typeof document.createDate === "string"
+      ? document.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4")
+      : null;
   return { value: entries, entries: entries.length, dataDate: created ? isoDate(created) : null };
 }
 

@@ -9,7 +9,8 @@ const MARKUP = /<!doctype html|<html[\s>]|<head[\s>]|<body[\s>]|<script[\s>]|<me
 export function listText(bytes: Uint8Array, what: string): string {
   const text = new TextDecoder().decode(bytes);
   const start = text.trimStart();
-  if (start.startsWith("<") || MARKUP.test(text.slice(0, 8192))) throw new ContentError(`looks like an HTML page, not ${what}`);
+  if (start.startsWith("<") || MARKUP.test(text.slice(0, 8192)))
+    throw new ContentError(`looks like an HTML page, not ${what}`);
   return text;
 }
 
@@ -18,9 +19,16 @@ export function listText(bytes: Uint8Array, what: string): string {
  * The refusal names where the first bad entry is, never what it says: refusals reach
  * /healthz and the dashboard, and the bytes may be anything a redirect or a wrong URL served.
  */
-export function checkRejects(accepted: number, rejected: number, firstRejected: string | undefined, what: string): void {
+export function checkRejects(
+  accepted: number,
+  rejected: number,
+  firstRejected: string | undefined,
+  what: string,
+): void {
   if (rejected > 0 && rejected > accepted * MAX_REJECTED_SHARE) {
-    throw new ContentError(`${rejected} of ${accepted + rejected} entries are not ${what} (the first at ${firstRejected}); more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`);
+    throw new ContentError(
+      `${rejected} of ${accepted + rejected} entries are not ${what} (the first at ${firstRejected}); more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
+    );
   }
 }
 
@@ -47,7 +55,8 @@ export function jsonObject(bytes: Uint8Array, what: string): Record<string, unkn
   } catch {
     throw new ContentError(`not JSON; expected ${what}`);
   }
-  if (document === null || typeof document !== "object" || Array.isArray(document)) throw new ContentError(`not a JSON object; expected ${what}`);
+  if (document === null || typeof document !== "object" || Array.isArray(document))
+    throw new ContentError(`not a JSON object; expected ${what}`);
   return document as Record<string, unknown>;
 }
 

@@ -33,7 +33,8 @@ function jsonNames(text: string): string[] {
     // The parser's message quotes the bytes, which may be anything: not for /healthz.
     throw new ContentError("starts like a JSON array but is not JSON");
   }
-  if (!Array.isArray(list) || list.some((d) => typeof d !== "string")) throw new ContentError("expected a JSON array of domain names");
+  if (!Array.isArray(list) || list.some((d) => typeof d !== "string"))
+    throw new ContentError("expected a JSON array of domain names");
   return list as string[];
 }
 

@@ -52,15 +52,25 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
     const range = parseCidr(prefix);
     // A refusal repeats a field only once it is known to be what it should be.
     const malformed =
-      range === null ? "not a prefix"
-      : country !== "" && !countryName(country) ? (COUNTRY.test(country) ? `country "${country}" is not an ISO 3166-1 code` : "the country is not an ISO 3166-1 code")
-      : region !== "" && REGION.exec(region)?.[1] !== country ? "the region is not an ISO 3166-2 code of the row's country"
-      : city.length > MAX_CITY ? `the city is longer than ${MAX_CITY} characters`
-      : null;
-    const outOfBounds = range === null ? null
-      : touchesSpecialPurpose(range) ? `${prefix}: private or special-purpose space`
-      : tooBroad(range, broadest) ? `${prefix}: broader than /${range.version === 4 ? broadest.v4 : broadest.v6}`
-      : null;
+      range === null
+        ? "not a prefix"
+        : country !== "" && !countryName(country)
+          ? COUNTRY.test(country)
+            ? `country "${country}" is not an ISO 3166-1 code`
+            : "the country is not an ISO 3166-1 code"
+          : region !== "" && REGION.exec(region)?.[1] !== country
+            ? "the region is not an ISO 3166-2 code of the row's country"
+            : city.length > MAX_CITY
+              ? `the city is longer than ${MAX_CITY} characters`
+              : null;
+    const outOfBounds =
+      range === null
+        ? null
+        : touchesSpecialPurpose(range)
+          ? `${prefix}: private or special-purpose space`
+          : tooBroad(range, broadest)
+            ? `${prefix}: broader than /${range.version === 4 ? broadest.v4 : broadest.v6}`
+            : null;
     if (malformed !== null || outOfBounds !== null) {
       refused.push(`line ${i + 1} (${malformed ?? outOfBounds})`);
       if (malformed !== null) malformedRows++;
@@ -71,13 +81,21 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
     if (place === undefined) places.set(key, (place = { country, region, city }));
     entries.push({ range: range!, count: 1, place });
   }
-  if (entries.length === 0) throw new ContentError(`has no rows${refused.length ? ` it can use (${refused[0]})` : ""}: expected ${WHAT}, "prefix,country,region,city,postal" a line`);
+  if (entries.length === 0)
+    throw new ContentError(
+      `has no rows${refused.length ? ` it can use (${refused[0]})` : ""}: expected ${WHAT}, "prefix,country,region,city,postal" a line`,
+    );
   if (malformedRows > MAX_REFUSED_ROWS && malformedRows > entries.length * MAX_REJECTED_SHARE) {
-    throw new ContentError(`${malformedRows} of ${entries.length + refused.length} rows are not geofeed rows; more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`);
+    throw new ContentError(
+      `${malformedRows} of ${entries.length + refused.length} rows are not geofeed rows; more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
+    );
   }
-  if (entries.length > MAX_ROWS) throw new ContentError(`has ${entries.length} rows; ${WHAT} holds at most ${MAX_ROWS}`);
+  if (entries.length > MAX_ROWS)
+    throw new ContentError(`has ${entries.length} rows; ${WHAT} holds at most ${MAX_ROWS}`);
   const named = refused.slice(0, NAMED_REFUSALS).join(", ");
-  const note = refused.length ? `refused ${refused.length} row${refused.length > 1 ? "s" : ""}: ${named}${refused.length > NAMED_REFUSALS ? ` and ${refused.length - NAMED_REFUSALS} more` : ""}` : undefined;
+  const note = refused.length
+    ? `refused ${refused.length} row${refused.length > 1 ? "s" : ""}: ${named}${refused.length > NAMED_REFUSALS ? ` and ${refused.length - NAMED_REFUSALS} more` : ""}`
+    : undefined;
   return { value: entries, entries: entries.length, dataDate: null, ...(note ? { note } : {}) };
 }
 

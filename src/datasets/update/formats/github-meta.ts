@@ -27,9 +27,18 @@ export function parseGithubMeta(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
       lists.set(cidr, known);
     });
   }
-  if (lists.size === 0) throw new ContentError(`has no lists of CIDRs: expected ${WHAT}, {"hooks":["192.30.252.0/22",…],"web":[…],…}`);
-  const entries = [...lists.values()].map(({ range, names }) => ({ range, count: 1, label: `GitHub ${names.join(", ")}` }));
-  checkPlausible(entries.map((e) => e.range), { minEntries: 1, maxEntries: 100_000, broadestV4: 8, broadestV6: 16 }, WHAT);
+  if (lists.size === 0)
+    throw new ContentError(`has no lists of CIDRs: expected ${WHAT}, {"hooks":["192.30.252.0/22",…],"web":[…],…}`);
+  const entries = [...lists.values()].map(({ range, names }) => ({
+    range,
+    count: 1,
+    label: `GitHub ${names.join(", ")}`,
+  }));
+  checkPlausible(
+    entries.map((e) => e.range),
+    { minEntries: 1, maxEntries: 100_000, broadestV4: 8, broadestV6: 16 },
+    WHAT,
+  );
   return { value: entries, entries: entries.length, dataDate: null };
 }
 

@@ -17,12 +17,28 @@ export function parseGoogleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
   for (const [i, item] of arrayAt(document, "prefixes").entries()) {
     const record = (item ?? {}) as Record<string, unknown>;
     const scope = typeof record.scope === "string" ? record.scope : "";
-    const label = [typeof record.service === "string" ? record.service : "Google Cloud", scope].filter(Boolean).join(" ");
+    const label = [typeof record.service === "string" ? record.service : "Google Cloud", scope]
+      .filter(Boolean)
+      .join(" ");
     // "global" (anycast load balancers) has no place.
-    ranges.add(record.ipv4Prefix ?? record.ipv6Prefix, `prefixes[${i}]`, label, scope && scope !== "global" ? [`gcp:${scope}`] : []);
+    ranges.add(
+      record.ipv4Prefix ?? record.ipv6Prefix,
+      `prefixes[${i}]`,
+      label,
+      scope && scope !== "global" ? [`gcp:${scope}`] : [],
+    );
   }
-  const entries = ranges.checked(WHAT, '{"prefixes":[{"ipv4Prefix":…,"service":…,"scope":…}]}', "Google Cloud prefix records", 50_000);
-  return { value: entries, entries: entries.length, dataDate: typeof document.creationTime === "string" ? isoDate(document.creationTime) : null };
+  const entries = ranges.checked(
+    WHAT,
+    '{"prefixes":[{"ipv4Prefix":…,"service":…,"scope":…}]}',
+    "Google Cloud prefix records",
+    50_000,
+  );
+  return {
+    value: entries,
+    entries: entries.length,
+    dataDate: typeof document.creationTime === "string" ? isoDate(document.creationTime) : null,
+  };
 }
 
 export const GOOGLE_CLOUD_RANGES_FORMAT = ipListFormat({

@@ -39,13 +39,23 @@ const DESCRIPTORS = [
 type Descriptor = (typeof DESCRIPTORS)[number];
 export type SourceFormat = Descriptor["name"];
 /** What each format's parser hands to the compiler. */
-export type FormatValues = { [D in Descriptor as D["name"]]: D extends SourceFormatDescriptor<string, infer Value> ? Value : never };
+export type FormatValues = {
+  [D in Descriptor as D["name"]]: D extends SourceFormatDescriptor<string, infer Value> ? Value : never;
+};
 /** The formats whose entries are address ranges: they feed the reputation index. */
 export type IpFormat = { [F in SourceFormat]: FormatValues[F] extends FeedEntry[] ? F : never }[SourceFormat];
 
-export const FORMATS = Object.fromEntries(DESCRIPTORS.map((d) => [d.name, d])) as { readonly [F in SourceFormat]: SourceFormatDescriptor<F, FormatValues[F]> };
+export const FORMATS = Object.fromEntries(DESCRIPTORS.map((d) => [d.name, d])) as {
+  readonly [F in SourceFormat]: SourceFormatDescriptor<F, FormatValues[F]>;
+};
 export const FORMAT_NAMES: readonly SourceFormat[] = DESCRIPTORS.map((d) => d.name);
-export const MAX_SOURCE_BYTES = Object.fromEntries(DESCRIPTORS.map((d) => [d.name, d.maxBytes])) as { readonly [F in SourceFormat]: number };
-export const IP_FORMATS: ReadonlySet<SourceFormat> = new Set(DESCRIPTORS.filter((d) => d.outputs.includes("reputation-index")).map((d) => d.name));
+export const MAX_SOURCE_BYTES = Object.fromEntries(DESCRIPTORS.map((d) => [d.name, d.maxBytes])) as {
+  readonly [F in SourceFormat]: number;
+};
+export const IP_FORMATS: ReadonlySet<SourceFormat> = new Set(
+  DESCRIPTORS.filter((d) => d.outputs.includes("reputation-index")).map((d) => d.name),
+);
 /** Formats whose entries carry their publisher's label (region, service). */
-export const LABELLED_FORMATS: ReadonlySet<SourceFormat> = new Set(DESCRIPTORS.filter((d) => d.labels).map((d) => d.name));
+export const LABELLED_FORMATS: ReadonlySet<SourceFormat> = new Set(
+  DESCRIPTORS.filter((d) => d.labels).map((d) => d.name),
+);

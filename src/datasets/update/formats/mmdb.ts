@@ -20,7 +20,9 @@ const USEFUL: Record<MmdbTarget, (r: Record<string, unknown>) => boolean> = {
 };
 
 function hasCountry(r: Record<string, unknown>): boolean {
-  return typeof r.country_code === "string" || typeof r.country === "object" || typeof r.registered_country === "object";
+  return (
+    typeof r.country_code === "string" || typeof r.country === "object" || typeof r.registered_country === "object"
+  );
 }
 
 /**
@@ -33,7 +35,12 @@ export function parseMmdbSource(bytes: Uint8Array, target: MmdbTarget): ParsedSo
   try {
     const mmdb = parseMmdb(buffer, "download");
     const { networks } = verifyRecords(mmdb);
-    const probes = target === "city-ipv4" || mmdb.reader.metadata.ipVersion === 4 ? PROBES_V4 : target === "city-ipv6" ? PROBES_V6 : [...PROBES_V4, ...PROBES_V6];
+    const probes =
+      target === "city-ipv4" || mmdb.reader.metadata.ipVersion === 4
+        ? PROBES_V4
+        : target === "city-ipv6"
+          ? PROBES_V6
+          : [...PROBES_V4, ...PROBES_V6];
     const answered = probes.some((ip) => {
       const record = mmdb.reader.get(ip) as MmdbRecord | null;
       return record !== null && USEFUL[target](record as Record<string, unknown>);

@@ -20,10 +20,20 @@ export function parseOracleCloudRanges(bytes: Uint8Array): ParsedSource<FeedEntr
     for (const [i, cidrItem] of arrayAt(region, "cidrs").entries()) {
       const record = (cidrItem ?? {}) as Record<string, unknown>;
       const tags = Array.isArray(record.tags) ? record.tags.filter((t): t is string => typeof t === "string") : [];
-      ranges.add(record.cidr, `regions[${r}].cidrs[${i}]`, ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" "), name ? [`oracle:${name}`] : []);
+      ranges.add(
+        record.cidr,
+        `regions[${r}].cidrs[${i}]`,
+        ["Oracle Cloud", name, tags.join("/")].filter(Boolean).join(" "),
+        name ? [`oracle:${name}`] : [],
+      );
     }
   }
-  const entries = ranges.checked(WHAT, '{"regions":[{"region":…,"cidrs":[{"cidr":…,"tags":[…]}]}]}', "Oracle Cloud CIDR records", 50_000);
+  const entries = ranges.checked(
+    WHAT,
+    '{"regions":[{"region":…,"cidrs":[{"cidr":…,"tags":[…]}]}]}',
+    "Oracle Cloud CIDR records",
+    50_000,
+  );
   const stamp = document.last_updated_timestamp;
   return { value: entries, entries: entries.length, dataDate: typeof stamp === "string" ? isoDate(stamp) : null };
 }

@@ -23,7 +23,9 @@ export function checkPlausible(ranges: readonly AddressRange[], p: Plausible, wh
     const broadest = range.version === 4 ? p.broadestV4 : p.broadestV6;
     const width = range.version === 4 ? 32 : 128;
     if (range.last - range.first >= 1n << BigInt(width - broadest)) {
-      throw new ContentError(`lists a range broader than /${broadest} (IPv${range.version}); ${what} publishes nothing that wide`);
+      throw new ContentError(
+        `lists a range broader than /${broadest} (IPv${range.version}); ${what} publishes nothing that wide`,
+      );
     }
   }
 }

@@ -44,7 +44,10 @@ export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
     dataDate ??= documentDate(document);
     visit(document);
   }
-  if (entries.length === 0) throw new ContentError('has no prefixes, though it parses: a file its publisher moved or retired often answers so (its first bytes are in the update log); expected {"prefixes":[{"ipv4Prefix":…}]} or one {"cidr":…} object a line');
+  if (entries.length === 0)
+    throw new ContentError(
+      'has no prefixes, though it parses: a file its publisher moved or retired often answers so (its first bytes are in the update log); expected {"prefixes":[{"ipv4Prefix":…}]} or one {"cidr":…} object a line',
+    );
   checkRejects(entries.length, rejected, firstRejected, "CIDR prefixes");
   return { value: entries, entries: entries.length, dataDate };
 }
@@ -72,7 +75,8 @@ function documentDate(document: unknown): string | null {
   if (document === null || typeof document !== "object" || Array.isArray(document)) return null;
   const d = document as Record<string, unknown>;
   if (typeof d.creationTime === "string") return isoDate(d.creationTime);
-  if (typeof d.createDate === "string") return isoDate(d.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4"));
+  if (typeof d.createDate === "string")
+    return isoDate(d.createDate.replace(/^(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$/, "$1T$2:$3:$4"));
   if (d.type === "metadata" && typeof d.timestamp === "number") return isoDate(d.timestamp * 1000);
   return null;
 }

@@ -27,7 +27,11 @@ export class RangeEntries {
   checked(what: string, shape: string, records: string, maxEntries: number): FeedEntry[] {
     if (this.entries.length === 0) throw new ContentError(`has no prefixes: expected ${what}, ${shape}`);
     checkRejects(this.entries.length, this.rejected, this.firstRejected, records);
-    checkPlausible(this.entries.map((e) => e.range), { minEntries: 1, maxEntries, broadestV4: 8, broadestV6: 16 }, what);
+    checkPlausible(
+      this.entries.map((e) => e.range),
+      { minEntries: 1, maxEntries, broadestV4: 8, broadestV6: 16 },
+      what,
+    );
     return this.entries;
   }
 }

@@ -24,7 +24,14 @@ export interface SourceFormatDescriptor<Name extends string = string, Value = un
 }
 
 /** IP lists feed a counter, a kind or a flag of the reputation index. */
-export const IP_FEED_TARGETS = [...COUNTER_NAMES, ...KIND_NAMES, "confirmed-bad", "verified-crawler", "relay", "anycast"];
+export const IP_FEED_TARGETS = [
+  ...COUNTER_NAMES,
+  ...KIND_NAMES,
+  "confirmed-bad",
+  "verified-crawler",
+  "relay",
+  "anycast",
+];
 /** A cloud's or CDN's own ranges: a hosting label, or anycast edges. */
 export const INFRASTRUCTURE_TARGETS = ["hosting", "anycast"];
 
@@ -50,7 +57,12 @@ export function ipListFormat<Name extends string>(format: {
     parse(bytes, feeds) {
       const parsed = parse(bytes, feeds);
       const bounds = CAPPING_TARGETS[feeds];
-      if (bounds) checkPlausible(parsed.value.map((e) => e.range), bounds, `a list of ${feeds} ranges`);
+      if (bounds)
+        checkPlausible(
+          parsed.value.map((e) => e.range),
+          bounds,
+          `a list of ${feeds} ranges`,
+        );
       return parsed;
     },
   };
