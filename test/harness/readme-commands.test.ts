@@ -18,9 +18,9 @@ test("CI runs the README's test command as written there, and that command has a
   const ciCommands = readFileSync(resolve(ROOT, ".ci/run"), "utf8")
     .split("\n")
     .filter((line) => line && !line.startsWith("#"));
-  // The README's command installs; CI installs nothing else, and type-checks what it installed.
+  // The README's command installs; CI installs nothing else, then type-checks and lints what it installed.
   expect(ciCommands.filter((line) => line.includes("npm install"))).toEqual([testCommand!]);
-  expect(ciCommands.slice(ciCommands.indexOf(testCommand!) + 1)).toEqual(["npm run typecheck"]);
+  expect(ciCommands.slice(ciCommands.indexOf(testCommand!) + 1)).toEqual(["npm run typecheck", "npm run lint"]);
 });
 
 test("the README names the Node.js version, as package.json's engines field does", () => {
