@@ -11,6 +11,7 @@ export interface CopyReport {
   reports: number;
   emailOverrides: number;
   ipOverrides: number;
+  auditEvents: number;
   adminPassword: boolean;
   /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
   limitedKeys: string[];
@@ -26,6 +27,8 @@ const TABLES = [
   ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
   ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until"]],
   ["ip_overrides", ["target", "action", "reason", "author", "created_at", "until"]],
+  // PostgreSQL numbers the events anew, in the order SQLite wrote them.
+  ["audit_log", ["at", "action", "outcome", "target", "actor", "channel", "change", "detail", "once"]],
 ] as const;
 
 const BATCH_ROWS = 5_000;
@@ -52,7 +55,10 @@ export async function copySqliteToPostgres(
           `the PostgreSQL database already has ${keys} key(s); copy into an empty one (or add keys with riskcheck keys create)`,
         );
       for (const [table, columns] of TABLES) {
-        const rows = source.query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`).all();
+        const order = table === "audit_log" ? " ORDER BY id" : "";
+        const rows = source
+          .query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}${order}`)
+          .all();
         if (table === "api_keys")
           for (const row of rows) if (capLimits(row)) limitedKeys.push(`${row.name} (${row.id})`);
         for (let i = 0; i < rows.length; i += BATCH_ROWS)
@@ -72,6 +78,7 @@ export async function copySqliteToPostgres(
       reports: counts.get("reports")!,
       emailOverrides: counts.get("email_overrides")!,
       ipOverrides: counts.get("ip_overrides")!,
+      auditEvents: counts.get("audit_log")!,
       adminPassword: counts.get("admin_password")! > 0,
       limitedKeys,
     };

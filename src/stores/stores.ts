@@ -1,3 +1,4 @@
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { AdminPasswordStore } from "../dashboard/admin-password.ts";
 import type { SessionStore } from "../dashboard/sessions.ts";
 import type { SignInThrottle } from "../dashboard/sign-in-throttle.ts";
@@ -22,6 +23,10 @@ export interface Stores {
   readonly ipOverrides: IpOverrideStore;
   /** Local abuse reports (POST /v1/reports). */
   readonly reports: ReportStore;
+  /** Every administrative act, append-only. */
+  readonly audit: AuditLog;
+  /** The schema versions opening moved the database between (from 0: made new), or null when it was up to date. */
+  readonly schemaChange: SchemaChange | null;
   /** Which database, for messages: its path, or its URL without the password. */
   readonly description: string;
   /**
@@ -32,6 +37,11 @@ export interface Stores {
   /** The request path's keys and quota, answered from memory and kept current the database's way. */
   serving(options: { now: () => number; logError: (line: string) => void }): Promise<ServingState>;
   close(): Promise<void>;
+}
+
+export interface SchemaChange {
+  readonly from: number;
+  readonly to: number;
 }
 
 export interface ServingState {

@@ -29,12 +29,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   datasets: ["email", "ip", "runtime", "time"],
   metrics: ["datasets"],
   reports: ["ip", "text"],
+  // The audit log's events, and the stores' ports it records acts on.
+  audit: ["email", "ip", "keys"],
   checks: ["datasets", "email", "ip"],
   scan: ["checks", "datasets", "email", "ip", "text"],
-  dashboard: ["email", "ip", "keys", "reports", "requests", "time"],
-  http: ["checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports", "requests"],
-  stores: ["dashboard", "email", "ip", "keys", "limits", "reports"],
+  dashboard: ["audit", "email", "ip", "keys", "reports", "requests", "time"],
+  http: ["audit", "checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports", "requests"],
+  stores: ["audit", "dashboard", "email", "ip", "keys", "limits", "reports"],
   app: [
+    "audit",
     "dashboard",
     "datasets",
     "email",
@@ -50,6 +53,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ],
   cli: [
     "app",
+    "audit",
     "checks",
     "dashboard",
     "datasets",

@@ -58,6 +58,16 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     until: null,
   };
   await sqlite.ipOverrides.put(ipOverride);
+  const revokedEvent = await sqlite.audit.append({
+    at: new Date(now - 100).toISOString(),
+    action: "key.revoked",
+    outcome: "succeeded",
+    target: `${gone.key.id} (old)`,
+    actor: "ops@vm1",
+    channel: "cli",
+    change: { revokedAt: { before: null, after: new Date(now - 100).toISOString() } },
+    detail: null,
+  });
   await sqlite.close();
 
   const url = await freshDatabaseUrl();
@@ -66,7 +76,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
   expect(migrated.stdout).toContain(
-    "2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, the dashboard password",
+    "2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, 1 audit events, the dashboard password",
   );
   const reports = JSON.parse(
     (await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout,
@@ -115,6 +125,10 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     expect(await pg.sessions.find(token, now + 1)).not.toBeNull();
     expect(await pg.emailOverrides.list()).toEqual([override]);
     expect(await pg.ipOverrides.list()).toEqual([ipOverride]);
+    const { id: _, ...copiedEvent } = revokedEvent!;
+    expect(await pg.audit.read({ action: "key.revoked" }, { order: "oldest_first", limit: 10 })).toEqual([
+      { id: expect.any(Number), ...copiedEvent },
+    ]);
     expect(await pg.signInThrottle.begin("203.0.113.9", now + 1)).toBeGreaterThan(0);
   } finally {
     await pg.close();

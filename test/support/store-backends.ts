@@ -19,6 +19,8 @@ export interface StoreBackend {
   another(): Promise<Stores>;
   /** Another process's hold on the reports table of the last fresh() (a write lock); the function given back lets go. */
   lockReports(): Promise<() => Promise<void>>;
+  /** Runs SQL on the database of the last fresh() as a hand at the database's own shell would. */
+  execute(statement: string): Promise<void>;
 }
 
 const opened: Stores[] = [];
@@ -48,6 +50,14 @@ function sqliteBackend(): StoreBackend {
       return track(openSqliteStores(path));
     },
     another: async () => track(openSqliteStores(path)),
+    execute: async (statement) => {
+      const db = new Database(path);
+      try {
+        db.exec(statement);
+      } finally {
+        db.close();
+      }
+    },
     lockReports: async () => {
       const db = new Database(path);
       db.exec("BEGIN IMMEDIATE");
@@ -73,10 +83,13 @@ function postgresBackend(): StoreBackend {
     name: "PostgreSQL",
     fresh: async () => {
       const [sql] = await open();
-      await sql`TRUNCATE reports, report_deletion_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides, ip_overrides`;
+      await sql`TRUNCATE reports, report_deletion_log, audit_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides, ip_overrides`;
       return postgresStores(sql, "test");
     },
     another: async () => postgresStores((await open())[1], "test"),
+    execute: async (statement) => {
+      await (await open())[1].unsafe(statement);
+    },
     lockReports: async () => {
       const connection = await (await open())[1].reserve();
       await connection`BEGIN`;

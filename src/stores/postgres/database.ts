@@ -140,6 +140,26 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER ip_overrides_changed
      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ip_overrides
      FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_ip_overrides_changed();`,
+  // The audit log, as SQLite's: append-only, \`once\` for an event several instances may each see.
+  `CREATE TABLE audit_log (
+     id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     at      TEXT NOT NULL,
+     action  TEXT NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
+     target  TEXT NOT NULL,
+     actor   TEXT NOT NULL,
+     channel TEXT NOT NULL CHECK (channel IN ('cli', 'dashboard', 'api', 'server')),
+     change  TEXT,
+     detail  TEXT,
+     once    TEXT UNIQUE
+   );
+   CREATE INDEX audit_log_at ON audit_log (at);
+   CREATE FUNCTION riskcheck_audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     RAISE EXCEPTION 'the audit log is append-only';
+   END $$;
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
+     FOR EACH ROW EXECUTE FUNCTION riskcheck_audit_log_append_only();`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
@@ -148,10 +168,14 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 const MIGRATION_LOCK = 0x7269736b;
 
 /** Connects to the database shared by the instances and the CLI, and brings its schema up to date. */
-export async function openPostgres(url: string): Promise<SQL> {
+export async function openPostgres(
+  url: string,
+  onMigrated: (from: number, to: number) => void = () => {},
+): Promise<SQL> {
   const sql = new SQL({ url, adapter: "postgres", max: 5, connectionTimeout: 10 });
   try {
-    await migrate(sql, url);
+    const from = await migrate(sql, url);
+    if (from < POSTGRES_SCHEMA_VERSION) onMigrated(from, POSTGRES_SCHEMA_VERSION);
   } catch (err) {
     await sql.close();
     throw err;
@@ -159,15 +183,18 @@ export async function openPostgres(url: string): Promise<SQL> {
   return sql;
 }
 
-async function migrate(sql: SQL, url: string): Promise<void> {
+/** Brings the schema up to date (instances starting together take turns); the version it was at (0: a new database). */
+async function migrate(sql: SQL, url: string): Promise<number> {
   const where = redactedDatabaseUrl(url);
   let newer: number | null = null;
+  let from = POSTGRES_SCHEMA_VERSION;
   try {
     await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
       await tx`CREATE TABLE IF NOT EXISTS riskcheck_schema (version INTEGER NOT NULL)`;
       const [row] = await tx<{ version: number }[]>`SELECT version FROM riskcheck_schema`;
       const current = row?.version ?? 0;
+      from = current;
       if (current > POSTGRES_SCHEMA_VERSION) {
         newer = current;
         return;
@@ -186,4 +213,5 @@ async function migrate(sql: SQL, url: string): Promise<void> {
     throw new Error(
       `${where}: database schema version ${newer} is newer than this riskcheck (${POSTGRES_SCHEMA_VERSION}); upgrade riskcheck`,
     );
+  return from;
 }

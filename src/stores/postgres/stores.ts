@@ -12,17 +12,20 @@ import { PostgresSessionStore } from "./sessions.ts";
 import { PostgresSignInThrottle } from "./sign-in-throttle.ts";
 import { PostgresUsageStore } from "./usage-store.ts";
 import { PostgresReportStore } from "./reports.ts";
-import type { Stores } from "../stores.ts";
+import type { SchemaChange, Stores } from "../stores.ts";
+import { PostgresAuditLog } from "./audit-log.ts";
 
 export async function openPostgresStores(url: string): Promise<Stores> {
-  return postgresStores(await openPostgres(url), redactedDatabaseUrl(url));
+  let schemaChange: SchemaChange | null = null;
+  const sql = await openPostgres(url, (from, to) => (schemaChange = { from, to }));
+  return postgresStores(sql, redactedDatabaseUrl(url), schemaChange);
 }
 
 /**
  * Stores shared by several instances in one PostgreSQL database: keys reach every
  * instance by notification, and the quota is leased from one count.
  */
-export function postgresStores(sql: SQL, description: string): Stores {
+export function postgresStores(sql: SQL, description: string, schemaChange: SchemaChange | null = null): Stores {
   return {
     keys: new PostgresKeyStore(sql),
     usage: new PostgresUsageStore(sql),
@@ -32,6 +35,8 @@ export function postgresStores(sql: SQL, description: string): Stores {
     emailOverrides: new PostgresOverrideStore(sql),
     ipOverrides: new PostgresIpOverrideStore(sql),
     reports: new PostgresReportStore(sql),
+    audit: new PostgresAuditLog(sql),
+    schemaChange,
     description: `PostgreSQL ${description}`,
     replacedOnDisk: () => null,
     serving: async ({ now, logError }) => {

@@ -103,6 +103,22 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER ip_overrides_inserted AFTER INSERT ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;
    CREATE TRIGGER ip_overrides_updated AFTER UPDATE ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;
    CREATE TRIGGER ip_overrides_deleted AFTER DELETE ON ip_overrides BEGIN UPDATE ip_override_changes SET generation = generation + 1; END;`,
+  // The audit log: append-only (an UPDATE is refused; only retention deletes). \`once\` names an event several
+  // processes may each see (an override's expiry): the second insert of one name is dropped.
+  `CREATE TABLE audit_log (
+     id      INTEGER PRIMARY KEY AUTOINCREMENT,
+     at      TEXT NOT NULL,
+     action  TEXT NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
+     target  TEXT NOT NULL,
+     actor   TEXT NOT NULL,
+     channel TEXT NOT NULL CHECK (channel IN ('cli', 'dashboard', 'api', 'server')),
+     change  TEXT,
+     detail  TEXT,
+     once    TEXT UNIQUE
+   );
+   CREATE INDEX audit_log_at ON audit_log (at);
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -116,7 +132,12 @@ const MIGRATION_PATIENCE_MS = 5_000;
  * in writeWhenUnlocked instead, off its event loop. `mustWrite` (the server) refuses a
  * database it could read but never write to, rather than losing every count it flushes.
  */
-export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = false): Database {
+export function openDatabase(
+  path: string,
+  waitForLocksMs = 5_000,
+  mustWrite = false,
+  onMigrated: (from: number, to: number) => void = () => {},
+): Database {
   let db: Database;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -131,7 +152,8 @@ export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = f
     );
   }
   try {
-    migrate(db, path);
+    const from = migrate(db, path);
+    if (from < SCHEMA_VERSION) onMigrated(from, SCHEMA_VERSION);
     if (mustWrite) checkWritable(db, path);
   } catch (err) {
     db.close();
@@ -141,18 +163,20 @@ export function openDatabase(path: string, waitForLocksMs = 5_000, mustWrite = f
   return db;
 }
 
-function migrate(db: Database, path: string): void {
+/** Brings the schema up to date; the version it was at (0: a new database). */
+function migrate(db: Database, path: string): number {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (current > SCHEMA_VERSION) {
     throw new Error(
       `${path}: database schema version ${current} is newer than this riskcheck (${SCHEMA_VERSION}); upgrade riskcheck`,
     );
   }
-  if (current === SCHEMA_VERSION) return;
+  if (current === SCHEMA_VERSION) return current;
   db.transaction(() => {
     for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+  return current;
 }
 
 /** Throws when a write to the database would fail: a read-only file, directory or mount. */

@@ -12,7 +12,8 @@ import { SqliteKeyStore } from "./key-store.ts";
 import { SqliteUsageStore } from "./usage-store.ts";
 import { LocalMonthlyQuota } from "../../limits/local-monthly-quota.ts";
 import { SqliteReportStore } from "./reports.ts";
-import type { Stores } from "../stores.ts";
+import type { SchemaChange, Stores } from "../stores.ts";
+import { SqliteAuditLog } from "./audit-log.ts";
 
 /** The file beside the database through which processes announce changes to keys. */
 function signalPath(dbPath: string): string {
@@ -24,10 +25,12 @@ function signalPath(dbPath: string): string {
  * (writes wait in writeWhenUnlocked), and a database it cannot write to is refused.
  */
 export function openSqliteStores(path: string, forServing = false): Stores {
+  let schemaChange: SchemaChange | null = null;
   const stores = sqliteStores(
-    openDatabase(path, forServing ? 0 : undefined, forServing),
+    openDatabase(path, forServing ? 0 : undefined, forServing, (from, to) => (schemaChange = { from, to })),
     openChangeSignal(signalPath(path)),
     path,
+    schemaChange,
   );
   const opened = fileIdentity(path);
   return {
@@ -48,7 +51,12 @@ function fileIdentity(path: string): string | null {
 }
 
 /** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */
-export function sqliteStores(db: Database, keysChanged: ChangeSignal, description: string): Stores {
+export function sqliteStores(
+  db: Database,
+  keysChanged: ChangeSignal,
+  description: string,
+  schemaChange: SchemaChange | null = null,
+): Stores {
   const usage = new SqliteUsageStore(db);
   return {
     keys: new SqliteKeyStore(db, keysChanged),
@@ -59,6 +67,8 @@ export function sqliteStores(db: Database, keysChanged: ChangeSignal, descriptio
     emailOverrides: new SqliteOverrideStore(db),
     ipOverrides: new SqliteIpOverrideStore(db),
     reports: new SqliteReportStore(db),
+    audit: new SqliteAuditLog(db),
+    schemaChange,
     description: `SQLite ${description}`,
     replacedOnDisk: () => null,
     serving: async ({ now }) => {

@@ -1,0 +1,29 @@
+import { hostname, userInfo } from "node:os";
+import type { Actor } from "./audit-event.ts";
+
+/** The operating-system user of a CLI command and the host, with the user sudo was run by: `alice via sudo as root@vm1`. */
+export function cliActor(env: Readonly<Record<string, string | undefined>> = process.env): Actor {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = `uid ${process.getuid?.() ?? "unknown"}`;
+  }
+  const sudo = env.SUDO_USER && env.SUDO_USER !== user ? `${env.SUDO_USER} via sudo as ` : "";
+  return { channel: "cli", name: `${sudo}${user}@${hostname()}` };
+}
+
+/** The server acting on its own (an expiry, retention, a scheduled update): `serve on vm1`, or the job it ran. */
+export function serverActor(what = "serve"): Actor {
+  return { channel: "server", name: `${what} on ${hostname()}` };
+}
+
+/** A dashboard user: the session (a short digest of its token, never the token) and the client address. */
+export function dashboardActor(address: string, session: string | null): Actor {
+  return { channel: "dashboard", name: session === null ? `from ${address}` : `session ${session} from ${address}` };
+}
+
+/** A caller of the admin API: its key's id and name, and the client address. */
+export function apiActor(key: { readonly id: string; readonly name: string }, address: string): Actor {
+  return { channel: "api", name: `key ${key.id} (${key.name}) from ${address}` };
+}
