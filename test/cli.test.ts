@@ -124,6 +124,8 @@ describe("help", () => {
       "reports delete",
       "admin set-password",
       "admin unlock",
+      "audit list",
+      "audit export",
       "db migrate",
       "email allow",
       "email deny",

@@ -45,6 +45,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Local abuse reports: repeats of a key's report within `dedupMs` are duplicates; `windowMs` is what the verdict counts; `retentionMs` what is kept. */
   readonly reports: ReportSettings;
+  /** The audit log: what the server prunes after `retentionMs`; `lines`: each event also as a JSON line to `stdout` or a file. */
+  readonly audit: { readonly retentionMs: number; readonly lines: string | null };
 }
 
 export type ConfigFlags = Partial<
@@ -70,6 +72,7 @@ export const DEFAULTS = Object.freeze({
   reportWindow: "90d",
   reportRetention: "365d",
   reportKeyDailyLimit: 10_000,
+  auditRetention: "400d",
 });
 
 /** The SQLite file a data directory holds unless --db / RISKCHECK_DB names another. */
@@ -141,6 +144,10 @@ export function loadConfig(flags: ConfigFlags, env: Env): Config {
         1,
       ),
     },
+    audit: {
+      retentionMs: auditRetention(env.RISKCHECK_AUDIT_RETENTION ?? DEFAULTS.auditRetention),
+      lines: env.RISKCHECK_AUDIT_LOG || null,
+    },
   };
   return Object.freeze(config);
 }
@@ -172,6 +179,14 @@ function evidenceRule(text: string): EvidenceRule {
 function period(text: string, variable: string): number {
   const ms = parseDuration(text);
   if (ms === null) throw new UsageError(`${variable}: "${text}" is not a period such as 24h, 90d or 30m`);
+  return ms;
+}
+
+/** At least a day: a shorter retention would prune the record of what was just done. */
+function auditRetention(text: string): number {
+  const ms = period(text, "RISKCHECK_AUDIT_RETENTION");
+  if (ms < 86_400_000)
+    throw new UsageError(`RISKCHECK_AUDIT_RETENTION: "${text}" is shorter than a day; give days, such as 400d`);
   return ms;
 }
 

@@ -18,6 +18,10 @@ import { clientResolver } from "../http/client-info.ts";
 import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
 import { wireApp } from "./wiring.ts";
+import { openAuditTrail } from "./audit-wiring.ts";
+import { serverActor } from "../audit/actors.ts";
+import { pruneAuditLog } from "../audit/audit-retention.ts";
+import { OverrideExpiries } from "../audit/override-expiries.ts";
 
 export interface Log {
   info(line: string): void;
@@ -47,6 +51,9 @@ const OVERRIDE_CHECK_MS = 3_000;
 const IP_OVERRIDE_CHECK_MS = 1_000;
 /** Local reports are read again this often (as the email overrides are): within 10 s on every instance. */
 const REPORT_CHECK_MS = 3_000;
+/** How often expired override lines are looked for; the audit log is pruned every AUDIT_PRUNES_EVERY_CHECKS of these. */
+const AUDIT_CHECK_MS = 60_000;
+const AUDIT_PRUNES_EVERY_CHECKS = 60;
 /** At shutdown the usage flush is tried this often, a second apart, before the counts are given up. */
 const FINAL_FLUSH_ATTEMPTS = 5;
 
@@ -141,6 +148,7 @@ export async function startServer(
     warningCommands: warningCommands(config),
     metricsToken: config.metricsToken,
     reports: config.reports,
+    audit: openAuditTrail(stores, config, (text) => process.stdout.write(text), log.error),
   });
   const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
@@ -218,7 +226,8 @@ function refreshFromNetwork(
   const child = new UpdateChild(
     selfArgv(),
     ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
-    process.env,
+    // The database it records in is the server's, however the server was told of it.
+    { ...process.env, RISKCHECK_DB: config.dbPath, RISKCHECK_DATABASE_URL: config.databaseUrl ?? "" },
     Date.now,
   );
   const scheduler = new RefreshScheduler({
@@ -306,10 +315,27 @@ function startTimers(
       );
     }
   }, VERSION_CHECK_MS);
+  const server = wired.audit.as(serverActor());
+  const expiries = new OverrideExpiries(
+    async () => ({ email: await stores.emailOverrides.list(), ip: await stores.ipOverrides.list() }),
+    server,
+    config.audit.retentionMs,
+  );
+  let auditChecks = 0;
+  // Expired override lines are recorded within a minute; the log is pruned hourly, and first a minute after start.
+  const auditUpkeep = setInterval(async () => {
+    await expiries
+      .check(Date.now())
+      .catch((err: Error) => log.error(`audit: recording expired override lines failed, will retry: ${err.message}`));
+    if (auditChecks++ % AUDIT_PRUNES_EVERY_CHECKS === 0)
+      await pruneAuditLog(server, config.audit.retentionMs, Date.now()).catch((err: Error) =>
+        log.error(`audit: pruning the log failed, will retry: ${err.message}`),
+      );
+  }, AUDIT_CHECK_MS);
   const pacer = new GcPacer(wired.deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   return () => {
-    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, pacing])
+    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, auditUpkeep, pacing])
       clearInterval(timer);
   };
 }

@@ -19,6 +19,9 @@ import { LocalReportIndex } from "../reports/local-report-index.ts";
 import type { ReportSettings } from "../reports/report.ts";
 import { ReportWatch } from "../reports/report-watch.ts";
 import type { Stores } from "../stores/stores.ts";
+import { serverActor } from "../audit/actors.ts";
+import { AuditTrail } from "../audit/audit-trail.ts";
+import { recordSchemaChange } from "./audit-wiring.ts";
 
 export interface WiringInput {
   stores: Stores;
@@ -35,6 +38,8 @@ export interface WiringInput {
   /** When set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | null;
   reports: ReportSettings;
+  /** Where administrative acts are recorded; the database's log alone when left out. */
+  audit?: AuditTrail;
 }
 
 /** Builds every service the app needs over one database's stores; the server and the tests share it. */
@@ -42,6 +47,9 @@ export async function wireApp(input: WiringInput) {
   const { stores, now } = input;
   const startedMs = now();
   const { keys } = stores;
+  const audit = input.audit ?? new AuditTrail(stores.audit, { now, logError: input.logError });
+  const server = audit.as(serverActor());
+  await recordSchemaChange(stores, server);
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
@@ -81,7 +89,11 @@ export async function wireApp(input: WiringInput) {
       keys,
       usage,
       usageStore: stores.usage,
-      password: await AdminPassword.open(stores.adminPassword, input.adminPassword),
+      password: await AdminPassword.open(stores.adminPassword, input.adminPassword, (how) =>
+        server.record(`admin_password.${how}`, "dashboard", {
+          detail: "from RISKCHECK_ADMIN_PASSWORD; every dashboard session was signed out",
+        }),
+      ),
       sessions: stores.sessions,
       throttle: stores.signInThrottle,
       defaultIpQuota: input.limits.ipQuotaPerMonth,
@@ -102,6 +114,7 @@ export async function wireApp(input: WiringInput) {
         windowMs: input.reports.windowMs,
         refresh: () => reportWatch.refresh(),
       },
+      audit,
     },
     client: input.client,
     now,
@@ -118,6 +131,7 @@ export async function wireApp(input: WiringInput) {
       refreshIp: overrides.refreshIp,
     },
     warnings,
+    audit,
     refreshState: input.refreshState,
     metrics: {
       requests: new RequestMetrics(),
@@ -131,5 +145,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, serving, overrides, reportWatch };
+  return { deps, keys, usage, serving, overrides, reportWatch, audit };
 }

@@ -1,14 +1,23 @@
 import { hostname, userInfo } from "node:os";
 import type { Actor } from "./audit-event.ts";
 
-/** The operating-system user of a CLI command and the host, with the user sudo was run by: `alice via sudo as root@vm1`. */
-export function cliActor(env: Readonly<Record<string, string | undefined>> = process.env): Actor {
-  let user: string;
+/** The operating-system user running the command: $USER, else the passwd entry's name, else the uid. */
+export function currentUser(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const fromEnvironment = env.USER || env.LOGNAME;
+  if (fromEnvironment) return fromEnvironment;
+  const uid = `uid ${process.getuid?.() ?? "unknown"}`;
   try {
-    user = userInfo().username;
+    // Bun answers "unknown" when USER is unset, whatever the passwd entry says (oven-sh/bun#39859).
+    const { username } = userInfo();
+    return username && username !== "unknown" ? username : uid;
   } catch {
-    user = `uid ${process.getuid?.() ?? "unknown"}`;
+    return uid;
   }
+}
+
+/** The user of a CLI command and the host, with the user sudo was run by: `alice via sudo as root@vm1`. */
+export function cliActor(env: Readonly<Record<string, string | undefined>> = process.env): Actor {
+  const user = currentUser(env);
   const sudo = env.SUDO_USER && env.SUDO_USER !== user ? `${env.SUDO_USER} via sudo as ` : "";
   return { channel: "cli", name: `${sudo}${user}@${hostname()}` };
 }

@@ -11,6 +11,17 @@ export interface AuditDetails {
   readonly once?: string;
 }
 
+/** What describes a finished act: the event's details, and its target once the act has named it (a key's id). */
+export type Described<T> = (result: T) => AuditDetails & { readonly target?: string };
+
+/** One actor's hand on the trail (the CLI's user, a dashboard session, an API key): see AuditTrail's methods. */
+export interface AuditRecorder {
+  readonly actor: Actor;
+  readonly trail: AuditTrail;
+  record(action: AuditAction, target: string, details?: AuditDetails): Promise<AuditEntry | null>;
+  act<T>(action: AuditAction, target: string, work: () => Promise<T>, describe?: Described<T>): Promise<T>;
+}
+
 /** A failure's reason as the log keeps it: one line. */
 function reasonOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").slice(0, 500);
@@ -26,6 +37,16 @@ export class AuditTrail {
       readonly logError: (line: string) => void;
     },
   ) {}
+
+  /** The trail as one actor writes to it. */
+  as(actor: Actor): AuditRecorder {
+    return {
+      actor,
+      trail: this,
+      record: (action, target, details) => this.record(actor, action, target, details),
+      act: (action, target, work, describe) => this.act(actor, action, target, work, describe),
+    };
+  }
 
   /** Writes one event; null when `once` names an event recorded already. */
   async record(
@@ -61,7 +82,7 @@ export class AuditTrail {
     action: AuditAction,
     target: string,
     work: () => Promise<T>,
-    describe: (result: T) => AuditDetails & { readonly target?: string } = () => ({}),
+    describe: Described<T> = () => ({}),
   ): Promise<T> {
     let result: T;
     try {

@@ -15,7 +15,10 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
     throw new UsageError(
       `${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`,
     );
-  await withStoresMadeIfNeeded(config, values, ({ adminPassword }) => setAdminPassword(adminPassword, password));
+  await withStoresMadeIfNeeded(config, values, async ({ adminPassword }, audit) => {
+    const how = await setAdminPassword(adminPassword, password);
+    await audit.record(`admin_password.${how}`, "dashboard", { detail: "every dashboard session was signed out" });
+  });
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");
   return 0;
@@ -27,9 +30,13 @@ export async function unlock({ values, operand }: ParsedCommandLine<typeof ADMIN
   if (address !== null && parseIpAddress(address) === null)
     throw new UsageError(`admin unlock takes an IP address, got "${address}"`);
   const config = loadConfig(values, process.env);
-  const unlocked = await withExistingStores(config, values, ({ signInThrottle }) =>
-    signInThrottle.unlock(address, Date.now()),
-  );
+  const unlocked = await withExistingStores(config, values, async ({ signInThrottle }, audit) => {
+    const lifted = await signInThrottle.unlock(address, Date.now());
+    await audit.record("sign_in.unlocked", address ?? "every address", {
+      detail: lifted.length === 0 ? "nothing was locked out" : `lifted the lock-out of ${lifted.join(", ")}`,
+    });
+    return lifted;
+  });
   console.log(
     unlocked.length === 0
       ? `Nothing was locked out${address === null ? "" : ` for ${address}`}; failed sign-ins are forgotten.`

@@ -205,6 +205,18 @@ export const SERVE = {
       description:
         "Distinct addresses one key may report per day (UTC); reports of further ones are refused with limit_reached",
     },
+    {
+      name: "RISKCHECK_AUDIT_RETENTION",
+      default: DEFAULTS.auditRetention,
+      description:
+        "Audit log events older than this are deleted by the server, at least 1d; each pruning is itself recorded (docs/audit.md)",
+    },
+    {
+      name: "RISKCHECK_AUDIT_LOG",
+      default: "none",
+      description:
+        "Also write each audit event as one JSON line: stdout (for a CLI command: its standard error), or a file appended to; every command reads it",
+    },
     ...MAXMIND_SETTINGS,
   ],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
@@ -217,6 +229,7 @@ export const UPDATE = {
     "Every output is composed from every source that feeds it, the bundled packages included. Downloads are checked by content first (an HTML page is refused).",
     "A new version that would shrink an output by more than --max-shrink is refused, naming the sources responsible. Exits 1 when a source failed (the others go ahead) or the version was refused.",
     "A running server picks the new version up within seconds.",
+    "A version installed, one refused, sources that could not be fetched and a rollback are recorded in the audit log of the database that is there (docs/audit.md).",
   ],
   flags: [
     DATA_DIR,
@@ -249,6 +262,8 @@ export const UPDATE = {
     },
     { name: "list", type: "boolean", description: "List the kept versions with their date, sources and counts" },
     JSON_OUTPUT,
+    DB,
+    DATABASE_URL,
   ],
   environment: MAXMIND_SETTINGS,
   examples: [

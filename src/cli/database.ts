@@ -4,6 +4,10 @@ import { type Config, ownDbPath } from "../app/config.ts";
 import { openStores } from "../stores/open.ts";
 import { dataDirKind, notADataDirectory } from "../datasets/data-dir-kind.ts";
 import type { Stores } from "../stores/stores.ts";
+import { cliActor } from "../audit/actors.ts";
+import type { AuditRecorder } from "../audit/audit-trail.ts";
+import type { Actor } from "../audit/audit-event.ts";
+import { auditedStores, openAuditTrail, recordSchemaChange } from "../app/audit-wiring.ts";
 
 /** The flags a command was given that choose its SQLite file. */
 type DatabaseFlags = { readonly "data-dir"?: string; readonly db?: string };
@@ -22,7 +26,7 @@ function databaseOrigin(config: Config, values: DatabaseFlags): string {
  * data directory (a command run elsewhere than the server), not an empty database to create.
  */
 function requireDatabase(config: Config, values: DatabaseFlags): void {
-  if (config.databaseUrl !== null || existsSync(config.dbPath)) return;
+  if (databaseExists(config)) return;
   throw new Error(
     `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
   );
@@ -50,32 +54,43 @@ function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
     );
 }
 
-/** Runs `use` on the configured database's stores and closes them, whatever happens. */
-export async function withStores<T>(config: Config, use: (stores: Stores) => Promise<T>): Promise<T> {
+/** What a command does with the stores: every key and override change it makes is on the record, and `audit` records the rest. */
+type StoresUse<T> = (stores: Stores, audit: AuditRecorder) => Promise<T>;
+
+/**
+ * Runs `use` on the configured database's stores, as the CLI's user on this host, and closes
+ * them, whatever happens. Events also go to standard error as JSON lines when
+ * RISKCHECK_AUDIT_LOG=stdout: standard output is the command's own.
+ */
+export async function withStores<T>(config: Config, use: StoresUse<T>, actor: Actor = cliActor()): Promise<T> {
   const stores = await openStores(config);
   try {
-    return await use(stores);
+    const audit = openAuditTrail(
+      stores,
+      config,
+      (text) => process.stderr.write(text),
+      (line) => console.error(line),
+    ).as(actor);
+    await recordSchemaChange(stores, audit);
+    return await use(auditedStores(stores, audit), audit);
   } finally {
     await stores.close();
   }
 }
 
+/** Whether the configured database is there: a PostgreSQL one always is (it is made as it opens). */
+export function databaseExists(config: Config): boolean {
+  return config.databaseUrl !== null || existsSync(config.dbPath);
+}
+
 /** `use` on the stores of a database that is there already (`requireDatabase`): reading or removing never makes one. */
-export async function withExistingStores<T>(
-  config: Config,
-  values: DatabaseFlags,
-  use: (stores: Stores) => Promise<T>,
-): Promise<T> {
+export async function withExistingStores<T>(config: Config, values: DatabaseFlags, use: StoresUse<T>): Promise<T> {
   requireDatabase(config, values);
   return withStores(config, use);
 }
 
 /** `use` on the stores, the database made first where `prepareDatabase` allows it; says so once `use` succeeded. */
-export async function withStoresMadeIfNeeded<T>(
-  config: Config,
-  values: DatabaseFlags,
-  use: (stores: Stores) => Promise<T>,
-): Promise<T> {
+export async function withStoresMadeIfNeeded<T>(config: Config, values: DatabaseFlags, use: StoresUse<T>): Promise<T> {
   const madeNew = prepareDatabase(config, values);
   const result = await withStores(config, use);
   madeNew();

@@ -19,6 +19,11 @@ export async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MI
     return 0;
   }
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
+  await withStores(config, (stores, audit) =>
+    audit.record("database.copied", stores.description, {
+      detail: `from SQLite ${source}: ${copied.keys} keys, ${copied.reports} reports, ${copied.emailOverrides + copied.ipOverrides} override lines, ${copied.auditEvents} audit events`,
+    }),
+  );
   console.log(
     `Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP overrides, ${copied.auditEvents} audit events${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`,
   );

@@ -37,6 +37,7 @@ import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "
 import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE, allowIp, denyIp, listIpOverrides, removeIpOverride } from "./ip.ts";
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
+import { AUDIT_EXPORT, AUDIT_LIST, exportAudit, listAudit } from "./audit.ts";
 import type { RunContext } from "./start-serve-load.ts";
 import { BUILD_INFO } from "../runtime/build-info.ts";
 
@@ -79,6 +80,8 @@ const COMMANDS: readonly Command[] = [
   command(REPORTS_DELETE, deleteReports),
   command(ADMIN_SET_PASSWORD, setPassword),
   command(ADMIN_UNLOCK, unlock),
+  command(AUDIT_LIST, listAudit),
+  command(AUDIT_EXPORT, exportAudit),
   command(DB_MIGRATE, migrateDatabase),
   command(EMAIL_ALLOW, allowDomain),
   command(EMAIL_DENY, denyDomain),

@@ -1,4 +1,4 @@
-import { userInfo } from "node:os";
+import { currentUser } from "../audit/actors.ts";
 import { UsageError, loadConfig } from "../app/config.ts";
 import { hint } from "../app/self-command.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
@@ -149,17 +149,4 @@ export async function removeOverride({ values, operand }: ParsedCommandLine<type
   if (!removed) throw new UsageError(`no override line for ${domain}; see riskcheck email list`);
   console.log(`Removed the line for ${domain}; the lists decide again within 10 s.`);
   return 0;
-}
-
-export function currentUser(): string {
-  const fromEnvironment = process.env.USER || process.env.LOGNAME;
-  if (fromEnvironment) return fromEnvironment;
-  const uid = `uid ${process.getuid?.() ?? "unknown"}`;
-  try {
-    // Bun answers "unknown" when USER is unset, whatever the passwd entry says (oven-sh/bun#39859).
-    const { username } = userInfo();
-    return username && username !== "unknown" ? username : uid;
-  } catch {
-    return uid;
-  }
 }

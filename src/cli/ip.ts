@@ -5,7 +5,8 @@ import { type IpOverrideLine, ipOverrideLine, ipOverrideTarget, isActive } from 
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
-import { AUTHOR, REASON, UNTIL, currentUser } from "./email.ts";
+import { AUTHOR, REASON, UNTIL } from "./email.ts";
+import { currentUser } from "../audit/actors.ts";
 import { printTable } from "./table.ts";
 
 /** `riskcheck ip allow|deny|list|remove`: the operator's override lines for addresses, ranges and networks. */

@@ -7,6 +7,8 @@ import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores } from "./database.ts";
 import { parseDateText, sinceMs } from "../time/calendar-date.ts";
+import type { AuditRecorder } from "../audit/audit-trail.ts";
+import { reportsTarget } from "../audit/reports-target.ts";
 
 const SINCE = {
   name: "since",
@@ -94,18 +96,30 @@ export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS
   if (values.ip === undefined && values.key === undefined)
     throw new UsageError("say which reports go: --ip IP, --key NAME, or both");
   const ip = values.ip === undefined ? undefined : address(values.ip);
-  const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores) => {
-    if (values.key === undefined) return stores.reports.delete({ ip }, Date.now());
+  const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores, audit) => {
+    if (values.key === undefined)
+      return deletedReports(audit, ip, null, () => stores.reports.delete({ ip }, Date.now()));
     const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
     if (keys.length === 0)
       throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
     let n = 0;
-    for (const key of keys) n += await stores.reports.delete({ ip, keyId: key.id }, Date.now());
+    for (const key of keys)
+      n += await deletedReports(audit, ip, key, () => stores.reports.delete({ ip, keyId: key.id }, Date.now()));
     return n;
   });
   const whose = [ip === undefined ? "" : ` of ${ip}`, values.key === undefined ? "" : ` by ${values.key}`].join("");
   console.log(`Deleted ${deleted} report(s)${whose}; running servers count without them within 10 s.`);
   return 0;
+}
+
+/** One deletion, on the record with how many reports went. */
+function deletedReports(
+  audit: AuditRecorder,
+  ip: string | undefined,
+  key: { id: string; name: string } | null,
+  work: () => Promise<number>,
+): Promise<number> {
+  return audit.act("reports.deleted", reportsTarget(ip ?? null, key), work, (n) => ({ detail: `${n} report(s)` }));
 }
 
 /** The canonical spelling, as the reports are stored. */

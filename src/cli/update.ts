@@ -8,19 +8,41 @@ import { progressLine } from "../datasets/update/fetch-source.ts";
 import { describeGroup, groupProblems } from "../datasets/source-problems.ts";
 import type { DisputedNames } from "../datasets/update/email-evidence.ts";
 import { SourcesError } from "../datasets/update/sources.ts";
-import { runUpdate } from "../datasets/update/update.ts";
-import { type VersionListing, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
+import { type UpdateReport, runUpdate } from "../datasets/update/update.ts";
+import { type VersionListing, currentVersion, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
 import { hint } from "../app/self-command.ts";
 import { dataFiles } from "../datasets/data-layout.ts";
 import { printTable } from "./table.ts";
 import { embeddedPackages } from "../datasets/baseline/baseline.ts";
 import { ensureDatasets } from "../datasets/baseline/install-baseline.ts";
 import { type PackageFiles, nodeModulesPackages } from "../datasets/update/package-files.ts";
+import { cliActor, serverActor } from "../audit/actors.ts";
+import type { AuditAction } from "../audit/audit-event.ts";
+import type { AuditDetails } from "../audit/audit-trail.ts";
+import { databaseExists, withStores } from "./database.ts";
+import { RUN_BY_SERVER_VARIABLE } from "../datasets/refresh-child.ts";
+
+/**
+ * Records what the update did, in the database of the same --data-dir (or --db, --database-url)
+ * when there is one: a data directory nobody administers yet has no database, and gets none
+ * for this. A failure to record is said, and changes nothing of the update's outcome.
+ */
+async function recordUpdate(config: Config, action: AuditAction, details: AuditDetails & { target: string }) {
+  if (!databaseExists(config)) return;
+  const actor = process.env[RUN_BY_SERVER_VARIABLE] === "1" ? serverActor("scheduled update") : cliActor();
+  await withStores(config, (_, audit) => audit.record(action, details.target, details), actor).catch((err: Error) =>
+    console.error(`riskcheck: could not record the update in the audit log: ${err.message}`),
+  );
+}
 
 export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Promise<number> {
   const config = loadConfig(values, process.env);
   if (values.rollback) {
     const { current, from, older } = await withUpdateLock(config.dataDir, () => rollback(config.dataDir));
+    await recordUpdate(config, "update.rolled_back", {
+      target: `dataset version ${current}`,
+      change: { version: { before: from, after: current } },
+    });
     const next = older ? "Roll back again to step further." : "It is the oldest version kept.";
     console.log(
       `Dataset version ${current} is current again (rolled back from ${from}); a running server switches within seconds. ${next}`,
@@ -34,6 +56,12 @@ export async function update({ values }: ParsedCommandLine<typeof UPDATE>): Prom
   try {
     return await refresh(values, config);
   } catch (err) {
+    if (!(err instanceof UsageError))
+      await recordUpdate(config, "update.failed", {
+        target: `datasets in ${resolvePath(config.dataDir)}`,
+        outcome: "failed",
+        detail: (err as Error).message,
+      });
     // --json always prints a document: a caller (the server's refresh) reads why from it.
     if (!values.json) throw err;
     console.log(JSON.stringify({ error: (err as Error).message }));
@@ -46,6 +74,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   const maxShrink = values["max-shrink"] === undefined ? DEFAULT_MAX_SHRINK : Number(values["max-shrink"]);
   if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
   const started = performance.now();
+  const before = currentVersion(config.dataDir);
   const report = await runUpdate({
     dataDir: config.dataDir,
     sourcesFile: config.sourcesFile,
@@ -67,6 +96,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   });
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");
+  await recordRefresh(config, report, before);
   if (values.json) {
     console.log(JSON.stringify(report));
     return failed ? 1 : 0;
@@ -126,6 +156,26 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   if (groups.length)
     console.error(`riskcheck: could not fetch ${groups.map(describeGroup).join("; ")}. Fix: ${groups[0].fix}.`);
   return failed ? 1 : 0;
+}
+
+/** A new version installed, or one refused, or sources that could not be fetched (the data in use kept); nothing when nothing changed. */
+async function recordRefresh(config: Config, report: UpdateReport, before: string | null): Promise<void> {
+  const failedSources = report.outcomes.filter((o) => o.outcome === "failed").map((o) => o.name);
+  const fetchProblem = failedSources.length ? `could not fetch ${failedSources.join(", ")}` : null;
+  if (report.version !== null)
+    await recordUpdate(config, "update.installed", {
+      target: `dataset version ${report.version}`,
+      change: { version: { before, after: report.version } },
+      detail: fetchProblem && `${fetchProblem}; their last data is in it`,
+    });
+  else if (report.refused.length || fetchProblem)
+    await recordUpdate(config, "update.failed", {
+      target: `datasets in ${resolvePath(config.dataDir)}`,
+      outcome: "failed",
+      detail: report.refused.length
+        ? `refused: ${report.refused.join("; ")}; the data in use keeps serving`
+        : `${fetchProblem}; the data in use keeps serving`,
+    });
 }
 
 function sourceNames(names: readonly string[]): string {

@@ -18,8 +18,15 @@ export interface AdminPasswordStore {
   replacePasswordHash(hash: string, now: Date): Promise<void>;
 }
 
-export async function setAdminPassword(store: AdminPasswordStore, password: string, now = new Date()): Promise<void> {
+/** Stores the password's hash; whether it was set for the first time or changed. */
+export async function setAdminPassword(
+  store: AdminPasswordStore,
+  password: string,
+  now = new Date(),
+): Promise<"set" | "changed"> {
+  const had = (await store.passwordHash()) !== null;
   await store.replacePasswordHash(await hashPassword(password), now);
+  return had ? "changed" : "set";
 }
 
 /**
@@ -34,14 +41,20 @@ export class AdminPassword {
     private readonly fromEnvironment: string | null,
   ) {}
 
-  static async open(store: AdminPasswordStore, environmentPassword: string | null): Promise<AdminPassword> {
+  /** `stored`: told when the environment's password was stored, first (`set`) or in place of another (`changed`). */
+  static async open(
+    store: AdminPasswordStore,
+    environmentPassword: string | null,
+    stored: (how: "set" | "changed") => Promise<unknown> = async () => {},
+  ): Promise<AdminPassword> {
     if (environmentPassword === null) return new AdminPassword(store, null);
-    const stored = await store.passwordHash();
+    const current = await store.passwordHash();
     // One argon2id run either way: the stored hash is reused when it matches.
-    if (stored !== null && (await Bun.password.verify(environmentPassword, stored)))
-      return new AdminPassword(store, stored);
+    if (current !== null && (await Bun.password.verify(environmentPassword, current)))
+      return new AdminPassword(store, current);
     const hash = await hashPassword(environmentPassword);
     await store.replacePasswordHash(hash, new Date());
+    await stored(current === null ? "set" : "changed");
     return new AdminPassword(store, hash);
   }
 

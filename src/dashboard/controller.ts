@@ -10,7 +10,14 @@ import { PasswordCheckSlots } from "./password-check-slots.ts";
 import { keyListing } from "./key-rows.ts";
 import { passwordNotSetPage, signInPage } from "./pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "./pages/keys.ts";
-import { SESSION_LIFETIME_MS, type Session, type SessionStore, randomToken, tokensEqual } from "./sessions.ts";
+import {
+  SESSION_LIFETIME_MS,
+  type Session,
+  type SessionStore,
+  randomToken,
+  sessionLabel,
+  tokensEqual,
+} from "./sessions.ts";
 import type { SignInThrottle } from "./sign-in-throttle.ts";
 import { type KeyChanges, KeyStoreError, type KeyStore, MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import type { UsageRecorder } from "../keys/usage-recorder.ts";
@@ -29,6 +36,13 @@ import type { OverrideInForce } from "../ip/overrides/override-table.ts";
 import { type CheckedAddress, ipOverrideConfirmPage, ipOverridesPage } from "./pages/ip-overrides.ts";
 import type { LocalReportIndex } from "../reports/local-report-index.ts";
 import type { ReportStore } from "../reports/report-store.ts";
+import { dashboardActor } from "../audit/actors.ts";
+import type { AuditRecorder, AuditTrail } from "../audit/audit-trail.ts";
+import { auditedKeyStore } from "../audit/audited-key-store.ts";
+import { auditedEmailOverrides, auditedIpOverrides } from "../audit/audited-override-stores.ts";
+import { reportsTarget } from "../audit/reports-target.ts";
+import { isActionFilter } from "../audit/audit-log.ts";
+import { auditPage } from "./pages/audit.ts";
 
 export interface DashboardDeps {
   readonly keys: KeyStore;
@@ -58,6 +72,19 @@ export interface DashboardDeps {
     /** Reads the store again, so that this instance's verdicts follow a deletion at once. */
     readonly refresh: () => Promise<void>;
   };
+  /** Where every act of a signed-in user, and every sign-in, is recorded. */
+  readonly audit: AuditTrail;
+}
+
+/** A signed-in user's state-changing request, its CSRF token checked: the stores it changes record its acts as its own. */
+interface AuthorisedPost {
+  readonly form: URLSearchParams;
+  readonly token: string;
+  readonly session: Session;
+  readonly audit: AuditRecorder;
+  readonly keys: KeyStore;
+  readonly emailOverrides: OverrideStore;
+  readonly ipOverrides: IpOverrideStore;
 }
 
 /** What the app knows about the client: its address (proxy-aware) and whether it reached us over TLS. */
@@ -131,6 +158,10 @@ const IP_NOTICES = new Map([
   ["added", "The line was added; every running server applies it within 3 s."],
   ["removed", "The line was removed; the feeds decide again."],
 ]);
+
+/** Events on a page of the audit log. */
+const AUDIT_PER_PAGE = 50;
+const EVENT_ID = /^[1-9]\d{0,15}$/;
 
 /** The reported addresses page: the top REPORTED_PAGES × REPORTED_PER_PAGE of the window, a page at a time. */
 const REPORTED_PER_PAGE = 50;
@@ -227,9 +258,7 @@ export class Dashboard {
   }
 
   /** The form and session of a state-changing request whose CSRF token matches, or the refusal. */
-  private async authorisedPost(
-    request: Request,
-  ): Promise<{ form: URLSearchParams; token: string; session: Session } | Response> {
+  private async authorisedPost(request: Request, client: ClientInfo): Promise<AuthorisedPost | Response> {
     const current = await this.session(request);
     if (!current) return page(messagePage("Signed out", "Your session has ended. Sign in again."), 403);
     const form = await readForm(request);
@@ -241,7 +270,15 @@ export class Dashboard {
         403,
       );
     }
-    return { form, ...current };
+    const audit = this.deps.audit.as(dashboardActor(client.address, sessionLabel(current.token)));
+    return {
+      form,
+      ...current,
+      audit,
+      keys: auditedKeyStore(this.deps.keys, audit),
+      emailOverrides: auditedEmailOverrides(this.deps.emailOverrides, audit),
+      ipOverrides: auditedIpOverrides(this.deps.ipOverrides, audit),
+    };
   }
 
   private signInForm(client: ClientInfo, error?: string, status = 200): Response {
@@ -298,8 +335,10 @@ export class Dashboard {
         "retry-after": "1",
       });
     let correct: boolean;
+    let lockedIfWrong: boolean;
     try {
-      const wait = await this.deps.throttle.begin(client.address, now);
+      const { wait, lockedIfWrong: locks } = await this.deps.throttle.begin(client.address, now);
+      lockedIfWrong = locks;
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60_000);
         const text = `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask the server's operator to lift the lock with "riskcheck admin unlock".`;
@@ -309,10 +348,22 @@ export class Dashboard {
     } finally {
       release();
     }
-    if (!correct) return this.signInForm(client, "Wrong password.", 401);
+    const anonymous = this.deps.audit.as(dashboardActor(client.address, null));
+    if (!correct) {
+      await anonymous.record("sign_in.failed", "dashboard", { outcome: "failed", detail: "wrong password" });
+      if (lockedIfWrong)
+        await anonymous.record("sign_in.locked_out", "dashboard", {
+          outcome: "failed",
+          detail: "too many failed sign-ins: the address is refused for a while (riskcheck admin unlock lifts it)",
+        });
+      return this.signInForm(client, "Wrong password.", 401);
+    }
     this.passwordChecks.signedInFrom(client.address, now);
     await this.deps.throttle.unlock(client.address, now);
     const { token } = await this.deps.sessions.create(now);
+    await this.deps.audit
+      .as(dashboardActor(client.address, sessionLabel(token)))
+      .record("sign_in.succeeded", "dashboard");
     return redirect("/dashboard", [
       cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000),
       cookie(SIGN_IN_COOKIE, "", client, 0),
@@ -320,19 +371,20 @@ export class Dashboard {
   }
 
   async signOut(request: Request, client: ClientInfo): Promise<Response> {
-    const current = await this.authorisedPost(request);
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     await this.deps.sessions.destroy(current.token);
+    await current.audit.record("sign_out", "dashboard");
     return redirect("/dashboard", [cookie(SESSION_COOKIE, "", client, 0)]);
   }
 
-  async createKey(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async createKey(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     try {
       const permissions = formPermissions(current.form);
       if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
-      const { key, secret } = await this.deps.keys.create(
+      const { key, secret } = await current.keys.create(
         { name: field(current.form, "name") ?? "", permissions: permissions.permissions },
         new Date(this.deps.now()),
       );
@@ -366,13 +418,13 @@ export class Dashboard {
     return page(keyPage({ key, days, nowMs, defaultIpQuota, csrfToken: session.csrfToken, notice }), status);
   }
 
-  async updateKey(request: Request, id: string): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async updateKey(request: Request, id: string, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     try {
-      await this.deps.keys.update(key.id, formChanges(current.form, key, this.deps.now()));
+      await current.keys.update(key.id, formChanges(current.form, key, this.deps.now()));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
       return this.keyView(current.session, id, { text: `Nothing was changed: ${err.message}.`, error: true }, 400);
@@ -381,8 +433,8 @@ export class Dashboard {
   }
 
   /** A rotation without grace asks first; the new secret is shown once. */
-  async rotateKey(request: Request, id: string): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async rotateKey(request: Request, id: string, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const grace = field(current.form, "grace") ?? "";
     const graceMs = grace === "0" ? 0 : parseDuration(grace);
@@ -398,7 +450,7 @@ export class Dashboard {
     if (graceMs === 0 && field(current.form, "confirm") !== "yes")
       return page(rotateConfirmPage(key, current.session.csrfToken));
     try {
-      const { after, secret } = await this.deps.keys.rotate(key.id, graceMs, new Date(this.deps.now()));
+      const { after, secret } = await current.keys.rotate(key.id, graceMs, new Date(this.deps.now()));
       return page(keyRotatedPage(after, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -415,13 +467,13 @@ export class Dashboard {
     return page(revokeConfirmPage(key, current.session.csrfToken));
   }
 
-  async revoke(request: Request, id: string): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async revoke(request: Request, id: string, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     if (field(current.form, "confirm") !== "yes") return redirect(`/dashboard/keys/${encodeURIComponent(id)}/revoke`);
     const key = await this.deps.keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
-    if (!key.revokedAt) await this.deps.keys.revoke(key.id, new Date(this.deps.now())).catch(ignoreAlreadyRevoked);
+    if (!key.revokedAt) await current.keys.revoke(key.id, new Date(this.deps.now())).catch(ignoreAlreadyRevoked);
     return redirect("/dashboard?done=revoked");
   }
 
@@ -443,8 +495,8 @@ export class Dashboard {
     return page(emailOverridesPage(lines, active, session.csrfToken, notice), status);
   }
 
-  async addOverride(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async addOverride(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const { form } = current;
     const action = field(form, "action");
@@ -462,7 +514,7 @@ export class Dashboard {
         },
         new Date(this.deps.now()),
       );
-      await this.deps.emailOverrides.put(line);
+      await current.emailOverrides.put(line);
     } catch (err) {
       if (!(err instanceof OverrideError)) throw err;
       return this.overridesView(
@@ -478,13 +530,13 @@ export class Dashboard {
     return redirect("/dashboard/email?done=added");
   }
 
-  async removeOverride(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async removeOverride(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const domain = normaliseDomain(field(current.form, "domain") ?? "");
     if (domain === null)
       return this.overridesView(current.session, { text: "That is not a domain name.", error: true }, 400);
-    await this.deps.emailOverrides.remove(domain);
+    await current.emailOverrides.remove(domain);
     await this.deps.refreshOverrides();
     return redirect("/dashboard/email?done=removed");
   }
@@ -531,8 +583,8 @@ export class Dashboard {
   }
 
   /** Adds a line after a confirmation page that shows it: from the add form or the check box's offers. */
-  async addIpOverride(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async addIpOverride(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const { form } = current;
     const checked = field(form, "checked") ?? "";
@@ -563,7 +615,7 @@ export class Dashboard {
             current.session.csrfToken,
           ),
         );
-      await this.deps.ipOverrides.put(line);
+      await current.ipOverrides.put(line);
     } catch (err) {
       if (!(err instanceof OverrideError)) throw err;
       return this.ipOverridesView(
@@ -580,8 +632,8 @@ export class Dashboard {
     return redirect(`/dashboard/ip?done=added${checked ? `&check=${encodeURIComponent(checked)}` : ""}`);
   }
 
-  async removeIpOverride(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async removeIpOverride(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     let target: string;
     try {
@@ -590,7 +642,7 @@ export class Dashboard {
       if (!(err instanceof OverrideError)) throw err;
       return this.ipOverridesView(current.session, null, { text: err.message, error: true }, 400);
     }
-    await this.deps.ipOverrides.remove(target);
+    await current.ipOverrides.remove(target);
     await this.deps.refreshIpOverrides();
     return redirect("/dashboard/ip?done=removed");
   }
@@ -612,8 +664,8 @@ export class Dashboard {
    * Deletes an address's reports, one key's of it, or, with no address, all of a key's:
    * that one is asked again (a page saying what will go) before it is done.
    */
-  async deleteReports(request: Request): Promise<Response> {
-    const current = await this.authorisedPost(request);
+  async deleteReports(request: Request, client: ClientInfo): Promise<Response> {
+    const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     const ipText = field(current.form, "ip");
     const keyId = field(current.form, "key") || undefined;
@@ -621,8 +673,8 @@ export class Dashboard {
     if (ipText && ip === null) return page(messagePage("No such address", "The form named no valid IP address."), 400);
     if (ip === null && keyId === undefined)
       return page(messagePage("Nothing to delete", "Name an address, a key, or both."), 400);
+    const key = keyId === undefined ? null : await this.deps.keys.find(keyId);
     if (field(current.form, "confirm") !== "yes") {
-      const key = keyId === undefined ? null : await this.deps.keys.find(keyId);
       if (ip === null && key === null) return page(messagePage("No such key", "The form named no existing key."), 400);
       return page(
         deleteReportsConfirmPage(
@@ -632,7 +684,12 @@ export class Dashboard {
         ),
       );
     }
-    const deleted = await this.deps.reports.store.delete({ ip: ip?.text, keyId }, this.deps.now());
+    const deleted = await current.audit.act(
+      "reports.deleted",
+      reportsTarget(ip?.text ?? null, keyId === undefined ? null : { id: keyId, name: key?.name ?? "no such key" }),
+      () => this.deps.reports.store.delete({ ip: ip?.text, keyId }, this.deps.now()),
+      (n) => ({ detail: `${n} report(s)` }),
+    );
     await this.deps.reports.refresh();
     return redirect(`/dashboard/reports?deleted=${deleted}`);
   }
@@ -651,6 +708,34 @@ export class Dashboard {
       pages: Math.min(REPORTED_PAGES, Math.ceil(ranked.total / REPORTED_PER_PAGE)),
     };
     return page(reportsPage(rows, listing, reporters, Math.round(windowMs / 86_400_000), csrfToken, notice));
+  }
+
+  /** `/dashboard/audit[?action=A&target=T&before=ID]`: the audit log, newest first, a page at a time. */
+  async audit(request: Request): Promise<Response> {
+    const current = await this.session(request);
+    if (!current) return redirect("/dashboard");
+    const params = new URL(request.url).searchParams;
+    const action = params.get("action")?.trim() || undefined;
+    const target = params.get("target")?.trim() || undefined;
+    const before = params.get("before");
+    if (action !== undefined && !isActionFilter(action))
+      return page(messagePage("No such action", "Choose an action, or a family of them, from the list."), 400);
+    if (target !== undefined && target.length > 200)
+      return page(messagePage("Target too long", "Look for at most 200 characters of a target."), 400);
+    if (before !== null && !EVENT_ID.test(before))
+      return page(messagePage("No such page", "The page is named by an event's number."), 400);
+    const events = await this.deps.audit.log.read(
+      { action, target },
+      { order: "newest_first", before: before === null ? undefined : Number(before), limit: AUDIT_PER_PAGE + 1 },
+    );
+    const shown = events.slice(0, AUDIT_PER_PAGE);
+    const listing = {
+      action,
+      target,
+      before: before === null ? undefined : Number(before),
+      older: events.length > AUDIT_PER_PAGE ? shown[shown.length - 1].id : null,
+    };
+    return page(auditPage(shown, listing, current.session.csrfToken));
   }
 
   /** The asset, or null for a name the dashboard has none of. */

@@ -24,6 +24,11 @@ export function sessionDigest(token: string): string {
   return new Bun.CryptoHasher("sha256").update(token).digest("hex");
 }
 
+/** A session as the audit log names it: a short digest of its token (never the token), the same from sign-in to sign-out. */
+export function sessionLabel(token: string): string {
+  return sessionDigest(token).slice(0, 8);
+}
+
 /** A new session's token and row, expiring SESSION_LIFETIME_MS after `nowMs`. */
 export function newSession(nowMs: number) {
   const token = randomToken();

@@ -27,15 +27,20 @@ export interface ClientRow {
   lockouts: number;
 }
 
+/** An attempt's turn: the milliseconds the client must still wait (the attempt is refused), or 0 and whether a wrong password now locks it out. */
+export interface SignInAttempt {
+  readonly wait: number;
+  readonly lockedIfWrong: boolean;
+}
+
 /** Failed sign-ins per client, shared by every instance and by `riskcheck admin unlock`. */
 export interface SignInThrottle {
   /**
    * Counts an attempt as failed before its password is checked, so attempts sent in
    * parallel cannot get past the limit while the checks run; a success clears it.
-   * Returns the milliseconds the client must still wait (the attempt is refused and
-   * not counted), or 0.
+   * A client that must still wait is refused, and the attempt not counted.
    */
-  begin(address: string, nowMs: number): Promise<number>;
+  begin(address: string, nowMs: number): Promise<SignInAttempt>;
   /**
    * Forgets the failures of one client (an address, or any address of an IPv6 /64),
    * or of every client when `address` is null; returns the clients that were locked out.

@@ -6,6 +6,9 @@ import type { UpdateReport } from "./update/update.ts";
  * compiling (hundreds of MB at peak) never share the server's heap or stall its
  * requests. `command` runs riskcheck itself (the binary, or bun and the script).
  */
+/** Set for the update the server runs on its schedule: what it records is the server's doing, not a CLI user's. */
+export const RUN_BY_SERVER_VARIABLE = "RISKCHECK_UPDATE_RUN_BY_SERVER";
+
 export class UpdateChild {
   private process: ReturnType<typeof Bun.spawn> | null = null;
 
@@ -18,7 +21,7 @@ export class UpdateChild {
 
   async run(): Promise<RefreshResult> {
     const child = Bun.spawn([...this.command, "update", "--json", ...this.args], {
-      env: this.env,
+      env: { ...this.env, [RUN_BY_SERVER_VARIABLE]: "1" },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

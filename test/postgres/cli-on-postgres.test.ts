@@ -38,7 +38,7 @@ test("every command that opens the database works on PostgreSQL", async () => {
     });
     expect(await (await AdminPassword.open(stores.adminPassword, null)).verify("correct horse battery")).toBe(true);
     expect(unlocked.stdout).toBe("Lifted the dashboard sign-in lock-out of 203.0.113.7.\n");
-    expect(await stores.signInThrottle.begin("203.0.113.7", Date.now())).toBe(0);
+    expect((await stores.signInThrottle.begin("203.0.113.7", Date.now())).wait).toBe(0);
     expect(revoked.stdout).toMatch(/^Revoked key_\S+ "to-revoke" at /);
     expect((await stores.keys.list())[0].revokedAt).not.toBeNull();
     expect(migrated.stdout).toBe(

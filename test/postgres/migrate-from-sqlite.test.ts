@@ -129,7 +129,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     expect(await pg.audit.read({ action: "key.revoked" }, { order: "oldest_first", limit: 10 })).toEqual([
       { id: expect.any(Number), ...copiedEvent },
     ]);
-    expect(await pg.signInThrottle.begin("203.0.113.9", now + 1)).toBeGreaterThan(0);
+    expect((await pg.signInThrottle.begin("203.0.113.9", now + 1)).wait).toBeGreaterThan(0);
   } finally {
     await pg.close();
   }

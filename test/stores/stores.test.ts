@@ -322,11 +322,15 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
     test("five failed sign-ins lock a client out on every instance until unlocked", async () => {
       const { signInThrottle } = await backend.fresh();
       const other = await backend.another();
-      for (let i = 0; i < 5; i++) expect(await signInThrottle.begin("2001:db8::1", day1 + i)).toBe(0);
-      expect(await other.signInThrottle.begin("2001:db8::ffff", day1 + 10)).toBe(60_000 + 4 - 10);
-      expect(await signInThrottle.begin("198.51.100.1", day1 + 10)).toBe(0);
+      for (let i = 0; i < 5; i++)
+        expect(await signInThrottle.begin("2001:db8::1", day1 + i)).toEqual({ wait: 0, lockedIfWrong: i === 4 });
+      expect(await other.signInThrottle.begin("2001:db8::ffff", day1 + 10)).toEqual({
+        wait: 60_000 + 4 - 10,
+        lockedIfWrong: false,
+      });
+      expect((await signInThrottle.begin("198.51.100.1", day1 + 10)).wait).toBe(0);
       expect(await other.signInThrottle.unlock(null, day1 + 20)).toEqual(["2001:db8::/64"]);
-      expect(await signInThrottle.begin("2001:db8::1", day1 + 30)).toBe(0);
+      expect((await signInThrottle.begin("2001:db8::1", day1 + 30)).wait).toBe(0);
     });
   });
 

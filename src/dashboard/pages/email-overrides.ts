@@ -2,6 +2,7 @@ import type { OverrideLine } from "../../email/overrides.ts";
 import { untilText } from "../../time/calendar-date.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
+import { sectionNav } from "./section-nav.ts";
 
 function date(iso: string): string {
   return `${iso.slice(0, 16).replace("T", " ")} UTC`;
@@ -21,7 +22,7 @@ export function emailOverridesPage(
   csrfToken: string,
   notice?: { text: string; error?: boolean },
 ): string {
-  const body = html`<p><a href="/dashboard">API keys</a> · <strong>Email overrides</strong> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
+  const body = html`${sectionNav("/dashboard/email")}
 ${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
 <h2>Add an override line</h2>
 <p>A line decides for the domain and its subdomains, over every list, the allowlist files and disputed names; every running server applies it within 10 s. <code>?explain=1</code> shows it with its reason.</p>

@@ -4,6 +4,7 @@ import type { IpOverrideLine } from "../../ip/overrides/ip-override.ts";
 import type { OverrideInForce } from "../../ip/overrides/override-table.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
+import { sectionNav } from "./section-nav.ts";
 
 function date(iso: string | null): string {
   return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "until removed";
@@ -30,7 +31,7 @@ export interface PendingLine {
   readonly checked: string;
 }
 
-export const IP_NAV = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <strong>IP overrides</strong> · <a href="/dashboard/reports">Reported addresses</a></p>`;
+export const IP_NAV = sectionNav("/dashboard/ip");
 
 /** `/dashboard/ip`: check an address and allow it in one step; the override lines, a form to add one, a button to remove each. */
 export function ipOverridesPage(

@@ -3,6 +3,7 @@ import { KEY_NAME_MAX_LENGTH, keyStatus, rotationEndsAt } from "../../keys/key-r
 import { type SafeHtml, html } from "../html.ts";
 import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
+import { sectionNav } from "./section-nav.ts";
 
 export function date(iso: string | null): string {
   return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never";
@@ -33,7 +34,7 @@ export function keysPage(
 ): string {
   const { rows, search } = listing;
   const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
-<p><strong>API keys</strong> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <a href="/dashboard/reports">Reported addresses</a></p>
+${sectionNav("/dashboard")}
 ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-warnings"><h2 id="data-warnings">About the data being served</h2><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></section>` : ""}
 <h2>Create New API Key</h2>
 <form method="post" action="/dashboard/keys">

@@ -2,6 +2,7 @@ import type { ReportedAddress } from "../../reports/local-report-index.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
+import { sectionNav } from "./section-nav.ts";
 
 /** One reported address's row: the keys that reported it, by name where the key is known. */
 export interface ReportedRow {
@@ -37,7 +38,7 @@ export function reportsPage(
   csrfToken: string,
   notice?: string,
 ): string {
-  const body = html`<p><a href="/dashboard">API keys</a> · <a href="/dashboard/email">Email overrides</a> · <a href="/dashboard/ip">IP overrides</a> · <strong>Reported addresses</strong></p>
+  const body = html`${sectionNav("/dashboard/reports")}
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <h2>Most-reported addresses</h2>
 <p>Reports your own services sent with POST /v1/reports over the last ${String(windowDays)} days, by the number of keys that reported each address (a key counts once per address, whatever the categories; a revoked key's reports count no more): what the <code>local</code> source adds to the verdict. Deleting takes the reports back on every instance within 10 s.</p>

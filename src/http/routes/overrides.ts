@@ -11,6 +11,10 @@ import {
 import { type Admission, type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
+import { apiActor } from "../../audit/actors.ts";
+import type { AuditRecorder, AuditTrail } from "../../audit/audit-trail.ts";
+import { auditedEmailOverrides, auditedIpOverrides } from "../../audit/audited-override-stores.ts";
+import type { KeyRecord } from "../../keys/key-record.ts";
 
 export interface OverridesDeps extends AdmissionDeps {
   readonly overrides: {
@@ -20,6 +24,8 @@ export interface OverridesDeps extends AdmissionDeps {
     readonly refreshEmail: () => Promise<void>;
     readonly refreshIp: () => Promise<void>;
   };
+  /** Every line added or removed is recorded, by the key and the client address. */
+  readonly audit: AuditTrail;
 }
 
 type Kind = "ip" | "email";
@@ -59,12 +65,21 @@ export function overridesRoute(deps: OverridesDeps) {
     .post(
       "/v1/overrides",
       async ({ request }) =>
-        answered(await admit(deps, request, MANAGE, LINE_BODY), (admission) => addLine(deps, admission)),
+        answered(await admit(deps, request, MANAGE, LINE_BODY), (admission) =>
+          addLine(deps, admission, recorder(deps, request, admission.key)),
+        ),
       { parse: "none" },
     )
     .delete("/v1/overrides/:id", async ({ request }) =>
-      answered(admit(deps, request, MANAGE), () => removeLine(deps, request)),
+      answered(admit(deps, request, MANAGE), (admission) =>
+        removeLine(deps, request, recorder(deps, request, admission.key)),
+      ),
     );
+}
+
+/** The audit trail as the request's key, from its client address. */
+function recorder(deps: OverridesDeps, request: Request, key: KeyRecord): AuditRecorder {
+  return deps.audit.as(apiActor(key, deps.clientAddress(request)?.text ?? "an unknown address"));
 }
 
 type Answer = { readonly status: number; readonly body: string | null } | ApiError;
@@ -99,7 +114,11 @@ async function listLines(deps: OverridesDeps, request: Request): Promise<Answer>
   return { status: 200, body: JSON.stringify({ overrides: [...ip, ...email] }) };
 }
 
-async function addLine(deps: OverridesDeps, { body, key }: Admission<Record<string, unknown>>): Promise<Answer> {
+async function addLine(
+  deps: OverridesDeps,
+  { body, key }: Admission<Record<string, unknown>>,
+  audit: AuditRecorder,
+): Promise<Answer> {
   const { kind, target, action, reason, until } = body;
   if (kind !== "ip" && kind !== "email") return API_ERRORS.unknownOverrideKind;
   if (action !== "allow" && action !== "deny") return API_ERRORS.invalidOverrideAction;
@@ -114,12 +133,12 @@ async function addLine(deps: OverridesDeps, { body, key }: Admission<Record<stri
   try {
     if (kind === "ip") {
       const line = ipOverrideLine({ ...input, target }, now);
-      await deps.overrides.ip.put(line);
+      await auditedIpOverrides(deps.overrides.ip, audit).put(line);
       await deps.overrides.refreshIp();
       return { status: 201, body: JSON.stringify(ipView(line, now.getTime())) };
     }
     const line = overrideLine({ ...input, domain: target }, now);
-    await deps.overrides.email.put(line);
+    await auditedEmailOverrides(deps.overrides.email, audit).put(line);
     await deps.overrides.refreshEmail();
     return { status: 201, body: JSON.stringify(emailView(line, now.getTime())) };
   } catch (err) {
@@ -132,13 +151,13 @@ async function addLine(deps: OverridesDeps, { body, key }: Admission<Record<stri
   }
 }
 
-async function removeLine(deps: OverridesDeps, request: Request): Promise<Answer> {
+async function removeLine(deps: OverridesDeps, request: Request, audit: AuditRecorder): Promise<Answer> {
   const line = lineOfId(new URL(request.url).pathname.slice(PREFIX.length));
   if (line === null) return API_ERRORS.overrideNotFound;
   const [store, refresh] =
     line.kind === "ip"
-      ? [deps.overrides.ip, deps.overrides.refreshIp]
-      : [deps.overrides.email, deps.overrides.refreshEmail];
+      ? [auditedIpOverrides(deps.overrides.ip, audit), deps.overrides.refreshIp]
+      : [auditedEmailOverrides(deps.overrides.email, audit), deps.overrides.refreshEmail];
   if (!(await store.remove(line.target))) return API_ERRORS.overrideNotFound;
   await refresh();
   return { status: 204, body: null };

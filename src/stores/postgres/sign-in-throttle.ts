@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import {
   type ClientRow,
   DEFAULT_THROTTLE,
+  type SignInAttempt,
   type SignInThrottle,
   type ThrottlePolicy,
   attempt,
@@ -16,7 +17,7 @@ export class PostgresSignInThrottle implements SignInThrottle {
     private readonly policy: ThrottlePolicy = DEFAULT_THROTTLE,
   ) {}
 
-  begin(address: string, nowMs: number): Promise<number> {
+  begin(address: string, nowMs: number): Promise<SignInAttempt> {
     const client = throttledClient(address);
     return this.sql.begin(async (tx) => {
       // The client's row, locked until commit: attempts at once on several instances take turns.
@@ -26,12 +27,12 @@ export class PostgresSignInThrottle implements SignInThrottle {
         SELECT failures, window_start::float8 AS window_start, locked_until::float8 AS locked_until, lockouts
         FROM sign_in_failures WHERE client = ${client} FOR UPDATE`;
       const result = attempt(row, nowMs, this.policy);
-      if ("wait" in result) return result.wait;
+      if ("wait" in result) return { wait: result.wait, lockedIfWrong: false };
       const { next } = result;
       await tx`DELETE FROM sign_in_failures WHERE last_failure < ${nowMs - this.policy.forgetAfterMs} AND locked_until <= ${nowMs} AND client <> ${client}`;
       await tx`UPDATE sign_in_failures SET failures = ${next.failures}, window_start = ${next.window_start}, locked_until = ${next.locked_until},
                lockouts = ${next.lockouts}, last_failure = ${nowMs} WHERE client = ${client}`;
-      return 0;
+      return { wait: 0, lockedIfWrong: next.locked_until > nowMs };
     });
   }
 

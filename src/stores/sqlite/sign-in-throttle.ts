@@ -3,6 +3,7 @@ import { writeWhenUnlocked } from "./lock-wait.ts";
 import {
   type ClientRow,
   DEFAULT_THROTTLE,
+  type SignInAttempt,
   type SignInThrottle,
   type ThrottlePolicy,
   attempt,
@@ -20,7 +21,7 @@ export class SqliteSignInThrottle implements SignInThrottle {
     private readonly policy: ThrottlePolicy = DEFAULT_THROTTLE,
   ) {}
 
-  async begin(address: string, nowMs: number): Promise<number> {
+  async begin(address: string, nowMs: number): Promise<SignInAttempt> {
     const client = throttledClient(address);
     const begin = this.db.transaction(() => {
       const row = this.db
@@ -29,7 +30,7 @@ export class SqliteSignInThrottle implements SignInThrottle {
         )
         .get(client);
       const result = attempt(row, nowMs, this.policy);
-      if ("wait" in result) return result.wait;
+      if ("wait" in result) return { wait: result.wait, lockedIfWrong: false };
       const { next } = result;
       this.db
         .query("DELETE FROM sign_in_failures WHERE last_failure < ? AND locked_until <= ?")
@@ -39,7 +40,7 @@ export class SqliteSignInThrottle implements SignInThrottle {
           "INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, last_failure) VALUES (?, ?, ?, ?, ?, ?)",
         )
         .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
-      return 0;
+      return { wait: 0, lockedIfWrong: next.locked_until > nowMs };
     });
     return await writeWhenUnlocked(this.db, () => begin.immediate());
   }
