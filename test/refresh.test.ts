@@ -6,6 +6,7 @@ import { UPDATE } from "../src/cli/commands.ts";
 import { readManifest, writeManifest } from "../src/datasets/manifest.ts";
 import { UpdateChild } from "../src/datasets/refresh-child.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
+import { hostname } from "node:os";
 
 setDefaultTimeout(60_000);
 
@@ -72,7 +73,7 @@ describe("serve keeps its data fresh by itself", () => {
   // Each test has a data directory and a feed path of its own: they run together.
   test.concurrent("data never refreshed: the first refresh comes at once, and /healthz warns before and not after", async () => {
     const { env, key } = setUp();
-    const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "3s" });
+    const server = await startServe([], { ...env, RISKCHECK_UPDATE_EVERY: "3s", RISKCHECK_AUDIT_LOG: "stdout" });
     try {
       const health = async () =>
         (await (await fetch(`${server.url}/healthz`)).json()) as {
@@ -99,6 +100,18 @@ describe("serve keeps its data fresh by itself", () => {
       expect(after.sources.map((s) => s.name)).toContain("ipsum");
       expect(after.refresh.last_success_at).not.toBeNull();
       await server.waitForOutput(/refresh: dataset version \S+ installed/);
+      // On the record as the server's doing, and as a JSON line on the server's standard output.
+      const version = /refresh: dataset version (\S+) installed/.exec(server.output())![1];
+      await server.waitForOutput(
+        `"action":"update.installed","outcome":"succeeded","target":"dataset version ${version}"`,
+      );
+      const [installed] = JSON.parse(runCli(["audit", "list", "--action", "update", "--json"], env).stdout);
+      expect(installed).toMatchObject({
+        action: "update.installed",
+        channel: "server",
+        actor: `scheduled update on ${hostname()}`,
+        target: `dataset version ${version}`,
+      });
     } finally {
       await server.stop();
     }

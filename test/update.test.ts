@@ -352,6 +352,21 @@ describe("riskcheck update against a loopback feed server", () => {
     expect((await ask("/v1/ip-reputation-check?ip=77.90.185.20")).reputation.attack).toBe(10);
   });
 
+  test("every update is on the record of the server's database: installed, failed, refused, rolled back", async () => {
+    const events = JSON.parse((await runCliAsync(["audit", "list", "--action", "update", "--json"], env)).stdout);
+    const actions = events.map((e: { action: string }) => e.action);
+    expect(actions.slice(0, 2)).toEqual(["update.rolled_back", "update.rolled_back"]);
+    for (const action of ["update.installed", "update.failed"]) expect(actions).toContain(action);
+    expect(events[0]).toMatchObject({
+      channel: "cli",
+      target: `dataset version ${current().replace("datasets/", "")}`,
+      change: { version: { after: current().replace("datasets/", "") } },
+    });
+    const refused = events.find((e: { detail: string | null }) => e.detail?.startsWith("refused: reputation-index"));
+    expect(refused).toMatchObject({ action: "update.failed", outcome: "failed" });
+    expect(refused.detail).toContain("the data in use keeps serving");
+  });
+
   test("only the versions along the current one's history are kept, as many as --keep-versions says", async () => {
     publish("/vpn-ipv4.txt", `${fixture("x4bnet-vpn-ipv4.txt")}45.12.1.0/24\n`);
     const run = await update("--keep-versions", "2");

@@ -229,6 +229,7 @@ function refreshFromNetwork(
     // The database it records in is the server's, however the server was told of it.
     { ...process.env, RISKCHECK_DB: config.dbPath, RISKCHECK_DATABASE_URL: config.databaseUrl ?? "" },
     Date.now,
+    (text) => config.audit.lines === "stdout" && process.stdout.write(text),
   );
   const scheduler = new RefreshScheduler({
     everyMs: config.updateEveryMs,

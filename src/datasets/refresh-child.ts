@@ -1,14 +1,19 @@
 import type { RefreshResult } from "./refresh-scheduler.ts";
 import type { UpdateReport } from "./update/update.ts";
 
+/** Set for the update the server runs on its schedule: what it records is the server's doing, not a CLI user's. */
+export const RUN_BY_SERVER_VARIABLE = "RISKCHECK_UPDATE_RUN_BY_SERVER";
+
+/** How an audit event's JSON line starts (audit/audit-lines.ts), as a CLI command writes it to standard error. */
+const AUDIT_LINE_START = '{"log":"riskcheck.audit"';
+
 /**
  * Runs `riskcheck update --json` as a child process, so an update's parsing and
  * compiling (hundreds of MB at peak) never share the server's heap or stall its
  * requests. `command` runs riskcheck itself (the binary, or bun and the script).
+ * The audit events' JSON lines it writes to standard error (RISKCHECK_AUDIT_LOG=stdout)
+ * go to `auditLines`: the server's standard output.
  */
-/** Set for the update the server runs on its schedule: what it records is the server's doing, not a CLI user's. */
-export const RUN_BY_SERVER_VARIABLE = "RISKCHECK_UPDATE_RUN_BY_SERVER";
-
 export class UpdateChild {
   private process: ReturnType<typeof Bun.spawn> | null = null;
 
@@ -17,6 +22,7 @@ export class UpdateChild {
     private readonly args: readonly string[],
     private readonly env: Record<string, string | undefined>,
     private readonly now: () => number,
+    private readonly auditLines: (text: string) => void = () => {},
   ) {}
 
   async run(): Promise<RefreshResult> {
@@ -28,11 +34,14 @@ export class UpdateChild {
     });
     this.process = child;
     try {
-      const [stdout, stderr, code] = await Promise.all([
+      const [stdout, errors, code] = await Promise.all([
         new Response(child.stdout).text(),
         new Response(child.stderr).text(),
         child.exited,
       ]);
+      const lines = errors.split("\n");
+      for (const line of lines) if (line.startsWith(AUDIT_LINE_START)) this.auditLines(`${line}\n`);
+      const stderr = lines.filter((line) => !line.startsWith(AUDIT_LINE_START)).join("\n");
       let report: UpdateReport | { error: string } | null = null;
       try {
         report = JSON.parse(stdout) as UpdateReport | { error: string };
