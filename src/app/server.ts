@@ -227,7 +227,9 @@ function refreshFromNetwork(
     selfArgv(),
     ["--data-dir", config.dataDir, "--sources", config.sourcesFile, "--keep-versions", String(config.keepVersions)],
     // The database it records in is the server's, however the server was told of it.
-    { ...process.env, RISKCHECK_DB: config.dbPath, RISKCHECK_DATABASE_URL: config.databaseUrl ?? "" },
+    config.databaseUrl === null
+      ? { ...process.env, RISKCHECK_DB: config.dbPath, RISKCHECK_DATABASE_URL: "" }
+      : { ...process.env, RISKCHECK_DB: "", RISKCHECK_DATABASE_URL: config.databaseUrl },
     Date.now,
     (text) => config.audit.lines === "stdout" && process.stdout.write(text),
   );
