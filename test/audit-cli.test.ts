@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "./support/postgres.ts";
-import { CLI } from "./support/processes.ts";
+import { runCliAsync } from "./support/processes.ts";
 
 // Some twenty CLI runs a database, each a process start.
 setDefaultTimeout(60_000);
@@ -14,22 +14,9 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(args: string[], env: Record<string, string>, stdin?: string) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
-    env: { ...process.env, USER: "ops", SUDO_USER: "alice", ...env },
-    stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 30_000,
-    killSignal: "SIGKILL",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+/** The CLI as `ops` on this host, run through sudo by `alice`. */
+const run = (args: string[], env: Record<string, string>, stdin?: string) =>
+  runCliAsync(args, { USER: "ops", SUDO_USER: "alice", ...env }, stdin);
 
 const DATABASES = [
   {

@@ -45,11 +45,11 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
-/** Like runCli, but lets this process's own servers answer the CLI meanwhile. */
-export async function runCliAsync(args: string[], env: Record<string, string> = {}) {
+/** Like runCli, but lets this process's own servers answer the CLI meanwhile; `stdin`: what the command reads. */
+export async function runCliAsync(args: string[], env: Record<string, string> = {}, stdin?: string) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], {
     env: { ...process.env, ...env },
-    stdin: "ignore",
+    stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
     stdout: "pipe",
     stderr: "pipe",
     timeout: CLI_DEADLINE_MS,
