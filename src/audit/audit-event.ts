@@ -1,6 +1,5 @@
 /** The door an administrative act came through: the CLI on the VM, the dashboard, the admin API, or the server itself. */
-export const AUDIT_CHANNELS = ["cli", "dashboard", "api", "server"] as const;
-export type AuditChannel = (typeof AUDIT_CHANNELS)[number];
+export type AuditChannel = "cli" | "dashboard" | "api" | "server";
 
 /** Every kind of event the audit log records; docs/audit.md says when each is written. */
 export const AUDIT_ACTIONS = [
@@ -31,7 +30,7 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who acted, through which door: `root@vm1`, `dashboard session 1a2b3c4d from 203.0.113.7`, `key k_… (billing) from …`. */
+/** Who acted, through which door: `root@vm1`, `session 1a2b3c4d from 203.0.113.7`, `key key_… (billing) from …` (actors.ts). */
 export interface Actor {
   readonly channel: AuditChannel;
   readonly name: string;

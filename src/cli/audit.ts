@@ -97,9 +97,10 @@ function eventText(e: AuditEntry): string {
 
 export async function listAudit({ values }: ParsedCommandLine<typeof AUDIT_LIST>): Promise<number> {
   const filter = filterOf(values);
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!/^\d{1,6}$/.test(values.limit ?? "100") || limit < 1 || limit > 100_000)
-    throw new UsageError(`--limit: "${values.limit}" is not a whole number from 1 to 100000`);
+  const limitText = values.limit ?? "100";
+  const limit = Number(limitText);
+  if (!/^\d{1,6}$/.test(limitText) || limit < 1 || limit > 100_000)
+    throw new UsageError(`--limit: "${limitText}" is not a whole number from 1 to 100000`);
   const events = await withExistingStores(loadConfig(values, process.env), values, (stores) =>
     stores.audit.read(filter, { order: "newest_first", limit }),
   );
