@@ -1,4 +1,4 @@
-import { auditLines } from "../audit/audit-lines.ts";
+import { type AuditLines, auditLines } from "../audit/audit-lines.ts";
 import { AuditTrail, type AuditRecorder } from "../audit/audit-trail.ts";
 import { auditedKeyStore } from "../audit/audited-key-store.ts";
 import { auditedEmailOverrides, auditedIpOverrides } from "../audit/audited-override-stores.ts";
@@ -8,15 +8,25 @@ import type { Config } from "./config.ts";
 /**
  * The audit trail over the database's log, with the JSON lines RISKCHECK_AUDIT_LOG asks for:
  * `stdout` is the process's `standardOutput` (the server's own; standard error for the CLI).
+ * A file that cannot be appended to stops the server at start (`strict`); a CLI command says
+ * so and records in the database only, so that a command run as another user than the
+ * server's still works.
  */
 export function openAuditTrail(
   stores: Stores,
   config: Config,
   standardOutput: (text: string) => void,
   logError: (line: string) => void,
-  now: () => number = Date.now,
+  strict: boolean,
 ): AuditTrail {
-  return new AuditTrail(stores.audit, { now, lines: auditLines(config.audit.lines, standardOutput), logError });
+  let lines: AuditLines | null = null;
+  try {
+    lines = auditLines(config.audit.lines, standardOutput);
+  } catch (err) {
+    if (strict) throw err;
+    logError(`riskcheck: ${(err as Error).message}; this command's events are recorded in the database only`);
+  }
+  return new AuditTrail(stores.audit, { now: Date.now, lines, logError });
 }
 
 /** The stores with every key and override change recorded by `audit`'s actor. */

@@ -148,7 +148,7 @@ export async function startServer(
     warningCommands: warningCommands(config),
     metricsToken: config.metricsToken,
     reports: config.reports,
-    audit: openAuditTrail(stores, config, (text) => process.stdout.write(text), log.error),
+    audit: openAuditTrail(stores, config, (text) => process.stdout.write(text), log.error, true),
   });
   const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);

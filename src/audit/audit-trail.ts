@@ -68,14 +68,20 @@ export class AuditTrail {
       },
       details.once,
     );
-    if (entry !== null) this.options.lines?.(entry);
+    if (entry !== null && this.options.lines)
+      try {
+        this.options.lines(entry);
+      } catch (err) {
+        // The event is in the database; a log shipper's file that filled up does not undo the act.
+        this.options.logError(`riskcheck: could not write the audit event's JSON line: ${reasonOf(err)}`);
+      }
     return entry;
   }
 
   /**
    * Does `work` and records it: what `describe` says of its result, or, when it throws, the
    * failure with its reason (then the error goes on as it came; a failure to record that is
-   * logged, not thrown over it).
+   * logged, not thrown over it; a database that was itself the failure is not asked again).
    */
   async act<T>(
     actor: Actor,
@@ -88,9 +94,10 @@ export class AuditTrail {
     try {
       result = await work();
     } catch (err) {
-      await this.record(actor, action, target, { outcome: "failed", detail: reasonOf(err) }).catch((recordErr) =>
-        this.options.logError(`riskcheck: could not record ${action} in the audit log: ${reasonOf(recordErr)}`),
-      );
+      if (this.log.canRecordFailure(err))
+        await this.record(actor, action, target, { outcome: "failed", detail: reasonOf(err) }).catch((recordErr) =>
+          this.options.logError(`riskcheck: could not record ${action} in the audit log: ${reasonOf(recordErr)}`),
+        );
       throw err;
     }
     const described = describe(result);

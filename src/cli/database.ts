@@ -70,6 +70,7 @@ export async function withStores<T>(config: Config, use: StoresUse<T>, actor: Ac
       config,
       (text) => process.stderr.write(text),
       (line) => console.error(line),
+      false,
     ).as(actor);
     await recordSchemaChange(stores, audit);
     return await use(auditedStores(stores, audit), audit);

@@ -40,6 +40,8 @@ test("a write lock held by another process slows no API answer, loses no count, 
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain("the database is locked by another process");
     expect(cli.stderr).toContain(`fuser ${dbPath}`);
+    // The failure is not recorded in the locked database: that would wait out the lock a second time.
+    expect(cli.stderr).not.toContain("could not record");
 
     other.exec("COMMIT");
     const counted = () =>

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { AuditEntry, AuditEvent } from "../../audit/audit-event.ts";
 import { type AuditFilter, type AuditLog, type AuditPage, type AuditRow, entryOfRow } from "../../audit/audit-log.ts";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import { DatabaseLocked, writeWhenUnlocked } from "./lock-wait.ts";
 
 const COLUMNS = "id, at, action, outcome, target, actor, channel, change, detail";
 
@@ -43,6 +43,10 @@ export class SqliteAuditLog implements AuditLog {
       )
       .all(filter.since ?? null, filter.action ?? null, filter.target ?? null, cursor ?? null, page.limit);
     return rows.map(entryOfRow);
+  }
+
+  canRecordFailure(err: unknown): boolean {
+    return !(err instanceof DatabaseLocked);
   }
 
   async prune(before: string): Promise<number> {
