@@ -16,8 +16,13 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
       `${problem}; pipe it on standard input, e.g. printf '%s' "$PASSWORD" | ${hint(config, "admin set-password")}`,
     );
   await withStoresMadeIfNeeded(config, values, async ({ adminPassword }, audit) => {
-    const how = await setAdminPassword(adminPassword, password);
-    await audit.record(`admin_password.${how}`, "dashboard", { detail: "every dashboard session was signed out" });
+    const how = (await adminPassword.passwordHash()) === null ? "set" : "changed";
+    await audit.act(
+      `admin_password.${how}`,
+      "dashboard",
+      () => setAdminPassword(adminPassword, password),
+      () => ({ detail: "every dashboard session was signed out" }),
+    );
   });
   console.log("Dashboard password set; existing dashboard sessions were signed out.");
   if (config.adminPassword) console.log("Note: RISKCHECK_ADMIN_PASSWORD is set and takes precedence while it is.");

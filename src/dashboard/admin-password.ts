@@ -18,15 +18,8 @@ export interface AdminPasswordStore {
   replacePasswordHash(hash: string, now: Date): Promise<void>;
 }
 
-/** Stores the password's hash; whether it was set for the first time or changed. */
-export async function setAdminPassword(
-  store: AdminPasswordStore,
-  password: string,
-  now = new Date(),
-): Promise<"set" | "changed"> {
-  const had = (await store.passwordHash()) !== null;
+export async function setAdminPassword(store: AdminPasswordStore, password: string, now = new Date()): Promise<void> {
   await store.replacePasswordHash(await hashPassword(password), now);
-  return had ? "changed" : "set";
 }
 
 /**
