@@ -74,6 +74,17 @@ describe("the dashboard in a real browser", () => {
     expect(((await refused.json()) as { error: string }).error).toBe("API key revoked");
     expect(await page.locator("tr.revoked").count()).toBe(1);
 
+    // On the record, newest first, by this session; the name shown as typed, never as markup.
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    const rows = page.locator("tbody tr");
+    expect(await rows.first().locator('td[data-label="Action"]').textContent()).toBe("key.revoked");
+    expect(await rows.first().locator('td[data-label="Target"]').textContent()).toEndWith("(browser test <b>)");
+    expect(await rows.first().locator('td[data-label="By"]').textContent()).toMatch(
+      /^session [0-9a-f]{8} from 127\.0\.0\.1 \(dashboard\)$/,
+    );
+    expect(await page.content()).not.toContain(secret);
+
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Password").waitFor();
     await page.goto(`${server.url}/dashboard`);
@@ -130,6 +141,19 @@ describe("the dashboard in a real browser", () => {
     expect(rotated).not.toBe(secret);
     await Bun.sleep(1_100);
     expect([(await api(secret)).status, (await api(rotated)).status]).not.toContain(401);
+
+    // The change and the rotation on the record, filtered to this key: what changed, never a secret.
+    await page.goto(`${server.url}/dashboard/audit?target=${encodeURIComponent("EU region")}`);
+    const actions = await page.locator('tbody td[data-label="Action"]').allTextContents();
+    expect(actions).toEqual(["key.rotated", "key.updated", "key.created"]);
+    expect(await page.locator("tbody tr").nth(1).locator('td[data-label="Change"]').textContent()).toContain(
+      "ratePerMinute: null → 3",
+    );
+    for (const value of [secret, rotated]) expect(await page.content()).not.toContain(value);
+    if (SCREENSHOT) {
+      await page.goto(`${server.url}/dashboard/audit`);
+      await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-audit.png")), fullPage: true });
+    }
     await page.close();
   });
 
