@@ -7,6 +7,7 @@ import { keyPage, keyRotatedPage, rotateConfirmPage } from "./pages/key.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON, DASHBOARD_JS } from "./assets.ts";
 import type { AdminPassword } from "./admin-password.ts";
 import { PasswordCheckSlots } from "./password-check-slots.ts";
+import { FailedSignInRecords, unrecordedText } from "./failed-sign-in-records.ts";
 import { keyListing } from "./key-rows.ts";
 import { passwordNotSetPage, signInPage } from "./pages/sign-in.ts";
 import { keyCreatedPage, keysPage, messagePage, revokeConfirmPage } from "./pages/keys.ts";
@@ -248,6 +249,7 @@ function ignoreAlreadyRevoked(err: unknown): void {
  */
 export class Dashboard {
   private readonly passwordChecks = new PasswordCheckSlots();
+  private readonly failedSignIns = new FailedSignInRecords();
 
   constructor(private readonly deps: DashboardDeps) {}
 
@@ -348,14 +350,21 @@ export class Dashboard {
     } finally {
       release();
     }
-    const anonymous = this.deps.audit.as(dashboardActor(client.address, null));
     if (!correct) {
-      await anonymous.record("sign_in.failed", "dashboard", { outcome: "failed", detail: "wrong password" });
-      if (lockedIfWrong)
-        await anonymous.record("sign_in.locked_out", "dashboard", {
+      const unrecorded = this.failedSignIns.failure(client.address, now);
+      if (unrecorded !== null) {
+        const anonymous = this.deps.audit.as(dashboardActor(client.address, null));
+        const before = unrecordedText(unrecorded);
+        await anonymous.record("sign_in.failed", "dashboard", {
           outcome: "failed",
-          detail: "too many failed sign-ins: the address is refused for a while (riskcheck admin unlock lifts it)",
+          detail: before ? `wrong password; ${before}` : "wrong password",
         });
+        if (lockedIfWrong)
+          await anonymous.record("sign_in.locked_out", "dashboard", {
+            outcome: "failed",
+            detail: "too many failed sign-ins: the address is refused for a while (riskcheck admin unlock lifts it)",
+          });
+      }
       return this.signInForm(client, "Wrong password.", 401);
     }
     this.passwordChecks.signedInFrom(client.address, now);
@@ -363,7 +372,7 @@ export class Dashboard {
     const { token } = await this.deps.sessions.create(now);
     await this.deps.audit
       .as(dashboardActor(client.address, sessionLabel(token)))
-      .record("sign_in.succeeded", "dashboard");
+      .record("sign_in.succeeded", "dashboard", { detail: unrecordedText(this.failedSignIns.success()) });
     return redirect("/dashboard", [
       cookie(SESSION_COOKIE, token, client, SESSION_LIFETIME_MS / 1000),
       cookie(SIGN_IN_COOKIE, "", client, 0),
