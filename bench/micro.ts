@@ -23,7 +23,8 @@ import { UsageRecorder } from "../src/keys/usage-recorder.ts";
 import { LocalMonthlyQuota } from "../src/limits/local-monthly-quota.ts";
 import { RateLimiter } from "../src/limits/rate-limiter.ts";
 import { sqliteStores } from "../src/stores/sqlite/stores.ts";
-import { wireApp } from "../src/app/wiring.ts";
+import { openAdminPassword, wireApp } from "../src/app/wiring.ts";
+import { AuditTrail } from "../src/audit/audit-trail.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
 const DATA = resolve(import.meta.dir, "../data");
@@ -95,11 +96,14 @@ bench("monthly quota check + count", () => {
 bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
 
 // The whole request path in-process: the app's own fetch, on prebuilt requests (which name the address, so no server is asked).
+const appStores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
+const appAudit = new AuditTrail(appStores.audit, { now: Date.now, logError: console.error });
 const { deps, keys: appKeys } = await wireApp({
-  stores: sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:"),
+  stores: appStores,
+  audit: appAudit,
+  password: await openAdminPassword(appStores, appAudit, null),
   snapshots: new SnapshotHolder(snapshot),
   limits: { rate: { perMinute: 1e12, burst: 1e12 }, ipQuotaPerMonth: 1e12 },
-  adminPassword: null,
   now: Date.now,
   client: { address: () => parseIpAddress("192.0.2.1"), info: () => ({ address: "192.0.2.1", https: false }) },
   logError: console.error,

@@ -17,7 +17,7 @@ import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
 import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
-import { wireApp } from "./wiring.ts";
+import { openAdminPassword, wireApp } from "./wiring.ts";
 import { openAuditTrail } from "./audit-wiring.ts";
 import { serverActor } from "../audit/actors.ts";
 import { pruneAuditLog } from "../audit/audit-retention.ts";
@@ -124,13 +124,15 @@ export async function startServer(
       `${resolve(config.dataDir)}: no such data directory; point --data-dir / RISKCHECK_DATA_DIR at one (${DATA_DIR_ORIGIN})`,
     );
   }
-  const { snapshot, notes } = await loadSnapshot(config.dataDir, config.thresholds, {
+  const loading = loadSnapshot(config.dataDir, config.thresholds, {
     emailRule: config.emailEvidence,
     started: startedLoad,
   });
+  // While the datasets load: the database, and the dashboard password (with RISKCHECK_ADMIN_PASSWORD, an argon2id check).
+  const opened = openStoresAndPassword(config, log);
+  const [{ snapshot, notes }, { stores, audit, password }] = await bothOrClose(loading, opened);
   for (const note of notes) log.info(`datasets: ${note}`);
 
-  const stores = await openStores(config, true);
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: Refresh | null = null;
   const wired = await wireApp({
@@ -140,7 +142,7 @@ export async function startServer(
       rate: { perMinute: config.ratePerMinute, burst: config.rateBurst },
       ipQuotaPerMonth: config.ipQuotaPerMonth,
     },
-    adminPassword: config.adminPassword,
+    password,
     now: Date.now,
     client: clientResolver(config.trustProxy),
     logError: log.error,
@@ -148,7 +150,7 @@ export async function startServer(
     warningCommands: warningCommands(config),
     metricsToken: config.metricsToken,
     reports: config.reports,
-    audit: openAuditTrail(stores, config, (text) => process.stdout.write(text), log.error, true),
+    audit,
   });
   const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
@@ -179,6 +181,29 @@ export async function startServer(
     await flushAndClose(stores, wired, log);
   };
   return { url, reload: reloads.reload, closeConnections, shutdown: () => (stopping ??= stop()) };
+}
+
+/** The database, its audit trail and the dashboard password; the database closed again if the rest fails. */
+async function openStoresAndPassword(config: Config, log: Log) {
+  const stores = await openStores(config, true);
+  try {
+    const audit = openAuditTrail(stores, config, (text) => process.stdout.write(text), log.error, true);
+    return { stores, audit, password: await openAdminPassword(stores, audit, config.adminPassword) };
+  } catch (err) {
+    await stores.close();
+    throw err;
+  }
+}
+
+/** Both, or the first failure once the other has settled: opened stores are closed when the datasets fail to load. */
+async function bothOrClose<A, B extends { stores: { close(): Promise<void> } }>(
+  loading: Promise<A>,
+  opened: Promise<B>,
+): Promise<[A, B]> {
+  const [load, open] = await Promise.allSettled([loading, opened]);
+  if (load.status === "fulfilled" && open.status === "fulfilled") return [load.value, open.value];
+  if (open.status === "fulfilled") await open.value.stores.close();
+  throw load.status === "rejected" ? load.reason : (open as PromiseRejectedResult).reason;
 }
 
 /** Serves the app on the configured address, or says why it cannot. */

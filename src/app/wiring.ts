@@ -20,14 +20,15 @@ import type { ReportSettings } from "../reports/report.ts";
 import { ReportWatch } from "../reports/report-watch.ts";
 import type { Stores } from "../stores/stores.ts";
 import { serverActor } from "../audit/actors.ts";
-import { AuditTrail } from "../audit/audit-trail.ts";
+import type { AuditTrail } from "../audit/audit-trail.ts";
 import { recordSchemaChange } from "./audit-wiring.ts";
 
 export interface WiringInput {
   stores: Stores;
   snapshots: SnapshotHolder;
   limits: LimitSettings;
-  adminPassword: string | null;
+  /** The dashboard's password (`openAdminPassword`). */
+  password: AdminPassword;
   now: () => number;
   client: AppDeps["client"];
   logError: (line: string) => void;
@@ -38,8 +39,26 @@ export interface WiringInput {
   /** When set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | null;
   reports: ReportSettings;
-  /** Where administrative acts are recorded; the database's log alone when left out. */
-  audit?: AuditTrail;
+  /** Where administrative acts are recorded. */
+  audit: AuditTrail;
+}
+
+/**
+ * The dashboard's password: RISKCHECK_ADMIN_PASSWORD when set (stored, and the storing
+ * recorded as the server's act, when the stored hash is not its), else the stored one. An
+ * argon2id check when the variable is set: the server starts it while its datasets load.
+ */
+export function openAdminPassword(
+  stores: Stores,
+  audit: AuditTrail,
+  environmentPassword: string | null,
+): Promise<AdminPassword> {
+  const server = audit.as(serverActor());
+  return AdminPassword.open(stores.adminPassword, environmentPassword, (how) =>
+    server.record(`admin_password.${how}`, "dashboard", {
+      detail: "from RISKCHECK_ADMIN_PASSWORD; every dashboard session was signed out",
+    }),
+  );
 }
 
 /** Builds every service the app needs over one database's stores; the server and the tests share it. */
@@ -47,9 +66,8 @@ export async function wireApp(input: WiringInput) {
   const { stores, now } = input;
   const startedMs = now();
   const { keys } = stores;
-  const audit = input.audit ?? new AuditTrail(stores.audit, { now, logError: input.logError });
-  const server = audit.as(serverActor());
-  await recordSchemaChange(stores, server);
+  const { audit } = input;
+  await recordSchemaChange(stores, audit.as(serverActor()));
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
@@ -89,11 +107,7 @@ export async function wireApp(input: WiringInput) {
       keys,
       usage,
       usageStore: stores.usage,
-      password: await AdminPassword.open(stores.adminPassword, input.adminPassword, (how) =>
-        server.record(`admin_password.${how}`, "dashboard", {
-          detail: "from RISKCHECK_ADMIN_PASSWORD; every dashboard session was signed out",
-        }),
-      ),
+      password: input.password,
       sessions: stores.sessions,
       throttle: stores.signInThrottle,
       defaultIpQuota: input.limits.ipQuotaPerMonth,

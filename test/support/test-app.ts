@@ -10,7 +10,8 @@ import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
-import { wireApp } from "../../src/app/wiring.ts";
+import { openAdminPassword, wireApp } from "../../src/app/wiring.ts";
+import { AuditTrail } from "../../src/audit/audit-trail.ts";
 import type { NewKey } from "../../src/keys/key-store.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
 
@@ -68,6 +69,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
+  const audit = new AuditTrail(stores.audit, { now: () => clock.now, logError: (line) => void errors.push(line) });
   const { deps, keys, usage, serving, overrides, reportWatch } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
@@ -75,7 +77,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
       rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 },
       ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0,
     },
-    adminPassword: options.adminPassword ?? null,
+    password: await openAdminPassword(stores, audit, options.adminPassword ?? null),
+    audit,
     now: () => clock.now,
     client: { address: () => parseIpAddress(client.address), info: () => client },
     logError: (line) => void errors.push(line),
