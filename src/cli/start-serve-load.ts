@@ -1,6 +1,6 @@
 import { type Config, loadConfig } from "../app/config.ts";
 import { hasDatasetVersion } from "../datasets/data-dir-kind.ts";
-import { type StartedLoad, startLoad } from "../datasets/start-load.ts";
+import { type StartedLoad, startFirstLoad } from "../datasets/start-load.ts";
 import { parseCommandLine, wantsHelp } from "./command-spec.ts";
 import { SERVE } from "./commands.ts";
 
@@ -20,7 +20,7 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
     return null;
   }
   if (!hasDatasetVersion(dataDir)) return null;
-  const started = startLoad(dataDir, undefined, emailRule);
+  const started = startFirstLoad(dataDir, emailRule);
   // `serve` awaits it and reports a failure; if `serve` stops before that, the failure is no second error.
   started.prepared.catch(() => {});
   return started;

@@ -5,7 +5,7 @@
  */
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
-import { buffersOf, prepareDatasets } from "./prepare-datasets.ts";
+import { buffersOf, prepareDatasets, prepareEmailPart } from "./prepare-datasets.ts";
 
 declare const self: Worker;
 
@@ -14,12 +14,17 @@ export interface LoadRequest {
   readonly root: string | undefined;
   /** The email lists' evidence rule, or null for the IP datasets alone. */
   readonly emailRule: EvidenceRule | null;
+  /** The email lists alone (`emailRule` is then set): the IP datasets are prepared elsewhere. */
+  readonly emailOnly?: boolean;
 }
 
 self.onmessage = async (event: MessageEvent<LoadRequest>) => {
-  const { dataDir, root, emailRule } = event.data;
+  const { dataDir, root, emailRule, emailOnly } = event.data;
   try {
-    const prepared = await prepareDatasets(dataDir, root, emailRule);
+    const prepared =
+      emailOnly && emailRule !== null
+        ? await prepareEmailPart(dataDir, root, emailRule)
+        : await prepareDatasets(dataDir, root, emailRule);
     self.postMessage({ prepared }, buffersOf(prepared));
   } catch (err) {
     const error =

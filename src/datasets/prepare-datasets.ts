@@ -189,6 +189,25 @@ export async function prepareDatasets(
   return { manifest, ip: await prepareIp(versionRoot, manifest, files), email };
 }
 
+/** The IP half of a load: the version's manifest and its IP datasets, with the operator's files. */
+export type PreparedIpPart = Omit<PreparedDatasets, "email">;
+
+/** `prepareDatasets` without the email lists. */
+export async function prepareIpPart(dataDir: string, root: string | undefined): Promise<PreparedIpPart> {
+  const files = dataFilesAt(dataDir, root);
+  const manifest = await readManifest(files.manifest);
+  return { manifest, ip: await prepareIp(root ?? files.current, manifest, files) };
+}
+
+/** `prepareDatasets`' email lists alone. */
+export async function prepareEmailPart(
+  dataDir: string,
+  root: string | undefined,
+  rule: EvidenceRule,
+): Promise<PreparedEmail> {
+  return prepareEmail(dataDir, root, rule, await readManifest(dataFilesAt(dataDir, root).manifest));
+}
+
 async function prepareIp(
   versionRoot: string,
   manifest: Manifest | null,

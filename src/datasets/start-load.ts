@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { dataFiles } from "./data-layout.ts";
-import { prepareInWorker } from "./load-in-worker.ts";
+import { prepareEmailInWorker, prepareInWorker } from "./load-in-worker.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
 import { currentVersion } from "./versions.ts";
@@ -20,4 +20,19 @@ export function startLoad(dataDir: string, givenRoot: string | undefined, emailR
   const version = givenRoot === undefined ? currentVersion(dataDir) : null;
   const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
   return { root, prepared: prepareInWorker(dataDir, root, emailRule) };
+}
+
+/**
+ * A first start's load, before anything is served: the email lists in the Worker and the IP
+ * datasets on this thread, which would otherwise only wait for the Worker.
+ */
+export function startFirstLoad(dataDir: string, emailRule: EvidenceRule): StartedLoad {
+  const version = currentVersion(dataDir);
+  const root = version === null ? undefined : join(dataFiles(dataDir).versions, version);
+  const email = prepareEmailInWorker(dataDir, root, emailRule);
+  const ip = import("./prepare-datasets.ts").then((code) => code.prepareIpPart(dataDir, root));
+  // Both are awaited together; the one that fails second is no unhandled rejection.
+  email.catch(() => {});
+  ip.catch(() => {});
+  return { root, prepared: Promise.all([ip, email]).then(([part, lists]) => ({ ...part, email: lists })) };
 }
