@@ -33,8 +33,8 @@ export interface LoadOptions {
  * file. Without `root`, the version `current` points at when the load starts: every file
  * comes from that one folder, even if an update moves the link meanwhile. The reading,
  * checking and compiling run in a Worker; this thread only opens what it hands back.
- * `started`: that Worker's load, when the caller began it earlier (`serve` does, before
- * it imports the rest of the program).
+ * `started`: the load, when the caller began it earlier (`serve` does, before it imports
+ * the rest of the program, with the IP half on its own thread: `startFirstLoad`).
  */
 export async function loadSnapshot(
   dataDir: string,
