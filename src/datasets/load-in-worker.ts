@@ -2,7 +2,8 @@ import { RUNNING_COMPILED } from "../runtime/compiled.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import type { LoadRequest } from "./load-worker.ts";
-import type { PreparedDatasets, PreparedEmail } from "./prepare-datasets.ts";
+import type { PreparedDatasets } from "./prepare-datasets.ts";
+import type { PreparedEmail } from "./prepare-email.ts";
 
 /** Where build.ts's second entry point lands inside the executable (beside the CLI, under the sources' common folder). */
 const COMPILED_WORKER = "/$bunfs/root/datasets/load-worker.js";

@@ -5,7 +5,7 @@ import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule
 import { dataFilesAt } from "./data-layout.ts";
 import { assembleIpDatasets } from "./load-ip-datasets.ts";
 import type { Manifest } from "./manifest.ts";
-import { assembleEmailLists } from "./prepare-datasets.ts";
+import { assembleEmailLists } from "./prepare-email.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { type StartedLoad, startLoad } from "./start-load.ts";
 

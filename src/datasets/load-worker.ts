@@ -5,7 +5,7 @@
  */
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
-import { buffersOf, prepareDatasets, prepareEmailPart } from "./prepare-datasets.ts";
+import { buffersOf } from "./transfer-buffers.ts";
 
 declare const self: Worker;
 
@@ -21,10 +21,11 @@ export interface LoadRequest {
 self.onmessage = async (event: MessageEvent<LoadRequest>) => {
   const { dataDir, root, emailRule, emailOnly } = event.data;
   try {
+    // Imported as asked: the email lists alone need none of the IP code.
     const prepared =
       emailOnly && emailRule !== null
-        ? await prepareEmailPart(dataDir, root, emailRule)
-        : await prepareDatasets(dataDir, root, emailRule);
+        ? await (await import("./prepare-email.ts")).prepareEmailPart(dataDir, root, emailRule)
+        : await (await import("./prepare-datasets.ts")).prepareDatasets(dataDir, root, emailRule);
     self.postMessage({ prepared }, buffersOf(prepared));
   } catch (err) {
     const error =

@@ -1,9 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { DisposableEvidence, type ListedSource } from "../email/disposable-evidence.ts";
-import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
 import { type OpenedMmdb, openMmdb } from "../ip/geo/mmdb.ts";
@@ -19,8 +16,7 @@ import type { CompiledTable } from "./manifest.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
-import { loadEmailLists } from "./load-email-lists.ts";
-import type { TextDataset } from "./read-text-dataset.ts";
+import { type PreparedEmail, prepareEmail } from "./prepare-email.ts";
 
 /** One compiled table ready to open, and what the datasets list says of its database. */
 export interface PreparedTable {
@@ -63,23 +59,6 @@ export interface PreparedIp {
   readonly locationFile: IndexFile | null;
   readonly curated: CuratedData;
   readonly notes: string[];
-}
-
-/** A disposable list's evidence with its packed entries as arrays. */
-type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: PackedDomainSetParts };
-
-export interface PreparedEmail {
-  /** The lists, their packed sets as arrays; the small sets and maps as they are. */
-  readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence"> & {
-    readonly disposable: PackedDomainSetParts;
-    readonly free: PackedDomainSetParts;
-    readonly evidence: readonly PreparedSource[];
-  };
-  readonly dropped: DroppedCounts;
-  readonly freeReport: FreeListReport;
-  readonly allowList: TextDataset | null;
-  readonly feedAllow: TextDataset | null;
-  readonly supplement: TextDataset | null;
 }
 
 type OperatorSlot = "city" | "country" | "owner" | "connectionType";
@@ -199,15 +178,6 @@ export async function prepareIpPart(dataDir: string, root: string | undefined): 
   return { manifest, ip: await prepareIp(root ?? files.current, manifest, files) };
 }
 
-/** `prepareDatasets`' email lists alone. */
-export async function prepareEmailPart(
-  dataDir: string,
-  root: string | undefined,
-  rule: EvidenceRule,
-): Promise<PreparedEmail> {
-  return prepareEmail(dataDir, root, rule, await readManifest(dataFilesAt(dataDir, root).manifest));
-}
-
 async function prepareIp(
   versionRoot: string,
   manifest: Manifest | null,
@@ -289,51 +259,4 @@ async function prepareIp(
     notes,
     geoSource: geoSourceName(operator.city, manifest),
   };
-}
-
-/** The email lists built here, their packed sets handed over as arrays. */
-async function prepareEmail(
-  dataDir: string,
-  root: string | undefined,
-  rule: EvidenceRule,
-  manifest: Manifest | null,
-): Promise<PreparedEmail> {
-  const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
-  const l = e.lists;
-  return {
-    lists: {
-      ...l,
-      disposable: (l.disposable as PackedDomainSet).parts,
-      free: (l.free as PackedDomainSet).parts,
-      evidence: l.evidence.sources.map((source) => ({ ...source, entries: source.entries.parts })),
-    },
-    dropped: e.dropped,
-    freeReport: e.free,
-    allowList: e.allow,
-    feedAllow: e.feedAllow,
-    supplement: e.supplement,
-  };
-}
-
-/** The email lists from what `prepareEmail` packed. */
-export function assembleEmailLists(e: PreparedEmail): DomainLists {
-  const l = e.lists;
-  return {
-    ...l,
-    disposable: PackedDomainSet.fromParts(l.disposable),
-    free: PackedDomainSet.fromParts(l.free),
-    evidence: new DisposableEvidence(
-      l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) })),
-    ),
-  };
-}
-
-/** Every buffer under the prepared data, to hand over without a copy. */
-export function buffersOf(value: unknown, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
-  if (ArrayBuffer.isView(value)) found.add(value.buffer as ArrayBuffer);
-  else if (value instanceof Map) for (const v of value.values()) buffersOf(v, found);
-  else if (Array.isArray(value)) for (const v of value) buffersOf(v, found);
-  else if (value !== null && typeof value === "object" && !(value instanceof Set))
-    for (const v of Object.values(value)) buffersOf(v, found);
-  return [...found];
 }
