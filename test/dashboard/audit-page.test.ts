@@ -1,17 +1,9 @@
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { DASHBOARD_PASSWORD as PASSWORD, signedInDashboard } from "../support/signed-in-dashboard.ts";
 
 setDefaultTimeout(20_000);
-
-const PASSWORD = "correct horse battery staple";
-
-async function signedIn() {
-  const t = await createTestApp({ adminPassword: PASSWORD });
-  const browser = new DashboardClient((r) => t.handle(r));
-  expect((await browser.signIn(PASSWORD)).status).toBe(303);
-  return { ...t, browser };
-}
 
 const rows = (body: string) => [...body.matchAll(/<tr data-event-id="(\d+)"/g)].map((m) => Number(m[1]));
 
@@ -23,7 +15,7 @@ test("the audit page needs a session", async () => {
 });
 
 test("newest first, 50 a page with a link to the older ones, filtered by action and target; what was typed is shown escaped", async () => {
-  const t = await signedIn();
+  const t = await signedInDashboard();
   for (let i = 0; i < 55; i++)
     await t.stores.audit.append({
       at: new Date(t.clock.now + i).toISOString(),
@@ -59,7 +51,7 @@ test("newest first, 50 a page with a link to the older ones, filtered by action 
 });
 
 test("a filter or page that is not one is a 400, not a 500", async () => {
-  const t = await signedIn();
+  const t = await signedInDashboard();
   for (const query of [
     "action=key.deleted",
     "action=%25",

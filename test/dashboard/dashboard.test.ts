@@ -2,18 +2,14 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { DASHBOARD_PASSWORD as PASSWORD, signedInDashboard } from "../support/signed-in-dashboard.ts";
 
 // Each sign-in hashes a password (memory-hard by design): six of them take seconds on a loaded machine.
 setDefaultTimeout(20_000);
 
-const PASSWORD = "correct horse battery staple";
-
 async function signedIn(options: Parameters<typeof createTestApp>[0] = {}) {
-  const t = await createTestApp({ adminPassword: PASSWORD, ...options });
-  const browser = new DashboardClient((r) => t.handle(r));
-  expect((await browser.signIn(PASSWORD)).status).toBe(303);
-  const { body } = await browser.get("/dashboard");
-  return { ...t, browser, csrf: csrfOf(body) };
+  const t = await signedInDashboard(options);
+  return { ...t, csrf: csrfOf((await t.browser.get("/dashboard")).body) };
 }
 
 describe("without a password", () => {

@@ -1,17 +1,15 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
-import { createTestApp } from "../support/test-app.ts";
+import { signedInDashboard } from "../support/signed-in-dashboard.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import type { Stores } from "../../src/stores/stores.ts";
 
-const PASSWORD = "correct horse battery staple";
 // Each test signs in: an argon2id check of ~100 ms of a core, more on a loaded machine.
 setDefaultTimeout(20_000);
 
 async function signedIn(stores?: Stores) {
-  const t = await createTestApp({ adminPassword: PASSWORD, ratePerMinute: 0, stores });
-  const browser = new DashboardClient((r) => t.handle(r));
-  expect((await browser.signIn(PASSWORD)).status).toBe(303);
+  const t = await signedInDashboard({ ratePerMinute: 0, stores });
+  const { browser } = t;
   const { body } = await browser.get("/dashboard/email");
   const key = (await t.newKey()).secret;
   const check = async (address: string) =>

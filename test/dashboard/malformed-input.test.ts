@@ -1,17 +1,14 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
+import { csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { signedInDashboard } from "../support/signed-in-dashboard.ts";
 
 // Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
 
-const PASSWORD = "correct horse battery staple";
-
 async function signedIn() {
-  const t = await createTestApp({ adminPassword: PASSWORD });
-  const browser = new DashboardClient((r) => t.handle(r));
-  expect((await browser.signIn(PASSWORD)).status).toBe(303);
-  return { ...t, browser, csrf: csrfOf((await browser.get("/dashboard")).body) };
+  const t = await signedInDashboard();
+  return { ...t, csrf: csrfOf((await t.browser.get("/dashboard")).body) };
 }
 
 const raw = (t: Awaited<ReturnType<typeof signedIn>>, path: string, contentType: string | null, body: string) =>

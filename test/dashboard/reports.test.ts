@@ -1,22 +1,13 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
-import { createTestApp } from "../support/test-app.ts";
+import { signedInDashboard } from "../support/signed-in-dashboard.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 
 setDefaultTimeout(30_000);
 
-const PASSWORD = "correct horse battery staple";
-
-async function signedIn() {
-  const t = await createTestApp({ adminPassword: PASSWORD });
-  const browser = new DashboardClient(t.handle);
-  expect((await browser.signIn(PASSWORD)).status).toBe(303);
-  return { ...t, browser };
-}
-
 describe("dashboard: permissions and reported addresses", () => {
   test("a key is created with the permissions ticked, shown in the table; none ticked is refused", async () => {
-    const t = await signedIn();
+    const t = await signedInDashboard();
     const { body } = await t.browser.get("/dashboard");
     expect(body).toContain('name="permission" value="report"');
     const created = await t.browser.post("/dashboard/keys", {
@@ -40,7 +31,7 @@ describe("dashboard: permissions and reported addresses", () => {
   });
 
   test("lists the most-reported addresses with who reported them, and deletes one key's reports or all", async () => {
-    const t = await signedIn();
+    const t = await signedInDashboard();
     const reporters = [];
     for (const name of ["waf", "signup <farm> watch"])
       reporters.push(await t.newKey(name, { permissions: ["report"] }));
@@ -98,7 +89,7 @@ describe("dashboard: permissions and reported addresses", () => {
   });
 
   test("all of one key's reports are deleted after a confirmation page; the ranking is paginated, 50 a page", async () => {
-    const t = await signedIn();
+    const t = await signedInDashboard();
     const rogue = await t.newKey("rogue", { permissions: ["report"] });
     const honest = await t.newKey("honest", { permissions: ["report"] });
     const post = (secret: string, body: unknown) =>
@@ -143,7 +134,7 @@ describe("dashboard: permissions and reported addresses", () => {
   });
 
   test("an unknown dashboard asset is the JSON 404", async () => {
-    const t = await signedIn();
+    const t = await signedInDashboard();
     const res = await t.handle(new Request("http://riskcheck.test/dashboard/assets/nope"));
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json");
