@@ -16,7 +16,7 @@ import type { CompiledTable } from "./manifest.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
-import { type PreparedEmail, prepareEmail } from "./prepare-email.ts";
+import { type PreparedEmail, prepareEmailPart } from "./prepare-email.ts";
 
 /** One compiled table ready to open, and what the datasets list says of its database. */
 export interface PreparedTable {
@@ -159,13 +159,10 @@ export async function prepareDatasets(
   root: string | undefined,
   emailRule: EvidenceRule | null,
 ): Promise<PreparedDatasets> {
-  const files = dataFilesAt(dataDir, root);
-  const versionRoot = root ?? files.current;
-  const manifest = await readManifest(files.manifest);
   // The lists first, and their temporaries collected, before the tables' buffers come in: the load peaks lower.
-  const email = emailRule === null ? null : await prepareEmail(dataDir, root, emailRule, manifest);
+  const email = emailRule === null ? null : await prepareEmailPart(dataDir, root, emailRule);
   if (email) Bun.gc(true);
-  return { manifest, ip: await prepareIp(versionRoot, manifest, files), email };
+  return { ...(await prepareIpPart(dataDir, root)), email };
 }
 
 /** The IP half of a load: the version's manifest and its IP datasets, with the operator's files. */

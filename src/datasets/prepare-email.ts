@@ -9,7 +9,7 @@ import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { loadEmailLists } from "./load-email-lists.ts";
-import { type Manifest, readManifest } from "./manifest.ts";
+import { readManifest } from "./manifest.ts";
 import type { TextDataset } from "./read-text-dataset.ts";
 
 /** A disposable list's evidence with its packed entries as arrays. */
@@ -29,22 +29,13 @@ export interface PreparedEmail {
   readonly supplement: TextDataset | null;
 }
 
-/** A version's email lists alone, under `rule`. */
+/** A version's email lists under `rule`, their packed sets handed over as arrays. */
 export async function prepareEmailPart(
   dataDir: string,
   root: string | undefined,
   rule: EvidenceRule,
 ): Promise<PreparedEmail> {
-  return prepareEmail(dataDir, root, rule, await readManifest(dataFilesAt(dataDir, root).manifest));
-}
-
-/** The email lists built here, their packed sets handed over as arrays. */
-export async function prepareEmail(
-  dataDir: string,
-  root: string | undefined,
-  rule: EvidenceRule,
-  manifest: Manifest | null,
-): Promise<PreparedEmail> {
+  const manifest = await readManifest(dataFilesAt(dataDir, root).manifest);
   const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
   const l = e.lists;
   return {
@@ -62,7 +53,7 @@ export async function prepareEmail(
   };
 }
 
-/** The email lists from what `prepareEmail` packed. */
+/** The email lists from what `prepareEmailPart` packed. */
 export function assembleEmailLists(e: PreparedEmail): DomainLists {
   const l = e.lists;
   return {
