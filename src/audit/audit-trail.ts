@@ -49,7 +49,7 @@ export class AuditTrail {
   }
 
   /** Writes one event; null when `once` names an event recorded already. */
-  async record(
+  private async record(
     actor: Actor,
     action: AuditAction,
     target: string,
@@ -83,7 +83,7 @@ export class AuditTrail {
    * failure with its reason (then the error goes on as it came; a failure to record that is
    * logged, not thrown over it; a database that was itself the failure is not asked again).
    */
-  async act<T>(
+  private async act<T>(
     actor: Actor,
     action: AuditAction,
     target: string,
