@@ -4,12 +4,14 @@
  * start (installBaseline). A package upgraded by npm makes a new version; unchanged
  * packages change nothing. Data that `riskcheck update` fetched stays in the composition.
  */
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkoutBaseline } from "../src/datasets/baseline/baseline.ts";
 import { installBaseline } from "../src/datasets/baseline/install-baseline.ts";
 import { compileMissingTables } from "../src/datasets/compiled-tables.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
-import { dataFiles } from "../src/datasets/data-layout.ts";
+import { dataFiles, versionFiles } from "../src/datasets/data-layout.ts";
+import { writeVersionEvidencePack } from "../src/datasets/load-email-lists.ts";
 import { currentVersion } from "../src/datasets/versions.ts";
 
 const dataDir = process.env.RISKCHECK_DATA_DIR || "./data";
@@ -28,9 +30,13 @@ console.log(
     ? `riskcheck: dataset version ${report.version} is current (${dataFiles(dataDir).current})`
     : "riskcheck: the bundled data is already current",
 );
-// A current version written by an older riskcheck gets the tables `serve` maps now, not at its first start.
+// A current version written by an older riskcheck gets the tables `serve` maps and its compiled
+// email lists now, not at each start.
 const current = currentVersion(dataDir);
-if (!report.version && current)
-  for (const note of await compileMissingTables(join(dataFiles(dataDir).versions, current)))
-    console.log(`riskcheck: ${note}`);
+if (!report.version && current) {
+  const root = join(dataFiles(dataDir).versions, current);
+  for (const note of await compileMissingTables(root)) console.log(`riskcheck: ${note}`);
+  if (!existsSync(versionFiles(root).emailEvidencePack) && (await writeVersionEvidencePack(root)))
+    console.log(`riskcheck: compiled the email lists of ${current}`);
+}
 if (report.refused.length || report.outcomes.some((o) => o.outcome === "failed")) process.exit(1);

@@ -12,6 +12,8 @@ export function versionFiles(root: string) {
     feedAllowedDomains: join(root, "email", "allowlist.txt"),
     /** One file per disposable list, `<source>.txt`: each name it lists and since when. */
     emailEvidence: join(root, "email", "evidence"),
+    /** The disposable lists compiled by `update` (each list's packed names, every listed name's strength). */
+    emailEvidencePack: join(root, "email", "evidence.pack"),
     /** Disputed names `update` held back from the disposable lists. */
     disputedDomains: join(root, "email", "disputed.txt"),
     cityV4: join(root, "geo", "city-ipv4.mmdb"),

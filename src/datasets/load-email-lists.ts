@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { type CompiledEvidence, compileEvidence } from "../email/compiled-evidence.ts";
 import type { SourceInput } from "../email/disposable-evidence.ts";
 import {
   type DomainLists,
@@ -8,8 +9,9 @@ import {
   parseDomainListText,
 } from "../email/domain-lists.ts";
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
-import { dataFilesAt } from "./data-layout.ts";
+import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { parseEvidenceFile } from "./email-evidence-file.ts";
+import { readEvidencePack, writeEvidencePack } from "./email-evidence-pack.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
 
@@ -35,7 +37,7 @@ export async function loadEmailLists(
 ): Promise<EmailLists> {
   const files = dataFilesAt(dataDir, root);
   const manifest = givenManifest ?? (await readManifest(files.manifest));
-  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, sources] = await Promise.all([
+  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, compiled] = await Promise.all([
     readTextDataset(files.disposableDomains),
     readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
@@ -43,17 +45,17 @@ export async function loadEmailLists(
     readTextDataset(files.feedAllowedDomains, { optional: true }),
     readTextDataset(files.freeSupplement, { optional: true }),
     readTextDataset(files.disputedDomains, { optional: true }),
-    listedSources(files.emailEvidence, manifest),
+    versionEvidence(files, manifest),
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
     // With each list apart, their union is not read again.
-    disposable: sources ? [] : lines(disposable),
-    disposableWildcard: sources ? [] : lines(wildcard),
+    disposable: compiled ? [] : lines(disposable),
+    disposableWildcard: compiled ? [] : lines(wildcard),
     free: lines(free),
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],
-    ...(sources ? { sources } : {}),
+    ...(compiled ? { compiled } : {}),
     rule,
     heldBack: lines(disputed),
     allowReasons: allow ? lineComments(allow.text) : new Map(),
@@ -62,9 +64,34 @@ export async function loadEmailLists(
 }
 
 /**
+ * The disposable lists compiled: as `update` wrote them, or, for a version made before it
+ * did, compiled from the evidence files now; null for a version made before lists were kept
+ * apart (its union then counts as one list).
+ */
+async function versionEvidence(
+  files: ReturnType<typeof dataFilesAt>,
+  manifest: Manifest | null,
+): Promise<CompiledEvidence | null> {
+  if (existsSync(files.emailEvidencePack)) return readEvidencePack(files.emailEvidencePack);
+  const sources = await listedSources(files.emailEvidence, manifest);
+  return sources && compileEvidence(sources);
+}
+
+/**
+ * Compiles the disposable lists of the version at `root` into its pack, as `update` does for
+ * each version it makes; false for a version made before lists were kept apart.
+ */
+export async function writeVersionEvidencePack(root: string): Promise<boolean> {
+  const files = versionFiles(root);
+  const sources = await listedSources(files.emailEvidence, await readManifest(files.manifest));
+  if (sources === null) return false;
+  writeEvidencePack(files.emailEvidencePack, compileEvidence(sources));
+  return true;
+}
+
+/**
  * Each disposable list apart, from the version's evidence files and its manifest's
- * declarations; null for a version made before lists were kept apart (its union then
- * counts as one list).
+ * declarations; null for a version made before lists were kept apart.
  */
 async function listedSources(dir: string, manifest: Manifest | null): Promise<SourceInput[] | null> {
   if (manifest === null || !existsSync(dir)) return null;

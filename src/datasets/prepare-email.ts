@@ -6,6 +6,7 @@
 import { DisposableEvidence, type ListedSource } from "../email/disposable-evidence.ts";
 import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
+import { ListedNames, type ListedNamesParts } from "../email/listed-names.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { loadEmailLists } from "./load-email-lists.ts";
@@ -16,11 +17,11 @@ import type { TextDataset } from "./read-text-dataset.ts";
 type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: PackedDomainSetParts };
 
 export interface PreparedEmail {
-  /** The lists, their packed sets as arrays; the small sets and maps as they are. */
-  readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence"> & {
-    readonly disposable: PackedDomainSetParts;
+  /** The lists, their packed sets as arrays (the served disposable names are made from `listed` again); the small sets and maps as they are. */
+  readonly lists: Omit<DomainLists, "disposable" | "disposableWildcard" | "free" | "evidence" | "listed"> & {
     readonly free: PackedDomainSetParts;
     readonly evidence: readonly PreparedSource[];
+    readonly listed: { readonly exact: ListedNamesParts; readonly wildcard: ListedNamesParts };
   };
   readonly dropped: DroppedCounts;
   readonly freeReport: FreeListReport;
@@ -37,13 +38,13 @@ export async function prepareEmailPart(
 ): Promise<PreparedEmail> {
   const manifest = await readManifest(dataFilesAt(dataDir, root).manifest);
   const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
-  const l = e.lists;
+  const { disposable: _, disposableWildcard: __, ...l } = e.lists;
   return {
     lists: {
       ...l,
-      disposable: (l.disposable as PackedDomainSet).parts,
       free: (l.free as PackedDomainSet).parts,
       evidence: l.evidence.sources.map((source) => ({ ...source, entries: source.entries.parts })),
+      listed: { exact: l.listed.exact.parts, wildcard: l.listed.wildcard.parts },
     },
     dropped: e.dropped,
     freeReport: e.free,
@@ -56,9 +57,13 @@ export async function prepareEmailPart(
 /** The email lists from what `prepareEmailPart` packed. */
 export function assembleEmailLists(e: PreparedEmail): DomainLists {
   const l = e.lists;
+  const exact = ListedNames.fromParts(l.listed.exact);
+  const wildcard = ListedNames.fromParts(l.listed.wildcard);
   return {
     ...l,
-    disposable: PackedDomainSet.fromParts(l.disposable),
+    disposable: exact.served(l.rule, l.heldBack),
+    disposableWildcard: wildcard.served(l.rule, l.heldBack),
+    listed: { exact, wildcard },
     free: PackedDomainSet.fromParts(l.free),
     evidence: new DisposableEvidence(
       l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) })),

@@ -1,4 +1,5 @@
-import { type EvidenceRule, type Witness, evidenceStrength, meetsRule } from "./evidence-rule.ts";
+import { type Witness, evidenceStrength } from "./evidence-rule.ts";
+import { LISTED_STRENGTHS, ListedNames } from "./listed-names.ts";
 import { PackedDomainSet } from "./packed-domain-set.ts";
 
 /** One disposable-domain list as a version holds it: its entries and when this appliance's updates first saw each. */
@@ -64,11 +65,11 @@ export class DisposableEvidence {
     return found;
   }
 
-  /** The names of one kind whose evidence meets `rule`, and how many listed names fall short. */
-  served(rule: EvidenceRule, wildcard: boolean): { names: Set<string>; belowEvidence: number } {
+  /** Every name the lists of one kind name, with the strength of its listing: what each evidence rule is decided from. */
+  listedNames(wildcard: boolean): ListedNames {
     const kind = this.sources.filter((s) => s.wildcard === wildcard);
     const names = new Set<string>();
-    const below = new Set<string>();
+    const strengths: number[] = [];
     const listing: ListedSource[] = [];
     kind.forEach((source, i) => {
       // What an earlier list names was decided with it; a later one only adds its own names.
@@ -77,11 +78,11 @@ export class DisposableEvidence {
         if (earlier.some((e) => e.entries.has(name))) continue;
         listing.length = 0;
         for (const s of kind) if (s === source || s.entries.has(name)) listing.push(s);
-        if (meetsRule(rule, evidenceStrength(listing))) names.add(name);
-        else below.add(name);
+        names.add(name);
+        strengths.push(LISTED_STRENGTHS.indexOf(evidenceStrength(listing)));
       }
     });
-    return { names, belowEvidence: below.size };
+    return new ListedNames(new PackedDomainSet(names), Uint8Array.from(strengths));
   }
 }
 

@@ -1,12 +1,14 @@
-import { getPublicSuffix } from "tldts";
 import { isDisposable } from "./classify.ts";
+import { type CompiledEvidence, compileEvidence } from "./compiled-evidence.ts";
 import { nearest, normaliseDomain } from "./domain-name.ts";
 import { isReserved } from "./reserved-names.ts";
 import { looksThrowaway } from "./throwaway-name.ts";
+import type { ListedNames } from "./listed-names.ts";
 import { type DomainSet, PackedDomainSet } from "./packed-domain-set.ts";
-import { DisposableEvidence, type SourceInput } from "./disposable-evidence.ts";
+import type { DisposableEvidence, SourceInput } from "./disposable-evidence.ts";
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "./evidence-rule.ts";
 import type { OverrideLine } from "./overrides.ts";
+import { publicSuffixOfNormalised } from "./public-suffix.ts";
 import { RELAY_DOMAINS } from "./relay-services.ts";
 
 export interface DomainListInput {
@@ -18,6 +20,8 @@ export interface DomainListInput {
   allow: readonly string[];
   /** Each disposable list apart, with its lineage; when given, `disposable` and `disposableWildcard` are not read. */
   sources?: readonly SourceInput[];
+  /** The lists already compiled (what a version holds); when given, the three fields above are not read. */
+  compiled?: CompiledEvidence;
   rule?: EvidenceRule;
   /** Disputed names `update` held back: listed, but not served until an operator settles them. */
   heldBack?: readonly string[];
@@ -38,6 +42,8 @@ export interface DomainLists {
   readonly overrides: ReadonlyMap<string, OverrideLine>;
   /** Each list's entries, for counting witnesses and for `explain`. */
   readonly evidence: DisposableEvidence;
+  /** Every listed name of each kind with its strength: what `disposable` and `disposableWildcard` serve under `rule`. */
+  readonly listed: { readonly exact: ListedNames; readonly wildcard: ListedNames };
   readonly rule: EvidenceRule;
   /** Listed names whose evidence falls short of the rule. */
   readonly belowEvidence: number;
@@ -60,19 +66,6 @@ export interface FreeListReport {
   readonly institutional: number;
 }
 
-const PSL = { allowPrivateDomains: true } as const;
-/**
- * For names `normaliseDomain` made or `update` wrote normalised (lower-case host names):
- * tldts need not extract or validate them again, which makes a load's pass over the
- * lists several times faster; the answers are the same for such names.
- */
-const PSL_NORMALISED = {
-  allowPrivateDomains: true,
-  extractHostname: false,
-  validateHostname: false,
-  detectIp: false,
-  mixedInputs: false,
-} as const;
 const INSTITUTIONAL_SUFFIX = /(^|\.)(edu|ac|gov|mil|sch|k12)(\.|$)/;
 
 /**
@@ -98,17 +91,15 @@ export function buildDomainLists(input: DomainListInput): {
     return set;
   };
   const rule = input.rule ?? DEFAULT_EVIDENCE_RULE;
-  const evidence = DisposableEvidence.build(
-    input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")),
-  );
+  const compiled =
+    input.compiled ??
+    compileEvidence(input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")));
   const heldBack = new Set(input.heldBack ?? []);
-  const exact = evidence.served(rule, false);
-  const wildcard = evidence.served(rule, true);
-  const disposable = without(exact.names, heldBack);
+  const disposable = compiled.exact.served(rule, heldBack);
   const disposableLists = {
-    disposable: new PackedDomainSet(disposable),
-    disposableSuffixes: new Set([...disposable].filter((name) => getPublicSuffix(name, PSL_NORMALISED) === name)),
-    disposableWildcard: without(wildcard.names, heldBack),
+    disposable,
+    disposableSuffixes: new Set(compiled.suffixes.filter((name) => disposable.has(name))),
+    disposableWildcard: compiled.wildcard.served(rule, heldBack),
     allow: new Set([...normalised("allow"), ...RELAY_DOMAINS]),
     overrides: new Map<string, OverrideLine>(),
   };
@@ -124,7 +115,7 @@ export function buildDomainLists(input: DomainListInput): {
     institutional: 0,
   };
   for (const domain of candidates) {
-    const suffix = getPublicSuffix(domain, PSL_NORMALISED) ?? "";
+    const suffix = publicSuffixOfNormalised(domain);
     if (suffix === domain || isReserved(domain)) report.suffixOrReserved++;
     else if (INSTITUTIONAL_SUFFIX.test(suffix)) report.institutional++;
     else if (isDisposable(disposableLists, domain)) report.disposable++;
@@ -136,20 +127,15 @@ export function buildDomainLists(input: DomainListInput): {
   const lists = {
     ...disposableLists,
     free: new PackedDomainSet(free),
-    evidence,
+    evidence: compiled.evidence,
+    listed: { exact: compiled.exact, wildcard: compiled.wildcard },
     rule,
-    belowEvidence: exact.belowEvidence + wildcard.belowEvidence,
+    belowEvidence: compiled.exact.belowEvidence(rule) + compiled.wildcard.belowEvidence(rule),
     heldBack,
     freeSupplement: supplement,
     allowReasons: input.allowReasons ?? new Map(),
   };
   return { lists, dropped, free: report };
-}
-
-function without(names: Set<string>, removed: ReadonlySet<string>): Set<string> {
-  if (removed.size === 0) return names;
-  for (const name of removed) names.delete(name);
-  return names;
 }
 
 /** Lists given without their sources (tests, a version made before lists were kept apart): one list of each kind. */
@@ -179,8 +165,4 @@ export function parseDomainListText(text: string): string[] {
     if (entry !== "") entries.push(entry);
   }
   return entries;
-}
-
-export function isPublicSuffix(domain: string): boolean {
-  return getPublicSuffix(domain, PSL) === domain;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
@@ -67,6 +67,8 @@ describe("the first update with the three lists", async () => {
       ].map((n) => `${n}.txt`),
     );
     expect(evidenceOf("copying-list").get("copied-alone.example-listed.com")).toBeGreaterThan(0);
+    // What serve reads instead of the evidence files (test/datasets/email-evidence-pack.test.ts).
+    expect(existsSync(join(dir, "current", "email", "evidence.pack"))).toBe(true);
   });
 
   test("a name only a copying list names is below the evidence rule; explain says so", async () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { isPublicSuffix, parseDomainListText } from "../../email/domain-lists.ts";
+import { parseDomainListText } from "../../email/domain-lists.ts";
+import { isPublicSuffix } from "../../email/public-suffix.ts";
 import { nearest, normaliseDomain } from "../../email/domain-name.ts";
 import type { Witness } from "../../email/evidence-rule.ts";
 import { relayServiceOf } from "../../email/relay-services.ts";

@@ -36,7 +36,7 @@ export type BuiltOutput =
 
 type VersionFile = Exclude<
   keyof ReturnType<typeof versionFiles>,
-  "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "disputedDomains"
+  "root" | "manifest" | "raw" | "evidence" | "emailEvidence" | "emailEvidencePack" | "disputedDomains"
 >;
 
 interface OutputSpec extends OutputPlan {

@@ -14,7 +14,7 @@ import {
 import type { PackageFiles } from "./package-files.ts";
 import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceFormat } from "./formats/index.ts";
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
-import { loadEmailLists } from "../load-email-lists.ts";
+import { loadEmailLists, writeVersionEvidencePack } from "../load-email-lists.ts";
 import { type LoadReport, loadSnapshot } from "../load-snapshot.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "../manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
@@ -276,6 +276,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       outputs: compileVersionTables(staging, outputs.records, rebuilt, currentRoot),
     };
     writeManifest(out.manifest, manifest);
+    // What `serve` reads instead of parsing, packing and weighing every disposable list at each load.
+    await writeVersionEvidencePack(staging);
     let staged: LoadReport;
     try {
       // The whole version must load before anyone is pointed at it.

@@ -1,0 +1,144 @@
+import { readFileSync } from "node:fs";
+import type { CompiledEvidence } from "../email/compiled-evidence.ts";
+import { DisposableEvidence } from "../email/disposable-evidence.ts";
+import { LISTED_STRENGTHS, ListedNames } from "../email/listed-names.ts";
+import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
+import { writeSectionedFile } from "../ip/sectioned-file.ts";
+import { writeFileAtomically } from "./staged-files.ts";
+
+const MAGIC = 0x50455352; // "RSEP" little-endian: riskcheck email evidence pack
+const FORMAT = 1;
+const HEADER_WORDS = 3;
+const CHECKSUM_BYTES = 8;
+
+/** What the pack says in JSON; each packed set's arrays are sections, in this order. */
+interface PackIndex {
+  readonly sources: readonly {
+    name: string;
+    verifies: boolean;
+    copies: string[];
+    wildcard: boolean;
+    checkedAt: string | null;
+    size: number;
+    mask: number;
+  }[];
+  readonly exact: { size: number; mask: number };
+  readonly wildcard: { size: number; mask: number };
+  readonly suffixes: readonly string[];
+}
+
+/**
+ * `compiled` as one file: a JSON index, then each list's packed names (bytes, starts, slots)
+ * with their first-seen times, then each kind's listed names with their strengths, then an
+ * xxHash3 of everything before it.
+ */
+export function encodeEvidencePack(compiled: CompiledEvidence): Uint8Array {
+  const sources = compiled.evidence.sources;
+  const index: PackIndex = {
+    sources: sources.map((s) => ({
+      name: s.name,
+      verifies: s.verifies,
+      copies: [...s.copies],
+      wildcard: s.wildcard,
+      checkedAt: s.checkedAt,
+      size: s.entries.size,
+      mask: s.entries.parts.mask,
+    })),
+    exact: { size: compiled.exact.names.size, mask: compiled.exact.names.parts.mask },
+    wildcard: { size: compiled.wildcard.names.size, mask: compiled.wildcard.names.parts.mask },
+    suffixes: compiled.suffixes,
+  };
+  const arrays = (p: PackedDomainSetParts) => [p.bytes, p.starts, p.slots];
+  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const sections = [
+    new TextEncoder().encode(JSON.stringify(index)),
+    ...sources.flatMap((s) => [...arrays(s.entries.parts), s.firstSeen]),
+    ...[compiled.exact, compiled.wildcard].flatMap((l) => [...arrays(l.names.parts), l.strengths]),
+  ].map(bytesOf);
+  const body = writeSectionedFile([MAGIC, FORMAT, sections.length], sections);
+  const out = new Uint8Array(body.length + CHECKSUM_BYTES);
+  out.set(body);
+  new DataView(out.buffer).setBigUint64(body.length, Bun.hash.xxHash3(body), true);
+  return out;
+}
+
+export function writeEvidencePack(file: string, compiled: CompiledEvidence): void {
+  writeFileAtomically(file, encodeEvidencePack(compiled));
+}
+
+const DAMAGED_FIX =
+  "run `riskcheck update --force` to write the version again, or remove the file (each start then compiles the lists from email/evidence/ until an update writes it)";
+
+/** The pack at `file`, its checksum and every array's length checked; a DatasetError naming the file when it is damaged. */
+export function readEvidencePack(file: string): CompiledEvidence {
+  let data: Uint8Array;
+  try {
+    const read = readFileSync(file);
+    // Its arrays are views of the file: a buffer shared with other reads may not be aligned for them.
+    data = read.byteOffset % 8 === 0 ? read : new Uint8Array(read);
+  } catch (err) {
+    throw new DatasetError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    return decodeEvidencePack(data);
+  } catch (err) {
+    throw new DatasetError(file, `damaged compiled email lists (${(err as Error).message})`, DAMAGED_FIX);
+  }
+}
+
+export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
+  if (data.byteLength < HEADER_WORDS * 4 + CHECKSUM_BYTES) throw new Error("too short");
+  const bodyLength = data.byteLength - CHECKSUM_BYTES;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new Error("not an evidence pack");
+  if (view.getUint32(4, true) !== FORMAT) throw new Error(`format ${view.getUint32(4, true)}, not ${FORMAT}`);
+  if (view.getBigUint64(bodyLength, true) !== Bun.hash.xxHash3(data.subarray(0, bodyLength)))
+    throw new Error("its checksum does not match");
+  const count = view.getUint32(8, true);
+  if ((HEADER_WORDS + count * 2) * 4 > bodyLength) throw new Error("too many sections");
+  let next = 0;
+  const section = () => {
+    if (next === count) throw new Error("a section is missing");
+    const at = (HEADER_WORDS + next++ * 2) * 4;
+    const offset = view.getUint32(at, true);
+    const length = view.getUint32(at + 4, true);
+    if (offset % 8 !== 0 || offset + length > bodyLength) throw new Error("a section lies outside the file");
+    return { offset: data.byteOffset + offset, length };
+  };
+  const bytes = () => {
+    const s = section();
+    return new Uint8Array(data.buffer, s.offset, s.length);
+  };
+  const words = <T>(Kind: { new (b: ArrayBufferLike, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => {
+    const s = section();
+    if (s.length % Kind.BYTES_PER_ELEMENT !== 0) throw new Error("a section is cut short");
+    return new Kind(data.buffer, s.offset, s.length / Kind.BYTES_PER_ELEMENT);
+  };
+  const index = JSON.parse(new TextDecoder().decode(bytes())) as PackIndex;
+  const packed = ({ size, mask }: { size: number; mask: number }): PackedDomainSet => {
+    const parts = { size, mask, bytes: bytes(), starts: words(Uint32Array), slots: words(Int32Array) };
+    if (parts.starts.length !== size + 1 || parts.starts[size] !== parts.bytes.length)
+      throw new Error("a list's names do not fit their offsets");
+    if (parts.slots.length !== (mask + 1) * 2 || (mask & (mask + 1)) !== 0 || mask + 1 < size)
+      throw new Error("a list's table has the wrong size");
+    return PackedDomainSet.fromParts(parts);
+  };
+  const sources = index.sources.map((s) => {
+    const entries = packed(s);
+    const firstSeen = words(Uint32Array);
+    if (firstSeen.length !== s.size) throw new Error(`${s.name}: a first-seen time for every name is needed`);
+    return { ...s, copies: new Set(s.copies), entries, firstSeen };
+  });
+  const listed = (kind: { size: number; mask: number }) => {
+    const names = packed(kind);
+    const strengths = bytes();
+    if (strengths.length !== kind.size || strengths.some((code) => code >= LISTED_STRENGTHS.length))
+      throw new Error("a strength for every listed name is needed");
+    return new ListedNames(names, strengths);
+  };
+  const exact = listed(index.exact);
+  const wildcard = listed(index.wildcard);
+  if (next !== count) throw new Error("sections are left over");
+  return { evidence: new DisposableEvidence(sources), exact, wildcard, suffixes: index.suffixes };
+}

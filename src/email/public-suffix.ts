@@ -1,0 +1,24 @@
+import { getPublicSuffix } from "tldts";
+
+const PSL = { allowPrivateDomains: true } as const;
+/**
+ * For names `normaliseDomain` made or `update` wrote normalised (lower-case host names):
+ * tldts need not extract or validate them again, which makes a load's pass over the
+ * lists several times faster; the answers are the same for such names.
+ */
+const PSL_NORMALISED = {
+  allowPrivateDomains: true,
+  extractHostname: false,
+  validateHostname: false,
+  detectIp: false,
+  mixedInputs: false,
+} as const;
+
+export function isPublicSuffix(domain: string): boolean {
+  return getPublicSuffix(domain, PSL) === domain;
+}
+
+/** The public suffix of a normalised name ("" for none). */
+export function publicSuffixOfNormalised(domain: string): string {
+  return getPublicSuffix(domain, PSL_NORMALISED) ?? "";
+}
