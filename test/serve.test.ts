@@ -6,6 +6,8 @@ import pkg from "../package.json" with { type: "json" };
 import { SERVE_RUNTIME_FLAGS } from "../src/app/runtime-flags.ts";
 import { parsePrometheusText } from "./support/prometheus-text.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
+import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(30_000);
@@ -483,8 +485,28 @@ describe("start-up failures", () => {
     refused(
       dir,
       file,
-      "damaged compiled table (its SHA-256 is not the one the manifest records); remove it to have it compiled again from",
+      "damaged compiled table (its CRC-32 is not the one the manifest records); remove it to have it compiled again from",
     );
+  });
+
+  test("a table recorded before CRC-32s is checked by its SHA-256, and gets its CRC-32 recorded at its first load", async () => {
+    const dir = makeDataDir();
+    const manifestFile = join(dir, "current/manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
+    for (const output of Object.values(manifest.outputs) as { compiled?: { crc32?: number } }[])
+      delete output.compiled?.crc32;
+    replace(dir, "current/manifest.json", JSON.stringify(manifest));
+    const file = "current/geo/country.table";
+    const intact = readFileSync(join(dir, file));
+    const damaged = new Uint8Array(intact);
+    damaged[Math.floor(damaged.length * 0.3)] ^= 0x01;
+    replace(dir, file, damaged);
+    refused(dir, file, "damaged compiled table (its SHA-256 is not the one the manifest records)");
+    replace(dir, file, intact);
+    await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+    const recorded = JSON.parse(readFileSync(manifestFile, "utf8")).outputs.country.compiled;
+    expect(recorded.crc32).toBe(Bun.hash.crc32(intact));
+    expect(recorded.sha256).toBe(manifest.outputs.country.compiled.sha256);
   });
 
   test("a corrupt curated file is named, with the fix", () => {

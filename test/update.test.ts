@@ -192,13 +192,19 @@ describe("riskcheck update against a loopback feed server", () => {
     expect((await ask("/v1/ip-reputation-check?ip=10.1.2.3")).reputation.reputation).toBe("ok");
   });
 
-  test("update compiles each MMDB output into the table serve maps, its SHA-256 in the manifest", () => {
+  test("update compiles each MMDB output into the table serve maps, its CRC-32 and SHA-256 in the manifest", () => {
     const version = current().replace("datasets/", "");
     const manifest = manifestOf(version);
     const tableOf = (v: string, output: string) => {
-      const compiled = manifestOf(v).outputs[output].compiled as { file: string; sha256: string; bytes: number };
+      const compiled = manifestOf(v).outputs[output].compiled as {
+        file: string;
+        sha256: string;
+        crc32: number;
+        bytes: number;
+      };
       const file = join(dataDir, "datasets", v, compiled.file);
       expect(new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")).toBe(compiled.sha256);
+      expect(Bun.hash.crc32(readFileSync(file))).toBe(compiled.crc32);
       expect(statSync(file).size).toBe(compiled.bytes);
       return statSync(file).ino;
     };

@@ -38,7 +38,13 @@ function sha256Of(bytes: Uint8Array): string {
 function writeTable(root: string, output: TableOutput, bytes: Uint8Array): CompiledTable {
   const file = versionFiles(root)[TABLE_OUTPUTS[output].table];
   writeFileAtomically(file, bytes);
-  return { file: relative(root, file), sha256: sha256Of(bytes), bytes: bytes.byteLength, layout: RECORD_TABLE_LAYOUT };
+  return {
+    file: relative(root, file),
+    sha256: sha256Of(bytes),
+    crc32: Bun.hash.crc32(bytes),
+    bytes: bytes.byteLength,
+    layout: RECORD_TABLE_LAYOUT,
+  };
 }
 
 /**
@@ -77,7 +83,7 @@ export function compileVersionTables(
   return out;
 }
 
-/** A table read for serving, each array in a buffer of its own; `compiled` when it had to be compiled first and was saved (see `recordTables`). */
+/** A table read for serving, each array in a buffer of its own; `compiled` when the manifest should record it anew: compiled first and saved, or given its CRC-32 (see `recordTables`). */
 export interface ReadTable {
   readonly table: RecordTableFile;
   readonly compiled?: CompiledTable;
@@ -85,9 +91,11 @@ export interface ReadTable {
 }
 
 /**
- * The output's table: read section by section and checked against the manifest's SHA-256
- * (a damaged file is refused, naming it); for a version written before tables of this layout, or
- * without a manifest, compiled from the MMDB and, where the folder is writable, saved.
+ * The output's table: read section by section and checked against the manifest's CRC-32
+ * (a damaged file is refused, naming it). A table recorded before CRC-32s is checked by its
+ * SHA-256 and comes back with its CRC-32 as `compiled`, to be recorded. For a version written
+ * before tables of this layout, or without a manifest, compiled from the MMDB and, where the
+ * folder is writable, saved.
  */
 export async function readVersionTable(
   root: string,
@@ -109,12 +117,23 @@ export async function readVersionTable(
       );
     }
     try {
-      const hasher = new Bun.CryptoHasher("sha256");
       const size = fstatSync(fd).size;
-      const table = readRecordTableFile(fd, size, file, (bytes) => hasher.update(bytes));
-      if (size !== recorded.bytes || hasher.digest("hex") !== recorded.sha256)
-        throw new DatasetError(file, "damaged compiled table (its SHA-256 is not the one the manifest records)");
-      return { table, note: null };
+      // CRC-32 continues across pieces: the pieces' running value is the whole file's.
+      let crc32 = 0;
+      const sha256 = recorded.crc32 === undefined ? new Bun.CryptoHasher("sha256") : null;
+      const table = readRecordTableFile(fd, size, file, (bytes) => {
+        crc32 = Bun.hash.crc32(bytes, crc32);
+        sha256?.update(bytes);
+      });
+      const intact =
+        size === recorded.bytes &&
+        (sha256 === null ? crc32 === recorded.crc32 : sha256.digest("hex") === recorded.sha256);
+      if (!intact)
+        throw new DatasetError(
+          file,
+          `damaged compiled table (its ${sha256 === null ? "CRC-32" : "SHA-256"} is not the one the manifest records)`,
+        );
+      return { table, note: null, ...(sha256 === null ? {} : { compiled: { ...recorded, crc32 } }) };
     } catch (err) {
       // A damaged file can fail its shape checks before its checksum: either way it is damaged.
       if (err instanceof DatasetError)
@@ -159,8 +178,8 @@ function refix(root: string, mmdb: VersionFile): string {
 }
 
 /**
- * Compiles and records every table the version lacks (a version written by an older
- * riskcheck), as its first load would: the postinstall step does it for the current
+ * Compiles and records every table the version lacks, and the CRC-32 of every table recorded
+ * without one (a version written by an older riskcheck), as its first load would: the postinstall step does it for the current
  * version so that the first `serve` after an upgrade maps at once. Lines for the log.
  */
 export async function compileMissingTables(root: string): Promise<string[]> {
