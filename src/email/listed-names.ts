@@ -31,13 +31,12 @@ export class ListedNames {
     return { names: this.names.parts, strengths: this.strengths };
   }
 
-  /** The names `rule` serves, without those `heldBack`. */
-  served(rule: EvidenceRule, heldBack: DomainSet): ServedNames {
-    return new ServedNames(
-      this,
-      Uint8Array.from(LISTED_STRENGTHS, (s) => (meetsRule(rule, s) ? 1 : 0)),
-      heldBack,
-    );
+  /** The names `rule` serves, without those `heldBack`: the packed names themselves when that is all of them. */
+  served(rule: EvidenceRule, heldBack: DomainSet): DomainSet {
+    const meets = Uint8Array.from(LISTED_STRENGTHS, (s) => (meetsRule(rule, s) ? 1 : 0));
+    const served = new ServedNames(this, meets, heldBack);
+    // Every check probes this set, some several times: a view's extra read is only paid where it filters.
+    return served.size === this.names.size ? this.names : served;
   }
 
   /** How many names fall short of `rule`. */

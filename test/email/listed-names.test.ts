@@ -45,6 +45,12 @@ describe("listed names served under a rule", () => {
     expect([...corroborated]).toEqual(["one.com", "checked.com"]);
   });
 
+  test("where the rule serves every name and none is held back, the set is the packed names themselves", () => {
+    expect(exact.served("any", new Set(["unlisted.com"]))).toBe(exact.names);
+    expect(exact.served("any", new Set(["held.com"]))).not.toBe(exact.names);
+    expect(exact.served("corroborated", new Set())).not.toBe(exact.names);
+  });
+
   test("a name no list names is not had", () => {
     expect(exact.served("any", new Set()).has("other.com")).toBe(false);
     expect(exact.served("any", new Set()).has("")).toBe(false);
