@@ -226,9 +226,9 @@ async function prepareIp(
     [...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]),
   );
   const asn = new AsnIndex(asnFile);
-  const asnKinds = new Uint8Array(asn.entryCount);
+  const asnKinds = asn.nameKinds();
   for (let entry = 0; entry < asn.entryCount; entry++) {
-    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asn.organization(entry));
+    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asnKinds[entry]);
   }
   if (curated.regions.size === 0)
     notes.push(

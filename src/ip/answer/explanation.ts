@@ -7,6 +7,7 @@ import {
   type KindName,
   kindBit,
   kindNames,
+  kindsInName,
   kindsOfNetwork,
 } from "../verdict/network-kinds.ts";
 import type { ParsedIp } from "../address/parse.ts";
@@ -167,7 +168,7 @@ export function explain(
   const listedBits = listedKinds.reduce((bits, s) => bits | s.bits, 0);
   if (asn)
     add(
-      kindsOfNetwork(listedBits, f.owner.organization) & ~listedBits,
+      kindsOfNetwork(listedBits, kindsInName(f.owner.organization)) & ~listedBits,
       `the name of AS${asn}'s organisation, "${f.owner.organization}"`,
     );
 

@@ -1,4 +1,5 @@
 import type { AddressRange } from "../address/address-range.ts";
+import { NAME_RULES, kindsInName } from "../verdict/network-kinds.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import type { IndexFile } from "./range-index-file.ts";
 import { RangeIndex } from "./range-index.ts";
@@ -9,7 +10,16 @@ export interface AsnRange extends AddressRange {
   readonly organization: string;
 }
 
-/** Builds the ASN index file contents: ranges → (ASN, organisation) entries, deduplicated. */
+/** What the index's meta says its organisations' names say (`kindsInName`, one byte per entry, base64), under which rules. */
+interface NameKindsMeta {
+  readonly rules: number;
+  readonly bytes: string;
+}
+
+/**
+ * Builds the ASN index file contents: ranges → (ASN, organisation) entries, deduplicated,
+ * with what each organisation's name says of its network's kinds.
+ */
 export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, unknown>): IndexFile {
   const entries = new Map<string, number>();
   const payload: number[] = [];
@@ -30,7 +40,11 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
     (entriesHere) => entriesHere[entriesHere.length - 1],
     (entry) => entry,
   );
-  return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta };
+  const nameKinds = new Uint8Array(entries.size);
+  for (let entry = 0; entry < nameKinds.length; entry++)
+    nameKinds[entry] = kindsInName(text.slice(payload[entry * 3 + 1], payload[entry * 3 + 2]));
+  const names: NameKindsMeta = { rules: NAME_RULES, bytes: Buffer.from(nameKinds).toString("base64") };
+  return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta: { ...meta, nameKinds: names } };
 }
 
 /**
@@ -42,11 +56,13 @@ export class AsnIndex {
   /** Per entry: ASN, start and end of the organisation in `text`. */
   private readonly payload: Uint32Array;
   private readonly text: string;
+  private readonly meta: Record<string, unknown>;
 
   constructor(file: IndexFile) {
     this.ranges = new RangeIndex(file.columns);
     this.payload = file.payload;
     this.text = file.text;
+    this.meta = file.meta;
   }
 
   get entryCount(): number {
@@ -68,5 +84,15 @@ export class AsnIndex {
 
   organization(entry: number): string {
     return this.text.slice(this.payload[entry * 3 + 1], this.payload[entry * 3 + 2]);
+  }
+
+  /** What each entry's organisation name says of its kinds (`kindsInName`), as `update` compiled it, or read now from an index compiled without it or under other rules. */
+  nameKinds(): Uint8Array {
+    const compiled = this.meta.nameKinds as NameKindsMeta | undefined;
+    if (compiled?.rules === NAME_RULES) {
+      const bytes = Buffer.from(compiled.bytes, "base64");
+      if (bytes.length === this.entryCount) return new Uint8Array(bytes);
+    }
+    return Uint8Array.from({ length: this.entryCount }, (_, entry) => kindsInName(this.organization(entry)));
   }
 }

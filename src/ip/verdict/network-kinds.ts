@@ -44,12 +44,22 @@ const EDUCATION_NAME =
 const ISP_NAME =
   /tele(com|kom|communication|fonica|net)|broadband|\bcable\b|cablevision|\bmobile\b|wireless|\bfib(er|re)\b|\bdsl\b|internet service provider|\bcomcast\b|\bverizon\b|\bvodafone\b|\bcharter communications\b|\bspectrum\b/i;
 
-/** Kinds a network gets from the curated ASN lists and its organisation's name. */
-export function kindsOfNetwork(asnKinds: number, organization: string): number {
-  let bits = asnKinds;
-  if (EDUCATION_NAME.test(organization)) bits |= KIND.education;
-  if (!(bits & (KIND.hosting | KIND.vpn | KIND.education)) && ISP_NAME.test(organization)) bits |= KIND.isp;
-  return bits;
+/**
+ * The version of the two patterns above: `update` writes what they say of every ASN index
+ * entry into the index, with this number; an index compiled under another is read again at
+ * load. Raise it whenever either pattern changes.
+ */
+export const NAME_RULES = 1;
+
+/** What an organisation's name says: `education`, and `isp` for a name that reads like an access provider's (whether the network is one depends on its lists too: `kindsOfNetwork`). */
+export function kindsInName(organization: string): number {
+  return (EDUCATION_NAME.test(organization) ? KIND.education : 0) | (ISP_NAME.test(organization) ? KIND.isp : 0);
+}
+
+/** Kinds a network gets from the curated ASN lists and what its organisation's name says (`kindsInName`). */
+export function kindsOfNetwork(asnKinds: number, nameKinds: number): number {
+  const bits = asnKinds | (nameKinds & KIND.education);
+  return !(bits & (KIND.hosting | KIND.vpn | KIND.education)) && nameKinds & KIND.isp ? bits | KIND.isp : bits;
 }
 
 /**

@@ -5,6 +5,7 @@ import { AsnIndex, type AsnRange, compileAsnIndex } from "../../../src/ip/indexe
 import { type ParsedIp, parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../../src/ip/indexes/range-index-file.ts";
 import { NOT_FOUND } from "../../../src/ip/indexes/range-index.ts";
+import { KIND, NAME_RULES, kindsInName } from "../../../src/ip/verdict/network-kinds.ts";
 import { BUNDLED_DATA_DIR } from "../../support/test-app.ts";
 
 /** The ASN and organisation of the address's entry, or null. */
@@ -121,5 +122,40 @@ describe("the bundled data (compiled at install)", () => {
   test("hundreds of thousands of ranges", () => {
     expect(bundled.rangeCount).toBeGreaterThan(400_000);
     expect(bundled.entryCount).toBeGreaterThan(50_000);
+  });
+});
+
+describe("what the organisations' names say, compiled into the index", () => {
+  const csv = [
+    '16777216,16777471,1,"Stanford University"',
+    '16777472,16777727,2,"Comcast Cable Communications, LLC"',
+    '16777728,16777983,3,"Amazon.com, Inc."',
+    '16777984,16778239,4,"University Telecom Services"',
+  ].join("\n");
+  const expected = [KIND.education, KIND.isp, 0, KIND.education | KIND.isp];
+
+  test("update writes each entry's name kinds, under the rules in force", () => {
+    const file = compileAsnIndex([...asnCsvRows(csv)], {});
+    expect((file.meta.nameKinds as { rules: number }).rules).toBe(NAME_RULES);
+    expect([...new AsnIndex(file).nameKinds()]).toEqual(expected);
+  });
+
+  test("an index compiled without them, or under other rules, has its names read at load, to the same kinds", () => {
+    const file = compileAsnIndex([...asnCsvRows(csv)], {});
+    const { nameKinds: _, ...older } = file.meta;
+    expect([...new AsnIndex({ ...file, meta: older }).nameKinds()]).toEqual(expected);
+    const stale = {
+      ...file.meta,
+      nameKinds: { rules: NAME_RULES - 1, bytes: Buffer.from([0, 0, 0, 0]).toString("base64") },
+    };
+    expect([...new AsnIndex({ ...file, meta: stale }).nameKinds()]).toEqual(expected);
+  });
+
+  test("on the bundled index, the kinds are what reading every name gives", async () => {
+    const file = await readIndexFile(join(BUNDLED_DATA_DIR, "current", "ip", "asn.idx"), "asn");
+    const index = new AsnIndex(file);
+    const read = Array.from({ length: index.entryCount }, (_, entry) => kindsInName(index.organization(entry)));
+    expect([...index.nameKinds()]).toEqual(read);
+    expect(read.filter((k) => k !== 0).length).toBeGreaterThan(5_000);
   });
 });

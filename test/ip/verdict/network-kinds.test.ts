@@ -6,6 +6,7 @@ import {
   connectionTypeOf,
   kindBit,
   kindNames,
+  kindsInName,
   kindsOfNetwork,
 } from "../../../src/ip/verdict/network-kinds.ts";
 
@@ -70,12 +71,12 @@ describe("kinds of a network from the curated ASN lists and its organisation's n
     [KIND.vpn, "PacketHub S.A.", ["vpn"]],
     [KIND.education, "CENIC", ["education"]],
   ] as [number, string, string[]][])("%d %s → %p", (listed, organization, expected) => {
-    expect([...kindNames(kindsOfNetwork(listed, organization))] as string[]).toEqual(expected);
+    expect([...kindNames(kindsOfNetwork(listed, kindsInName(organization)))] as string[]).toEqual(expected);
   });
 
   test("a telecom name does not make a listed hosting or VPN network an ISP", () => {
-    expect(kindsOfNetwork(KIND.hosting, "IDC, China Telecommunications Corporation")).toBe(KIND.hosting);
-    expect(kindsOfNetwork(KIND.vpn, "Some Telecom VPN")).toBe(KIND.vpn);
+    expect(kindsOfNetwork(KIND.hosting, kindsInName("IDC, China Telecommunications Corporation"))).toBe(KIND.hosting);
+    expect(kindsOfNetwork(KIND.vpn, kindsInName("Some Telecom VPN"))).toBe(KIND.vpn);
   });
 });
 
