@@ -6,11 +6,13 @@
  *   bun bench/versus.ts --a OLD_BINARY --b NEW_BINARY [--rounds 4] [--duration 5] [--connections 64] [--only ip-distinct,email]
  *
  * A side is a compiled binary (`bun run build`; for another commit, build it in a
- * `git worktree` of that commit) or `src/cli/main.ts` of this checkout when given as `source`.
+ * `git worktree` of that commit), another checkout's sources when given as its directory
+ * (a `git worktree` with node_modules), or this checkout's when given as `source`. Both read
+ * this checkout's data/.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DISTINCT, ROOT, type WrkResult, median, requireWrk, rps, startProcess, writeLines, wrk } from "./load.ts";
 import { makeEmailPool } from "./pools.ts";
@@ -44,7 +46,12 @@ const pools: Record<string, string> = {
 };
 const scenarios = values.only.split(",").filter((name) => name in pools);
 
-const command = (side: string) => (side === "source" ? [process.execPath, "src/cli/main.ts"] : [side]);
+const command = (side: string) =>
+  side === "source"
+    ? [process.execPath, "src/cli/main.ts"]
+    : existsSync(join(side, "src/cli/main.ts"))
+      ? [process.execPath, join(resolve(side), "src/cli/main.ts")]
+      : [side];
 async function start(label: string, side: string) {
   const env = {
     RISKCHECK_DATA_DIR: join(ROOT, "data"),
