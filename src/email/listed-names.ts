@@ -33,10 +33,24 @@ export class ListedNames {
 
   /** The names `rule` serves, without those `heldBack`: the packed names themselves when that is all of them. */
   served(rule: EvidenceRule, heldBack: DomainSet): DomainSet {
-    const meets = Uint8Array.from(LISTED_STRENGTHS, (s) => (meetsRule(rule, s) ? 1 : 0));
-    const served = new ServedNames(this, meets, heldBack);
+    const meets = LISTED_STRENGTHS.map((s) => meetsRule(rule, s));
+    const served = new Uint8Array(this.strengths.length);
+    let size = 0;
+    for (let entry = 0; entry < served.length; entry++) {
+      if (meets[this.strengths[entry]]) {
+        served[entry] = 1;
+        size++;
+      }
+    }
+    for (const name of heldBack) {
+      const entry = this.names.indexOf(name);
+      if (entry !== -1 && served[entry] === 1) {
+        served[entry] = 0;
+        size--;
+      }
+    }
     // Every check probes this set, some several times: a view's extra read is only paid where it filters.
-    return served.size === this.names.size ? this.names : served;
+    return size === this.names.size ? this.names : new ServedNames(this.names, served, size);
   }
 
   /** How many names fall short of `rule`. */
@@ -48,34 +62,22 @@ export class ListedNames {
   }
 }
 
-/** The names of a `ListedNames` that an evidence rule serves, as a set. */
-export class ServedNames implements DomainSet {
-  readonly size: number;
-
+/** Some of a packed set's names, as a set: those whose entry is marked served. */
+class ServedNames implements DomainSet {
   constructor(
-    private readonly listed: ListedNames,
-    /** 1 at each strength code the rule serves. */
-    private readonly meets: Uint8Array,
-    private readonly heldBack: DomainSet,
-  ) {
-    let size = 0;
-    for (const code of listed.strengths) size += meets[code];
-    for (const name of heldBack) if (this.isServed(listed.names.indexOf(name))) size--;
-    this.size = size;
-  }
+    private readonly names: PackedDomainSet,
+    /** 1 at each entry served. */
+    private readonly served: Uint8Array,
+    readonly size: number,
+  ) {}
 
   has(domain: string): boolean {
-    return this.isServed(this.listed.names.indexOf(domain)) && (this.heldBack.size === 0 || !this.heldBack.has(domain));
+    const entry = this.names.indexOf(domain);
+    return entry !== -1 && this.served[entry] === 1;
   }
 
   *[Symbol.iterator](): Generator<string> {
     let entry = 0;
-    for (const name of this.listed.names) {
-      if (this.isServed(entry++) && !this.heldBack.has(name)) yield name;
-    }
-  }
-
-  private isServed(entry: number): boolean {
-    return entry !== -1 && this.meets[this.listed.strengths[entry]] === 1;
+    for (const name of this.names) if (this.served[entry++] === 1) yield name;
   }
 }
