@@ -18,7 +18,7 @@ type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: Packed
 
 export interface PreparedEmail {
   /** The lists, their packed sets as arrays (the served disposable names are made from `listed` again); the small sets and maps as they are. */
-  readonly lists: Omit<DomainLists, "disposable" | "disposableWildcard" | "free" | "evidence" | "listed"> & {
+  readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence" | "listed"> & {
     readonly free: PackedDomainSetParts;
     readonly evidence: readonly PreparedSource[];
     readonly listed: { readonly exact: ListedNamesParts; readonly wildcard: ListedNamesParts };
@@ -38,7 +38,7 @@ export async function prepareEmailPart(
 ): Promise<PreparedEmail> {
   const manifest = await readManifest(dataFilesAt(dataDir, root).manifest);
   const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
-  const { disposable: _, disposableWildcard: __, ...l } = e.lists;
+  const { disposable: _, ...l } = e.lists;
   return {
     lists: {
       ...l,
@@ -58,12 +58,10 @@ export async function prepareEmailPart(
 export function assembleEmailLists(e: PreparedEmail): DomainLists {
   const l = e.lists;
   const exact = ListedNames.fromParts(l.listed.exact);
-  const wildcard = ListedNames.fromParts(l.listed.wildcard);
   return {
     ...l,
     disposable: exact.served(l.rule, l.heldBack),
-    disposableWildcard: wildcard.served(l.rule, l.heldBack),
-    listed: { exact, wildcard },
+    listed: { exact, wildcard: ListedNames.fromParts(l.listed.wildcard) },
     free: PackedDomainSet.fromParts(l.free),
     evidence: new DisposableEvidence(
       l.evidence.map((source) => ({ ...source, entries: PackedDomainSet.fromParts(source.entries) })),

@@ -99,7 +99,8 @@ export function buildDomainLists(input: DomainListInput): {
   const disposableLists = {
     disposable,
     disposableSuffixes: new Set(compiled.suffixes.filter((name) => disposable.has(name))),
-    disposableWildcard: compiled.wildcard.served(rule, heldBack),
+    // A few hundred names, probed for the domain and each parent: a Set keeps each string's hash.
+    disposableWildcard: new Set(compiled.wildcard.served(rule, heldBack)),
     allow: new Set([...normalised("allow"), ...RELAY_DOMAINS]),
     overrides: new Map<string, OverrideLine>(),
   };
