@@ -39,7 +39,13 @@ export interface Thresholds {
  */
 export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({ bad: 6, warning: 3, suspicious: 2, informative: 1 });
 
-export type Level = "bad" | "warning" | "suspicious" | "informative" | "ok";
+export const LEVELS = ["bad", "warning", "suspicious", "informative", "ok"] as const;
+export type Level = (typeof LEVELS)[number];
+
+/** A level the answer calls risky. */
+export function isRisky(level: Level): boolean {
+  return level === "bad" || level === "warning";
+}
 
 /** The spec's reputation object, keys in the spec's order. */
 export interface Reputation {
@@ -145,7 +151,7 @@ export function verdict(
 ): Reputation {
   const level = ruleOf(c, kinds, flags, t).level;
   return {
-    risky: level === "bad" || level === "warning",
+    risky: isRisky(level),
     reputation: level,
     bot: c.bot,
     probe: c.probe,

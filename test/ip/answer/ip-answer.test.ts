@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { type ParsedIp, parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { isGlobalUnicast } from "../../../src/ip/address/special-purpose.ts";
 import { explain } from "../../../src/ip/answer/explanation.ts";
-import { answerObject, ipAnswerJson, privateAnswer } from "../../../src/ip/answer/ip-answer.ts";
+import { answerJsonFrom, answerObject, ipAnswerJson, privateAnswer } from "../../../src/ip/answer/ip-answer.ts";
+import { ALL_KINDS, kindNames } from "../../../src/ip/verdict/network-kinds.ts";
+import { LEVELS, isRisky } from "../../../src/ip/verdict/reputation.ts";
 import { type IpDatasets, ipFacts } from "../../../src/ip/answer/ip-facts.ts";
 import { NOT_LOCATED, located } from "../../../src/ip/geo/geo-record.ts";
 import { NOT_FOUND } from "../../../src/ip/indexes/range-index.ts";
@@ -67,6 +69,28 @@ describe("the written JSON is exactly JSON.stringify of the answer object", () =
       city: "Yamoussoukro\\",
       flag: "🇨🇮",
     });
+  });
+
+  test("every reputation: each level and set of kinds, unreported and reported", () => {
+    const ip = randomGlobal(1)[0];
+    const facts = ipFacts(datasets, ip);
+    const counters = [
+      { bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 },
+      { bot: 2, probe: 0, rate: 1, attack: 7, crawler: 0 },
+      { bot: 0, probe: 0, rate: 0, attack: 0, crawler: 3 },
+    ];
+    let checked = 0;
+    for (const level of LEVELS)
+      for (let kinds = 0; kinds <= ALL_KINDS; kinds++)
+        for (const c of counters) {
+          const sum = c.bot + c.probe + c.rate + c.attack + c.crawler;
+          const reputation = { risky: isRisky(level), reputation: level, ...c, sum, kind: kindNames(kinds) };
+          const f = { ...facts, reputation };
+          const json = answerJsonFrom(datasets, ip, f, null);
+          if (json !== JSON.stringify(answerObject(f))) expect(json).toBe(JSON.stringify(answerObject(f)));
+          checked++;
+        }
+    expect(checked).toBe(LEVELS.length * (ALL_KINDS + 1) * counters.length);
   });
 
   test("an address without geolocation or owner", () => {
