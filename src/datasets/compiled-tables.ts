@@ -179,8 +179,9 @@ function refix(root: string, mmdb: VersionFile): string {
 
 /**
  * Compiles and records every table the version lacks, and the CRC-32 of every table recorded
- * without one (a version written by an older riskcheck), as its first load would: the postinstall step does it for the current
- * version so that the first `serve` after an upgrade maps at once. Lines for the log.
+ * without one (a version written by an older riskcheck), as its first load would: the
+ * postinstall step does it for the current version so that the first `serve` after an
+ * upgrade maps at once. Lines for the log.
  */
 export async function compileMissingTables(root: string): Promise<string[]> {
   const manifest = await readManifest(versionFiles(root).manifest);

@@ -128,7 +128,15 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
     const entries = packed(s);
     const firstSeen = words(Uint32Array);
     if (firstSeen.length !== s.size) throw new Error(`${s.name}: a first-seen time for every name is needed`);
-    return { ...s, copies: new Set(s.copies), entries, firstSeen };
+    return {
+      name: s.name,
+      verifies: s.verifies,
+      copies: new Set(s.copies),
+      wildcard: s.wildcard,
+      entries,
+      firstSeen,
+      checkedAt: s.checkedAt,
+    };
   });
   const listed = (kind: { size: number; mask: number }) => {
     const names = packed(kind);
