@@ -1,6 +1,7 @@
-import { type AsnRange, compileAsnIndex } from "../../ip/indexes/asn-index.ts";
+import { readFileSync } from "node:fs";
+import { type AsnRange, compileAsnIndex, hasCurrentNameKinds } from "../../ip/indexes/asn-index.ts";
 import { kindBit } from "../../ip/verdict/network-kinds.ts";
-import { encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
+import { decodeIndexFile, encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
 import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../../ip/verdict/report-counting.ts";
 import { type Contribution, FLAG, ReputationIndexBuilder } from "../../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "../data-layout.ts";
@@ -54,6 +55,8 @@ interface OutputPlan {
   select?(inputs: readonly OutputInput[]): readonly OutputInput[];
   /** Builds it from the selected inputs; null when there is none to build it from. */
   build(inputs: readonly OutputInput[], built: string): BuiltOutput | null;
+  /** Whether the current version's file is built as this code builds it, so that unchanged inputs keep it; default yes. */
+  builtAsNow?(file: string): boolean;
 }
 
 export { OUTPUT_NAMES, type OutputName };
@@ -159,6 +162,16 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       };
       const file = compileAsnIndex(rows(), { built, sources: inputs.map((i) => i.name) });
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
+    },
+    // An index from before the names' kinds were compiled, or under other patterns, is built again.
+    builtAsNow: (path) => {
+      try {
+        const bytes = readFileSync(path);
+        const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+        return hasCurrentNameKinds(decodeIndexFile(buffer, path, "asn"));
+      } catch {
+        return false;
+      }
     },
   },
   "city-ipv4": databaseOutput("cityV4", ["city", "city-ipv4"]),

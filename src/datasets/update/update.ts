@@ -518,7 +518,8 @@ function composeOutputs(
       currentFile &&
       existsSync(currentFile) &&
       sameNames(before.sources, names) &&
-      names.every((n) => !held.get(n)!.changed);
+      names.every((n) => !held.get(n)!.changed) &&
+      (spec.builtAsNow?.(currentFile) ?? true);
     if (unchanged) {
       linkOrCopy(currentFile, target);
       records[name] = before;

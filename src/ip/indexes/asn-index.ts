@@ -47,6 +47,11 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
   return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta: { ...meta, nameKinds: names } };
 }
 
+/** Whether the index carries what its names say under the patterns in force (`update` builds anew one that does not). */
+export function hasCurrentNameKinds(file: Pick<IndexFile, "meta">): boolean {
+  return (file.meta.nameKinds as NameKindsMeta | undefined)?.rules === NAME_RULES;
+}
+
 /**
  * Network owner lookup from the compiled ASN file. Organisation names stay in the
  * file's one text until asked for: ninety thousand strings fewer for the collector.
@@ -88,9 +93,8 @@ export class AsnIndex {
 
   /** What each entry's organisation name says of its kinds (`kindsInName`), as `update` compiled it, or read now from an index compiled without it or under other rules. */
   nameKinds(): Uint8Array {
-    const compiled = this.meta.nameKinds as NameKindsMeta | undefined;
-    if (compiled?.rules === NAME_RULES) {
-      const bytes = Buffer.from(compiled.bytes, "base64");
+    if (hasCurrentNameKinds({ meta: this.meta })) {
+      const bytes = Buffer.from((this.meta.nameKinds as NameKindsMeta).bytes, "base64");
       if (bytes.length === this.entryCount) return new Uint8Array(bytes);
     }
     return Uint8Array.from({ length: this.entryCount }, (_, entry) => kindsInName(this.organization(entry)));

@@ -1,0 +1,56 @@
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hasCurrentNameKinds } from "../../src/ip/indexes/asn-index.ts";
+import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../src/ip/indexes/range-index-file.ts";
+import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
+
+// A real `riskcheck update` on the bundled sources, whose ASN input is unchanged, over a current
+// version written before the ASN index carried its names' kinds (the same index, stripped of them).
+setDefaultTimeout(90_000);
+
+const dir = makeDataDir();
+const feeds = mkdtempSync(join(tmpdir(), "rk-asn-kinds-feeds-"));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(feeds, { recursive: true, force: true });
+});
+writeFileSync(join(feeds, "a-list.txt"), "new-throwaway.example-listed.com\n");
+writeFileSync(
+  join(dir, "sources.json"),
+  JSON.stringify({
+    sources: [
+      ...BUNDLED_SOURCES,
+      {
+        name: "a-list",
+        url: `file://${join(feeds, "a-list.txt")}`,
+        format: "domain-list",
+        feeds: "disposable",
+        licence: "made by the test",
+      },
+    ],
+  }),
+);
+const asnIndexOf = (version: string) => join(dir, version, "ip", "asn.idx");
+const before = asnIndexOf(readlinkSync(join(dir, "current")));
+const bytes = readFileSync(before);
+const file = decodeIndexFile(
+  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+  before,
+  "asn",
+);
+const { nameKinds: _, ...olderMeta } = file.meta;
+// The version's files are hard links to the bundled data's: replaced, never written through.
+rmSync(before);
+writeFileSync(before, encodeIndexFile({ ...file, meta: olderMeta }));
+const run = await runCliAsync(["update", "--data-dir", dir]);
+
+test("an unchanged ASN input whose index predates its names' kinds is built again", async () => {
+  expect(run.code).toBe(0);
+  const after = asnIndexOf(readlinkSync(join(dir, "current")));
+  expect(after).not.toBe(before);
+  expect(hasCurrentNameKinds(await readIndexFile(before, "asn"))).toBe(false);
+  expect(hasCurrentNameKinds(await readIndexFile(after, "asn"))).toBe(true);
+  expect(statSync(after).ino).not.toBe(statSync(before).ino);
+});
