@@ -1,7 +1,6 @@
 import type { IpDatasets } from "../ip/answer/ip-facts.ts";
 import { CompiledGeolocation } from "../ip/geo/geolocation.ts";
 import { connectionTypeLookup, ownerLookup } from "../ip/geo/network-owner.ts";
-import { IndexOwners } from "../ip/answer/owner-json.ts";
 import { RecordTable } from "../ip/geo/record-table.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
@@ -62,7 +61,6 @@ export async function assembleIpDatasets(
       geo,
       geoSource: p.geoSource,
       asn,
-      owners: new IndexOwners(asn),
       asnKinds: p.asnKinds,
       kindsByAsn: p.kindsByAsn,
       asnKindSources: p.asnKindSources,

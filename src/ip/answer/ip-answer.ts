@@ -5,8 +5,8 @@ import { NOT_LOCATED } from "../geo/geolocation.ts";
 import type { NetworkOwner } from "../geo/network-owner.ts";
 import { type Explanation, type SourceFacts, explain } from "./explanation.ts";
 import type { LocalReportView } from "../verdict/local-reports.ts";
-import { ALL_KINDS, type KindName, kindNames } from "../verdict/network-kinds.ts";
-import { CLEAN_REPUTATION, LEVELS, type Level, type Reputation, isRisky } from "../verdict/reputation.ts";
+import { ALL_KINDS, kindNames } from "../verdict/network-kinds.ts";
+import { CLEAN_REPUTATION, type Reputation } from "../verdict/reputation.ts";
 import { type IpDatasets, type IpFacts, NO_OWNER, ipFacts } from "./ip-facts.ts";
 
 /** The spec's IP answer, keys in the spec's order. */
@@ -66,7 +66,7 @@ export function answerJsonFrom(
   // Addresses and connection types are plain ASCII without quotes or backslashes.
   return (
     `{"ip":"${f.ip}",${f.located.headJson}"connection_type":"${f.connectionType}","is_anycast":${f.anycast},` +
-    `${f.located.tailJson}${f.ownerJson},"reputation":${reputation}}`
+    `${f.located.tailJson}${ownerJson(f.owner)},"reputation":${reputation}}`
   );
 }
 
@@ -75,35 +75,20 @@ export function asnText({ asn, organization }: NetworkOwner): string {
   return asn ? `AS${asn} ${organization}` : "";
 }
 
+function ownerJson({ asn, isp, organization }: NetworkOwner): string {
+  const quoted = JSON.stringify(organization);
+  const ispJson = isp === organization ? quoted : JSON.stringify(isp);
+  return `"isp":${ispJson},"organization":${quoted},"asn":${asn ? `"AS${asn} ${quoted.slice(1)}` : '""'}`;
+}
+
 /** Every `kind` array (`kindNames` shares one per bitmask) as JSON. */
 const KIND_JSON = new Map(
   Array.from({ length: ALL_KINDS + 1 }, (_, bits) => [kindNames(bits), JSON.stringify(kindNames(bits))]),
 );
 
 /** JSON.stringify(reputation); its strings are fixed names and its numbers integers. */
-function writeReputationJson(r: Reputation): string {
-  return `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`;
-}
-
-/**
- * The reputation of an address no list reports (every counter 0, as most are), by level and
- * `kind` array, written once: an answer then carries one flat string instead of a template's
- * dozen pieces, each copied again when the body is flattened.
- */
-const UNREPORTED_JSON: ReadonlyMap<Level, ReadonlyMap<readonly KindName[], string>> = new Map(
-  LEVELS.map((level) => [
-    level,
-    new Map(
-      Array.from({ length: ALL_KINDS + 1 }, (_, bits) => [
-        kindNames(bits),
-        writeReputationJson({ ...CLEAN_REPUTATION, risky: isRisky(level), reputation: level, kind: kindNames(bits) }),
-      ]),
-    ),
-  ]),
-);
-
 function reputationJson(r: Reputation): string {
-  return (r.sum === 0 ? UNREPORTED_JSON.get(r.reputation)?.get(r.kind) : undefined) ?? writeReputationJson(r);
+  return `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`;
 }
 
 export function answerObject(

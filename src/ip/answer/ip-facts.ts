@@ -2,7 +2,6 @@ import type { ParsedIp } from "../address/parse.ts";
 import type { GeoLookup, Located } from "../geo/geolocation.ts";
 import type { NetworkOwner } from "../geo/network-owner.ts";
 import type { AsnIndex } from "../indexes/asn-index.ts";
-import { type IndexOwners, type OwnerWithJson, ownerJson } from "./owner-json.ts";
 import type { EvidenceIndex } from "../indexes/evidence-index.ts";
 import { NOT_FOUND } from "../indexes/range-index.ts";
 import type { LabelIndex } from "../indexes/label-index.ts";
@@ -19,8 +18,6 @@ export interface IpDatasets {
   /** What explanations call the city database ("geolite2"). */
   readonly geoSource: string;
   readonly asn: AsnIndex;
-  /** The ASN index's owners with their JSON. */
-  readonly owners: IndexOwners;
   /** Kind bits per ASN index entry (curated ASN lists and organisation-name rules). */
   readonly asnKinds: Uint8Array;
   /** Kind bits by AS number, for owners found in an operator's ASN database. */
@@ -55,8 +52,6 @@ export interface IpFacts {
   /** The declared location that covers the address, NOT_FOUND where none does: where `located` came from, for explanations. */
   readonly locationEntry: number;
   readonly owner: NetworkOwner;
-  /** `owner`'s members of the answer, as JSON. */
-  readonly ownerJson: string;
   readonly connectionType: string;
   readonly anycast: boolean;
   readonly reputation: Reputation;
@@ -71,7 +66,6 @@ export interface IpFacts {
 }
 
 export const NO_OWNER: NetworkOwner = Object.freeze({ asn: 0, isp: "", organization: "" });
-const NO_OWNER_JSON: OwnerWithJson = { owner: NO_OWNER, json: ownerJson(NO_OWNER) };
 const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 });
 
 /**
@@ -81,20 +75,21 @@ const ZERO: Counters = Object.freeze({ bot: 0, probe: 0, rate: 0, attack: 0, cra
  */
 export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | null = null): IpFacts {
   const asnEntry = d.asn.entryOf(ip);
-  let owner = NO_OWNER_JSON;
+  let owner = NO_OWNER;
   let networkKinds = 0;
   const operatorOwner = d.ownerLookup?.(ip);
   if (operatorOwner) {
-    owner = { owner: operatorOwner, json: ownerJson(operatorOwner) };
+    owner = operatorOwner;
     networkKinds = d.kindsByAsn.get(operatorOwner.asn) ?? (asnEntry !== NOT_FOUND ? d.asnKinds[asnEntry] : 0);
   } else if (asnEntry !== NOT_FOUND) {
-    owner = d.owners.of(asnEntry);
+    const organization = d.asn.organization(asnEntry);
+    owner = { asn: d.asn.asn(asnEntry), isp: organization, organization };
     networkKinds = d.asnKinds[asnEntry];
   }
 
   const feedEntry = d.feeds.entryOf(ip);
   const curatedEntry = d.curated.entryOf(ip);
-  const override = d.overrides.lookup(ip, owner.owner.asn);
+  const override = d.overrides.lookup(ip, owner.asn);
   const listed = d.feeds.flags(feedEntry) | d.curated.flags(curatedEntry) | networkKinds;
   const flags =
     override === null
@@ -109,8 +104,7 @@ export function ipFacts(d: IpDatasets, ip: ParsedIp, local: LocalReportView | nu
     ip: ip.text,
     located: d.locations.locatedAt(locationEntry, d.geo.lookup(ip)),
     locationEntry,
-    owner: owner.owner,
-    ownerJson: owner.json,
+    owner,
     connectionType: d.connectionTypeLookup?.(ip) || connectionTypeOf(kinds),
     anycast: (flags & FLAG.anycast) !== 0,
     reputation: verdict(counters, kinds, verdictFlags(flags), d.thresholds),
