@@ -6,10 +6,11 @@
  *
  * Scenarios: ip-distinct (a new random public address every request), ip-random (a pool
  * of 10,000), email, private, unauthorized (401), floor (the IP check's HTTP work alone:
- * bench/floor-server.ts, with ip-distinct's requests), limits (the price of rate limit
- * and quota), and postgres.
+ * bench/floor-server.ts, with ip-distinct's requests), ceiling (the same with the address
+ * parsed and a real answer's body for it: an IP answer whose lookups and JSON cost nothing),
+ * limits (the price of rate limit and quota), and postgres.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,floor,limits,postgres]
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,postgres]
  *
  * `postgres` runs the IP check on a second riskcheck whose keys, usage and quota are in
  * PostgreSQL (RISKCHECK_TEST_DATABASE_URL's server, or an embedded one started here),
@@ -56,6 +57,7 @@ const addresses = makeAddressPool(10_000);
 const pools = {
   "ip-distinct": DISTINCT,
   floor: DISTINCT,
+  ceiling: DISTINCT,
   "ip-random": writeLines(
     work,
     "ip.txt",
@@ -120,11 +122,32 @@ const floor = selected("floor")
       /listening on (http:\/\/\S+)/,
     )
   : null;
+// The ceiling: the floor answering each address with 8.8.8.8's real answer (flag and all) for it.
+const ceiling = selected("ceiling")
+  ? await startProcess(
+      [
+        process.execPath,
+        "bench/floor-server.ts",
+        dbPath,
+        String(sampleBodySize),
+        writeLines(work, "answer.json", [
+          await (
+            await fetch(`${riskcheck.url}/v1/ip-reputation-check?ip=8.8.8.8`, {
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).text(),
+        ]),
+      ],
+      serverEnv,
+      /listening on (http:\/\/\S+)/,
+    )
+  : null;
 
 // Warm them (JIT, page cache) before measuring.
 wrk(baseline, pools.email);
 wrk(riskcheck, pools["ip-random"], key);
 if (floor) wrk(floor, pools.floor, key);
+if (ceiling) wrk(ceiling, pools.ceiling, key);
 
 const scenarios: { name: keyof typeof pools; key: string; server: Server }[] = [
   { name: "ip-distinct" as const, key, server: riskcheck },
@@ -133,6 +156,7 @@ const scenarios: { name: keyof typeof pools; key: string; server: Server }[] = [
   { name: "private" as const, key, server: riskcheck },
   { name: "unauthorized" as const, key: "", server: riskcheck },
   ...(floor ? [{ name: "floor" as const, key, server: floor }] : []),
+  ...(ceiling ? [{ name: "ceiling" as const, key, server: ceiling }] : []),
 ].filter((s) => selected(s.name));
 
 const results: Record<string, { baseline: WrkResult[]; riskcheck: WrkResult[] }> = {};
@@ -178,6 +202,7 @@ riskcheck.proc.kill("SIGTERM");
 unlimited.proc.kill("SIGTERM");
 baseline.proc.kill("SIGTERM");
 floor?.proc.kill("SIGTERM");
+ceiling?.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
 
 const rows = scenarios.map((s) => {
@@ -222,6 +247,10 @@ console.log("CPU µs/req: the server process's CPU time per request, all threads
 if (floor)
   console.log(
     "floor: the IP check's HTTP work alone (same app setup, admission and headers, fixed body, no lookup): the best any route can do here",
+  );
+if (ceiling)
+  console.log(
+    "ceiling: the floor with the address parsed and a real answer's body written for it: the IP check if its lookups and JSON cost nothing",
   );
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
 const limitsShare =
