@@ -15,11 +15,10 @@ import type { Snapshot } from "../src/datasets/snapshot.ts";
 import { cidrsOfRange } from "../src/ip/address/address-range.ts";
 import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
-import { DEFAULT_THRESHOLDS, type Level } from "../src/ip/verdict/reputation.ts";
+import { DEFAULT_THRESHOLDS, LEVELS, type Level } from "../src/ip/verdict/reputation.ts";
 import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
 import { FEEDS, ROOT, freshDataDir, serveFeeds, trialSources, writeSources } from "./real-feeds.ts";
 
-const LEVELS: Level[] = ["bad", "warning", "suspicious", "informative", "ok"];
 const overrides = new Map<string, string>();
 const feeds = serveFeeds(overrides);
 const dir = freshDataDir();

@@ -141,8 +141,9 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
   const listed = (kind: { size: number; mask: number }) => {
     const names = packed(kind);
     const strengths = bytes();
-    if (strengths.length !== kind.size || strengths.some((code) => code >= LISTED_STRENGTHS.length))
-      throw new Error("a strength for every listed name is needed");
+    // ListedNames checks that every name has one.
+    if (strengths.some((code) => code >= LISTED_STRENGTHS.length))
+      throw new Error("a listed name's strength is unknown");
     return new ListedNames(names, strengths);
   };
   const exact = listed(index.exact);

@@ -17,8 +17,7 @@ export interface StartedLoad {
  * program is loaded, so the two run at once.
  */
 export function startLoad(dataDir: string, givenRoot: string | undefined, emailRule: EvidenceRule | null): StartedLoad {
-  const version = givenRoot === undefined ? currentVersion(dataDir) : null;
-  const root = givenRoot ?? (version === null ? undefined : join(dataFiles(dataDir).versions, version));
+  const root = givenRoot ?? currentRoot(dataDir);
   return { root, prepared: prepareInWorker(dataDir, root, emailRule) };
 }
 
@@ -27,12 +26,17 @@ export function startLoad(dataDir: string, givenRoot: string | undefined, emailR
  * datasets on this thread, which would otherwise only wait for the Worker.
  */
 export function startFirstLoad(dataDir: string, emailRule: EvidenceRule): StartedLoad {
-  const version = currentVersion(dataDir);
-  const root = version === null ? undefined : join(dataFiles(dataDir).versions, version);
+  const root = currentRoot(dataDir);
   const email = prepareEmailInWorker(dataDir, root, emailRule);
   const ip = import("./prepare-datasets.ts").then((code) => code.prepareIpPart(dataDir, root));
   // Both are awaited together; the one that fails second is no unhandled rejection.
   email.catch(() => {});
   ip.catch(() => {});
   return { root, prepared: Promise.all([ip, email]).then(([part, lists]) => ({ ...part, email: lists })) };
+}
+
+/** The folder of the version `current` names now; undefined for a data directory without versions. */
+function currentRoot(dataDir: string): string | undefined {
+  const version = currentVersion(dataDir);
+  return version === null ? undefined : join(dataFiles(dataDir).versions, version);
 }

@@ -1,9 +1,10 @@
 import type { EmailAnswer } from "../email/email-answer.ts";
-import type { Level } from "../ip/verdict/reputation.ts";
+import { LEVELS, type Level } from "../ip/verdict/reputation.ts";
 import { type IpChecked, reputationOf } from "../checks/answers.ts";
 import type { ItemError } from "../checks/item-error.ts";
 
-export const LEVELS: readonly Level[] = ["ok", "informative", "suspicious", "warning", "bad"];
+/** The levels from the mildest up, the order the summary lists them in. */
+const MILDEST_FIRST: readonly Level[] = [...LEVELS].reverse();
 
 /** What a scan found, counted as it goes: the picture a team wants first. */
 export class ScanSummary {
@@ -17,7 +18,7 @@ export class ScanSummary {
   ips = 0;
   invalidIps = 0;
   risky = 0;
-  readonly levels = new Map<Level, number>(LEVELS.map((l) => [l, 0]));
+  readonly levels = new Map<Level, number>(MILDEST_FIRST.map((l) => [l, 0]));
   /** Rows written to the output (fewer than `rows` with --only-risky). */
   written = 0;
   /** Where the values were read from, one line each (see RowReader.columnsUsed). */
@@ -52,7 +53,7 @@ export class ScanSummary {
       ["  free provider", this.free],
       ["IP addresses", this.ips],
       ["  invalid", this.invalidIps],
-      ...LEVELS.map((l): [string, number] => [`  ${l}`, this.levels.get(l)!]),
+      ...MILDEST_FIRST.map((l): [string, number] => [`  ${l}`, this.levels.get(l)!]),
       ["  risky (warning or bad)", this.risky],
       ["rows written", this.written],
     ];
