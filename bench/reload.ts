@@ -16,13 +16,19 @@
  *   the files it reads (the data directory, the checkout's src/ and node_modules/, the Bun binary:
  *   posix_fadvise DONTNEED, file by file, so the other users of a shared machine keep theirs;
  *   pages another running process maps, the Bun binary's above all, stay cached).
+ * - With `--only cold --binary FILE` (once or twice, e.g. the builds of two commits): the
+ *   compiled binaries instead of checkouts, each copied alone into an empty folder and started
+ *   there as a user deploys it, with nothing beside it. Its first start writes its data and is
+ *   reported apart; `--evict` drops the page cache of the folder, binary and data alike.
  *
  * Each server reads its own copy of the bundled data, with a second version made by
  * `update --force` on the bundled packages, so `--rollback` has a version to return to.
  */
 import { dlopen } from "bun:ffi";
 import {
+  chmodSync,
   closeSync,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -52,6 +58,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "4" },
     only: { type: "string" },
     evict: { type: "boolean", default: false },
+    binary: { type: "string", multiple: true },
   },
 });
 const QUIET = Number(values.quiet);
@@ -158,21 +165,26 @@ interface Serve {
   readonly readyMs: number;
 }
 
-/** `serve` started; ready when `/healthz` answers 200. */
-async function serve(checkout: Checkout, dataDir: string, db: string): Promise<Serve> {
-  const started = performance.now();
-  const env = {
-    ...process.env,
-    RISKCHECK_DB: db,
-    RISKCHECK_RATE_PER_MINUTE: "1000000000",
-    RISKCHECK_RATE_BURST: "1000000000",
-    RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
-    RISKCHECK_UPDATE_EVERY: "off",
-  };
-  const proc = Bun.spawn(
+const SERVE_ENV = {
+  ...process.env,
+  RISKCHECK_RATE_PER_MINUTE: "1000000000",
+  RISKCHECK_RATE_BURST: "1000000000",
+  RISKCHECK_IP_QUOTA_PER_MONTH: "1000000000000",
+  RISKCHECK_UPDATE_EVERY: "off",
+};
+
+/** A checkout's `serve` started; ready when `/healthz` answers 200. */
+function serve(checkout: Checkout, dataDir: string, db: string): Promise<Serve> {
+  return serveProcess(
     [process.execPath, "--max-http-header-size=65536", checkout.cli, "serve", "--port", "0", "--data-dir", dataDir],
-    { cwd: checkout.root, env, stdout: "pipe", stderr: "pipe" },
+    checkout.root,
+    { ...SERVE_ENV, RISKCHECK_DB: db },
   );
+}
+
+async function serveProcess(cmd: string[], cwd: string, env: Record<string, string | undefined>): Promise<Serve> {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe" });
   let output = "";
   const decoder = new TextDecoder();
   void (async () => {
@@ -301,6 +313,53 @@ function report(name: string, r: ReloadResult): void {
     `cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`,
   );
   console.log(`load average:               ${r.load.join(" → ")}`);
+}
+
+if (values.binary) {
+  if (values.only !== "cold" || values.compare || values.binary.length > 2) {
+    console.error("bench: --binary FILE (once or twice) goes with --only cold, without --compare");
+    process.exit(2);
+  }
+  await coldStartsOfBinaries(values.binary.map((file) => resolve(file)));
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
+
+/** The binaries' starts alternating, each in its own folder; see `--binary`. */
+async function coldStartsOfBinaries(files: readonly string[]): Promise<void> {
+  const folders = files.map((file, i) => {
+    const folder = join(work, `binary-${i + 1}`);
+    mkdirSync(folder);
+    copyFileSync(file, join(folder, "riskcheck"));
+    chmodSync(join(folder, "riskcheck"), 0o755);
+    return folder;
+  });
+  const start = (folder: string) =>
+    serveProcess([join(folder, "riskcheck"), "serve", "--port", "0"], folder, SERVE_ENV);
+  const firsts: number[] = [];
+  for (const folder of folders) {
+    const first = await start(folder);
+    firsts.push(first.readyMs);
+    await stop(first);
+  }
+  const starts: number[][] = files.map(() => []);
+  for (let i = 0; i < Number(values.starts); i++) {
+    for (const [b, folder] of folders.entries()) {
+      if (values.evict) evict([folder]);
+      const started = await start(folder);
+      starts[b].push(started.readyMs);
+      await stop(started);
+    }
+  }
+  for (const [b, file] of files.entries()) {
+    console.log(
+      `${file}: first start (writes its data) ${firsts[b].toFixed(0)} ms; then ${values.evict ? "cold, page cache of its folder dropped," : "warm"} to /healthz: median ${median(starts[b]).toFixed(0)} ms (${starts[b].map((x) => x.toFixed(0)).join(", ")})`,
+    );
+  }
+  if (files.length === 2)
+    console.log(
+      `median ratio first / second: ${median(starts[0].map((x, i) => x / starts[1][i])).toFixed(3)}; load average ${loadAverage()}`,
+    );
 }
 
 const checkouts: Checkout[] = [checkout("this", ROOT)];
