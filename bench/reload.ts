@@ -334,8 +334,13 @@ async function coldStartsOfBinaries(files: readonly string[]): Promise<void> {
     chmodSync(join(folder, "riskcheck"), 0o755);
     return folder;
   });
-  const start = (folder: string) =>
-    serveProcess([join(folder, "riskcheck"), "serve", "--port", "0"], folder, SERVE_ENV);
+  // Nothing beside it: its data and database where it puts them itself, not where this shell points.
+  const env: Record<string, string | undefined> = {
+    ...SERVE_ENV,
+    RISKCHECK_DATA_DIR: undefined,
+    RISKCHECK_DB: undefined,
+  };
+  const start = (folder: string) => serveProcess([join(folder, "riskcheck"), "serve", "--port", "0"], folder, env);
   const firsts: number[] = [];
   for (const folder of folders) {
     const first = await start(folder);
