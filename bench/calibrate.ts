@@ -8,30 +8,28 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clipSpecialPurpose } from "../src/datasets/update/clip-special-purpose.ts";
-import { FORMATS, type SourceFormat } from "../src/datasets/update/formats/index.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../src/datasets/snapshot.ts";
-import { cidrsOfRange } from "../src/ip/address/address-range.ts";
 import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS, LEVELS, type Level } from "../src/ip/verdict/reputation.ts";
 import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
-import { FEEDS, ROOT, freshDataDir, serveFeeds, trialSources, writeSources } from "./real-feeds.ts";
+import {
+  FEEDS,
+  freshDataDir,
+  listedAddresses,
+  runUpdate,
+  serveFeeds,
+  trialSources,
+  writeSources,
+} from "./real-feeds.ts";
 
 const overrides = new Map<string, string>();
 const feeds = serveFeeds(overrides);
 const dir = freshDataDir();
 writeSources(dir, trialSources(feeds.base).sources);
 
-async function update(): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  if (code !== 0) throw new Error(`update exited ${code}:\n${out}`);
-}
+const update = () => runUpdate(dir);
 
 function levelOf(snapshot: Snapshot, address: string): { level: Level; kind: readonly string[]; sum: number } {
   const ip = parseIpAddress(address)!;
@@ -55,30 +53,10 @@ const row = (label: string, t: Tally) =>
 const header = (first: string) =>
   `| ${first} | addresses | ${LEVELS.join(" | ")} |\n|---|---|${LEVELS.map(() => "---").join("|")}|`;
 
-/** Each IP list's entries as served (clipped to public space), one address standing for each range. */
-function listedAddresses(snapshot: Snapshot): Map<string, string[]> {
-  const bySource = new Map<string, string[]>();
-  for (const [name, source] of Object.entries(snapshot.sources)) {
-    if (source.format !== "address-list" && source.format !== "prefix-json") continue;
-    const parsed = FORMATS[source.format as SourceFormat].parse(
-      readFileSync(join(dir, "current", "raw", source.raw)),
-      source.feeds,
-    );
-    const { entries } = clipSpecialPurpose(parsed.value as never);
-    bySource.set(
-      name,
-      entries.map((e) =>
-        e.range.version === 4 ? formatIPv4(Number(e.range.first)) : cidrsOfRange(e.range)[0].split("/")[0],
-      ),
-    );
-  }
-  return bySource;
-}
-
 try {
   await update();
   const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
-  const lists = listedAddresses(snapshot);
+  const lists = listedAddresses(snapshot, dir);
   const counterLists = [...lists.keys()].filter((n) => snapshot.ip.feeds.reporting.has(n));
   const all = new Set([...lists.values()].flat());
   const reported = new Set(counterLists.flatMap((n) => lists.get(n)!));

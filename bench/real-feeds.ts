@@ -15,10 +15,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import type { Snapshot } from "../src/datasets/snapshot.ts";
 import { linkTree } from "../src/datasets/staged-files.ts";
+import { clipSpecialPurpose } from "../src/datasets/update/clip-special-purpose.ts";
+import { FORMATS, type SourceFormat } from "../src/datasets/update/formats/index.ts";
+import { cidrsOfRange } from "../src/ip/address/address-range.ts";
+import { formatIPv4 } from "../src/ip/address/parse.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
-export const FEEDS = resolve(ROOT, "../shared/feeds");
+/** ../shared/feeds beside the checkout, or RISKCHECK_FEEDS for a checkout elsewhere (a git worktree). */
+export const FEEDS = resolve(process.env.RISKCHECK_FEEDS ?? resolve(ROOT, "../shared/feeds"));
 
 /**
  * Which snapshot stands in for each default source, and the format when the snapshot
@@ -138,4 +144,39 @@ export function writeSources(dir: string, sources: object[]): string {
   const file = join(dir, "sources.json");
   writeFileSync(file, JSON.stringify({ sources }, null, 1));
   return file;
+}
+
+/** Runs `riskcheck update` on `dir` with its sources.json; its standard output, or an error with it. */
+export async function runUpdate(dir: string): Promise<string> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`update exited ${code}:\n${out}${err}`);
+  return out;
+}
+
+/** Each IP list's entries as served from the data directory `dir` (clipped to public space), one address standing for each range. */
+export function listedAddresses(snapshot: Snapshot, dir: string): Map<string, string[]> {
+  const bySource = new Map<string, string[]>();
+  for (const [name, source] of Object.entries(snapshot.sources)) {
+    if (source.format !== "address-list" && source.format !== "prefix-json") continue;
+    const parsed = FORMATS[source.format as SourceFormat].parse(
+      readFileSync(join(dir, "current", "raw", source.raw)),
+      source.feeds,
+    );
+    const { entries } = clipSpecialPurpose(parsed.value as never);
+    bySource.set(
+      name,
+      entries.map((e) =>
+        e.range.version === 4 ? formatIPv4(Number(e.range.first)) : cidrsOfRange(e.range)[0].split("/")[0],
+      ),
+    );
+  }
+  return bySource;
 }

@@ -32,7 +32,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The audit log's events, and the stores' ports it records acts on.
   audit: ["email", "ip", "keys"],
   checks: ["datasets", "email", "ip"],
-  scan: ["checks", "datasets", "email", "ip", "text"],
+  assess: ["checks", "datasets", "email", "ip", "time"],
+  scan: ["assess", "checks", "datasets", "email", "ip", "text"],
   dashboard: ["audit", "email", "ip", "keys", "reports", "requests", "time"],
   http: ["audit", "checks", "dashboard", "datasets", "email", "ip", "keys", "limits", "metrics", "reports", "requests"],
   stores: ["audit", "dashboard", "email", "ip", "keys", "limits", "reports"],

@@ -34,6 +34,8 @@ export const UNKNOWN_LOCATION: Geolocation = Object.freeze({
  */
 export interface Located {
   readonly geo: Geolocation;
+  /** `geo.country_code`, without reading the record back from its JSON. */
+  readonly countryCode: string;
   /** `"country":"…",…,"subdivisions":"…",`: `countryJson` then `placeJson` */
   readonly headJson: string;
   /** `"zip":"…",…,"timezone":"…",` */
@@ -41,7 +43,12 @@ export interface Located {
 }
 
 export function located(geo: Geolocation): Located {
-  return Object.freeze({ geo, headJson: countryJson(geo) + placeJson(geo), tailJson: tailJson(geo) });
+  return Object.freeze({
+    geo,
+    countryCode: geo.country_code,
+    headJson: countryJson(geo) + placeJson(geo),
+    tailJson: tailJson(geo),
+  });
 }
 
 /** `"country":"…","country_code":"…","flag":"…",` */
