@@ -117,7 +117,7 @@ function code(text: string): string {
 function value(text: string): string {
   if (text === "") return "";
   if (text === "none") return "(none)";
-  return /^[\w./:-]+$/.test(text) ? code(text) : text;
+  return /^[\w./:=,-]+$/.test(text) ? code(text) : text;
 }
 
 function table(header: string[], rows: string[][]): string {

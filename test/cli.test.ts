@@ -96,6 +96,17 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     );
   });
 
+  test("a replaced variable still works, with a warning on standard error naming the setting to use", () => {
+    const { code, stdout, stderr } = runCli(["keys", "create", "--name", "x", "--json", "--data-dir", makeDataDir()], {
+      RISKCHECK_LEVEL_WARNING_SUM: "4",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).name).toBe("x");
+    expect(stderr.split("\n")[0]).toBe(
+      "riskcheck: warning: RISKCHECK_LEVEL_WARNING_SUM is replaced by RISKCHECK_LEVEL_SUMS, and still read for now: set RISKCHECK_LEVEL_SUMS=warning=4 instead",
+    );
+  });
+
   test("a bad environment value names the variable", () => {
     const { code, stderr } = runCli(["serve"], { RISKCHECK_RATE_PER_MINUTE: "lots" });
     expect(code).toBe(2);

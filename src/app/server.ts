@@ -144,7 +144,7 @@ export async function startServer(
     },
     password,
     now: Date.now,
-    client: clientResolver(config.trustProxy),
+    client: clientResolver({ proxies: config.trustedProxies, header: config.trustProxyHeader }),
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
     warningCommands: warningCommands(config),

@@ -1,6 +1,7 @@
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { ADMIN_SET_PASSWORD, ADMIN_UNLOCK } from "./commands.ts";
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { checkNewPassword, setAdminPassword } from "../dashboard/admin-password.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import { hint } from "../app/self-command.ts";

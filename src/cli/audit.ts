@@ -1,4 +1,5 @@
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import type { AuditEntry } from "../audit/audit-event.ts";
 import { changeText } from "../audit/change-text.ts";
 import { auditLine } from "../audit/audit-lines.ts";

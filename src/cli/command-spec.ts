@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { UsageError } from "../app/config.ts";
+import type { AnySetting, Setting } from "../app/setting.ts";
+import { UsageError } from "../app/usage-error.ts";
 
 /** One flag of a command: drives both the parser and the help text. */
 export interface FlagSpec {
@@ -33,6 +34,28 @@ export interface CommandSpec {
   readonly flags: readonly FlagSpec[];
   readonly environment?: readonly VariableSpec[];
   readonly examples: readonly string[];
+}
+
+/** A server setting's flag (src/app/server-settings.ts), as the tables of the commands that take it list it. */
+export function settingFlag<const N extends string>(s: Setting<unknown, N, string | null>) {
+  const { name, value } = s.flag!;
+  return {
+    name,
+    type: "string",
+    value,
+    env: s.variable,
+    default: shownDefault(s),
+    description: s.description,
+  } as const;
+}
+
+/** A server setting without a flag, as the help and the manual list it. */
+export function settingVariable(s: AnySetting): VariableSpec {
+  return { name: s.variable, default: shownDefault(s), description: s.description };
+}
+
+function shownDefault(s: AnySetting): string {
+  return s.shown ?? s.default ?? "none";
 }
 
 type FlagValue<F extends FlagSpec> = F["type"] extends "boolean" ? boolean : string;

@@ -1,94 +1,28 @@
-import { DEFAULTS } from "../app/config.ts";
-import { DEFAULT_THRESHOLDS } from "../ip/verdict/reputation.ts";
-import { DEFAULT_EVIDENCE_RULE } from "../email/evidence-rule.ts";
-import type { CommandSpec, FlagSpec, VariableSpec } from "./command-spec.ts";
+import { SERVER_SETTINGS } from "../app/server-settings.ts";
+import { settingsOf } from "../app/setting.ts";
+import { type CommandSpec, type FlagSpec, type VariableSpec, settingFlag, settingVariable } from "./command-spec.ts";
 
 /** What the commands take, one table each: the parser and the help text both read them. */
 
 export const DEFAULT_MAX_SHRINK = 0.5;
 
-export const DATA_DIR = {
-  name: "data-dir",
-  type: "string",
-  value: "DIR",
-  env: "RISKCHECK_DATA_DIR",
-  default: DEFAULTS.dataDir,
-  description: "Datasets directory",
-} as const satisfies FlagSpec;
-export const DB = {
-  name: "db",
-  type: "string",
-  value: "FILE",
-  env: "RISKCHECK_DB",
-  default: "DATA_DIR/riskcheck.sqlite",
-  description: "SQLite file with keys, usage, reports, email and IP overrides and the dashboard's state (one instance)",
-} as const satisfies FlagSpec;
-export const DATABASE_URL = {
-  name: "database-url",
-  type: "string",
-  value: "URL",
-  env: "RISKCHECK_DATABASE_URL",
-  default: "none: the SQLite file",
-  description:
-    "PostgreSQL database (postgres://USER:PASSWORD@HOST:5432/DB) shared by several instances, instead of --db",
-} as const satisfies FlagSpec;
+export const DATA_DIR = settingFlag(SERVER_SETTINGS.dataDir);
+export const DB = settingFlag(SERVER_SETTINGS.dbPath);
+export const DATABASE_URL = settingFlag(SERVER_SETTINGS.databaseUrl);
 export const JSON_OUTPUT = {
   name: "json",
   type: "boolean",
   description: "Print JSON for scripts",
 } as const satisfies FlagSpec;
-const SOURCES = {
-  name: "sources",
-  type: "string",
-  value: "FILE",
-  env: "RISKCHECK_SOURCES",
-  default: "DATA_DIR/sources.json",
-  description: "Where the data comes from (sources.json)",
-} as const satisfies FlagSpec;
-const KEEP_VERSIONS = {
-  name: "keep-versions",
-  type: "string",
-  value: "N",
-  env: "RISKCHECK_KEEP_VERSIONS",
-  default: String(DEFAULTS.keepVersions),
-  description:
-    "Dataset versions kept, 1 to 100: the current one and those it was built on (what update --rollback steps back through)",
-} as const satisfies FlagSpec;
+const SOURCES = settingFlag(SERVER_SETTINGS.sourcesFile);
+const KEEP_VERSIONS = settingFlag(SERVER_SETTINGS.keepVersions);
 
-/** What the answers depend on besides the data: `serve` and `scan` read them alike. */
-export const VERDICT_SETTINGS = [
-  {
-    name: "RISKCHECK_EMAIL_EVIDENCE",
-    default: DEFAULT_EVIDENCE_RULE,
-    description:
-      "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies no other, or two independent lists) or strict (a verifying list or two independent lists)",
-  },
-  {
-    name: "RISKCHECK_LEVEL_BAD_SUM",
-    default: String(DEFAULT_THRESHOLDS.bad),
-    description: "Independent reports from which an address is `bad`",
-  },
-  {
-    name: "RISKCHECK_LEVEL_WARNING_SUM",
-    default: String(DEFAULT_THRESHOLDS.warning),
-    description: "Independent reports from which it is `warning`",
-  },
-  {
-    name: "RISKCHECK_LEVEL_SUSPICIOUS_SUM",
-    default: String(DEFAULT_THRESHOLDS.suspicious),
-    description: "Independent reports from which it is `suspicious`",
-  },
-  {
-    name: "RISKCHECK_LEVEL_INFORMATIVE_SUM",
-    default: String(DEFAULT_THRESHOLDS.informative),
-    description: "Independent reports from which it is `informative`; the four must rise from informative to bad",
-  },
-  {
-    name: "RISKCHECK_REPORT_WINDOW",
-    default: DEFAULTS.reportWindow,
-    description: "Local reports count in the verdict for this long: distinct reporting keys per category",
-  },
-] as const satisfies readonly VariableSpec[];
+/** The server settings without a flag that change what `command` does, in the table's order. */
+export function settingVariables(command: string): VariableSpec[] {
+  return settingsOf(SERVER_SETTINGS)
+    .filter((s) => s.readBy?.includes(command))
+    .map(settingVariable);
+}
 
 /** Read by `update` and by the refresh that `serve` runs. */
 const MAXMIND_SETTINGS = [
@@ -109,116 +43,16 @@ export const SERVE = {
     "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
   ],
   flags: [
-    {
-      name: "host",
-      type: "string",
-      value: "HOST",
-      env: "RISKCHECK_HOST",
-      default: DEFAULTS.host,
-      description: "Address to listen on",
-    },
-    {
-      name: "port",
-      type: "string",
-      value: "PORT",
-      env: "RISKCHECK_PORT",
-      default: String(DEFAULTS.port),
-      description: "Port to listen on; 0 picks a free one",
-    },
+    settingFlag(SERVER_SETTINGS.host),
+    settingFlag(SERVER_SETTINGS.port),
     DATA_DIR,
     DB,
     DATABASE_URL,
     SOURCES,
-    {
-      name: "update-every",
-      type: "string",
-      value: "PERIOD",
-      env: "RISKCHECK_UPDATE_EVERY",
-      default: DEFAULTS.updateEvery,
-      description: "How often the datasets are refreshed (24h, 12h, 30m …), with jitter; off disables it",
-    },
+    settingFlag(SERVER_SETTINGS.updateEveryMs),
     KEEP_VERSIONS,
   ],
-  environment: [
-    {
-      name: "RISKCHECK_RATE_PER_MINUTE",
-      default: String(DEFAULTS.ratePerMinute),
-      description: "Default token-bucket refill per key and minute; 0 disables rate limiting",
-    },
-    {
-      name: "RISKCHECK_RATE_BURST",
-      default: String(DEFAULTS.rateBurst),
-      description: "Default bucket size: requests a key may send at once",
-    },
-    {
-      name: "RISKCHECK_IP_QUOTA_PER_MONTH",
-      default: String(DEFAULTS.ipQuotaPerMonth),
-      description: "Default monthly quota of successful IP checks per key; 0 is unlimited",
-    },
-    {
-      name: "RISKCHECK_ADMIN_PASSWORD",
-      default: "none",
-      description:
-        "Dashboard password, 12 to 1,024 characters; wins over one stored with `admin set-password`, and is stored at start in place of a stored one it does not match, which signs every session out",
-    },
-    {
-      name: "RISKCHECK_TRUST_PROXY",
-      default: "none",
-      description: "Comma-separated addresses/CIDRs of reverse proxies whose forwarding header is believed",
-    },
-    {
-      name: "RISKCHECK_TRUST_PROXY_HEADER",
-      default: "x-forwarded-for",
-      description: "The one header believed from them: x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip",
-    },
-    {
-      name: "RISKCHECK_DRAIN_TIMEOUT_MS",
-      default: String(DEFAULTS.drainTimeoutMs),
-      description:
-        "How long a stopping server lets in-flight requests finish before closing their connections; 0 to 2147483647 (about 24.8 days)",
-    },
-    {
-      name: "RISKCHECK_METRICS_TOKEN",
-      default: "none",
-      description: "When set, GET /metrics needs `Authorization: Bearer <token>`",
-    },
-    {
-      name: "RISKCHECK_USAGE_FLUSH_MS",
-      default: String(DEFAULTS.usageFlushMs),
-      description:
-        "How often usage counters are written to the database (with PostgreSQL also: how often idle quota leases go back and every key's count is read); 100 to 2147483647",
-    },
-    ...VERDICT_SETTINGS,
-    {
-      name: "RISKCHECK_REPORT_DEDUP",
-      default: DEFAULTS.reportDedup,
-      description: "A key's repeat of a report (same address and category) within this is a duplicate",
-    },
-    {
-      name: "RISKCHECK_REPORT_RETENTION",
-      default: DEFAULTS.reportRetention,
-      description: "Local reports older than this are deleted",
-    },
-    {
-      name: "RISKCHECK_REPORT_KEY_DAILY_LIMIT",
-      default: String(DEFAULTS.reportKeyDailyLimit),
-      description:
-        "Distinct addresses one key may report per day (UTC); reports of further ones are refused with limit_reached",
-    },
-    {
-      name: "RISKCHECK_AUDIT_RETENTION",
-      default: DEFAULTS.auditRetention,
-      description:
-        "Audit log events older than this are deleted by the server, at least 1d; each pruning is itself recorded (docs/audit.md)",
-    },
-    {
-      name: "RISKCHECK_AUDIT_LOG",
-      default: "none",
-      description:
-        "Also write each audit event as one JSON line: stdout (for a CLI command: its standard error), or a file appended to; every command reads it",
-    },
-    ...MAXMIND_SETTINGS,
-  ],
+  environment: [...settingVariables("serve"), ...MAXMIND_SETTINGS],
   examples: ["riskcheck serve --host 0.0.0.0 --port 8080 --data-dir /var/lib/riskcheck"],
 } as const satisfies CommandSpec;
 
@@ -304,14 +138,14 @@ export const KEYS_CREATE = {
       name: "rate-per-minute",
       type: "string",
       value: "N",
-      default: `the server's RISKCHECK_RATE_PER_MINUTE, ${DEFAULTS.ratePerMinute}`,
+      default: `the server's RISKCHECK_RATE_PER_MINUTE, ${SERVER_SETTINGS.ratePerMinute.default}`,
       description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647",
     },
     {
       name: "ip-quota-per-month",
       type: "string",
       value: "N",
-      default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${DEFAULTS.ipQuotaPerMonth}`,
+      default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${SERVER_SETTINGS.ipQuotaPerMonth.default}`,
       description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647",
     },
     {

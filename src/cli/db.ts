@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { DB_MIGRATE } from "./commands.ts";
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
 import { copySqliteToPostgres } from "../stores/copy-sqlite-to-postgres.ts";

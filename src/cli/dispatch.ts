@@ -21,7 +21,7 @@ import {
 import { commandHelp, commandList } from "./help.ts";
 import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
 import { SCAN, runScan } from "./scan.ts";
-import { UsageError } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { selfCommand } from "../app/self-command.ts";
 import {
   EMAIL_ALLOW,

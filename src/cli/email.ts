@@ -1,5 +1,6 @@
 import { currentUser } from "../audit/actors.ts";
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { hint } from "../app/self-command.ts";
 import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";

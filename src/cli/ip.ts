@@ -1,4 +1,5 @@
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { hint } from "../app/self-command.ts";
 import { OverrideError } from "../email/overrides.ts";
 import { type IpOverrideLine, ipOverrideLine, ipOverrideTarget, isActive } from "../ip/overrides/ip-override.ts";

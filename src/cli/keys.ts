@@ -1,6 +1,8 @@
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE } from "./commands.ts";
-import { type Config, UsageError, integer, loadConfig } from "../app/config.ts";
+import { type Config, loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
+import { wholeNumber } from "../app/setting.ts";
 import { parseAllowedNetworks } from "../keys/allowed-networks.ts";
 import { parseExpiry } from "../keys/expiry.ts";
 import { type KeyRecord, keyStatus, rotationEndsAt } from "../keys/key-record.ts";
@@ -18,7 +20,7 @@ function keyLimit(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   if (value === "")
     throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
-  return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
+  return wholeNumber(value, flag, 0, MAX_KEY_LIMIT);
 }
 
 /** The same on update: absent leaves it, `default` returns to the server's setting. */
@@ -27,7 +29,7 @@ function changedLimit(value: string | undefined, flag: string): number | null | 
   if (value === "default") return null;
   if (value === "")
     throw new UsageError(`${flag} needs a number (0 for no limit), or default for the server's setting`);
-  return integer(value, flag, 0, 0, MAX_KEY_LIMIT);
+  return wholeNumber(value, flag, 0, MAX_KEY_LIMIT);
 }
 
 /** The flags create and update share, checked; undefined where absent. */
@@ -169,7 +171,7 @@ export async function revokeKey({ values, operand }: ParsedCommandLine<typeof KE
 }
 
 export async function keyUsage({ values, operand }: ParsedCommandLine<typeof KEYS_USAGE>): Promise<number> {
-  const days = integer(values.days, "--days", 30, 1, 400);
+  const days = values.days ? wholeNumber(values.days, "--days", 1, 400) : 30;
   const config = loadConfig(values, process.env);
   const nowMs = Date.now();
   const { key, rows } = await withExistingStores(config, values, async ({ keys, usage }) => {

@@ -1,4 +1,5 @@
-import { UsageError, loadConfig } from "../app/config.ts";
+import { loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { escapeControlCharacters } from "../text/control-characters.ts";
 import { parseIpAddress } from "../ip/address/parse.ts";
 import type { StoredReport } from "../reports/report.ts";

@@ -1,5 +1,6 @@
 import { createReadStream, existsSync, fstatSync, statSync } from "node:fs";
-import { type Config, UsageError, loadConfig } from "../app/config.ts";
+import { type Config, loadConfig } from "../app/config.ts";
+import { UsageError } from "../app/usage-error.ts";
 import { type OverridesInForce, withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
 import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
@@ -10,7 +11,7 @@ import type { Stores } from "../stores/stores.ts";
 import type { ScanSink } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
-import { DATABASE_URL, DATA_DIR, DB, VERDICT_SETTINGS } from "./commands.ts";
+import { DATABASE_URL, DATA_DIR, DB, settingVariables } from "./commands.ts";
 
 export const SCAN = {
   name: "scan",
@@ -58,7 +59,7 @@ export const SCAN = {
     DB,
     DATABASE_URL,
   ],
-  environment: VERDICT_SETTINGS,
+  environment: settingVariables("scan"),
   examples: [
     "riskcheck scan users.csv --out checked.csv",
     "riskcheck scan users.csv --email-column contact --ip-column last_login_ip --only-risky",

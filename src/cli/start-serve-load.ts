@@ -15,7 +15,8 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
   let dataDir: string;
   let emailRule: Config["emailEvidence"];
   try {
-    ({ dataDir, emailEvidence: emailRule } = loadConfig(parseCommandLine(SERVE, args).values, env));
+    // Quietly: `serve` reads the configuration again, and warns then.
+    ({ dataDir, emailEvidence: emailRule } = loadConfig(parseCommandLine(SERVE, args).values, env, () => {}));
   } catch {
     return null;
   }

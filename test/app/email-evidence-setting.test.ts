@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { UsageError, loadConfig } from "../../src/app/config.ts";
+import { loadConfig } from "../../src/app/config.ts";
+import { UsageError } from "../../src/app/usage-error.ts";
 import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
 
 describe("RISKCHECK_EMAIL_EVIDENCE", () => {

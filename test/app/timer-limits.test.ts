@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { UsageError, loadConfig } from "../../src/app/config.ts";
+import { loadConfig } from "../../src/app/config.ts";
+import { UsageError } from "../../src/app/usage-error.ts";
 import { MAX_TIMER_MS, setLongTimeout } from "../../src/time/long-timeout.ts";
 
 test("a drain timeout or flush period past setTimeout's limit is a usage error, not a 1 ms timer", () => {

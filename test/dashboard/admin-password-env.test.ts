@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { UsageError, loadConfig } from "../../src/app/config.ts";
+import { loadConfig } from "../../src/app/config.ts";
+import { UsageError } from "../../src/app/usage-error.ts";
 import { AdminPassword } from "../../src/dashboard/admin-password.ts";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
