@@ -110,7 +110,7 @@ export async function wireApp(input: WiringInput) {
       password: input.password,
       sessions: stores.sessions,
       throttle: stores.signInThrottle,
-      defaultIpQuota: input.limits.ipQuotaPerMonth,
+      serverLimits: { ratePerMinute: input.limits.rate.perMinute, ipQuotaPerMonth: input.limits.ipQuotaPerMonth },
       now,
       warnings,
       emailOverrides: stores.emailOverrides,

@@ -1,4 +1,5 @@
 import type { KeyRecord } from "../keys/key-record.ts";
+import { KEY_SETTING_NAMES } from "../keys/key-settings.ts";
 import type { KeyChange, KeyStore } from "../keys/key-store.ts";
 import type { AuditChange } from "./audit-event.ts";
 import type { AuditRecorder } from "./audit-trail.ts";
@@ -8,15 +9,13 @@ export function keyTarget(key: Pick<KeyRecord, "id" | "name">): string {
   return `${key.id} (${key.name})`;
 }
 
-/** The settings an operator chooses for a key: what a creation or a change records (never the secret). */
-function settings(key: KeyRecord | null) {
+/**
+ * What a creation or a change records of a key (never the secret): the settings an operator
+ * chooses (src/keys/key-settings.ts), and when a rotation's previous secret stops.
+ */
+function settings(key: KeyRecord | null): Record<string, unknown> {
   return {
-    name: key?.name ?? null,
-    ratePerMinute: key?.ratePerMinute ?? null,
-    ipQuotaPerMonth: key?.ipQuotaPerMonth ?? null,
-    permissions: key?.permissions ?? null,
-    expiresAt: key?.expiresAt ?? null,
-    allowedNetworks: key?.allowedNetworks ?? null,
+    ...Object.fromEntries(KEY_SETTING_NAMES.map((name) => [name, key?.[name] ?? null])),
     previousSecretEndsAt: key?.previousSecretEndsAt ?? null,
   };
 }
@@ -26,7 +25,7 @@ function keyChange(before: KeyRecord | null, after: KeyRecord): AuditChange {
   const was = settings(before);
   const now = settings(after);
   const change: Record<string, { before: unknown; after: unknown }> = {};
-  for (const name of Object.keys(now) as (keyof typeof now)[])
+  for (const name of Object.keys(now))
     if (JSON.stringify(was[name]) !== JSON.stringify(now[name])) change[name] = { before: was[name], after: now[name] };
   return change;
 }

@@ -1,5 +1,6 @@
 import { SERVER_SETTINGS } from "../app/server-settings.ts";
 import { settingsOf } from "../app/setting.ts";
+import { KEY_SETTING_ROWS, type ServerLimits } from "../keys/key-settings.ts";
 import { type CommandSpec, type FlagSpec, type VariableSpec, settingFlag, settingVariable } from "./command-spec.ts";
 
 /** What the commands take, one table each: the parser and the help text both read them. */
@@ -108,61 +109,32 @@ export const UPDATE = {
   ],
 } as const satisfies CommandSpec;
 
-const EXPIRES = {
-  name: "expires",
-  type: "string",
-  value: "WHEN",
-  description:
-    "After this the key answers 401 (API key revoked): a duration from now (30d, 12h), a date (2027-01-31, the start of that day UTC), a date and time with its zone (2027-01-31T18:00:00Z), or never",
-} as const satisfies FlagSpec;
-const ALLOW_FROM = {
-  name: "allow-from",
-  type: "string",
-  value: "CIDR,...",
-  description:
-    "Client addresses the key works from (as the server resolves them, trusted proxies included), comma-separated; from elsewhere 403 forbidden. any: anywhere",
-} as const satisfies FlagSpec;
+/** What a key without limits of its own follows: the server settings' defaults, as the help says them. */
+const SERVER_LIMITS: ServerLimits = {
+  ratePerMinute: Number(SERVER_SETTINGS.ratePerMinute.default),
+  ipQuotaPerMonth: Number(SERVER_SETTINGS.ipQuotaPerMonth.default),
+};
+
+/** The key settings' flags (src/keys/key-settings.ts), as `keys create` or `keys update` takes them. */
+function keySettingFlags(on: "create" | "update"): FlagSpec[] {
+  return KEY_SETTING_ROWS.map(([, { flag }]) => ({
+    name: flag.name,
+    type: "string",
+    value: flag.value,
+    ...(on === "create"
+      ? {
+          description: flag.create.description,
+          ...(flag.create.required ? { required: true } : {}),
+          ...(flag.create.default ? { default: flag.create.default(SERVER_LIMITS) } : {}),
+        }
+      : { description: flag.update.description }),
+  }));
+}
 
 export const KEYS_CREATE = {
   name: "keys create",
   summary: "Create an API key; its secret is printed once, alone on the last line",
-  flags: [
-    {
-      name: "name",
-      type: "string",
-      value: "NAME",
-      required: true,
-      description: "Descriptive name shown in lists and the dashboard",
-    },
-    {
-      name: "rate-per-minute",
-      type: "string",
-      value: "N",
-      default: `the server's RISKCHECK_RATE_PER_MINUTE, ${SERVER_SETTINGS.ratePerMinute.default}`,
-      description: "This key's token-bucket refill per minute; 0 is unlimited (no rate limit), at most 2147483647",
-    },
-    {
-      name: "ip-quota-per-month",
-      type: "string",
-      value: "N",
-      default: `the server's RISKCHECK_IP_QUOTA_PER_MONTH, ${SERVER_SETTINGS.ipQuotaPerMonth.default}`,
-      description: "This key's monthly quota of IP checks; 0 is unlimited, at most 2147483647",
-    },
-    {
-      name: "permissions",
-      type: "string",
-      value: "LIST",
-      default: "check",
-      description:
-        "What the key may do, comma-separated: check (the check endpoints), report (POST /v1/reports), manage (the override lines, /v1/overrides)",
-    },
-    { ...EXPIRES, default: "never" },
-    { ...ALLOW_FROM, default: "anywhere" },
-    JSON_OUTPUT,
-    DATA_DIR,
-    DB,
-    DATABASE_URL,
-  ],
+  flags: [...keySettingFlags("create"), JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
   examples: [
     "riskcheck keys create --name checkout-backend",
     "riskcheck keys create --name batch --rate-per-minute 60 --json",
@@ -191,34 +163,7 @@ export const KEYS_UPDATE = {
   summary:
     "Change a key's name, limits, permissions, expiry or networks; its secret and usage stay, running servers apply it within 3 s",
   operand: { name: "ID_OR_NAME", description: "The key's id, or its name when exactly one active key has it" },
-  flags: [
-    { name: "name", type: "string", value: "NAME", description: "A new name; no other active key may have it" },
-    {
-      name: "rate-per-minute",
-      type: "string",
-      value: "N",
-      description: "This key's token-bucket refill per minute; 0 is unlimited; default: back to the server's setting",
-    },
-    {
-      name: "ip-quota-per-month",
-      type: "string",
-      value: "N",
-      description:
-        "This key's monthly quota of IP checks (what it used this month still counts); 0 is unlimited; default: back to the server's setting",
-    },
-    {
-      name: "permissions",
-      type: "string",
-      value: "LIST",
-      description: "What the key may do, comma-separated, replacing what it had: check, report",
-    },
-    EXPIRES,
-    ALLOW_FROM,
-    JSON_OUTPUT,
-    DATA_DIR,
-    DB,
-    DATABASE_URL,
-  ],
+  flags: [...keySettingFlags("update"), JSON_OUTPUT, DATA_DIR, DB, DATABASE_URL],
   examples: [
     "riskcheck keys update checkout-backend --ip-quota-per-month 50000",
     "riskcheck keys update key_AbCdEfGhIjKl --expires never --allow-from any",

@@ -3,7 +3,7 @@ import type { ParsedCommandLine } from "./command-spec.ts";
 import type { DB_MIGRATE } from "./commands.ts";
 import { loadConfig } from "../app/config.ts";
 import { UsageError } from "../app/usage-error.ts";
-import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
+import { MAX_KEY_LIMIT } from "../keys/key-settings.ts";
 import { redactedDatabaseUrl } from "../stores/postgres/connection-url.ts";
 import { copySqliteToPostgres } from "../stores/copy-sqlite-to-postgres.ts";
 import { withStores } from "./database.ts";

@@ -1,13 +1,12 @@
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE } from "./commands.ts";
 import { type Config, loadConfig } from "../app/config.ts";
+import type { Flags } from "../app/setting.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { wholeNumber } from "../app/setting.ts";
-import { parseAllowedNetworks } from "../keys/allowed-networks.ts";
-import { parseExpiry } from "../keys/expiry.ts";
 import { type KeyRecord, keyStatus, rotationEndsAt } from "../keys/key-record.ts";
-import { type KeyChanges, KeyStoreError, MAX_KEY_LIMIT, keyNamed } from "../keys/key-store.ts";
-import { parsePermissions } from "../keys/permissions.ts";
+import { KEY_SETTING_ROWS } from "../keys/key-settings.ts";
+import { type KeyChanges, KeyStoreError, keyNamed } from "../keys/key-store.ts";
 import { OUTCOME_KINDS, dailyOutcomes, outcomeTotals } from "../keys/usage-outcomes.ts";
 import type { KeyUsage } from "../keys/usage-store.ts";
 import { hint } from "../app/self-command.ts";
@@ -15,46 +14,17 @@ import { parseDuration } from "../time/duration.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
 
-/** A per-key limit flag: absent is the server's default; empty is a mistake, not 0 (which means unlimited). */
-function keyLimit(value: string | undefined, flag: string): number | null {
-  if (value === undefined) return null;
-  if (value === "")
-    throw new UsageError(`${flag} needs a number (0 for no limit); leave the flag out for the server's default`);
-  return wholeNumber(value, flag, 0, MAX_KEY_LIMIT);
-}
-
-/** The same on update: absent leaves it, `default` returns to the server's setting. */
-function changedLimit(value: string | undefined, flag: string): number | null | undefined {
-  if (value === undefined) return undefined;
-  if (value === "default") return null;
-  if (value === "")
-    throw new UsageError(`${flag} needs a number (0 for no limit), or default for the server's setting`);
-  return wholeNumber(value, flag, 0, MAX_KEY_LIMIT);
-}
-
-/** The flags create and update share, checked; undefined where absent. */
-function settingFlags(
-  values: { permissions?: string; expires?: string; "allow-from"?: string },
-  nowMs: number,
-): KeyChanges {
-  const changes: KeyChanges = {};
-  if (values.permissions !== undefined) {
-    const parsed = parsePermissions(values.permissions);
-    if ("error" in parsed) throw new UsageError(`--permissions: ${parsed.error}`);
-    changes.permissions = parsed.permissions;
+/** The key settings' flags given (src/keys/key-settings.ts), checked; a flag left out is left out. */
+function settingFlags(values: Flags, on: "create" | "update", nowMs: number): KeyChanges {
+  const changes: Record<string, unknown> = {};
+  for (const [name, { flag }] of KEY_SETTING_ROWS) {
+    const text = values[flag.name];
+    if (typeof text !== "string") continue;
+    const parsed = flag.parse(text, on, nowMs);
+    if ("error" in parsed) throw new UsageError(parsed.error);
+    changes[name] = parsed.value;
   }
-  if (values.expires !== undefined) {
-    const parsed = parseExpiry(values.expires, nowMs);
-    if ("error" in parsed) throw new UsageError(`--expires: ${parsed.error}`);
-    changes.expiresAt = parsed.expiresAt;
-  }
-  const allow = values["allow-from"];
-  if (allow !== undefined) {
-    const parsed = parseAllowedNetworks(allow.trim().toLowerCase() === "any" ? "" : allow);
-    if ("error" in parsed) throw new UsageError(`--allow-from: ${parsed.error}`);
-    changes.allowedNetworks = parsed.networks;
-  }
-  return changes;
+  return changes as KeyChanges;
 }
 
 /** A value the store refuses (a bad setting, a name in use) is a usage error; no such key, or a revoked one, fails as revoke does. */
@@ -69,12 +39,10 @@ async function asUsageError<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE>): Promise<number> {
-  const rate = keyLimit(values["rate-per-minute"], "--rate-per-minute");
-  const quota = keyLimit(values["ip-quota-per-month"], "--ip-quota-per-month");
-  const settings = settingFlags(values, Date.now());
+  const settings = { ...settingFlags(values, "create", Date.now()), name: values.name as string };
   const config = loadConfig(values, process.env);
   const { key, secret } = await withStoresMadeIfNeeded(config, values, ({ keys }) =>
-    asUsageError(() => keys.create({ ...settings, name: values.name, ratePerMinute: rate, ipQuotaPerMonth: quota })),
+    asUsageError(() => keys.create(settings)),
   );
   if (values.json) {
     console.log(JSON.stringify({ ...keyJson(key, Date.now()), key: secret }));
@@ -88,18 +56,11 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
 }
 
 export async function updateKey({ values, operand }: ParsedCommandLine<typeof KEYS_UPDATE>): Promise<number> {
-  const changes: KeyChanges = {
-    ...settingFlags(values, Date.now()),
-    ratePerMinute: changedLimit(values["rate-per-minute"], "--rate-per-minute"),
-    ipQuotaPerMonth: changedLimit(values["ip-quota-per-month"], "--ip-quota-per-month"),
-    name: values.name,
-  };
-  for (const field of Object.keys(changes) as (keyof KeyChanges)[])
-    if (changes[field] === undefined) delete changes[field];
-  if (Object.keys(changes).length === 0)
-    throw new UsageError(
-      "keys update needs at least one change: --name, --rate-per-minute, --ip-quota-per-month, --permissions, --expires or --allow-from",
-    );
+  const changes = settingFlags(values, "update", Date.now());
+  if (Object.keys(changes).length === 0) {
+    const flags = KEY_SETTING_ROWS.map(([, s]) => `--${s.flag.name}`);
+    throw new UsageError(`keys update needs at least one change: ${flags.slice(0, -1).join(", ")} or ${flags.at(-1)}`);
+  }
   const config = loadConfig(values, process.env);
   const { before, after } = await withExistingStores(config, values, ({ keys }) =>
     asUsageError(() => keys.update(operand, changes)),
@@ -157,9 +118,16 @@ export async function listKeys({ values }: ParsedCommandLine<typeof KEYS_LIST>):
       ),
     };
   });
-  const rows = list.map((k) => ({ ...keyJson(k, nowMs), usage: usageJson(totals.get(k.id), k, config) }));
-  if (values.json) console.log(JSON.stringify(rows, null, 2));
-  else printKeyTable(rows, config);
+  const rows = list.map((k) => ({ key: k, usage: usageJson(totals.get(k.id), k, config) }));
+  if (values.json)
+    console.log(
+      JSON.stringify(
+        rows.map((r) => ({ ...keyJson(r.key, nowMs), usage: r.usage })),
+        null,
+        2,
+      ),
+    );
+  else printKeyTable(rows, config, nowMs);
   return 0;
 }
 
@@ -203,21 +171,21 @@ export async function keyUsage({ values, operand }: ParsedCommandLine<typeof KEY
 function keyJson(k: KeyRecord, nowMs: number) {
   return {
     id: k.id,
-    name: k.name,
     prefix: k.prefix,
     status: keyStatus(k, nowMs),
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     last_used_ip: k.lastUsedIp,
     revoked_at: k.revokedAt,
-    expires_at: k.expiresAt,
-    rate_per_minute: k.ratePerMinute,
-    ip_quota_per_month: k.ipQuotaPerMonth,
-    permissions: k.permissions,
-    allowed_networks: k.allowedNetworks,
+    ...settingsJson(k),
     /** When the previous secret of a rotation in progress stops working. */
     rotation_ends_at: rotationEndsAt(k, nowMs),
   };
+}
+
+/** The key's settings under their columns' names (src/keys/key-settings.ts): `rate_per_minute`, `allowed_networks` … */
+function settingsJson(k: KeyRecord): Record<string, unknown> {
+  return Object.fromEntries(KEY_SETTING_ROWS.map(([name, s]) => [s.column, k[name]]));
 }
 
 function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
@@ -234,8 +202,9 @@ function usageJson(t: KeyUsage | undefined, k: KeyRecord, config: Config) {
 const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
 function printKeyTable(
-  rows: (ReturnType<typeof keyJson> & { usage: ReturnType<typeof usageJson> })[],
+  rows: readonly { key: KeyRecord; usage: ReturnType<typeof usageJson> }[],
   config: Config,
+  nowMs: number,
 ): void {
   if (rows.length === 0) {
     console.log(`No keys yet. Create one with: ${hint(config, "keys create --name my-app")}`);
@@ -256,31 +225,32 @@ function printKeyTable(
       "IP QUOTA LEFT",
       "NOTES",
     ],
-    ...rows.map((r) => [
-      r.id,
-      r.name,
-      `${r.prefix}…`,
-      r.status,
-      r.permissions.join(","),
-      minute(r.created_at),
-      r.last_used_at ? minute(r.last_used_at) : "never",
-      r.last_used_ip ?? "-",
-      `${r.usage.today.email}/${r.usage.today.ip}`,
-      `${r.usage.month.email}/${r.usage.month.ip}`,
-      r.usage.ip_quota_left === null ? "unlimited" : `${r.usage.ip_quota_left}/${r.usage.ip_quota_per_month}`,
-      notes(r),
+    ...rows.map(({ key: k, usage }) => [
+      k.id,
+      k.name,
+      `${k.prefix}…`,
+      keyStatus(k, nowMs),
+      k.permissions.join(","),
+      minute(k.createdAt),
+      k.lastUsedAt ? minute(k.lastUsedAt) : "never",
+      k.lastUsedIp ?? "-",
+      `${usage.today.email}/${usage.today.ip}`,
+      `${usage.month.email}/${usage.month.ip}`,
+      usage.ip_quota_left === null ? "unlimited" : `${usage.ip_quota_left}/${usage.ip_quota_per_month}`,
+      notes(k, nowMs),
     ]),
   ];
   printTable(table);
 }
 
 /** Expiry, rotation in progress and network restriction, in few words (UTC). */
-function notes(r: ReturnType<typeof keyJson>): string {
+function notes(k: KeyRecord, nowMs: number): string {
+  const status = keyStatus(k, nowMs);
+  const rotation = rotationEndsAt(k, nowMs);
   const parts: string[] = [];
-  if (r.expires_at && r.status !== "revoked")
-    parts.push(`${r.status === "expired" ? "expired" : "expires"} ${minute(r.expires_at)}`);
-  if (r.rotation_ends_at && r.status === "active")
-    parts.push(`rotating: old secret until ${minute(r.rotation_ends_at)}`);
-  if (r.allowed_networks.length > 0) parts.push(`from ${r.allowed_networks.join(",")} only`);
+  if (k.expiresAt && status !== "revoked")
+    parts.push(`${status === "expired" ? "expired" : "expires"} ${minute(k.expiresAt)}`);
+  if (rotation && status === "active") parts.push(`rotating: old secret until ${minute(rotation)}`);
+  if (k.allowedNetworks.length > 0) parts.push(`from ${k.allowedNetworks.join(",")} only`);
   return parts.join("; ") || "-";
 }

@@ -1,6 +1,3 @@
-import { DEFAULT_PERMISSIONS, parsePermissions } from "../keys/permissions.ts";
-import { parseAllowedNetworks } from "../keys/allowed-networks.ts";
-import { parseExpiry } from "../keys/expiry.ts";
 import { dailyOutcomes } from "../keys/usage-outcomes.ts";
 import { parseDuration } from "../time/duration.ts";
 import { keyPage, keyRotatedPage, rotateConfirmPage } from "./pages/key.ts";
@@ -20,9 +17,10 @@ import {
   tokensEqual,
 } from "./sessions.ts";
 import type { SignInThrottle } from "./sign-in-throttle.ts";
-import { type KeyChanges, KeyStoreError, type KeyStore, MAX_KEY_LIMIT } from "../keys/key-store.ts";
+import { KeyStoreError, type KeyStore } from "../keys/key-store.ts";
+import type { ServerLimits } from "../keys/key-settings.ts";
+import { formChanges, formNewKey } from "./key-setting-form.ts";
 import type { UsageRecorder } from "../keys/usage-recorder.ts";
-import type { KeyRecord } from "../keys/key-record.ts";
 import type { UsageStore } from "../keys/usage-store.ts";
 import { emailOverridesPage } from "./pages/email-overrides.ts";
 import { OverrideError, type OverrideStore, activeOverrides, overrideLine } from "../email/overrides.ts";
@@ -52,7 +50,8 @@ export interface DashboardDeps {
   readonly password: AdminPassword;
   readonly sessions: SessionStore;
   readonly throttle: SignInThrottle;
-  readonly defaultIpQuota: number;
+  /** What a key without limits of its own follows. */
+  readonly serverLimits: ServerLimits;
   readonly now: () => number;
   /** What the operator should know about the data being served (the same as /healthz's). */
   readonly warnings: () => string[];
@@ -123,37 +122,6 @@ const NOTICES = new Map([
 
 /** Days the key page's chart shows. */
 const CHART_DAYS = 30;
-
-/** A limit's field: empty is the server's setting (null), else a whole number in range. */
-function formLimit(text: string | undefined, what: string): number | null {
-  const value = (text ?? "").trim();
-  if (value === "") return null;
-  if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_KEY_LIMIT)
-    throw new KeyStoreError(
-      "invalid",
-      `${what} must be empty (the server's setting) or a whole number from 0 to ${MAX_KEY_LIMIT}`,
-    );
-  return Number(value);
-}
-
-/** The key page's settings form as the change it asks for; an expiry left as it was stays, even one that has passed. */
-function formChanges(form: URLSearchParams, key: KeyRecord, nowMs: number): KeyChanges {
-  const permissions = formPermissions(form);
-  if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
-  const expires = field(form, "expires") ?? "";
-  const expiry = expires === key.expiresAt ? { expiresAt: key.expiresAt } : parseExpiry(expires, nowMs);
-  if ("error" in expiry) throw new KeyStoreError("invalid", expiry.error);
-  const networks = parseAllowedNetworks(field(form, "allow-from") ?? "");
-  if ("error" in networks) throw new KeyStoreError("invalid", networks.error);
-  return {
-    name: field(form, "name") ?? "",
-    ratePerMinute: formLimit(field(form, "rate"), "Requests per minute"),
-    ipQuotaPerMonth: formLimit(field(form, "quota"), "IP checks per month"),
-    permissions: permissions.permissions,
-    expiresAt: expiry.expiresAt,
-    allowedNetworks: networks.networks,
-  };
-}
 
 const IP_NOTICES = new Map([
   ["added", "The line was added; every running server applies it within 3 s."],
@@ -226,13 +194,6 @@ function field(form: URLSearchParams, name: string): string | undefined {
   return values.length === 1 ? values[0] : undefined;
 }
 
-/** The ticked permission boxes; a form without them (made before they existed) asks for the default. */
-function formPermissions(form: URLSearchParams): ReturnType<typeof parsePermissions> {
-  if (form.get("permissions-shown") === null && form.getAll("permission").length === 0)
-    return { permissions: DEFAULT_PERMISSIONS };
-  return parsePermissions(form.getAll("permission").join(","));
-}
-
 /** Browsers label requests from other sites; refuse those outright, on top of the CSRF token. */
 function isCrossSite(request: Request): boolean {
   return request.headers.get("sec-fetch-site") === "cross-site";
@@ -296,13 +257,13 @@ export class Dashboard {
     search = "",
     pageNumber = "1",
   ): Promise<Response> {
-    const { keys, usage, usageStore, defaultIpQuota, now } = this.deps;
+    const { keys, usage, usageStore, serverLimits, now } = this.deps;
     if (!PAGE_NUMBER.test(pageNumber))
       return page(messagePage("No such page", "The page number must be a whole number from 1."), 400);
     await usage.flush();
-    const listing = await keyListing(keys, usageStore, defaultIpQuota, now(), search, Number(pageNumber));
+    const listing = await keyListing(keys, usageStore, serverLimits.ipQuotaPerMonth, now(), search, Number(pageNumber));
     if (!listing) return page(messagePage("No such page", "There are fewer keys than that page would show."), 404);
-    return page(keysPage(listing, session.csrfToken, notice, this.deps.warnings()), status);
+    return page(keysPage(listing, serverLimits, session.csrfToken, notice, this.deps.warnings()), status);
   }
 
   async home(request: Request, client: ClientInfo): Promise<Response> {
@@ -391,12 +352,8 @@ export class Dashboard {
     const current = await this.authorisedPost(request, client);
     if (current instanceof Response) return current;
     try {
-      const permissions = formPermissions(current.form);
-      if ("error" in permissions) throw new KeyStoreError("invalid", permissions.error);
-      const { key, secret } = await current.keys.create(
-        { name: field(current.form, "name") ?? "", permissions: permissions.permissions },
-        new Date(this.deps.now()),
-      );
+      const now = this.deps.now();
+      const { key, secret } = await current.keys.create(formNewKey(current.form, now), new Date(now));
       return page(keyCreatedPage(key, secret, current.session.csrfToken));
     } catch (err) {
       if (!(err instanceof KeyStoreError)) throw err;
@@ -418,13 +375,13 @@ export class Dashboard {
     notice?: { text: string; error?: boolean },
     status = 200,
   ): Promise<Response> {
-    const { keys, usage, usageStore, now, defaultIpQuota } = this.deps;
+    const { keys, usage, usageStore, now, serverLimits } = this.deps;
     await usage.flush();
     const key = await keys.find(id);
     if (!key) return page(messagePage("No such key", "That key does not exist."), 404);
     const nowMs = now();
     const days = dailyOutcomes(await usageStore.outcomesOf(key.id, CHART_DAYS, nowMs), CHART_DAYS, nowMs);
-    return page(keyPage({ key, days, nowMs, defaultIpQuota, csrfToken: session.csrfToken, notice }), status);
+    return page(keyPage({ key, days, nowMs, serverLimits, csrfToken: session.csrfToken, notice }), status);
   }
 
   async updateKey(request: Request, id: string, client: ClientInfo): Promise<Response> {

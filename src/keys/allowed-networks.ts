@@ -1,6 +1,5 @@
 import { type AddressRange, parseCidr, rangeContains } from "../ip/address/address-range.ts";
 import type { ParsedIp } from "../ip/address/parse.ts";
-import type { KeyRecord } from "./key-record.ts";
 
 /** More than this is a firewall's job, not a key's. */
 export const MAX_ALLOWED_NETWORKS = 100;
@@ -21,14 +20,19 @@ export function parseAllowedNetworks(text: string): { networks: readonly string[
   return { networks: [...new Set(networks)] };
 }
 
-const rangesOfKey = new WeakMap<KeyRecord, readonly AddressRange[]>();
+/** A key, as far as its networks go. */
+interface NetworksOfKey {
+  readonly allowedNetworks: readonly string[];
+}
+
+const rangesOfKey = new WeakMap<NetworksOfKey, readonly AddressRange[]>();
 
 /**
  * Whether a request from `client` may use the key: always when the key names no networks;
  * never without a client address (a request handed to the app in-process has none).
  * The ranges are parsed once per key record (records are rebuilt when keys change).
  */
-export function allowedFrom(key: KeyRecord, client: ParsedIp | null): boolean {
+export function allowedFrom(key: NetworksOfKey, client: ParsedIp | null): boolean {
   if (key.allowedNetworks.length === 0) return true;
   if (client === null) return false;
   let ranges = rangesOfKey.get(key);

@@ -1,25 +1,16 @@
-import type { Permission } from "./permissions.ts";
+import type { KeySettings } from "./key-settings.ts";
 
-export interface KeyRecord {
+/** An API key as the program sees it: the settings the operator chose (src/keys/key-settings.ts) and its state. */
+export interface KeyRecord extends KeySettings {
   readonly id: string;
-  readonly name: string;
   readonly prefix: string;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
   /** The client address of the last authenticated request (proxies resolved), flushed with usage. */
   readonly lastUsedIp: string | null;
   readonly revokedAt: string | null;
-  /** After this instant the key answers 401 "API key revoked" (the spec's word for revoked or expired). */
-  readonly expiresAt: string | null;
-  /** CIDRs the key is accepted from (the client address the server resolves); empty: anywhere. */
-  readonly allowedNetworks: readonly string[];
   /** While a rotation's grace lasts: when the previous secret stops working. */
   readonly previousSecretEndsAt: string | null;
-  /** Per-key overrides; null means the configured default. */
-  readonly ratePerMinute: number | null;
-  readonly ipQuotaPerMonth: number | null;
-  /** What the key may do: `check`, `report`, or both. */
-  readonly permissions: readonly Permission[];
 }
 
 export type KeyStatus = "active" | "revoked" | "expired";
@@ -34,20 +25,4 @@ export function rotationEndsAt(key: KeyRecord, nowMs: number): string | null {
   return key.previousSecretEndsAt !== null && Date.parse(key.previousSecretEndsAt) > nowMs
     ? key.previousSecretEndsAt
     : null;
-}
-
-export const KEY_NAME_MAX_LENGTH = 100;
-
-/** Trims and checks a key name; returns an error sentence or the clean name. */
-export function normaliseKeyName(raw: string): { name: string } | { error: string } {
-  const name = raw.trim();
-  if (name === "") return { error: "a key needs a descriptive name" };
-  if (name.length > KEY_NAME_MAX_LENGTH) return { error: `a key name is at most ${KEY_NAME_MAX_LENGTH} characters` };
-  // Control characters would corrupt one-line CLI output and logs; format characters (bidi
-  // overrides, zero-width ones) and line separators make a name read as something else.
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
-    return {
-      error: "a key name cannot contain control or invisible formatting characters (such as bidirectional overrides)",
-    };
-  return { name };
 }

@@ -1,5 +1,5 @@
 import type { KeyRecord } from "./key-record.ts";
-import type { Permission } from "./permissions.ts";
+import type { KeySettingName, KeySettings } from "./key-settings.ts";
 
 /**
  * Why a key store refused: the input, a name that names several keys or none, a key revoked
@@ -16,17 +16,8 @@ export class KeyStoreError extends Error {
   }
 }
 
-export interface NewKey {
-  name: string;
-  ratePerMinute?: number | null;
-  ipQuotaPerMonth?: number | null;
-  /** `check` when left out. */
-  permissions?: readonly Permission[];
-  /** ISO instant; null or left out: never. */
-  expiresAt?: string | null;
-  /** CIDRs; empty or left out: anywhere. */
-  allowedNetworks?: readonly string[];
-}
+/** A new key's settings: its name, and those left out take their defaults (src/keys/key-settings.ts). */
+export type NewKey = { name: string } & { -readonly [K in Exclude<KeySettingName, "name">]?: KeySettings[K] };
 
 /** What `keys update` changes; a field left out stays as it is, null returns a limit to the default or removes the expiry. */
 export type KeyChanges = Partial<NewKey>;
@@ -52,12 +43,6 @@ export interface KeyStore {
    */
   rotate(idOrName: string, graceMs: number, now?: Date): Promise<KeyChange & { secret: string }>;
 }
-
-/**
- * The largest per-key rate or quota: PostgreSQL's INTEGER, so a key that SQLite accepts
- * can be moved to PostgreSQL (`db migrate`) and the other way round.
- */
-export const MAX_KEY_LIMIT = 2_147_483_647;
 
 /**
  * The key a name means: the one active key of that name, else a revoked one (so the error

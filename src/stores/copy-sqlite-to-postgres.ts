@@ -1,5 +1,5 @@
 import { openDatabase } from "./sqlite/database.ts";
-import { MAX_KEY_LIMIT } from "../keys/key-store.ts";
+import { MAX_KEY_LIMIT } from "../keys/key-settings.ts";
 import { KEY_COLUMNS } from "./key-row.ts";
 import { openPostgres } from "./postgres/database.ts";
 

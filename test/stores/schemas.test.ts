@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openPostgres } from "../../src/stores/postgres/database.ts";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { KEY_SETTING_ROWS } from "../../src/keys/key-settings.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 
 /** One line per table, column and index, so that a difference reads as the lines only one side has. */
@@ -111,4 +112,20 @@ test("the SQLite and PostgreSQL wings hold a file of the same name for every sto
       .sort();
   expect(wing("sqlite")).toEqual(wing("postgres"));
   expect(wing("sqlite")).toContain("stores.ts");
+});
+
+test("every key setting (src/keys/key-settings.ts) has its column in both, and PostgreSQL tells the instances of its changes", async () => {
+  const columns = KEY_SETTING_ROWS.map(([, s]) => s.column);
+  const db = openDatabase(":memory:");
+  const onSqlite = sqliteSchema(db);
+  db.close();
+  const onPostgres = await postgresSchema(sql!);
+  for (const column of columns) {
+    expect(onSqlite).toContainEqual(expect.stringMatching(new RegExp(`^column api_keys\\.${column}( |$)`)));
+    expect(onPostgres).toContainEqual(expect.stringMatching(new RegExp(`^column api_keys\\.${column}( |$)`)));
+  }
+  const [{ definition }] = await sql!<{ definition: string }[]>`
+    SELECT pg_get_triggerdef(oid) AS definition FROM pg_trigger WHERE tgname = 'api_keys_changed'`;
+  const announced = /UPDATE OF (.*?) ON /.exec(definition)![1].split(", ");
+  expect(columns.filter((c) => !announced.includes(c))).toEqual([]);
 });

@@ -1,23 +1,18 @@
-import { type KeyRecord, KEY_NAME_MAX_LENGTH, keyStatus, rotationEndsAt } from "../../keys/key-record.ts";
-import { PERMISSIONS } from "../../keys/permissions.ts";
+import { type KeyRecord, keyStatus, rotationEndsAt } from "../../keys/key-record.ts";
+import type { ServerLimits } from "../../keys/key-settings.ts";
+import { keySettingFields } from "./key-setting-fields.ts";
 import type { DayOutcomes } from "../../keys/usage-outcomes.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { outcomeChart } from "../usage-chart.ts";
 import { layout } from "./layout.ts";
 import { date } from "./keys.ts";
 
-/** What each permission lets a key do, for the boxes; a permission without a line here shows its name alone. */
-const PERMISSION_WORDS: Readonly<Record<string, string>> = {
-  check: "check addresses",
-  report: "report abuse (POST /v1/reports)",
-};
-
 export interface KeyPageView {
   readonly key: KeyRecord;
   readonly days: readonly DayOutcomes[];
   readonly nowMs: number;
-  /** The server's quota when the key has none of its own. */
-  readonly defaultIpQuota: number;
+  /** What the key follows where it has no limit of its own. */
+  readonly serverLimits: ServerLimits;
   readonly csrfToken: string;
   readonly notice?: { text: string; error?: boolean };
 }
@@ -47,19 +42,15 @@ ${key.revokedAt ? "" : settingsForms(view)}`;
   return layout(`Key ${key.name}`, body, { csrfToken });
 }
 
-function settingsForms({ key, csrfToken, defaultIpQuota, nowMs }: KeyPageView): SafeHtml {
+function settingsForms({ key, csrfToken, serverLimits, nowMs }: KeyPageView): SafeHtml {
   const csrf = html`<input type="hidden" name="csrf" value="${csrfToken}">`;
   return html`<h2>Settings</h2>
 <form method="post" action="${keyPath(key)}" class="settings">
   ${csrf}
-  <div><label for="name">Name</label><input id="name" name="name" type="text" maxlength="${KEY_NAME_MAX_LENGTH}" required value="${key.name}"></div>
-  <div><label for="rate">Requests per minute</label><input id="rate" name="rate" type="text" inputmode="numeric" value="${key.ratePerMinute ?? ""}" placeholder="the server's setting"><p class="muted">Empty: the server's setting; 0: no limit.</p></div>
-  <div><label for="quota">IP checks per month</label><input id="quota" name="quota" type="text" inputmode="numeric" value="${key.ipQuotaPerMonth ?? ""}" placeholder="the server's, ${defaultIpQuota}"><p class="muted">Empty: the server's setting (${defaultIpQuota === 0 ? "unlimited" : defaultIpQuota.toLocaleString("en-US")}); 0: unlimited. What the key used this month still counts.</p></div>
-  <fieldset><legend>May</legend><input type="hidden" name="permissions-shown" value="1">
-    ${PERMISSIONS.map((p) => html`<label><input type="checkbox" name="permission" value="${p}"${key.permissions.includes(p) ? html` checked` : ""}> ${PERMISSION_WORDS[p] ?? p}</label>`)}</fieldset>
-  <div><label for="expires">Expires</label><input id="expires" name="expires" type="text" value="${key.expiresAt ?? "never"}"><p class="muted">never, a duration from now (30d, 12h), a date (2027-01-31, UTC) or a date and time with its zone.</p></div>
-  <div><label for="allow-from">Allowed from</label><input id="allow-from" name="allow-from" type="text" value="${key.allowedNetworks.join(", ")}" placeholder="anywhere"><p class="muted">Addresses or CIDRs, comma-separated (10.0.0.0/8, 2001:db8::/32); empty: anywhere. Elsewhere the API answers 403.</p></div>
-  <div><button type="submit">Save changes</button> <span class="muted">Running servers apply them within 3 s.</span></div>
+  ${keySettingFields(key, serverLimits).map(
+    (f) => html`${f}
+  `,
+  )}<div><button type="submit">Save changes</button> <span class="muted">Running servers apply them within 3 s.</span></div>
 </form>
 <h2>Rotate the secret</h2>
 <p>A new secret for the same key: its id, settings, usage and quota count stay. The current secret keeps working for the grace period, so the services using it can move over without downtime${rotationEndsAt(key, nowMs) ? "; rotating again ends the rotation in progress at once" : ""}.</p>

@@ -1,6 +1,8 @@
 import type { KeyRecord } from "../../keys/key-record.ts";
-import { KEY_NAME_MAX_LENGTH, keyStatus, rotationEndsAt } from "../../keys/key-record.ts";
+import { keyStatus, rotationEndsAt } from "../../keys/key-record.ts";
+import type { ServerLimits } from "../../keys/key-settings.ts";
 import { type SafeHtml, html } from "../html.ts";
+import { keySettingFields } from "./key-setting-fields.ts";
 import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 import { sectionNav } from "./section-nav.ts";
@@ -28,6 +30,7 @@ ${page < pages ? html`<a href="${listingHref(search, page + 1)}" rel="next">Next
 
 export function keysPage(
   listing: KeyListing,
+  serverLimits: ServerLimits,
   csrfToken: string,
   notice?: { text: string; error?: boolean },
   warnings: readonly string[] = [],
@@ -40,12 +43,10 @@ ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-w
 <form method="post" action="/dashboard/keys">
   <input type="hidden" name="csrf" value="${csrfToken}">
   <div class="row">
-    <div><label for="name">Descriptive name</label><input id="name" name="name" type="text" maxlength="${KEY_NAME_MAX_LENGTH}" required placeholder="e.g. checkout back end"></div>
-    <fieldset><legend>May</legend><input type="hidden" name="permissions-shown" value="1">
-      <label><input type="checkbox" name="permission" value="check" checked> check addresses</label>
-      <label><input type="checkbox" name="permission" value="report"> report abuse (POST /v1/reports)</label>
-      <label><input type="checkbox" name="permission" value="manage"> manage override lines (/v1/overrides)</label></fieldset>
-    <div><button type="submit">Create key</button></div>
+    ${keySettingFields(null, serverLimits).map(
+      (f) => html`${f}
+    `,
+    )}<div><button type="submit">Create key</button></div>
   </div>
 </form>
 <h2>API Keys</h2>
