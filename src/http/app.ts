@@ -5,7 +5,7 @@ import { type ApiDeps, api } from "./groups/api.ts";
 import { dashboard } from "./groups/dashboard.ts";
 import { type OperatorDeps, operator } from "./groups/operator.ts";
 import { lifecycle } from "./lifecycle.ts";
-import type { DashboardDeps } from "../dashboard/controller.ts";
+import type { DashboardDeps } from "../dashboard/dashboard-deps.ts";
 
 export interface AppDeps extends ApiDeps, OperatorDeps {
   readonly dashboard: DashboardDeps;

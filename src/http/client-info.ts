@@ -1,6 +1,6 @@
 import { type ProxyTrust, forwardedHttps, isTrusted, resolveClientAddress } from "../ip/address/client-address.ts";
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
-import type { ClientInfo } from "../dashboard/controller.ts";
+import type { ClientInfo } from "../dashboard/gate.ts";
 
 /** The server a request came through, if any: null before it listens and for requests handed to the app in-process. */
 export type Listening = () => Bun.Server<unknown> | null;

@@ -5,6 +5,7 @@ import type { DayOutcomes } from "../../keys/usage-outcomes.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { outcomeChart } from "../usage-chart.ts";
 import { layout } from "./layout.ts";
+import { type Notice, noticeLine } from "./notice.ts";
 import { date } from "./keys.ts";
 
 export interface KeyPageView {
@@ -14,7 +15,7 @@ export interface KeyPageView {
   /** What the key follows where it has no limit of its own. */
   readonly serverLimits: ServerLimits;
   readonly csrfToken: string;
-  readonly notice?: { text: string; error?: boolean };
+  readonly notice?: Notice;
 }
 
 const keyPath = (key: KeyRecord) => `/dashboard/keys/${encodeURIComponent(key.id)}`;
@@ -25,7 +26,7 @@ export function keyPage(view: KeyPageView): string {
   const status = keyStatus(key, nowMs);
   const rotation = rotationEndsAt(key, nowMs);
   const body = html`<p><a href="/dashboard">‹ API keys</a></p>
-${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
+${noticeLine(notice)}
 <h2>Key “${key.name}” <span class="status-${status}">${status}</span></h2>
 <dl class="facts">
 <dt>Key</dt><dd><code>${key.prefix}…</code> <span class="muted">${key.id}</span></dd>

@@ -5,10 +5,12 @@ import { type SafeHtml, html } from "../html.ts";
 import { keySettingFields } from "./key-setting-fields.ts";
 import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
+import { type Notice, noticeLine } from "./notice.ts";
+import { utcMinute } from "./utc-minute.ts";
 import { sectionNav } from "./section-nav.ts";
 
 export function date(iso: string | null): string {
-  return iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never";
+  return iso ? utcMinute(iso) : "never";
 }
 
 /** `/dashboard` with the search and page given. */
@@ -32,11 +34,11 @@ export function keysPage(
   listing: KeyListing,
   serverLimits: ServerLimits,
   csrfToken: string,
-  notice?: { text: string; error?: boolean },
+  notice?: Notice,
   warnings: readonly string[] = [],
 ): string {
   const { rows, search } = listing;
-  const body = html`${notice ? html`<p class="notice${notice.error ? " error" : ""}" role="status">${notice.text}</p>` : ""}
+  const body = html`${noticeLine(notice)}
 ${sectionNav("/dashboard")}
 ${warnings.length ? html`<section class="notice warning" aria-labelledby="data-warnings"><h2 id="data-warnings">About the data being served</h2><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></section>` : ""}
 <h2>Create New API Key</h2>

@@ -2,6 +2,7 @@ import type { ReportedAddress } from "../../reports/local-report-index.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
+import { utcMinute } from "./utc-minute.ts";
 import { sectionNav } from "./section-nav.ts";
 
 /** One reported address's row: the keys that reported it, by name where the key is known. */
@@ -10,7 +11,7 @@ export interface ReportedRow {
   readonly keyNames: ReadonlyMap<string, string>;
 }
 
-const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const when = (ms: number) => utcMinute(new Date(ms).toISOString());
 
 /** Which page of the ranking this is. */
 export interface ReportedListing {

@@ -1,49 +1,46 @@
 import { Elysia } from "elysia";
 import type { ClientResolver, Listening } from "../client-info.ts";
-import { Dashboard, type DashboardDeps } from "../../dashboard/controller.ts";
+import { dashboardAsset, dashboardSections } from "../../dashboard/controller.ts";
+import type { DashboardDeps } from "../../dashboard/dashboard-deps.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { synchronous } from "../synchronous.ts";
 
 /** The operator's key management pages under /dashboard; the pages read their forms and cookies themselves. */
 export function dashboard(deps: DashboardDeps, client: ClientResolver, listening: Listening) {
-  const pages = new Dashboard(deps);
+  const { signIn, keys, key, email, ip, reports, audit } = dashboardSections(deps);
   return (
     new Elysia({ prefix: "/dashboard" })
-      .get("", async ({ request }) => pages.home(request, client.info(request, listening())))
+      .get(
+        "/assets/:name",
+        synchronous(
+          ({ params }: { params: { name: string } }) =>
+            dashboardAsset(params.name) ?? errorResponse(API_ERRORS.notFound),
+        ),
+      )
       // What a browser's address bar may add; the API's paths stay exact.
       .get(
         "/",
         synchronous(() => new Response(null, { status: 308, headers: { location: "/dashboard" } })),
       )
-      .post("/sign-in", async ({ request }) => pages.signIn(request, client.info(request, listening())))
-      .post("/sign-out", async ({ request }) => pages.signOut(request, client.info(request, listening())))
-      .post("/keys", async ({ request }) => pages.createKey(request, client.info(request, listening())))
-      .get("/keys/:id", async ({ request, params }) => pages.key(request, params.id))
-      .post("/keys/:id", async ({ request, params }) =>
-        pages.updateKey(request, params.id, client.info(request, listening())),
-      )
-      .post("/keys/:id/rotate", async ({ request, params }) =>
-        pages.rotateKey(request, params.id, client.info(request, listening())),
-      )
-      .get("/keys/:id/revoke", async ({ request, params }) => pages.confirmRevoke(request, params.id))
-      .post("/keys/:id/revoke", async ({ request, params }) =>
-        pages.revoke(request, params.id, client.info(request, listening())),
-      )
-      .get("/email", async ({ request }) => pages.emailOverrides(request, client.info(request, listening())))
-      .post("/email", async ({ request }) => pages.addOverride(request, client.info(request, listening())))
-      .post("/email/remove", async ({ request }) => pages.removeOverride(request, client.info(request, listening())))
-      .get("/ip", async ({ request }) => pages.ipOverrides(request))
-      .post("/ip", async ({ request }) => pages.addIpOverride(request, client.info(request, listening())))
-      .post("/ip/remove", async ({ request }) => pages.removeIpOverride(request, client.info(request, listening())))
-      .get("/reports", async ({ request }) => pages.reports(request))
-      .get("/audit", async ({ request }) => pages.audit(request))
-      .post("/reports/delete", async ({ request }) => pages.deleteReports(request, client.info(request, listening())))
-      .get(
-        "/assets/:name",
-        synchronous(
-          ({ params }: { params: { name: string } }) =>
-            Dashboard.asset(params.name) ?? errorResponse(API_ERRORS.notFound),
-        ),
-      )
+      // Every page below knows who asks: the client's address (proxies resolved) and whether it came over TLS.
+      .derive(({ request }) => ({ client: client.info(request, listening()) }))
+      .get("", ({ request, client }) => keys.home(request, client))
+      .post("/sign-in", ({ request, client }) => signIn.signIn(request, client))
+      .post("/sign-out", ({ request, client }) => signIn.signOut(request, client))
+      .post("/keys", ({ request, client }) => keys.createKey(request, client))
+      .get("/keys/:id", ({ request, params }) => key.key(request, params.id))
+      .post("/keys/:id", ({ request, params, client }) => key.updateKey(request, params.id, client))
+      .post("/keys/:id/rotate", ({ request, params, client }) => key.rotateKey(request, params.id, client))
+      .get("/keys/:id/revoke", ({ request, params }) => key.confirmRevoke(request, params.id))
+      .post("/keys/:id/revoke", ({ request, params, client }) => key.revoke(request, params.id, client))
+      .get("/email", ({ request, client }) => email.view(request, client))
+      .post("/email", ({ request, client }) => email.add(request, client))
+      .post("/email/remove", ({ request, client }) => email.remove(request, client))
+      .get("/ip", ({ request, client }) => ip.view(request, client))
+      .post("/ip", ({ request, client }) => ip.add(request, client))
+      .post("/ip/remove", ({ request, client }) => ip.remove(request, client))
+      .get("/reports", ({ request }) => reports.reports(request))
+      .post("/reports/delete", ({ request, client }) => reports.deleteReports(request, client))
+      .get("/audit", ({ request }) => audit.audit(request))
   );
 }

@@ -1,0 +1,151 @@
+import { untilText } from "../../time/calendar-date.ts";
+import { type SafeHtml, html } from "../html.ts";
+import { type CheckedAddress, IP_ANSWERS, checkForm, ipUntil } from "./ip-check.ts";
+import { layout } from "./layout.ts";
+import { type Notice, noticeLine } from "./notice.ts";
+import { sectionNav } from "./section-nav.ts";
+import { utcMinute } from "./utc-minute.ts";
+
+export type OverrideKind = "email" | "ip";
+
+/** A line as the page lists it, of either kind. */
+export interface ShownLine {
+  /** The domain, or the address, range or network. */
+  readonly target: string;
+  readonly action: "allow" | "deny";
+  readonly reason: string;
+  readonly author: string;
+  /** "" when not known (a line of data/ip/allowlist.txt without its date). */
+  readonly created: string;
+  readonly until: string | null;
+  readonly active: boolean;
+  /** A line of data/ip/allowlist.txt: edited there, not here. */
+  readonly fromFile?: boolean;
+}
+
+export interface OverridesView {
+  readonly lines: readonly ShownLine[];
+  readonly csrfToken: string;
+  readonly notice?: Notice;
+  /** An address checked from the IP page. */
+  readonly checked?: CheckedAddress | null;
+}
+
+/** What differs between the email and the IP override pages. */
+interface OverridesPage {
+  readonly path: "/dashboard/email" | "/dashboard/ip";
+  readonly title: string;
+  /** What a line decides, above the form that adds one. */
+  readonly intro: SafeHtml;
+  /** The form field and table column of a line's target. */
+  readonly target: {
+    readonly name: "domain" | "target";
+    readonly label: string;
+    readonly heading: string;
+    readonly maxLength: number;
+    readonly placeholder: string;
+  };
+  /** The answer as the form offers it and as the table says it. */
+  readonly offered: Readonly<Record<ShownLine["action"], string>>;
+  readonly listed: Readonly<Record<ShownLine["action"], string>>;
+  readonly until: (until: string | null) => string;
+  /** Fields of this kind only, before the button. */
+  readonly extraFields: SafeHtml | "";
+  /** "Add line…" when a confirmation page comes first. */
+  readonly addButton: string;
+}
+
+export const OVERRIDE_PAGES: Readonly<Record<OverrideKind, OverridesPage>> = {
+  email: {
+    path: "/dashboard/email",
+    title: "Email overrides",
+    intro: html`A line decides for the domain and its subdomains, over every list, the allowlist files and disputed names; every running server applies it within 10 s. <code>?explain=1</code> shows it with its reason.`,
+    target: {
+      name: "domain",
+      label: "Domain",
+      heading: "Domain",
+      maxLength: 253,
+      placeholder: "example-corp.com",
+    },
+    offered: { allow: "never disposable (allow)", deny: "always disposable (deny)" },
+    listed: { allow: "never disposable", deny: "always disposable" },
+    // As the operator gave it: a day (the day included), or an instant.
+    until: (until) => {
+      if (until === null) return "until removed";
+      const given = untilText(until);
+      return given === until ? utcMinute(until) : `${given} (the day included)`;
+    },
+    extraFields: html`<div><label><input name="force" type="checkbox" value="yes"> even on a public suffix (co.uk …)</label></div>
+    `,
+    addButton: "Add line",
+  },
+  ip: {
+    path: "/dashboard/ip",
+    title: "IP overrides",
+    intro: html`A line decides for an address, a CIDR range or a network (AS number), over every feed, report and list; where lines overlap the most specific decides (an address over a range, a longer prefix over a shorter one, a range over a network). Every running server applies it within 3 s; <code>?explain=1</code> shows it with its reason.`,
+    target: {
+      name: "target",
+      label: "Address, range or network",
+      heading: "Target",
+      maxLength: 64,
+      placeholder: "203.0.113.0/24 or AS64500",
+    },
+    offered: IP_ANSWERS,
+    listed: IP_ANSWERS,
+    until: ipUntil,
+    extraFields: "",
+    addButton: "Add line…",
+  },
+};
+
+/**
+ * `/dashboard/email` and `/dashboard/ip`: the override lines with reason, author and expiry, a
+ * form to add one and a button to remove each; on the IP page, an address checked first.
+ */
+export function overridesPage(kind: OverrideKind, view: OverridesView): string {
+  const p = OVERRIDE_PAGES[kind];
+  const { lines, csrfToken, notice } = view;
+  const body = html`${sectionNav(p.path)}
+${noticeLine(notice)}
+${kind === "ip" ? checkForm(view.checked ?? null, csrfToken) : ""}
+<h2>Add an override line</h2>
+<p>${p.intro}</p>
+<form method="post" action="${p.path}">
+  <input type="hidden" name="csrf" value="${csrfToken}">
+  <div class="row">
+    <div><label for="${p.target.name}">${p.target.label}</label><input id="${p.target.name}" name="${p.target.name}" type="text" required maxlength="${p.target.maxLength}" placeholder="${p.target.placeholder}"></div>
+    <div><label for="action">Answer</label><select id="action" name="action"><option value="allow">${p.offered.allow}</option><option value="deny">${p.offered.deny}</option></select></div>
+  </div>
+  <div class="row">
+    <div><label for="reason">Reason</label><input id="reason" name="reason" type="text" required maxlength="500" placeholder="why, for whoever asks"></div>
+    <div><label for="until">Until (optional, UTC, the day included)</label><input id="until" name="until" type="date"></div>
+    ${p.extraFields}<div><button type="submit">${p.addButton}</button></div>
+  </div>
+</form>
+<h2>Override lines</h2>
+${
+  lines.length === 0
+    ? html`<p>No override lines.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th>${p.target.heading}</th><th>Answer</th><th>Reason</th><th>Author</th><th>Added</th><th>Until</th><th></th></tr></thead>
+<tbody>
+${lines.map((l) => lineRow(p, l, csrfToken))}
+</tbody></table></div>`
+}`;
+  return layout(p.title, body, { csrfToken });
+}
+
+function lineRow(p: OverridesPage, l: ShownLine, csrfToken: string): SafeHtml {
+  const remove = l.fromFile
+    ? "edit the file, or move it into the database (docs/reputation.md)"
+    : html`<form class="inline" method="post" action="${p.path}/remove"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="${p.target.name}" value="${l.target}"><button class="secondary" type="submit">Remove</button></form>`;
+  return html`<tr class="${l.active ? "active" : "revoked"}" data-${p.target.name}="${l.target}">
+<td data-label="${p.target.heading}"><code>${l.target}</code></td>
+<td data-label="Answer">${p.listed[l.action]}</td>
+<td data-label="Reason">${l.reason}</td>
+<td data-label="Author">${l.author}</td>
+<td data-label="Added" class="num">${l.created ? utcMinute(l.created) : ""}</td>
+<td data-label="Until" class="num">${l.active ? p.until(l.until) : html`expired ${p.until(l.until)}`}</td>
+<td>${remove}</td>
+</tr>`;
+}
