@@ -10,7 +10,12 @@
  *    no limits), alternating rounds: the same number of mixed items each way, IP addresses
  *    never repeating; items/s and the server's CPU time per item.
  *
- *   bun bench/scan.ts [--rows 1000000] [--rounds 3] [--items 20000] [--only scan,batch]
+ * 3. `riskcheck scan --policy` (a backtest, 50 rules that never match, so every row walks them
+ *    all) against the same scan without a policy, alternating rounds, over ROWS rows of a CSV
+ *    with an email and an IPv4 address each: rows/s and CPU per row, and their ratio.
+ *    Goal: ≥ 0.8 of the plain scan's rows/s.
+ *
+ *   bun bench/scan.ts [--rows 1000000] [--rounds 3] [--items 20000] [--only scan,policy,batch]
  *
  * Prints the figures with the machine's load average and saves them under bench/results/.
  * Every run stops by itself: the scan and each round are bounded by their counts and a timeout.
@@ -19,6 +24,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { benchRules } from "./policy-rules.ts";
 import { makeEmailPool } from "./pools.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -27,7 +33,7 @@ const { values } = parseArgs({
     rows: { type: "string", default: "1000000" },
     rounds: { type: "string", default: "3" },
     items: { type: "string", default: "20000" },
-    only: { type: "string", default: "scan,batch" },
+    only: { type: "string", default: "scan,policy,batch" },
   },
 });
 const ROWS = Number(values.rows);
@@ -60,6 +66,39 @@ function peakRssMb(pid: number): number {
   return line ? Number(line.split(/\s+/)[1]) / 1024 : 0;
 }
 
+/** One `riskcheck scan` of `file`: the summary's rows/s, the process's CPU seconds and its peak RSS. */
+async function runScan(file: string, extra: string[] = []) {
+  const proc = Bun.spawn(
+    [...cli, "scan", file, ...extra, "--out", join(work, "out.csv"), "--data-dir", join(ROOT, "data")],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  let peak = 0;
+  let cpu = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, peakRssMb(proc.pid));
+      cpu = cpuSeconds(proc.pid);
+    } catch {
+      // The process has just exited.
+    }
+  }, 50);
+  const killer = setTimeout(() => proc.kill(), 600_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearInterval(timer);
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`scan failed (${code}): ${stderr}`);
+  const rate = /rows in [\d.]+ s, ([\d,]+) rows\/s/.exec(stdout);
+  if (!rate) throw new Error(`no rate in the summary: ${stdout}`);
+  return { rowsPerSecond: Number(rate[1].replaceAll(",", "")), cpuSeconds: cpu, peakRssMb: peak };
+}
+
 const results: Record<string, unknown> = { load_before: loadavg() };
 
 if (ONLY.has("scan")) {
@@ -69,34 +108,6 @@ if (ONLY.has("scan")) {
   await writer.end();
   const oneRow = join(work, "one.txt");
   writeFileSync(oneRow, "someone@gmail.com\n");
-  const runScan = async (file: string) => {
-    const proc = Bun.spawn([...cli, "scan", file, "--out", join(work, "out.csv"), "--data-dir", join(ROOT, "data")], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    let peak = 0;
-    let cpu = 0;
-    const timer = setInterval(() => {
-      try {
-        peak = Math.max(peak, peakRssMb(proc.pid));
-        cpu = cpuSeconds(proc.pid);
-      } catch {
-        // The process has just exited.
-      }
-    }, 50);
-    const killer = setTimeout(() => proc.kill(), 600_000);
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    clearInterval(timer);
-    clearTimeout(killer);
-    if (code !== 0) throw new Error(`scan failed (${code}): ${stderr}`);
-    const rate = /rows in [\d.]+ s, ([\d,]+) rows\/s/.exec(stdout);
-    if (!rate) throw new Error(`no rate in the summary: ${stdout}`);
-    return { rowsPerSecond: Number(rate[1].replaceAll(",", "")), cpuSeconds: cpu, peakRssMb: peak };
-  };
   // What starting and loading the snapshot cost, to take out of the CPU time per row.
   const startup = await runScan(oneRow);
   const runs: { rowsPerSecond: number; cpuUsPerRow: number; rowsPerCpuSecond: number; peakRssMb: number }[] = [];
@@ -122,6 +133,48 @@ if (ONLY.has("scan")) {
     median_rows_per_cpu_second: median(runs.map((r) => r.rowsPerCpuSecond)),
     max_peak_rss_mb: Math.max(...runs.map((r) => r.peakRssMb)),
   };
+}
+
+if (ONLY.has("policy")) {
+  const signups = join(work, "signups.csv");
+  const writer = Bun.file(signups).writer();
+  writer.write("email,ip\n");
+  for (let i = 0; i < ROWS; i++) writer.write(`${emails[i % emails.length]},${freshIPv4()}\n`);
+  await writer.end();
+  const policyFile = join(work, "policy.json");
+  writeFileSync(policyFile, JSON.stringify(benchRules(50)));
+  const oneRow = join(work, "one-signup.csv");
+  writeFileSync(oneRow, "email,ip\nsomeone@gmail.com,8.8.8.8\n");
+  const plainStart = await runScan(oneRow);
+  const policyStart = await runScan(oneRow, ["--policy", policyFile]);
+  const plain: { rowsPerSecond: number; cpuUsPerRow: number }[] = [];
+  const decided: typeof plain = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [runs, extra, start] of [
+      [plain, [], plainStart],
+      [decided, ["--policy", policyFile], policyStart],
+    ] as const) {
+      const run = await runScan(signups, [...extra]);
+      runs.push({ rowsPerSecond: run.rowsPerSecond, cpuUsPerRow: ((run.cpuSeconds - start.cpuSeconds) * 1e6) / ROWS });
+    }
+    console.log(
+      `policy round ${round + 1}: scan ${plain[round].rowsPerSecond.toLocaleString("en-US")} rows/s, ${plain[round].cpuUsPerRow.toFixed(2)} µs CPU/row; ` +
+        `scan --policy (50 rules) ${decided[round].rowsPerSecond.toLocaleString("en-US")} rows/s, ${decided[round].cpuUsPerRow.toFixed(2)} µs CPU/row`,
+    );
+  }
+  const ratio = (f: (r: { rowsPerSecond: number; cpuUsPerRow: number }) => number) =>
+    median(decided.map(f)) / median(plain.map(f));
+  results.policy = {
+    rows: ROWS,
+    rules: 50,
+    plain,
+    policy: decided,
+    rows_per_second_ratio: ratio((r) => r.rowsPerSecond),
+    cpu_per_row_ratio: ratio((r) => r.cpuUsPerRow),
+  };
+  console.log(
+    `scan --policy against scan, medians: ${ratio((r) => r.rowsPerSecond).toFixed(2)} of the rows/s, ${ratio((r) => r.cpuUsPerRow).toFixed(2)}× the CPU per row`,
+  );
 }
 
 if (ONLY.has("batch")) {

@@ -22,10 +22,25 @@ const RANK: Readonly<Record<Level, number>> = Object.freeze({
 export const TOR_EXITS_SOURCE = "tor-exits";
 
 /** What a policy reads of the email address. */
-export interface EmailSide {
-  readonly domain: string;
-  readonly disposable: boolean;
-  readonly free: boolean;
+export class EmailSide {
+  private parents: readonly string[] | null = null;
+
+  constructor(
+    readonly domain: string,
+    readonly disposable: boolean,
+    readonly free: boolean,
+  ) {}
+
+  /** The domain and each of its parents ("a.b.com", "b.com", "com"), cut once for all the rules that list domains. */
+  get domainAndParents(): readonly string[] {
+    if (this.parents === null) {
+      const names = [this.domain];
+      for (let dot = this.domain.indexOf("."); dot !== -1; dot = this.domain.indexOf(".", dot + 1))
+        names.push(this.domain.slice(dot + 1));
+      this.parents = names;
+    }
+    return this.parents;
+  }
 }
 
 /** What a policy reads of the address. */
@@ -82,7 +97,7 @@ function emailFacts(snapshot: Snapshot, a: EmailAnswer, reasons: Reason[]): Emai
       ),
     );
   else if (a.is_disposable) reasons.push(reason("email.disposable", `${a.domain} is a disposable-mail domain`));
-  return { domain: a.domain, disposable: a.is_disposable, free: a.free_email };
+  return new EmailSide(a.domain, a.is_disposable, a.free_email);
 }
 
 function ipFacts(snapshot: Snapshot, c: IpChecked, reasons: Reason[]): IpSide {

@@ -14,14 +14,23 @@ export function assessmentJson(
   ipJson: string | null,
   explain: boolean,
 ): string {
-  const shadow = explain ? `,"shadow":[${(a.shadow ?? []).map(ruleJson).join(",")}]` : "";
+  return `${head(a)},"email":${emailJson ?? "null"},"ip":${ipJson ?? "null"}${explain ? shadowJson(a) : ""}}`;
+}
+
+/** The decision alone, with its shadow rules, without the answers: what `scan --policy` writes beside a row's own answers. */
+export function decisionJson(a: Assessment): string {
+  return `${head(a)}${shadowJson(a)}}`;
+}
+
+function head(a: Assessment): string {
   return (
     `{"decision":"${a.decision}","score":${a.facts.score},"reasons":[${a.facts.reasons.map(reasonJson).join(",")}],` +
     `"rule":${a.rule === null ? "null" : ruleJson(a.rule)},"policy":"${a.policy}",` +
-    `"event":${a.facts.event === null ? "null" : JSON.stringify(a.facts.event)},` +
-    `"email":${emailJson ?? "null"},"ip":${ipJson ?? "null"}${shadow}}`
+    `"event":${a.facts.event === null ? "null" : JSON.stringify(a.facts.event)}`
   );
 }
+
+const shadowJson = (a: Assessment) => `,"shadow":[${(a.shadow ?? []).map(ruleJson).join(",")}]`;
 
 function reasonJson(r: Reason): string {
   return `{"code":"${r.code}","weight":${r.weight},"fact":${JSON.stringify(r.fact)}}`;

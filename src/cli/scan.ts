@@ -1,4 +1,5 @@
-import { createReadStream, existsSync, fstatSync, statSync } from "node:fs";
+import { createReadStream, existsSync, fstatSync, readFileSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
 import { type Config, loadConfig } from "../app/config.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { type OverridesInForce, withOverrides } from "../datasets/snapshot.ts";
@@ -21,6 +22,7 @@ export const SCAN = {
     "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address. Values are checked with surrounding spaces trimmed (GET refuses a padded value). UTF-8, or UTF-16 with its byte order mark; anything else is refused.",
     "Writes each row with its line number, its input and the answers' fields; a row that cannot be read (a line over 1 MiB included) or holds an invalid value is written with its error and counted, and the scan goes on. A CSV field a spreadsheet would run as a formula starts with '. The output may not be the input file. On a terminal a progress line is shown; at the end a summary naming the columns read (on standard error when the rows go to standard output).",
     "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email allow/deny) in force when the scan starts and this appliance's own abuse reports of the last RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, and the summary says so.",
+    '--policy FILE decides every row as an assessment (docs/assess.md): a rule set, {"rules": [...]} ({"rules": []} is the default policy alone). Each row gets its decision, score, reason codes, the rule that decided and the shadow rules that would have; the summary counts the decisions and what each rule decided or would have. A file that does not parse is refused whole, naming the rule and the field.',
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
   operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },
@@ -55,6 +57,19 @@ export const SCAN = {
       type: "boolean",
       description: "Write only rows with a disposable email address or a risky (warning or bad) IP address",
     },
+    {
+      name: "policy",
+      type: "string",
+      value: "FILE",
+      description: "Decide each row with this rule set (JSON): a backtest of a policy (docs/assess.md)",
+    },
+    {
+      name: "event",
+      type: "string",
+      value: "LABEL",
+      default: "signup",
+      description: "With --policy: the event label every row is decided as (rules may name it)",
+    },
     DATA_DIR,
     DB,
     DATABASE_URL,
@@ -64,6 +79,7 @@ export const SCAN = {
     "riskcheck scan users.csv --out checked.csv",
     "riskcheck scan users.csv --email-column contact --ip-column last_login_ip --only-risky",
     "cut -d, -f3 users.csv | riskcheck scan --format jsonl > answers.jsonl",
+    "riskcheck scan signups.csv --policy candidate.json --out decided.csv",
   ],
 } as const satisfies CommandSpec;
 
@@ -88,6 +104,9 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
       `the output is the input file (${fromStdin ? "standard input" : operand}): write the rows to another file`,
     );
   }
+  if (values.event !== undefined && values.policy === undefined)
+    throw new UsageError("--event is the event label of --policy's decisions: give --policy FILE too");
+  const policy = values.policy === undefined ? null : await readPolicy(values.policy, values.event ?? "signup");
   const config = loadConfig(values, process.env);
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
@@ -126,6 +145,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
         onlyRisky: values["only-risky"] ?? false,
         columns: { email: values["email-column"], ip: values["ip-column"] },
         localReports: state.reports,
+        policy,
       },
       progress?.update,
     );
@@ -137,10 +157,37 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     await writer.end();
   }
   const table =
-    summaryTable(summary, (performance.now() - started) / 1000) + state.notes.map((note) => `${note}\n`).join("");
+    summaryTable(summary, (performance.now() - started) / 1000) +
+    [...summary.policyLines(), ...state.notes].map((line) => `${line}\n`).join("");
   if (out === null) process.stderr.write(table);
   else process.stdout.write(table);
   return 0;
+}
+
+/** The rules of a --policy file in force now, compiled; a file that cannot be read or does not parse is a usage error naming why. */
+async function readPolicy(file: string, event: string) {
+  const [{ EVENT, PolicyError, parseRuleSetText, problemText }, { CompiledPolicy }] = await Promise.all([
+    import("../assess/parse-policy.ts"),
+    import("../assess/compiled-policy.ts"),
+  ]);
+  if (!EVENT.test(event.toLowerCase()))
+    throw new UsageError(`--event "${event}": an event label, 1 to 64 letters, digits, '_', '.', ':' or '-'`);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(
+      `--policy ${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
+  }
+  try {
+    const nowMs = Date.now();
+    const rules = parseRuleSetText(text, { author: userInfo().username, nowMs });
+    return { compiled: CompiledPolicy.inForce(rules, nowMs), event: event.toLowerCase() };
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    throw new UsageError(`--policy ${file} is refused:\n${err.problems.map((p) => `  ${problemText(p)}`).join("\n")}`);
+  }
 }
 
 interface DatabaseState {

@@ -1,3 +1,5 @@
+import type { Assessment } from "../assess/assessment.ts";
+import { decisionJson } from "../assess/assessment-json.ts";
 import type { EmailAnswer } from "../email/email-answer.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
 import { spreadsheetCsvField } from "../text/spreadsheet-csv.ts";
@@ -11,6 +13,8 @@ export type OutputFormat = "csv" | "jsonl";
 export interface RowAnswers {
   readonly email: EmailAnswer | ItemError | null;
   readonly ip: IpChecked | ItemError | null;
+  /** With --policy: the row's decision, null when it got none; absent without a policy. */
+  readonly assessment?: Assessment | null;
 }
 
 export const UNREADABLE_ROW = "unreadable_row";
@@ -26,8 +30,9 @@ export function rowFormat(
   format: OutputFormat,
   input: { kind: InputKind; columns: readonly string[] },
   answers: Answers,
+  decisions: boolean,
 ): RowFormat {
-  return format === "csv" ? new CsvFormat(input.columns, answers) : new JsonLinesFormat(input, answers);
+  return format === "csv" ? new CsvFormat(input.columns, answers, decisions) : new JsonLinesFormat(input, answers);
 }
 
 /** The answers' fields the CSV adds after the input's columns. */
@@ -45,7 +50,10 @@ const ANSWER_COLUMNS = [
   "error",
   "message",
 ];
-/** With --explain, the reasons as JSON, after the answers' fields. */
+/** With --policy, the decision after the answers' fields: the reasons' codes and the shadow rules' ids `;`-separated. */
+const DECISION_COLUMNS = ["decision", "score", "reasons", "rule", "shadow"];
+const NO_DECISION = ",,,,,";
+/** With --explain, the reasons as JSON, after the answers' fields (and the decision). */
 const REASON_COLUMNS = ["email_reasons", "ip_reasons"];
 const NO_EMAIL = ",,,";
 const NO_IP = ",,,,,,,";
@@ -62,13 +70,20 @@ class CsvFormat implements RowFormat {
   constructor(
     private readonly columns: readonly string[],
     private readonly answers: Answers,
+    private readonly decisions: boolean,
   ) {}
 
   header(): string {
-    return csvLine(["line", ...this.columns, ...ANSWER_COLUMNS, ...(this.answers.explain ? REASON_COLUMNS : [])]);
+    return csvLine([
+      "line",
+      ...this.columns,
+      ...ANSWER_COLUMNS,
+      ...(this.decisions ? DECISION_COLUMNS : []),
+      ...(this.answers.explain ? REASON_COLUMNS : []),
+    ]);
   }
 
-  row(row: Row, { email, ip }: RowAnswers): string {
+  row(row: Row, { email, ip, assessment }: RowAnswers): string {
     let line = String(row.line);
     for (const cell of row.cells) line += `,${csvField(cell)}`;
     let errors = "";
@@ -100,6 +115,7 @@ class CsvFormat implements RowFormat {
       if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
     }
     line += `,${errors},${csvField(messages)}`;
+    if (this.decisions) line += assessment ? decisionCells(assessment) : NO_DECISION;
     if (this.answers.explain) line += `,${csvField(emailReasons)},${csvField(reasons)}`;
     return `${line}\n`;
   }
@@ -112,6 +128,7 @@ class CsvFormat implements RowFormat {
       UNREADABLE_ROW,
       row.problem,
     ];
+    if (this.decisions) cells.push(...DECISION_COLUMNS.map(() => ""));
     if (this.answers.explain) cells.push(...REASON_COLUMNS.map(() => ""));
     return csvLine(cells);
   }
@@ -127,10 +144,11 @@ class JsonLinesFormat implements RowFormat {
     return "";
   }
 
-  row(row: Row, { email, ip }: RowAnswers): string {
+  row(row: Row, { email, ip, assessment }: RowAnswers): string {
     let line = `{"line":${row.line},"input":${this.inputJson(row)}`;
     if (email !== null) line += `,"email":${"error" in email ? JSON.stringify(email) : this.answers.emailJson(email)}`;
     if (ip !== null) line += `,"ip":${"error" in ip ? JSON.stringify(ip) : this.answers.ipJson(ip)}`;
+    if (assessment !== undefined) line += `,"assessment":${assessment === null ? "null" : decisionJson(assessment)}`;
     return `${line}}\n`;
   }
 
@@ -154,6 +172,15 @@ class JsonLinesFormat implements RowFormat {
       }
     }
   }
+}
+
+/** decision, score, reason codes, deciding rule, shadow rules that would have decided: ids and codes need no quoting. */
+function decisionCells(a: Assessment): string {
+  let codes = "";
+  for (const r of a.facts.reasons) codes += codes === "" ? r.code : `;${r.code}`;
+  let shadow = "";
+  if (a.shadow !== null) for (const r of a.shadow) shadow += shadow === "" ? r.id : `;${r.id}`;
+  return `,${a.decision},${a.facts.score},${codes},${a.rule?.id ?? ""},${shadow}`;
 }
 
 /** Every field that holds text from the input or the datasets: a cell that a spreadsheet would run as a formula is written as text, as `reports export` writes its fields. */

@@ -1,3 +1,7 @@
+import type { Assessment } from "../assess/assessment.ts";
+import type { CompiledPolicy } from "../assess/compiled-policy.ts";
+import { DecisionTally } from "../assess/decision-tally.ts";
+import { DECISIONS } from "../assess/policy-rule.ts";
 import type { EmailAnswer } from "../email/email-answer.ts";
 import { LEVELS, type Level } from "../ip/verdict/reputation.ts";
 import { type IpChecked, reputationOf } from "../checks/answers.ts";
@@ -23,6 +27,19 @@ export class ScanSummary {
   written = 0;
   /** Where the values were read from, one line each (see RowReader.columnsUsed). */
   columns: readonly string[] = [];
+  /** With --policy: the decisions, per rule what it decided or would have, and the rows not assessed. */
+  readonly decisions: DecisionTally | null;
+  notAssessed = 0;
+
+  constructor(readonly policy: CompiledPolicy | null = null) {
+    this.decisions = policy === null ? null : new DecisionTally(policy.rules);
+  }
+
+  /** A row's decision; null for a row that got none (unreadable, an invalid value, nothing to check). */
+  decision(a: Assessment | null): void {
+    if (a === null) this.notAssessed++;
+    else this.decisions!.count(a);
+  }
 
   email(answer: EmailAnswer | ItemError): void {
     this.emails++;
@@ -59,6 +76,34 @@ export class ScanSummary {
     ];
   }
 
+  /** With --policy: the decisions' lines, then one line per rule (what it decided, or would have in shadow). */
+  policyLines(): string[] {
+    const tally = this.decisions;
+    if (tally === null) return [];
+    const n = (x: number) => x.toLocaleString("en-US");
+    const rows: [string, string][] = [
+      ...DECISIONS.map((d): [string, string] => [`  ${d}`, n(tally.decisions[d])]),
+      ["  not assessed (unreadable, an invalid value, or none)", n(this.notAssessed)],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length));
+    const numberWidth = Math.max(...rows.map(([, x]) => x.length));
+    const lines = [
+      `decisions, policy ${this.policy!.version}:`,
+      ...rows.map(([label, x]) => `${label.padEnd(width)}  ${x.padStart(numberWidth)}`),
+    ];
+    if (tally.rules.size === 0) return [...lines, "rules: none (the default policy decided every row)"];
+    lines.push("rules, in order:");
+    for (const t of tally.rules.values()) {
+      const { id, mode, decision } = t.rule;
+      lines.push(
+        mode === "enforce"
+          ? `  ${id} (enforce, ${decision}): decided ${n(t.decided)}`
+          : `  ${id} (shadow, ${decision}): would have decided ${n(t.wouldDecide)}, changing ${n(t.wouldChange)}`,
+      );
+    }
+    return lines;
+  }
+
   toJSON() {
     return {
       rows: this.rows,
@@ -66,6 +111,19 @@ export class ScanSummary {
       emails: { checked: this.emails, invalid: this.invalidEmails, disposable: this.disposable, free: this.free },
       ips: { checked: this.ips, invalid: this.invalidIps, risky: this.risky, levels: Object.fromEntries(this.levels) },
       written: this.written,
+      ...(this.decisions === null
+        ? {}
+        : {
+            decisions: { ...this.decisions.decisions, not_assessed: this.notAssessed },
+            rules: [...this.decisions.rules.values()].map((t) => ({
+              id: t.rule.id,
+              mode: t.rule.mode,
+              decision: t.rule.decision,
+              decided: t.decided,
+              would_decide: t.wouldDecide,
+              would_change: t.wouldChange,
+            })),
+          }),
     };
   }
 }

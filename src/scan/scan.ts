@@ -1,8 +1,13 @@
+import { assessmentFacts } from "../assess/assessment-facts.ts";
+import { type Assessment, assess } from "../assess/assessment.ts";
+import type { CompiledPolicy } from "../assess/compiled-policy.ts";
 import type { Snapshot } from "../datasets/snapshot.ts";
 import { MAX_RECORD_CHARS } from "./csv-records.ts";
 import type { ColumnChoice } from "./input-columns.ts";
 import { type InputRow, type RowReader, openRowReader } from "./input-rows.ts";
-import { Answers, reputationOf } from "../checks/answers.ts";
+import { Answers, type IpChecked, reputationOf } from "../checks/answers.ts";
+import type { ItemError } from "../checks/item-error.ts";
+import type { EmailAnswer } from "../email/email-answer.ts";
 import { type OutputFormat, type RowFormat, rowFormat } from "./scan-output.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { ScanSummary } from "./scan-summary.ts";
@@ -16,6 +21,8 @@ export interface ScanOptions {
   readonly columns: ColumnChoice;
   /** This appliance's own abuse reports (the verdict's `local` source), as the server counts them; none when null. */
   readonly localReports?: LocalReportView | null;
+  /** With `--policy`: each row decided as POST /v1/assess decides, with this event label; none when null or absent. */
+  readonly policy?: { readonly compiled: CompiledPolicy; readonly event: string | null } | null;
 }
 
 /** Where the output goes; a write that returns a promise is waited for before more input is read. */
@@ -48,8 +55,15 @@ export async function scan(
   options: ScanOptions,
   progress?: (rows: number, bytes: number) => void,
 ): Promise<ScanSummary> {
-  const summary = new ScanSummary();
+  const policy = options.policy ?? null;
+  const summary = new ScanSummary(policy?.compiled ?? null);
   const answers = new Answers(snapshot, options.explain, options.localReports ?? null);
+  /** A row with a value, none of them invalid, as the assess endpoint would decide it; null for any other. */
+  const decided = (email: EmailAnswer | ItemError | null, ip: IpChecked | ItemError | null): Assessment | null => {
+    if ((email === null && ip === null) || (email !== null && "error" in email) || (ip !== null && "error" in ip))
+      return null;
+    return assess(policy!.compiled, assessmentFacts(snapshot, email, ip, policy!.event));
+  };
   const rows: InputRow[] = [];
   let opened: { reader: RowReader; format: RowFormat } | null = null;
   let head = "";
@@ -59,7 +73,12 @@ export async function scan(
   const open = (firstLine: string) => {
     const reader = openRowReader(firstLine, options.columns);
     if (typeof reader === "string") throw new ScanInputError(reader);
-    const format = rowFormat(options.format ?? (reader.kind === "jsonl" ? "jsonl" : "csv"), reader, answers);
+    const format = rowFormat(
+      options.format ?? (reader.kind === "jsonl" ? "jsonl" : "csv"),
+      reader,
+      answers,
+      policy !== null,
+    );
     return { reader, format };
   };
   const write = async (text: string) => {
@@ -73,6 +92,7 @@ export async function scan(
       summary.rows++;
       if ("problem" in row) {
         summary.badRows++;
+        if (policy !== null) summary.decision(null);
         if (options.onlyRisky) continue;
         out += format.bad(row);
         summary.written++;
@@ -82,13 +102,15 @@ export async function scan(
       const ip = row.ip === null ? null : answers.ip(row.ip);
       if (email !== null) summary.email(email);
       if (ip !== null) summary.ip(ip);
+      const assessment = policy === null ? undefined : decided(email, ip);
+      if (assessment !== undefined) summary.decision(assessment);
       if (
         options.onlyRisky &&
         !(email !== null && "is_disposable" in email && email.is_disposable) &&
         !(ip !== null && "parsed" in ip && reputationOf(ip).risky)
       )
         continue;
-      out += format.row(row, { email, ip });
+      out += format.row(row, { email, ip, assessment });
       summary.written++;
     }
     rows.length = 0;

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import type { AssessmentFacts, EmailSide, IpSide } from "../../src/assess/assessment-facts.ts";
+import { type AssessmentFacts, EmailSide, type IpSide } from "../../src/assess/assessment-facts.ts";
 import { CompiledPolicy, DEFAULT_ONLY } from "../../src/assess/compiled-policy.ts";
 import { DEFAULT_POLICY } from "../../src/assess/default-policy.ts";
-import { parseRuleSet } from "../../src/assess/parse-policy.ts";
+import { parseRule, parseRuleSet } from "../../src/assess/parse-policy.ts";
 import type { PolicyRule } from "../../src/assess/policy-rule.ts";
 import { KIND } from "../../src/ip/verdict/network-kinds.ts";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 
-const EMAIL: EmailSide = { domain: "mail.example.com", disposable: true, free: false };
+const EMAIL = new EmailSide("mail.example.com", true, false);
 const IP: IpSide = {
   level: 3,
   risky: true,
@@ -45,7 +45,10 @@ const noEmail = facts({ email: null });
 const noIp = facts({ ip: null });
 const noEvent = facts({ event: null });
 const ip = (over: Partial<IpSide>) => facts({ ip: { ...IP, ...over } });
-const email = (over: Partial<EmailSide>) => facts({ email: { ...EMAIL, ...over } });
+const email = (over: { domain?: string; disposable?: boolean; free?: boolean }) =>
+  facts({
+    email: new EmailSide(over.domain ?? EMAIL.domain, over.disposable ?? EMAIL.disposable, over.free ?? EMAIL.free),
+  });
 
 /** Each field and operator, with facts it matches and facts it does not: a value not given matches nothing. */
 const COMPARISONS: Row[] = [
@@ -240,5 +243,41 @@ describe("expiry and the version", () => {
     const shadowed = rules().map((r, i) => (i === 1 ? { ...r, mode: "shadow" as const } : r));
     expect(new CompiledPolicy(shadowed).version).not.toBe(new CompiledPolicy(rules()).version);
     expect(CompiledPolicy.inForce(rules(), Date.parse("2027-01-01T00:00:00Z")).version).not.toBe(a.version);
+  });
+});
+
+describe("the generated function", () => {
+  test("holds the fields' expressions and numbers, never a rule's text values: those are data", () => {
+    const policy = policyOf([
+      when({ field: "event", op: "in", value: ["password_reset", "gift-card"] }, { id: "a" }),
+      when({ field: "email.domain", op: "in", value: ["evil-example.com"] }, { id: "b", mode: "shadow" }),
+      when({ field: "ip.country", op: "not_in", value: ["GB"] }, { id: "c" }),
+      when({ field: "email.domain", op: "equals", value: "only-this.example" }, { id: "d" }),
+    ]);
+    const source = policy.decide.toString();
+    for (const value of ["password_reset", "gift-card", "evil-example", "GB", "only-this"])
+      expect(source).not.toContain(value);
+    expect(policy.decide(facts({ event: "gift-card" })).rule?.id).toBe("a");
+    expect(
+      policy.decide(facts({ event: "x", email: new EmailSide("a.evil-example.com", false, false) })).shadow?.[0].id,
+    ).toBe("b");
+    expect(
+      policy.decide(
+        facts({ event: "x", email: new EmailSide("only-this.example", false, false), ip: { ...IP, country: "GB" } }),
+      ).rule?.id,
+    ).toBe("d");
+  });
+
+  test("500 rules of 64 comparisons each (beyond the size limit a stored set has) compile and decide", () => {
+    const comparisons = Array.from({ length: 64 }, (_, i) => ({ field: "ip.asn", op: "equals", value: 1000 + i }));
+    const rules = Array.from({ length: 499 }, (_, i) =>
+      parseRule({ ...when(null), id: `r${i}`, conditions: { any: comparisons } }, i, { author: "t", nowMs: NOW }),
+    );
+    rules.push(
+      parseRule(when({ field: "ip.asn", op: "equals", value: 9009 }, { id: "last" }), 499, { author: "t", nowMs: NOW }),
+    );
+    const policy = new CompiledPolicy(rules);
+    expect(policy.decide(facts()).rule?.id).toBe("last");
+    expect(policy.decide(facts({ ip: { ...IP, asn: 1063 } })).rule?.id).toBe("r0");
   });
 });

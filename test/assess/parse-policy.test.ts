@@ -291,6 +291,20 @@ describe("limits", () => {
     });
   });
 
+  test(`at most ${POLICY_LIMITS.comparisons.toLocaleString("en")} comparisons in the whole set`, () => {
+    const of = (n: number) => Array.from({ length: n }, () => condition);
+    const rules = (last: number) => [
+      ...Array.from({ length: 78 }, (_, i) => rule({ id: `r${i}`, conditions: { any: of(64) } })),
+      rule({ id: "last", conditions: { any: of(last) } }),
+    ];
+    expect(parseRuleSet({ rules: rules(5_000 - 78 * 64) }, DEFAULTS)).toHaveLength(79);
+    expect(problemsOf({ rules: rules(5_001 - 78 * 64) })[0]).toMatchObject({
+      index: null,
+      path: "rules",
+      message: "5,001 comparisons in all: at most 5,000",
+    });
+  });
+
   test(`groups at most ${POLICY_LIMITS.depth} deep`, () => {
     let deep: unknown = { all: [condition] };
     for (let i = 1; i < POLICY_LIMITS.depth; i++) deep = { any: [deep] };

@@ -54,6 +54,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ],
   cli: [
     "app",
+    "assess",
     "audit",
     "checks",
     "dashboard",
