@@ -32,7 +32,7 @@ async function updatedDataDir(): Promise<string> {
       proc.exited,
     ]);
     if (code !== 0) throw new Error(`update exited ${code}:\n${out}${err}`);
-    const disputed = out.split("\n").filter((l) => /disputed|allowlist overrules/i.test(l));
+    const disputed = out.split("\n").filter((l) => /disputed|overrule/i.test(l));
     console.log(`data dir ${dir} (default update on the real snapshots)\n${disputed.join("\n")}\n`);
     return dir;
   } finally {

@@ -36,6 +36,7 @@ export const SNAPSHOT_OF: Record<string, { path: string; format?: string }> = {
   "disposable-domains-allowlist": { path: "disposable-email-domains/allowlist.conf" },
   mailchecker: { path: "mailchecker/list.txt" },
   "burner-email-providers": { path: "burner-email-providers/emails.txt" },
+  castle: { path: "castle-disposable-email-domains/disposable-email-domains.txt" },
   "spamhaus-drop-v4": { path: "spamhaus-drop-v4/drop_v4.json" },
   "spamhaus-drop-v6": { path: "spamhaus-drop-v6/dropv6.txt", format: "address-list" },
   "firehol-level1": { path: "firehol-level1/firehol_level1.netset" },

@@ -7,7 +7,8 @@ import { UsageError } from "../app/usage-error.ts";
 import { DATA_DIR_ORIGIN } from "../ip/dataset-error.ts";
 import { progressLine } from "../datasets/update/fetch-source.ts";
 import { describeGroup, groupProblems } from "../datasets/source-problems.ts";
-import type { DisputedNames } from "../datasets/update/email-evidence.ts";
+import type { DisputedNames, ListMemory } from "../datasets/update/email-evidence.ts";
+import { formatDuration } from "../time/duration.ts";
 import { SourcesError } from "../datasets/update/sources.ts";
 import { type UpdateReport, runUpdate } from "../datasets/update/update.ts";
 import { type VersionListing, currentVersion, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
@@ -147,6 +148,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
     console.log(
       `Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`,
     );
+    for (const line of memorySummary(report.memory ?? [])) console.log(line);
     for (const line of disputedSummary(report.disputed, dataFiles(config.dataDir).disputedDomains)) console.log(line);
   } else if (groups.length) {
     console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
@@ -218,29 +220,41 @@ function printVersions(versions: VersionListing[], config: Config): void {
 /** Names shown in full before the rest is counted. */
 const SHOWN = 20;
 
+/** The update summary's lines on what the rolling disposable lists remember. */
+function memorySummary(memory: readonly ListMemory[]): string[] {
+  return memory
+    .filter((m) => m.remembered || m.left || m.forgotten)
+    .map((m) => {
+      const since =
+        m.oldest === null ? "" : ` (the oldest last listed ${new Date(m.oldest * 1000).toISOString().slice(0, 10)})`;
+      return `${m.source}: remembers ${m.remembered} name${m.remembered === 1 ? "" : "s"} it no longer lists${since}, each for ${formatDuration(m.retentionSeconds * 1000)} after it left; ${m.left} left in this update, ${m.forgotten} forgotten.`;
+    });
+}
+
 /** The update summary's lines on disputed disposable names. */
 function disputedSummary(disputed: DisputedNames | undefined, file: string): string[] {
   if (!disputed) return [];
   const lines: string[] = [];
   const list = (entries: DisputedNames["heldBack"]) => {
-    for (const n of entries.slice(0, SHOWN)) lines.push(`  ${n.domain}: ${n.why}; listed by ${n.sources.join(", ")}`);
+    for (const n of entries.slice(0, SHOWN))
+      lines.push(`  ${n.domain}: ${n.why}; listed by ${n.sources.join(", ")}${n.decided ? `; ${n.decided}` : ""}`);
     if (entries.length > SHOWN) lines.push(`  … and ${entries.length - SHOWN} more (${file})`);
   };
   if (disputed.heldBack.length) {
     lines.push(
-      `Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows (disputed; settle each with riskcheck email allow|deny):`,
+      `Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows and that the evidence does not settle (disputed, most likely disposable first; settle each with riskcheck email allow|deny):`,
     );
     list(disputed.heldBack);
   }
   if (disputed.servedAnyway.length) {
     lines.push(
-      `Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that a verifying list or two independent lists name:`,
+      `Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that the evidence settles as disposable:`,
     );
     list(disputed.servedAnyway);
   }
   if (disputed.allowOverruled)
     lines.push(
-      `The allowlist overrules ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`,
+      `The allowlist and the privacy relays overrule ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`,
     );
   return lines;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { CompiledEvidence } from "../email/compiled-evidence.ts";
 import { DisposableEvidence } from "../email/disposable-evidence.ts";
+import type { FamilyCandidate } from "../email/families.ts";
 import { LISTED_STRENGTHS, ListedNames } from "../email/listed-names.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
@@ -8,7 +9,9 @@ import { writeSectionedFile } from "../ip/sectioned-file.ts";
 import { writeFileAtomically } from "./staged-files.ts";
 
 const MAGIC = 0x50455352; // "RSEP" little-endian: riskcheck email evidence pack
-const FORMAT = 1;
+/** 2 added each list's last-seen times (a rolling list's remembered names) and the family candidates; a format-1 pack reads with none. */
+const FORMAT = 2;
+const FORMATS_READ = [1, 2];
 const HEADER_WORDS = 3;
 const CHECKSUM_BYTES = 8;
 
@@ -26,11 +29,13 @@ interface PackIndex {
   readonly exact: { size: number; mask: number };
   readonly wildcard: { size: number; mask: number };
   readonly suffixes: readonly string[];
+  /** Absent from a format-1 pack. */
+  readonly families?: readonly FamilyCandidate[];
 }
 
 /**
  * `compiled` as one file: a JSON index, then each list's packed names (bytes, starts, slots)
- * with their first-seen times, then each kind's listed names with their strengths, then an
+ * with their first-seen and last-seen times, then each kind's listed names with their strengths, then an
  * xxHash3 of everything before it.
  */
 export function encodeEvidencePack(compiled: CompiledEvidence): Uint8Array {
@@ -48,12 +53,13 @@ export function encodeEvidencePack(compiled: CompiledEvidence): Uint8Array {
     exact: { size: compiled.exact.names.size, mask: compiled.exact.names.parts.mask },
     wildcard: { size: compiled.wildcard.names.size, mask: compiled.wildcard.names.parts.mask },
     suffixes: compiled.suffixes,
+    families: compiled.families,
   };
   const arrays = (p: PackedDomainSetParts) => [p.bytes, p.starts, p.slots];
   const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const sections = [
     new TextEncoder().encode(JSON.stringify(index)),
-    ...sources.flatMap((s) => [...arrays(s.entries.parts), s.firstSeen]),
+    ...sources.flatMap((s) => [...arrays(s.entries.parts), s.firstSeen, s.lastSeen]),
     ...[compiled.exact, compiled.wildcard].flatMap((l) => [...arrays(l.names.parts), l.strengths]),
   ].map(bytesOf);
   const body = writeSectionedFile([MAGIC, FORMAT, sections.length], sections);
@@ -92,7 +98,8 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
   const bodyLength = data.byteLength - CHECKSUM_BYTES;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new Error("not an evidence pack");
-  if (view.getUint32(4, true) !== FORMAT) throw new Error(`format ${view.getUint32(4, true)}, not ${FORMAT}`);
+  const format = view.getUint32(4, true);
+  if (!FORMATS_READ.includes(format)) throw new Error(`format ${format}, not ${FORMATS_READ.join(" or ")}`);
   if (view.getBigUint64(bodyLength, true) !== Bun.hash.xxHash3(data.subarray(0, bodyLength)))
     throw new Error("its checksum does not match");
   const count = view.getUint32(8, true);
@@ -128,6 +135,8 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
     const entries = packed(s);
     const firstSeen = words(Uint32Array);
     if (firstSeen.length !== s.size) throw new Error(`${s.name}: a first-seen time for every name is needed`);
+    const lastSeen = format === 1 ? new Uint32Array(s.size) : words(Uint32Array);
+    if (lastSeen.length !== s.size) throw new Error(`${s.name}: a last-seen time for every name is needed`);
     return {
       name: s.name,
       verifies: s.verifies,
@@ -135,6 +144,7 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
       wildcard: s.wildcard,
       entries,
       firstSeen,
+      lastSeen,
       checkedAt: s.checkedAt,
     };
   });
@@ -149,5 +159,11 @@ export function decodeEvidencePack(data: Uint8Array): CompiledEvidence {
   const exact = listed(index.exact);
   const wildcard = listed(index.wildcard);
   if (next !== count) throw new Error("sections are left over");
-  return { evidence: new DisposableEvidence(sources), exact, wildcard, suffixes: index.suffixes };
+  return {
+    evidence: new DisposableEvidence(sources),
+    exact,
+    wildcard,
+    suffixes: index.suffixes,
+    families: index.families ?? [],
+  };
 }

@@ -106,12 +106,14 @@ async function listedSources(dir: string, manifest: Manifest | null): Promise<So
     listed.map(async ({ name, wildcard }) => {
       const dataset = await readTextDataset(`${dir}/${name}.txt`);
       const record = manifest.sources[name];
+      const { firstSeen, lastSeen } = parseEvidenceFile(dataset!.text);
       return {
         name,
         verifies: record?.verifies ?? false,
         includes: record?.includes ?? [],
         wildcard,
-        entries: parseEvidenceFile(dataset!.text),
+        entries: firstSeen,
+        lastSeen,
         checkedAt: record?.checkedAt ?? null,
       };
     }),

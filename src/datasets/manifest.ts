@@ -29,6 +29,11 @@ export interface SourceRecord {
   readonly includes?: readonly string[];
   /** For a disposable-domain list: whether it asks for evidence per entry. */
   readonly verifies?: boolean;
+  /** For a free-provider list: whether it names only widely used providers. */
+  readonly popular?: boolean;
+  /** For a disposable-domain list that publishes only what is current: its names are remembered for `retentionMs` after they leave it. */
+  readonly kind?: "rolling";
+  readonly retentionMs?: number;
   /** How often the publisher renews the data, in ms, when the sources file says. */
   readonly cadenceMs?: number | null;
   /** For a list of benign infrastructure: its class ("seo:googlebot", "cloud:aws"). */

@@ -22,13 +22,15 @@ export interface DisposableLists {
   readonly disposable: DomainSet;
   readonly disposableSuffixes: DomainSet;
   readonly disposableWildcard: DomainSet;
+  readonly families: ReadonlyMap<string, number>;
   readonly allow: DomainSet;
   readonly overrides: ReadonlyMap<string, OverrideLine>;
 }
 
 /**
  * Listed exactly; or it or an ancestor in the wildcard list; or an ancestor listed
- * exactly that is not a public suffix; or a reserved name, where an address is a
+ * exactly that is not a public suffix; or it or an ancestor a family (a registrable domain
+ * under which enough listed names lie); or a reserved name, where an address is a
  * placeholder that can never receive mail. Ancestors stop before the bare TLD. The
  * allowlist beats all of them, and covers subdomains of what it lists; an operator's
  * override line for the domain or its nearest parent beats everything.
@@ -38,7 +40,12 @@ export function isDisposable(lists: DisposableLists, domain: string): boolean {
     const line = overrideFor(lists.overrides, domain);
     if (line !== undefined) return line.action === "deny";
   }
-  let listed = lists.disposable.has(domain) || lists.disposableWildcard.has(domain) || isReserved(domain);
+  const anyFamily = lists.families.size !== 0;
+  let listed =
+    lists.disposable.has(domain) ||
+    lists.disposableWildcard.has(domain) ||
+    (anyFamily && lists.families.has(domain)) ||
+    isReserved(domain);
   if (lists.allow.has(domain)) return false;
   for (let dot = domain.indexOf("."); dot !== -1; ) {
     const next = domain.indexOf(".", dot + 1);
@@ -48,7 +55,8 @@ export function isDisposable(lists: DisposableLists, domain: string): boolean {
     if (!listed)
       listed =
         lists.disposableWildcard.has(ancestor) ||
-        (lists.disposable.has(ancestor) && !lists.disposableSuffixes.has(ancestor));
+        (lists.disposable.has(ancestor) && !lists.disposableSuffixes.has(ancestor)) ||
+        (anyFamily && lists.families.has(ancestor));
     dot = next;
   }
   return listed;

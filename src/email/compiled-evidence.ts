@@ -1,4 +1,5 @@
 import { DisposableEvidence, type SourceInput } from "./disposable-evidence.ts";
+import { type FamilyCandidate, familyCandidates } from "./families.ts";
 import type { ListedNames } from "./listed-names.ts";
 import { publicSuffixOfNormalised } from "./public-suffix.ts";
 
@@ -14,6 +15,8 @@ export interface CompiledEvidence {
   readonly wildcard: ListedNames;
   /** The exactly listed names that are public suffixes: they flag themselves, never their subdomains. */
   readonly suffixes: readonly string[];
+  /** The registrable domains with two or more exactly listed subdomains: what families are made of. */
+  readonly families: readonly FamilyCandidate[];
 }
 
 export function compileEvidence(sources: readonly SourceInput[]): CompiledEvidence {
@@ -21,5 +24,5 @@ export function compileEvidence(sources: readonly SourceInput[]): CompiledEviden
   const exact = evidence.listedNames(false);
   const suffixes: string[] = [];
   for (const name of exact.names) if (publicSuffixOfNormalised(name) === name) suffixes.push(name);
-  return { evidence, exact, wildcard: evidence.listedNames(true), suffixes };
+  return { evidence, exact, wildcard: evidence.listedNames(true), suffixes, families: familyCandidates(exact) };
 }

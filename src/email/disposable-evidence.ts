@@ -9,6 +9,8 @@ export interface ListedSource extends Witness {
   readonly entries: PackedDomainSet;
   /** Seconds since the epoch, by entry position; 0 where unknown. */
   readonly firstSeen: Uint32Array;
+  /** For a name a rolling list no longer carries but still remembers: when it last did (seconds), by entry position; 0 for a name it carries. */
+  readonly lastSeen: Uint32Array;
   /** When an update last confirmed the list, or null. */
   readonly checkedAt: string | null;
 }
@@ -20,6 +22,8 @@ export interface SourceInput {
   readonly wildcard: boolean;
   /** Normalised domains with the second they were first seen (0: unknown). */
   readonly entries: ReadonlyMap<string, number>;
+  /** The names a rolling list no longer carries, remembered, with the second it last did. */
+  readonly lastSeen?: ReadonlyMap<string, number>;
   readonly checkedAt: string | null;
 }
 
@@ -27,6 +31,8 @@ export interface SourceInput {
 export interface Listing {
   readonly source: ListedSource;
   readonly firstSeen: number;
+  /** When a rolling list last carried a name it no longer does (seconds); 0 while it carries it. */
+  readonly lastSeen: number;
 }
 
 /**
@@ -48,6 +54,7 @@ export class DisposableEvidence {
           wildcard: input.wildcard,
           entries,
           firstSeen: Uint32Array.from(input.entries.values()),
+          lastSeen: Uint32Array.from(input.entries.keys(), (name) => input.lastSeen?.get(name) ?? 0),
           checkedAt: input.checkedAt,
         };
       }),
@@ -60,7 +67,7 @@ export class DisposableEvidence {
     for (const source of this.sources) {
       if (source.wildcard !== wildcard) continue;
       const at = source.entries.indexOf(domain);
-      if (at !== -1) found.push({ source, firstSeen: source.firstSeen[at] });
+      if (at !== -1) found.push({ source, firstSeen: source.firstSeen[at], lastSeen: source.lastSeen[at] });
     }
     return found;
   }

@@ -1,5 +1,6 @@
 import { isDisposable } from "./classify.ts";
 import { type CompiledEvidence, compileEvidence } from "./compiled-evidence.ts";
+import { families } from "./families.ts";
 import { nearest, normaliseDomain } from "./domain-name.ts";
 import { isReserved } from "./reserved-names.ts";
 import { looksThrowaway } from "./throwaway-name.ts";
@@ -27,6 +28,8 @@ export interface DomainListInput {
   heldBack?: readonly string[];
   /** The operator allowlist's reasons (a line's comment), by domain. */
   allowReasons?: ReadonlyMap<string, string>;
+  /** How many listed subdomains make a family: FAMILY_MEMBERS unless a measurement tries others (bench/castle-replay.ts). */
+  familyMembers?: number;
 }
 
 /** The two large lists, probed on every check, are packed; the three small ones are plain sets. */
@@ -35,6 +38,8 @@ export interface DomainLists {
   /** Listed domains that are public suffixes: they flag themselves, never their subdomains. */
   readonly disposableSuffixes: DomainSet;
   readonly disposableWildcard: DomainSet;
+  /** Registrable domains under which enough listed names lie that it and all its names are disposable, with their count. */
+  readonly families: ReadonlyMap<string, number>;
   /** Consumer mailbox providers: never disposable, a public suffix, a reserved name or a throwaway-looking name. */
   readonly free: DomainSet;
   readonly allow: DomainSet;
@@ -96,16 +101,27 @@ export function buildDomainLists(input: DomainListInput): {
     compileEvidence(input.sources ?? anonymousSources(normalised("disposable"), normalised("disposableWildcard")));
   const heldBack = new Set(input.heldBack ?? []);
   const disposable = compiled.exact.served(rule, heldBack);
+  const allow = new Set([...normalised("allow"), ...RELAY_DOMAINS]);
+  const supplement = normalised("freeSupplement");
+  const candidates = new Set([...normalised("free"), ...supplement]);
   const disposableLists = {
     disposable,
     disposableSuffixes: new Set(compiled.suffixes.filter((name) => disposable.has(name))),
     // A few hundred names, probed for the domain and each parent: a Set keeps each string's hash.
     disposableWildcard: new Set(compiled.wildcard.served(rule, heldBack)),
-    allow: new Set([...normalised("allow"), ...RELAY_DOMAINS]),
+    families: families(
+      compiled.families,
+      rule,
+      (domain) =>
+        candidates.has(domain) ||
+        heldBack.has(domain) ||
+        isAllowlisted(allow, domain) ||
+        INSTITUTIONAL_SUFFIX.test(publicSuffixOfNormalised(domain)),
+      input.familyMembers,
+    ),
+    allow,
     overrides: new Map<string, OverrideLine>(),
   };
-  const supplement = normalised("freeSupplement");
-  const candidates = new Set([...normalised("free"), ...supplement]);
   const free = new Set<string>();
   const report = {
     candidates: candidates.size,

@@ -17,6 +17,7 @@ export type DecidingRule =
   | "listed"
   | "wildcard"
   | "parent-listed"
+  | "family"
   | "reserved-name"
   | "disputed"
   | "below-evidence"
@@ -30,6 +31,8 @@ export interface SourceReason {
   /** When this appliance's updates first and last saw the listing; null where not known. */
   readonly first_seen: string | null;
   readonly last_seen: string | null;
+  /** A rolling list (a daily top list) no longer carries it: remembered since `last_seen`, for the list's retention. */
+  readonly remembered: boolean;
   readonly verifies: boolean;
   /** The lists it is known to copy. */
   readonly copies: readonly string[];
@@ -56,6 +59,8 @@ export interface EmailReasons {
   /** The list that names the domain a free provider. */
   readonly free?: { readonly list: string };
   readonly relay?: { readonly service: string };
+  /** The registrable domain under which enough listed names lie that it and all its names are disposable. */
+  readonly family?: { readonly domain: string; readonly members: number };
   readonly did_you_mean?: string;
   readonly role_account: boolean;
   readonly normalized: string;
@@ -77,13 +82,14 @@ const iso = (seconds: number) => (seconds > 0 ? new Date(seconds * 1000).toISOSt
 export function explainEmail(lists: DomainLists, address: string, domain: string, free: FreeListNames): EmailReasons {
   const sources: SourceReason[] = [];
   const add = (listings: readonly Listing[], entry: string, match: SourceReason["match"]) => {
-    for (const { source, firstSeen } of listings) {
+    for (const { source, firstSeen, lastSeen } of listings) {
       sources.push({
         source: source.name,
         entry,
         match,
         first_seen: iso(firstSeen),
-        last_seen: source.checkedAt,
+        last_seen: lastSeen > 0 ? iso(lastSeen) : source.checkedAt,
+        remembered: lastSeen > 0,
         verifies: source.verifies,
         copies: [...source.copies],
       });
@@ -124,6 +130,9 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
         }
       : {}),
     ...(relay ? { relay: { service: relay } } : {}),
+    ...(decided.rule === "family" && decided.matched
+      ? { family: { domain: decided.matched, members: lists.families.get(decided.matched)! } }
+      : {}),
     ...(typo ? { did_you_mean: typo } : {}),
     role_account: isRoleAccount(normalised.local),
     normalized: normalised.address,
@@ -155,6 +164,8 @@ function decide(lists: DomainLists, domain: string, sources: readonly SourceReas
     if (lists.disposable.has(parent) && !lists.disposableSuffixes.has(parent))
       return { rule: "parent-listed", matched: parent };
   }
+  const family = [domain, ...parentsOf(domain)].find((name) => lists.families.has(name));
+  if (family !== undefined) return { rule: "family", matched: family };
   const first = sources[0];
   if (first === undefined) return { rule: "not-listed", matched: null };
   return { rule: lists.heldBack.has(first.entry) ? "disputed" : "below-evidence", matched: first.entry };
@@ -177,6 +188,7 @@ function confidenceOf(rule: DecidingRule, strength: EvidenceStrength): EmailReas
     case "wildcard":
     case "parent-listed":
       return strength === "verified" || strength === "independent" ? "high" : "medium";
+    case "family":
     case "not-listed":
       return "medium";
     default:

@@ -1,4 +1,4 @@
-import { getPublicSuffix } from "tldts";
+import { getDomain, getPublicSuffix } from "tldts";
 
 const PSL = { allowPrivateDomains: true } as const;
 /**
@@ -21,4 +21,9 @@ export function isPublicSuffix(domain: string): boolean {
 /** The public suffix of a normalised name ("" for none). */
 export function publicSuffixOfNormalised(domain: string): string {
   return getPublicSuffix(domain, PSL_NORMALISED) ?? "";
+}
+
+/** The registrable domain of a normalised name (its public suffix and one label more), or null for a public suffix itself. */
+export function registrableOfNormalised(domain: string): string | null {
+  return getDomain(domain, PSL_NORMALISED);
 }

@@ -798,13 +798,14 @@ export const OPENAPI_DOCUMENT = {
               "listed",
               "wildcard",
               "parent-listed",
+              "family",
               "reserved-name",
               "disputed",
               "below-evidence",
               "not-listed",
             ],
             description:
-              "What decided `is_disposable`: an operator's override line, the allowlist, a privacy relay, a listing (exact, wildcard, of a parent), a reserved name; or, not disposable, a listing held back as disputed or below the evidence rule, or none.",
+              "What decided `is_disposable`: an operator's override line, the allowlist, a privacy relay, a listing (exact, wildcard, of a parent), a family of listed names under one registrable domain, a reserved name; or, not disposable, a listing held back as disputed or below the evidence rule, or none.",
           },
           matched: {
             type: ["string", "null"],
@@ -827,7 +828,7 @@ export const OPENAPI_DOCUMENT = {
             items: {
               type: "object",
               additionalProperties: false,
-              required: ["source", "entry", "match", "first_seen", "last_seen", "verifies", "copies"],
+              required: ["source", "entry", "match", "first_seen", "last_seen", "remembered", "verifies", "copies"],
               properties: {
                 source: { type: "string", description: "The list, as named in sources.json." },
                 entry: { type: "string" },
@@ -840,7 +841,13 @@ export const OPENAPI_DOCUMENT = {
                 last_seen: {
                   type: ["string", "null"],
                   format: "date-time",
-                  description: "When an update last confirmed the list.",
+                  description:
+                    "When an update last confirmed the list; for a remembered entry, when the list last carried it.",
+                },
+                remembered: {
+                  type: "boolean",
+                  description:
+                    "A rolling list (a daily top list) no longer carries the entry: it stays disposable for the list's retention after `last_seen`.",
                 },
                 verifies: { type: "boolean", description: "The list asks for evidence per entry." },
                 copies: {
@@ -884,6 +891,14 @@ export const OPENAPI_DOCUMENT = {
             additionalProperties: false,
             required: ["service"],
             properties: { service: { type: "string" } },
+          },
+          family: {
+            type: "object",
+            additionalProperties: false,
+            required: ["domain", "members"],
+            description:
+              "With rule `family`: the registrable domain under which enough listed names lie that it and all its names are disposable, and how many.",
+            properties: { domain: { type: "string" }, members: { type: "integer", minimum: 1 } },
           },
           did_you_mean: { type: "string", description: "The major provider the domain is probably a typo of." },
           role_account: {

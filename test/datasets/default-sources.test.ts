@@ -66,7 +66,10 @@ describe("the shipped data/sources.json", () => {
       "country",
       "disposable",
       "disposable",
+      "disposable",
+      "disposable",
       "disposable-wildcard",
+      "free",
       "free",
     ]);
     for (const source of bundled) {
@@ -85,6 +88,10 @@ describe("the shipped data/sources.json", () => {
     expect(supersedes["asn-ipv6"]).toEqual(["bundled-asn-ipv6"]);
     expect(supersedes["free-email-providers"]).toEqual(["bundled-free-email-providers"]);
     expect(supersedes["disposable-domains"]).toEqual(["bundled-disposable-domains"]);
+    expect(supersedes.fakefilter).toEqual(["bundled-fakefilter"]);
+    expect(supersedes["popular-email-providers"]).toEqual(["bundled-popular-email-providers"]);
+    // The bundled copy of Castle is its history, which the live top 1,000 does not replace.
+    expect(supersedes.castle).toEqual([]);
     // Different lists add to each other: only a newer copy of the same list replaces one.
     for (const name of ["mailchecker", "burner-email-providers", "disposable-domains-allowlist"])
       expect(supersedes[name]).toEqual([]);
@@ -198,8 +205,19 @@ describe("the shipped data/sources.json", () => {
     expect(declared["disposable-domains"]).toEqual({ verifies: true, includes: [] });
     expect(declared["bundled-disposable-domains"]).toEqual({ verifies: true, includes: [] });
     expect(declared["burner-email-providers"]).toEqual({ verifies: false, includes: ["mailchecker"] });
+    // Castle checks each domain against a real throwaway-mail service (docs/email.md); its bundled history copies it.
+    expect(declared.castle).toEqual({ verifies: true, includes: [] });
+    expect(declared["bundled-castle"]).toEqual({ verifies: true, includes: ["castle"] });
+    expect(declared.fakefilter).toEqual({ verifies: false, includes: [] });
     for (const s of disposable)
       for (const copied of s.includes) expect(disposable.map((d) => d.name)).toContain(copied);
+  });
+
+  test("Castle's lists are rolling top lists, remembered a year; every other list is a full list", () => {
+    const rolling = sources.filter((s) => s.kind === "rolling");
+    expect(rolling.map((s) => s.name).sort()).toEqual(["bundled-castle", "castle"]);
+    for (const s of rolling) expect(s.retentionMs).toBe(365 * 86_400_000);
+    expect(sources.find((s) => s.name === "castle")!.cadenceMs).toBe(86_400_000);
   });
 });
 
@@ -215,11 +233,23 @@ describe("a sources file's email declarations", () => {
     expect(parse({ feeds: "disposable", verifies: true })()[0]).toMatchObject({ verifies: true, includes: [] });
     expect(parse({ feeds: "disposable", includes: ["b"] })()[0]).toMatchObject({ verifies: false, includes: ["b"] });
   });
+  test("a rolling list takes its retention, a year unless it says", () => {
+    expect(parse({ feeds: "disposable", kind: "rolling", retention: "90d" })()[0]).toMatchObject({
+      kind: "rolling",
+      retentionMs: 90 * 86_400_000,
+    });
+    expect(parse({ feeds: "disposable" })()[0]).toMatchObject({ kind: "full" });
+  });
   test.each([
     [{ feeds: "free", verifies: true }, /verifies: applies to disposable-domain lists/],
     [{ feeds: "disposable", verifies: "yes" }, /verifies: true or false/],
     [{ feeds: "free", includes: ["b"] }, /includes applies to lists that feed a counter .* or disposable domains/],
     [{ feeds: "disposable", weight: 2 }, /weight applies to lists that feed a counter/],
+    [{ feeds: "disposable", kind: "top" }, /kind: one of full, rolling/],
+    [{ feeds: "disposable", popular: true }, /popular: applies to free-provider lists/],
+    [{ feeds: "free", kind: "rolling" }, /kind: only disposable-domain lists are rolling/],
+    [{ feeds: "disposable", kind: "rolling", retention: "a year" }, /retention: how long a name is remembered/],
+    [{ feeds: "disposable", retention: "90d" }, /retention: applies to rolling lists/],
   ])("%j is refused", (extra, message) => {
     expect(parse(extra)).toThrow(message);
   });

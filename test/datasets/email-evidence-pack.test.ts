@@ -70,7 +70,7 @@ describe("the compiled email lists of a version", async () => {
     expect(fromPack.map((e) => e.lists.belowEvidence)).toEqual(fromEvidence.map((e) => e.lists.belowEvidence));
   });
 
-  test("decode(encode(x)) keeps every list, name, first-seen time and strength", () => {
+  test("decode(encode(x)) keeps every list, name, first- and last-seen time, strength and family", () => {
     const compiled = compileEvidence([
       {
         name: "a",
@@ -80,7 +80,10 @@ describe("the compiled email lists of a version", async () => {
         entries: new Map([
           ["x.com", 5],
           ["y.com", 0],
+          ["m1.fam.com", 1],
+          ["m2.fam.com", 1],
         ]),
+        lastSeen: new Map([["x.com", 11]]),
         checkedAt: null,
       },
       {
@@ -94,7 +97,10 @@ describe("the compiled email lists of a version", async () => {
       { name: "w", verifies: false, includes: [], wildcard: true, entries: new Map([["z.com", 9]]), checkedAt: null },
     ]);
     const back = decodeEvidencePack(encodeEvidencePack(compiled));
-    expect([...back.exact.names]).toEqual(["x.com", "y.com"]);
+    expect([...back.exact.names]).toEqual(["x.com", "y.com", "m1.fam.com", "m2.fam.com"]);
+    expect(back.evidence.listings("x.com", false)).toEqual([expect.objectContaining({ firstSeen: 5, lastSeen: 11 })]);
+    expect(back.families).toEqual(compiled.families);
+    expect(back.families.map((f) => f.domain)).toEqual(["fam.com"]);
     expect([...back.exact.strengths]).toEqual([...compiled.exact.strengths]);
     expect([...back.wildcard.names]).toEqual(["z.com"]);
     expect(

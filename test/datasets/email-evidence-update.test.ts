@@ -48,7 +48,7 @@ async function served() {
   return { snapshot, app, check };
 }
 const evidenceOf = (name: string) =>
-  parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8"));
+  parseEvidenceFile(readFileSync(join(dir, "current", "email", "evidence", `${name}.txt`), "utf8")).firstSeen;
 
 describe("the first update with the three lists", async () => {
   const run = await runCliAsync(["update", "--data-dir", dir]);
@@ -58,7 +58,9 @@ describe("the first update with the three lists", async () => {
     expect(run.code).toBe(0);
     expect(readdirSync(join(dir, "current", "email", "evidence")).sort()).toEqual(
       [
+        "bundled-castle",
         "bundled-disposable-domains",
+        "bundled-fakefilter",
         "bundled-ivolo-disposable",
         "bundled-ivolo-wildcards",
         "copying-list",
@@ -112,23 +114,34 @@ describe("a second update whose lists contradict what riskcheck knows", async ()
     "new-throwaway.example-listed.com",
   ]);
   list("verifying-list", ["verified-new.example-listed.com", "yahoo.com"]);
+  // On the free list's long tail (email-providers all.json) alone, and on its popular part (common.json).
+  list("primary-list", ["a-primary.example-listed.com", "1secmail.xyz", "hidemyass.com"]);
   const run = await runCliAsync(["update", "--data-dir", dir]);
   const { app, check, snapshot } = await served();
 
-  test("holds back the disputed names with weak evidence and lists them in the summary", () => {
+  test("the evidence settles what it can; the rest is held back, most likely disposable first", () => {
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Held back 3 new disposable names that contradict what riskcheck knows");
-    expect(run.stdout).toContain("gmail.com: on the free-provider list; listed by copying-list");
-    expect(run.stdout).toContain("pp.ua: a public suffix; listed by copying-list");
-    expect(run.stdout).toContain("mozmail.com: a privacy relay; listed by copying-list");
     expect(run.stdout).toContain(
-      "Served 1 disputed name that a verifying list or two independent lists name:\n  yahoo.com: on the free-provider list; listed by verifying-list",
+      [
+        "Held back 3 new disposable names that contradict what riskcheck knows and that the evidence does not settle (disputed, most likely disposable first; settle each with riskcheck email allow|deny):",
+        "  hidemyass.com: a popular free provider; listed by primary-list",
+        "  gmail.com: a popular free provider; listed by copying-list",
+        "  pp.ua: a public suffix; listed by copying-list",
+      ].join("\n"),
     );
-    expect(run.stdout).toContain("The allowlist overrules 1 name that the lists newly list.");
+    expect(run.stdout).toContain(
+      [
+        "Served 2 disputed names that the evidence settles as disposable:",
+        "  1secmail.xyz: on the free-provider list; listed by primary-list; a list that copies no other names it, against the free list's long tail (no popular provider)",
+        "  yahoo.com: a popular free provider; listed by verifying-list; a verifying list or two independent lists name it",
+      ].join("\n"),
+    );
+    // mozmail.com is a privacy relay, allowed-corp.com on the operator's allowlist.
+    expect(run.stdout).toContain("The allowlist and the privacy relays overrule 2 names that the lists newly list.");
     expect(readFileSync(join(dir, "current", "email", "disputed.txt"), "utf8")).toContain(
-      "gmail.com # on the free-provider list; listed by copying-list",
+      "gmail.com # a popular free provider; listed by copying-list",
     );
-    expect([...snapshot.email.heldBack].sort()).toEqual(["gmail.com", "mozmail.com", "pp.ua"]);
+    expect([...snapshot.email.heldBack].sort()).toEqual(["gmail.com", "hidemyass.com", "pp.ua"]);
   });
 
   test("a held-back name keeps its verdict, and explain says it is disputed", async () => {
@@ -142,6 +155,12 @@ describe("a second update whose lists contradict what riskcheck knows", async ()
       is_disposable: true,
       reasons: { rule: "listed", evidence: "verified" },
     });
+    expect(await check("someone@1secmail.xyz")).toMatchObject({
+      is_disposable: true,
+      free_email: false,
+      reasons: { rule: "listed", evidence: "single" },
+    });
+    expect(await check("someone@mozmail.com")).toMatchObject({ is_disposable: false, reasons: { rule: "relay" } });
   });
 
   test("a listing's first sighting survives the update that changed its list", () => {
@@ -167,9 +186,9 @@ describe("a second update whose lists contradict what riskcheck knows", async ()
     await app.stores.emailOverrides.put({ ...line, domain: "gmail.com" });
     await app.emailOverrides.refresh();
     expect(await warningsOf()).toEqual([
-      expect.stringContaining("1 disputed disposable names held back by update, not yet settled (mozmail.com)"),
+      expect.stringContaining("1 disputed disposable names held back by update, not yet settled (hidemyass.com)"),
     ]);
-    await app.stores.emailOverrides.put({ ...line, domain: "mozmail.com" });
+    await app.stores.emailOverrides.put({ ...line, domain: "hidemyass.com" });
     await app.emailOverrides.refresh();
     expect(await warningsOf()).toEqual([]);
   });

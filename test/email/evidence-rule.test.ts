@@ -109,7 +109,9 @@ describe("recall on names a verifying list or two independent lists name", () =>
           expect(isDisposable(lists, name)).toBe(true);
         }
         if (allowlisted) expect(isDisposable(lists, name)).toBe(false);
-        if (strength === "copied" && rule !== "any") expect(isDisposable(lists, name)).toBe(false);
+        // Unless enough better-listed names share its registrable domain (a family, test/email/families.test.ts).
+        const inFamily = [...lists.families.keys()].some((f) => name === f || name.endsWith(`.${f}`));
+        if (strength === "copied" && rule !== "any" && !inFamily) expect(isDisposable(lists, name)).toBe(false);
       }
       expect(strong).toBeGreaterThan(50);
     }

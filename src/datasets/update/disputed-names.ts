@@ -8,7 +8,7 @@ import { relayServiceOf } from "../../email/relay-services.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
 import { loadEmailLists } from "../load-email-lists.ts";
 import { parseEvidenceFile } from "../email-evidence-file.ts";
-import { type DisputedNames, composeEmailEvidence, disputedNames } from "./email-evidence.ts";
+import { type DisputedNames, type ListMemory, composeEmailEvidence, disputedNames } from "./email-evidence.ts";
 import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";
 import { writeFileAtomically } from "../staged-files.ts";
@@ -23,24 +23,33 @@ interface DisputeInputs {
   readonly out: ReturnType<typeof versionFiles>;
   readonly dataDir: string;
   readonly nowSeconds: number;
+  /** When an update last confirmed each source, as the current version records it. */
+  readonly previousChecks: ReadonlyMap<string, string>;
 }
 
 /**
  * Writes the version's per-list evidence, then holds back the new disposable names that
- * contradict a free provider the current version serves, a public suffix or a privacy relay (unless a verifying
- * list or two independent lists name them): they go to `email/disputed.txt`, which the
- * served lists leave out until an operator's override settles each.
+ * contradict a free provider the current version serves or a public suffix, where the
+ * evidence does not settle them (disputedNames): they go to `email/disputed.txt`, most likely
+ * disposable first, which the served lists leave out until an operator's override settles each.
  */
-export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedNames> {
+export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedNames & { memory: ListMemory[] }> {
   const emailLists = [
     ...d.inputsOf["disposable-domains"].map((input) => ({ input, wildcard: false })),
     ...d.inputsOf["disposable-wildcards"].map((input) => ({ input, wildcard: true })),
   ].map((l) => {
     const held = d.held.get(l.input.name)!;
-    return { ...l, changed: d.force || held.changed, verifies: held.source.verifies };
+    const checked = d.previousChecks.get(l.input.name);
+    return {
+      ...l,
+      changed: d.force || held.changed,
+      verifies: held.source.verifies,
+      retentionSeconds: held.source.kind === "rolling" ? Math.floor(held.source.retentionMs / 1000) : null,
+      lastChecked: checked === undefined ? null : Math.floor(Date.parse(checked) / 1000),
+    };
   });
   const current = d.currentRoot === null ? null : versionFiles(d.currentRoot);
-  const listed = composeEmailEvidence(
+  const { listed, memory } = composeEmailEvidence(
     emailLists,
     current === null ? null : current.emailEvidence,
     d.out.emailEvidence,
@@ -49,7 +58,7 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
   // The first version has nothing to contradict: what it lists is what riskcheck starts from.
   if (current === null) {
     writeFileAtomically(d.out.disputedDomains, DISPUTED_HEADER);
-    return { heldBack: [], servedAnyway: [], allowOverruled: 0 };
+    return { heldBack: [], servedAnyway: [], allowOverruled: 0, memory };
   }
   const witnesses = new Map<string, Witness>(
     emailLists.map(({ input, verifies }) => [
@@ -64,15 +73,20 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
   // The free providers the current version serves: the free list less what the lists and the name rules already refuse.
   const free = (await loadEmailLists(d.dataDir, d.currentRoot!)).lists.free;
   const allow = namesOf(d.inputsOf["allowed-domains"], operatorList(dataFiles(d.dataDir).allowedDomains));
+  const popular = namesOf(
+    d.inputsOf["free-domains"].filter((input) => d.held.get(input.name)!.source.popular),
+    operatorList(dataFiles(d.dataDir).freeSupplement),
+  );
   const disputed = disputedNames(listed, witnesses, knownNames(current), previouslyHeld, {
     isFree: (domain) => free.has(domain),
+    isPopularFree: (domain) => popular.has(domain) && free.has(domain),
     isPublicSuffix,
     isRelay: (domain) => relayServiceOf(domain) !== null,
     isAllowlisted: (domain) => nearest(domain, (name) => (allow.has(name) ? true : undefined)) === true,
   });
   const lines = disputed.heldBack.map((n) => `${n.domain} # ${n.why}; listed by ${n.sources.join(", ")}`);
   writeFileAtomically(d.out.disputedDomains, `${DISPUTED_HEADER}${lines.join("\n")}\n`);
-  return disputed;
+  return { ...disputed, memory };
 }
 
 /** The names the current version already lists, less those it held back; a version made before lists were kept apart gives its union. */
@@ -81,7 +95,7 @@ function knownNames(current: ReturnType<typeof versionFiles> | null): Set<string
   if (current === null) return known;
   if (existsSync(current.emailEvidence)) {
     for (const file of readdirSync(current.emailEvidence)) {
-      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).keys())
+      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).firstSeen.keys())
         known.add(name);
     }
   } else {

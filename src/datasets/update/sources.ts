@@ -23,11 +23,26 @@ export interface Source {
   readonly includes: readonly string[];
   /** For a disposable-domain list: whether it asks for evidence before listing a domain. */
   readonly verifies: boolean;
+  /** For a free-provider list: it names only widely used providers (a popularity rank), so its listing outweighs one disposable list's. */
+  readonly popular: boolean;
   /** How often the publisher renews the data, in ms; older data is reported stale. Null: no expectation. */
   readonly cadenceMs: number | null;
   /** For a list of benign infrastructure, its class in CrowdSec's style: "seo:googlebot", "cloud:aws", "relay:icloud". */
   readonly class: string | null;
+  /**
+   * For a disposable-domain list: `full` (the default) when a name it deletes was a mistake,
+   * `rolling` when it publishes only what is current (a top list) and a name leaves it
+   * because abuse moved elsewhere; a rolling list's names are remembered for `retentionMs`.
+   */
+  readonly kind: SourceKind;
+  /** For a rolling list: how long a name stays disposable after the list last carried it, in ms. */
+  readonly retentionMs: number;
 }
+
+export const SOURCE_KINDS = ["full", "rolling"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+/** A rolling list's names are remembered a year by default: fakefilter keeps a name that long after its last sighting. */
+export const DEFAULT_RETENTION = "365d";
 
 export class SourcesError extends Error {}
 
@@ -130,6 +145,9 @@ export function parseSources(text: string, file: string): Source[] {
     const verifies = s.verifies ?? false;
     if (typeof verifies !== "boolean") problems.push(`${at}.verifies: true or false`);
     else if (verifies && !disposableList) problems.push(`${at}.verifies: applies to disposable-domain lists`);
+    const popular = s.popular ?? false;
+    if (typeof popular !== "boolean") problems.push(`${at}.popular: true or false`);
+    else if (popular && feeds !== "free") problems.push(`${at}.popular: applies to free-provider lists`);
     const infrastructureClass = s.class ?? null;
     if (infrastructureClass !== null && (typeof infrastructureClass !== "string" || !CLASS.test(infrastructureClass)))
       problems.push(`${at}.class: a benign class such as "seo:googlebot", "cloud:aws", "relay:icloud"`);
@@ -138,6 +156,15 @@ export function parseSources(text: string, file: string): Source[] {
     const cadence = s.cadence === undefined ? null : typeof s.cadence === "string" ? parseDuration(s.cadence) : null;
     if (s.cadence !== undefined && cadence === null)
       problems.push(`${at}.cadence: how often the data is renewed, e.g. "1d", "12h"`);
+    const kind = (s.kind ?? "full") as SourceKind;
+    if (!SOURCE_KINDS.includes(kind)) problems.push(`${at}.kind: one of ${SOURCE_KINDS.join(", ")}`);
+    else if (kind === "rolling" && feeds && !disposableList)
+      problems.push(`${at}.kind: only disposable-domain lists are rolling`);
+    const retention = typeof s.retention === "string" ? parseDuration(s.retention) : null;
+    if (s.retention !== undefined && (retention === null || retention <= 0))
+      problems.push(`${at}.retention: how long a name is remembered, e.g. "365d", "90d"`);
+    else if (s.retention !== undefined && kind !== "rolling")
+      problems.push(`${at}.retention: applies to rolling lists (kind "rolling")`);
     if (name && url && format && feeds && licence) {
       sources.push({
         name,
@@ -151,8 +178,11 @@ export function parseSources(text: string, file: string): Source[] {
         weight: weight as number,
         includes,
         verifies: verifies === true,
+        popular: popular === true,
         cadenceMs: cadence,
         class: infrastructureClass as string | null,
+        kind,
+        retentionMs: retention ?? parseDuration(DEFAULT_RETENTION)!,
       });
     }
   }

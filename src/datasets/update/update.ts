@@ -21,7 +21,7 @@ import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { compileVersionTables } from "../compiled-tables.ts";
 import { composeEvidence } from "./evidence.ts";
 import { checkDisputedNames } from "./disputed-names.ts";
-import { DISPUTE, type DisputedNames } from "./email-evidence.ts";
+import { DISPUTE, type DisputedNames, type ListMemory, memoryExpires } from "./email-evidence.ts";
 import { type ShrinkCheck, shrinkRefusals } from "./output-guard.ts";
 import { OUTPUTS, OUTPUT_NAMES, type OutputInput, type OutputName } from "./outputs.ts";
 import { type Source, expand, parseSources } from "./sources.ts";
@@ -46,6 +46,8 @@ export interface UpdateOptions {
   readonly packages: PackageFiles | null;
   /** A name for the kind of version made ("update", "bundled", "refresh"). */
   readonly tag?: string;
+  /** The update's clock, for a replay of past days (bench/castle-replay.ts); default the current time. */
+  readonly now?: Date;
   /** Where the first bytes of a refused download go, escaped, so a moved file shows what it became; never into the report. */
   readonly log?: (line: string) => void;
 }
@@ -75,6 +77,8 @@ export interface UpdateReport {
   readonly reached: number;
   /** New disposable names that contradict what else is known, and those the allowlist overrules; null when no version was built. */
   readonly disputed?: DisputedNames;
+  /** What each rolling disposable list remembers of the names it no longer carries. */
+  readonly memory?: readonly ListMemory[];
 }
 
 /**
@@ -186,7 +190,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
   const currentName = currentVersion(options.dataDir);
   const currentRoot = currentName ? join(files.versions, currentName) : null;
   const current = currentRoot ? await readManifest(versionFiles(currentRoot).manifest) : null;
-  const now = new Date();
+  const now = options.now ?? new Date();
   const version = newVersionName(options.tag ?? "update", now);
   const staging = join(files.versions, `.staging-${version}`);
   const out = versionFiles(staging);
@@ -208,7 +212,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     }
     // The one report of every exit: what became of the sources, and how far the version got.
     const report = (
-      got: Pick<UpdateReport, "outputs"> & Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed">>,
+      got: Pick<UpdateReport, "outputs"> &
+        Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed" | "memory">>,
     ): UpdateReport => ({
       outcomes,
       version: null,
@@ -217,10 +222,20 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       reached,
       ...got,
     });
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    // A rolling list's remembered name past its retention is forgotten on the day, even if no source changed.
+    const forgets = (h: Held) =>
+      h.source.kind === "rolling" &&
+      currentRoot !== null &&
+      memoryExpires(
+        join(versionFiles(currentRoot).emailEvidence, `${h.source.name}.txt`),
+        nowSeconds,
+        h.source.retentionMs / 1000,
+      );
     const anyChange =
       !current ||
       outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") ||
-      [...held.values()].some((h) => h.changed);
+      [...held.values()].some((h) => h.changed || forgets(h));
     if (!anyChange && !options.force) return report({ outputs: [] });
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
@@ -228,12 +243,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       input,
       changed: options.force || held.get(input.name)!.changed,
     }));
-    await composeEvidence(
-      ipLists,
-      currentRoot && versionFiles(currentRoot).evidence,
-      out.evidence,
-      Math.floor(now.getTime() / 1000),
-    );
+    await composeEvidence(ipLists, currentRoot && versionFiles(currentRoot).evidence, out.evidence, nowSeconds);
     // Every source is folded into the outputs: loading the staged version needs that memory.
     for (const h of held.values()) {
       h.parsed = undefined;
@@ -247,7 +257,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       currentRoot,
       out,
       dataDir: options.dataDir,
-      nowSeconds: Math.floor(now.getTime() / 1000),
+      nowSeconds,
+      previousChecks: new Map(Object.entries(current?.sources ?? {}).map(([name, r]) => [name, r.checkedAt])),
     });
     const checks: ShrinkCheck[] = OUTPUT_NAMES.map((name) => ({
       name,
@@ -292,7 +303,9 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
         sources: [...new Set(SERVED_FREE_INPUTS.flatMap((o) => records[o]?.sources ?? []))],
       });
       // Held-back names stay free only until an operator settles them: the guard counts them as gone.
-      const freeHeldBack = disputed.heldBack.filter((n) => n.why === DISPUTE.free).length;
+      const freeHeldBack = disputed.heldBack.filter(
+        (n) => n.why === DISPUTE.free || n.why === DISPUTE.popularFree,
+      ).length;
       const check = {
         name: "free-domains as served",
         before: served(current?.outputs ?? {}, servedFreeBefore),
@@ -307,7 +320,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     if (allowRefused) return report({ outputs: changes, refused: [allowRefused] });
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
-    return report({ outputs: changes, version, pruned, disputed });
+    const { memory, ...settled } = disputed;
+    return report({ outputs: changes, version, pruned, disputed: settled, memory });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -552,12 +566,17 @@ function composeOutputs(
 /** What of a source's declaration the outputs depend on, as recorded in the manifest. */
 function declared(
   source: Source,
-): Pick<SourceRecord, "feeds" | "weight" | "includes" | "verifies" | "cadenceMs" | "class"> {
+): Pick<
+  SourceRecord,
+  "feeds" | "weight" | "includes" | "verifies" | "popular" | "kind" | "retentionMs" | "cadenceMs" | "class"
+> {
   return {
     feeds: source.feeds,
     weight: source.weight,
     includes: source.includes,
     ...(source.verifies ? { verifies: true } : {}),
+    ...(source.popular ? { popular: true } : {}),
+    ...(source.kind === "rolling" ? { kind: "rolling", retentionMs: source.retentionMs } : {}),
     cadenceMs: source.cadenceMs,
     class: source.class,
   };
@@ -570,6 +589,9 @@ function sameDeclaration(record: SourceRecord, source: Source): boolean {
     (record.weight ?? 1) === source.weight &&
     sameNames(record.includes ?? [], source.includes) &&
     (record.verifies ?? false) === source.verifies &&
+    (record.popular ?? false) === source.popular &&
+    (record.kind ?? "full") === source.kind &&
+    (record.kind === undefined || record.retentionMs === source.retentionMs) &&
     (record.class ?? null) === source.class
   );
 }

@@ -1,18 +1,20 @@
 import { parseDomainListText } from "../../../email/domain-lists.ts";
 import { normaliseDomain } from "../../../email/domain-name.ts";
-import { checkRejects, listText } from "./content-checks.ts";
+import { checkRejects, headerDate, listText } from "./content-checks.ts";
 import { ContentError, type ParsedSource } from "./parsed-source.ts";
 import { MB, type SourceFormatDescriptor } from "./source-format.ts";
 
 export const DOMAIN_LIST_TARGETS = ["disposable", "disposable-wildcard", "free", "allow"] as const;
 
 /**
- * One domain a line (`#` comments, a `*.` prefix allowed), or a JSON array of names.
+ * One domain a line (`#` comments, a `*.` prefix allowed; a `# Last update:` header dates
+ * the data), or a JSON array of names.
  * Every entry is normalised as an address's domain is (UTS-46, lower-case ASCII).
  */
 export function parseDomainList(bytes: Uint8Array): ParsedSource<string[]> {
   const text = listText(bytes, "a list of domain names");
-  const raw = text.trimStart().startsWith("[") ? jsonNames(text) : parseDomainListText(text);
+  const json = text.trimStart().startsWith("[");
+  const raw = json ? jsonNames(text) : parseDomainListText(text);
   const domains = new Set<string>();
   let rejected = 0;
   let firstRejected: string | undefined;
@@ -22,7 +24,8 @@ export function parseDomainList(bytes: Uint8Array): ParsedSource<string[]> {
     else if (rejected++ === 0) firstRejected = `entry ${i + 1}`;
   }
   checkRejects(domains.size, rejected, firstRejected, "domain names");
-  return { value: [...domains], entries: domains.size, dataDate: null };
+  // fakefilter heads its list with "# Last Update: <ISO time>".
+  return { value: [...domains], entries: domains.size, dataDate: json ? null : headerDate(text) };
 }
 
 function jsonNames(text: string): string[] {

@@ -1,0 +1,63 @@
+import { type EvidenceRule, meetsRule } from "./evidence-rule.ts";
+import { LISTED_STRENGTHS, type ListedNames } from "./listed-names.ts";
+import { registrableOfNormalised } from "./public-suffix.ts";
+
+/** A registrable domain with listed names under it: how many, by the strength of their listing (`LISTED_STRENGTHS` codes). */
+export interface FamilyCandidate {
+  readonly domain: string;
+  readonly members: readonly number[];
+}
+
+/**
+ * How many listed subdomains of one registrable domain make it and all its names disposable.
+ * Chosen by measurement on Castle's history (docs/email-calibration.md, `bun run
+ * replay:castle`): at 3, families named from the names known by mid-June caught names Castle
+ * first listed later that no list held, and flagged no popular site, academic domain, free
+ * provider or relay; at 2 a pair of names a list happened to hold under a shared host counted.
+ */
+export const FAMILY_MEMBERS = 3;
+
+/**
+ * The registrable domains (public-suffix list, private section included) under which the
+ * lists name at least two subdomains, the domain itself aside: what `families` decides from
+ * under any rule. Compiled by `update` with the lists.
+ */
+export function familyCandidates(exact: ListedNames): FamilyCandidate[] {
+  const byDomain = new Map<string, number[]>();
+  let entry = 0;
+  for (const name of exact.names) {
+    const code = exact.strengths[entry++];
+    const domain = registrableOfNormalised(name);
+    if (domain === null || domain === name) continue;
+    let members = byDomain.get(domain);
+    if (members === undefined) byDomain.set(domain, (members = LISTED_STRENGTHS.map(() => 0)));
+    members[code]++;
+  }
+  const candidates: FamilyCandidate[] = [];
+  for (const [domain, members] of byDomain)
+    if (members.reduce((a, b) => a + b, 0) >= 2) candidates.push({ domain, members });
+  return candidates;
+}
+
+/**
+ * The families `rule` makes: each registrable domain with at least `threshold` listed
+ * subdomains whose listing meets the rule, with that count, unless `excluded` (a free
+ * provider, a relay, an academic or government domain, an allowlisted or held-back name).
+ */
+export function families(
+  candidates: readonly FamilyCandidate[],
+  rule: EvidenceRule,
+  excluded: (domain: string) => boolean,
+  threshold = FAMILY_MEMBERS,
+): Map<string, number> {
+  const meets = LISTED_STRENGTHS.map((s) => meetsRule(rule, s));
+  const found = new Map<string, number>();
+  for (const { domain, members } of candidates) {
+    let count = 0;
+    members.forEach((n, code) => {
+      if (meets[code]) count += n;
+    });
+    if (count >= threshold && !excluded(domain)) found.set(domain, count);
+  }
+  return found;
+}
