@@ -4,9 +4,10 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "./support/postgres.ts";
 import { runCliAsync } from "./support/processes.ts";
+import { scaled } from "./support/slowness.ts";
 
 // Some twenty CLI runs a database, each a process start.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 const dirs: string[] = [];

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
   copyFileSync,
   existsSync,
@@ -12,10 +12,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { scaled } from "./support/slowness.ts";
+
+setDefaultTimeout(scaled(150_000));
 
 const ROOT = resolve(import.meta.dir, "..");
-/** The promise: a first start in an empty directory answers /healthz within this. */
-const FIRST_START_MS = 15_000;
+/** The promise: a first start in an empty directory answers /healthz within this (on a quiet machine). */
+const FIRST_START_MS = scaled(15_000);
 
 /**
  * The compiled binary as a team deploys it: copied alone into an empty directory and run with
@@ -31,7 +34,7 @@ describe("the compiled binary, alone in an empty directory", () => {
       cwd: dir,
       env: env(),
       stdin: input === undefined ? "ignore" : Buffer.from(input),
-      timeout: 60_000,
+      timeout: scaled(60_000),
       killSignal: "SIGKILL",
     });
     return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
@@ -57,12 +60,12 @@ describe("the compiled binary, alone in an empty directory", () => {
       })();
     const stop = async () => {
       proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      const timer = setTimeout(() => proc.kill("SIGKILL"), scaled(10_000));
       const code = await proc.exited;
       clearTimeout(timer);
       return code;
     };
-    const deadline = started + 60_000;
+    const deadline = started + scaled(60_000);
     while (performance.now() < deadline && proc.exitCode === null) {
       const url = output.match(/listening on (http:\/\/\S+)/)?.[1];
       if (
@@ -86,12 +89,16 @@ describe("the compiled binary, alone in an empty directory", () => {
     }));
 
   beforeAll(() => {
-    const build = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, timeout: 240_000, killSignal: "SIGKILL" });
+    const build = Bun.spawnSync([process.execPath, "build.ts"], {
+      cwd: ROOT,
+      timeout: scaled(240_000),
+      killSignal: "SIGKILL",
+    });
     expect(build.exitCode, build.stderr.toString()).toBe(0);
     dir = mkdtempSync(join(tmpdir(), "riskcheck-bin-"));
     binary = join(dir, "riskcheck");
     copyFileSync(join(ROOT, "dist", "riskcheck"), binary);
-  }, 250_000);
+  }, scaled(250_000));
 
   afterAll(() => {
     for (const proc of servers) proc.kill("SIGKILL");
@@ -141,7 +148,7 @@ describe("the compiled binary, alone in an empty directory", () => {
       const pasted = Bun.spawnSync(["sh", "-c", hint!], {
         cwd: mkdtempSync(join(tmpdir(), "riskcheck-elsewhere-")),
         env: env(),
-        timeout: 20_000,
+        timeout: scaled(20_000),
       });
       expect(pasted.exitCode).toBe(0);
       const created = run(["keys", "create", "--name", "bin", "--json"]);
@@ -212,7 +219,7 @@ describe("the compiled binary, alone in an empty directory", () => {
     } finally {
       expect(await second.stop()).toBe(0);
     }
-  }, 150_000);
+  });
 
   test("a data directory a key was made in first lists no version and says how to fill it, not what to copy", async () => {
     const other = join(dir, "other");

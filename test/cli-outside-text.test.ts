@@ -3,9 +3,10 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openSqliteStores } from "../src/stores/sqlite/stores.ts";
 import { makeDataDir, runCli } from "./support/processes.ts";
+import { scaled } from "./support/slowness.ts";
 
 // Real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 /** What a client or an operator may have typed: a terminal title, a screen clear, a carriage return, a NUL, a formula. */
 const HOSTILE = "=cmd\x1b]0;owned\x07\x1b[2J\rfake line\0end";

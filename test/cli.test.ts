@@ -7,9 +7,10 @@ import pkg from "../package.json";
 import { API_ERRORS } from "../src/http/errors.ts";
 import { openSqliteStores } from "../src/stores/sqlite/stores.ts";
 import { makeDataDir, runCli } from "./support/processes.ts";
+import { scaled } from "./support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -73,7 +74,7 @@ describe("usage errors exit 2 with one line naming the problem and a hint to --h
     const { stderr } = runCli(["keys", "create"], { RISKCHECK_DB: tempDb() }, elsewhere);
     const pointer = stderr.match(/^Run '(.+)' for usage\.$/m)?.[1];
     expect(pointer).toBe(`${process.execPath} ${join(ROOT, "src", "cli", "main.ts")} keys create --help`);
-    const pasted = Bun.spawnSync(["sh", "-c", pointer!], { cwd: elsewhere, timeout: 30_000 });
+    const pasted = Bun.spawnSync(["sh", "-c", pointer!], { cwd: elsewhere, timeout: scaled(30_000) });
     expect(pasted.exitCode).toBe(0);
     expect(pasted.stdout.toString()).toStartWith("usage: riskcheck keys create");
   });
@@ -461,7 +462,7 @@ describe("commands lead the right way", () => {
     const pasted = Bun.spawnSync(["sh", "-c", hint!.replace("DOMAIN", "example-corp.com")], {
       cwd: elsewhere(),
       env: { ...process.env, ...withoutDataSettings },
-      timeout: 30_000,
+      timeout: scaled(30_000),
     });
     expect(pasted.exitCode).toBe(0);
     const [line] = JSON.parse(
@@ -480,7 +481,7 @@ describe("commands lead the right way", () => {
     const pasted = Bun.spawnSync(["sh", "-c", hint!], {
       cwd: elsewhere(),
       env: { ...process.env, ...withoutDataSettings },
-      timeout: 30_000,
+      timeout: scaled(30_000),
     });
     expect(pasted.exitCode).toBe(0);
     const [key] = JSON.parse(

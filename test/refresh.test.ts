@@ -7,8 +7,9 @@ import { readManifest, writeManifest } from "../src/datasets/manifest.ts";
 import { UpdateChild } from "../src/datasets/refresh-child.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
 import { hostname } from "node:os";
+import { scaled } from "./support/slowness.ts";
 
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const IPSUM = readFileSync(join(import.meta.dir, "fixtures", "feeds", "ipsum.txt"), "utf8");
 const requests: string[] = [];
@@ -92,7 +93,7 @@ describe("serve keeps its data fresh by itself", () => {
       const before = await health();
       expect(before.warnings.some((w) => w.startsWith("no reputation feed is loaded"))).toBe(true);
       expect(before.refresh).toMatchObject({ every_seconds: 3, last_success_at: null });
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + scaled(30_000);
       while ((await attack()) !== 10 && Date.now() < deadline) await Bun.sleep(200);
       expect(await attack()).toBe(10);
       const after = await health();

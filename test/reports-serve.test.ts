@@ -2,16 +2,17 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } from "./support/processes.ts";
+import { scaled } from "./support/slowness.ts";
 
 // Real servers over one SQLite file: a loaded machine needs time to start them.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const running: ServeProcess[] = [];
 afterEach(async () => {
   for (const server of running.splice(0)) {
     if (server.proc.exitCode === null) {
       server.proc.kill("SIGKILL");
-      await Promise.race([server.proc.exited, Bun.sleep(5_000)]);
+      await Promise.race([server.proc.exited, Bun.sleep(scaled(5_000))]);
     }
   }
 });
@@ -110,8 +111,8 @@ describe("riskcheck serve with local reports", () => {
     const within10s = async (url: string, expected: string) => {
       const started = performance.now();
       while ((await level(url)) !== expected) {
-        if (performance.now() - started > 10_000)
-          throw new Error(`still ${await level(url)} after 10 s, expected ${expected}`);
+        if (performance.now() - started > scaled(10_000))
+          throw new Error(`still ${await level(url)} after ${scaled(10_000)} ms, expected ${expected}`);
         await Bun.sleep(100);
       }
       return performance.now() - started;

@@ -2,9 +2,10 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { resolve } from "node:path";
 import { packageScriptLaunchers } from "../src/runtime/launchers.ts";
 import { makeDataDir } from "./support/processes.ts";
+import { scaled } from "./support/slowness.ts";
 
 // npx, bun run and the server start one after the other on a loaded machine.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -35,7 +36,7 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
     })();
   const answers = async (url: string) => {
     try {
-      return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok;
+      return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(scaled(1_000)) })).ok;
     } catch {
       return false;
     }
@@ -43,7 +44,7 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
   try {
     let url: string | undefined;
     for (
-      const until = Date.now() + 45_000;
+      const until = Date.now() + scaled(45_000);
       url === undefined && Date.now() < until && proc.exitCode === null;
       await Bun.sleep(50)
     )
@@ -52,9 +53,9 @@ test("`npx bun run start` signalled by npx's pid stops the server too, within se
     expect(await answers(url!)).toBe(true);
     proc.kill("SIGTERM");
     const signalled = performance.now();
-    while ((await answers(url!)) && performance.now() - signalled < 10_000) await Bun.sleep(100);
+    while ((await answers(url!)) && performance.now() - signalled < scaled(10_000)) await Bun.sleep(100);
     expect(await answers(url!)).toBe(false);
-    expect(performance.now() - signalled).toBeLessThan(10_000);
+    expect(performance.now() - signalled).toBeLessThan(scaled(10_000));
     expect(output).toMatch(/its launcher exited \(pid \d+, .+\): stopping with it/);
   } finally {
     try {

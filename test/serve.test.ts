@@ -8,9 +8,11 @@ import { parsePrometheusText } from "./support/prometheus-text.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
+import { scaled } from "./support/slowness.ts";
+import { eventually } from "./support/deadline.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const METRICS_TOKEN = "metrics-token-for-tests";
 let dataDir: string;
@@ -53,7 +55,7 @@ describe("the real serve process", () => {
     // Pasted as printed, it sets the password: the page then asks for it.
     const set = Bun.spawnSync(["sh", "-c", command.replace("'your long password'", "'a long enough password'")], {
       stdin: "ignore",
-      timeout: 30_000,
+      timeout: scaled(30_000),
       killSignal: "SIGKILL",
     });
     expect(set.exitCode).toBe(0);
@@ -186,7 +188,7 @@ async function requestInFlight(url: string) {
   socket.write(
     `POST /dashboard/sign-in HTTP/1.1\r\nHost: riskcheck\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
   );
-  await Bun.sleep(200);
+  await Bun.sleep(scaled(200));
   return { finish: () => socket.write(body.slice(5)), received: () => received };
 }
 
@@ -210,15 +212,15 @@ describe("graceful shutdown", () => {
     expect(idle.status).toBe(200);
     server.proc.kill("SIGTERM");
     await server.waitForOutput("SIGTERM received");
-    await Bun.sleep(100);
+    await Bun.sleep(scaled(100));
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
     first.finish();
-    await Bun.sleep(200);
+    await eventually("the in-flight request's answer", 1_000, () => first.received() !== "");
     expect(first.received()).toStartWith("HTTP/1.1 403");
     expect(server.proc.exitCode).toBeNull(); // still waiting for the second request
     const { code, ms } = await elapsed(server.stop("SIGINT"));
     expect(code).toBe(0);
-    expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeLessThan(scaled(5_000));
     expect(server.output()).toContain("SIGINT received again: closing open connections now");
   });
 
@@ -243,7 +245,7 @@ describe("graceful shutdown", () => {
     const { code, ms } = await elapsed(server.stop("SIGTERM"));
     expect(code).toBe(0);
     expect(ms).toBeGreaterThanOrEqual(250);
-    expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeLessThan(scaled(5_000));
     expect(server.output()).toContain(
       "1 request(s) still running after 300 ms (RISKCHECK_DRAIN_TIMEOUT_MS); closing their connections",
     );
@@ -331,10 +333,10 @@ describe("the dashboard in the real process", () => {
     ]) {
       const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
       socket.write(request);
-      await Bun.sleep(200);
+      await Bun.sleep(scaled(200));
       socket.end();
     }
-    await Bun.sleep(200);
+    await Bun.sleep(scaled(200));
     expect(server.output()).not.toContain("POST /dashboard");
     const metrics = parsePrometheusText(await (await fetch(`${server.url}/metrics`)).text());
     const serverErrors = metrics

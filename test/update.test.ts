@@ -10,9 +10,10 @@ import {
   startServe,
 } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { scaled } from "./support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(120_000);
+setDefaultTimeout(scaled(120_000));
 
 const FIXTURES = join(import.meta.dir, "fixtures", "feeds");
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), "utf8");
@@ -142,7 +143,7 @@ const ask = async (query: string) => {
 const disposable = async (domain: string) => (await ask(`/v1/check?email=a@${domain}`)).is_disposable as boolean;
 const waitFor = async (predicate: () => Promise<boolean>) => {
   // A reload of the bundled data takes seconds; with the machine's two cores busy, tens of them.
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + scaled(30_000);
   while (Date.now() < deadline) {
     if (await predicate()) return;
     await Bun.sleep(100);
@@ -397,10 +398,10 @@ describe("riskcheck update against a loopback feed server", () => {
     slow.set("/ipsum.txt", new Promise<void>((resolve) => (release = resolve)));
     publish("/ipsum.txt", `${fixture("ipsum.txt")}8.8.4.4\t1\n`);
     const first = update("--only", "ipsum");
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     while (!hits.some((h) => h.path === "/ipsum.txt") && Date.now() < deadline) await Bun.sleep(20);
     hits.length = 0;
-    await Bun.sleep(300);
+    await Bun.sleep(scaled(300));
     const second = await update();
     release();
     slow.clear();

@@ -2,9 +2,10 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { GcPacer } from "../../src/app/gc-pacer.ts";
 import { TrafficCounter } from "../../src/metrics/traffic-counter.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Starts a server and sends traffic: over 4 s on a loaded two-core machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 describe("collections are paced by traffic", () => {
   test("a busy server collects each period; an idle one never", () => {

@@ -9,9 +9,11 @@ import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
+import { eventually } from "../support/deadline.ts";
 
 // Sign-ins hash passwords (memory-hard by design): seconds on a loaded two-core machine.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 const PASSWORD = "correct horse battery staple";
@@ -107,10 +109,12 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
     const t = await createTestApp({ stores });
     const { key: manager, secret } = await t.newKey("ops-bot", { permissions: ["check", "manage"] });
     // PostgreSQL's instances learn of a new key by notification.
-    for (let tries = 0; (await t.request("/v1/overrides", { key: secret })).status === 401; tries++) {
-      expect(tries).toBeLessThan(200);
-      await Bun.sleep(10);
-    }
+    await eventually(
+      "the new key known",
+      2_000,
+      async () => (await t.request("/v1/overrides", { key: secret })).status !== 401,
+      10,
+    );
     const added = await t.request("/v1/overrides", {
       key: secret,
       method: "POST",

@@ -2,9 +2,10 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Answers, ipItem } from "../../src/checks/answers.ts";
 import { API_ERRORS } from "../../src/http/errors.ts";
 import { testSnapshot } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The snapshot loads the bundled IP data; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 describe("one value in, its answer or its item error out", () => {
   test("a value that is no address, of any type, is the item error the GET endpoint gives it, with the input as given", async () => {

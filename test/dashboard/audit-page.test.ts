@@ -2,8 +2,9 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
 import { DASHBOARD_PASSWORD as PASSWORD, signedInDashboard } from "../support/signed-in-dashboard.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 const rows = (body: string) => [...body.matchAll(/<tr data-event-id="(\d+)"/g)].map((m) => Number(m[1]));
 

@@ -4,9 +4,10 @@ import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumExecutable } from "../support/chromium.ts";
 import { withinDeadline } from "../support/deadline.ts";
 import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const PASSWORD = "a long dashboard password";
 const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the picture in docs/dashboard.md
@@ -57,7 +58,7 @@ describe("the dashboard in a real browser", () => {
     const secret = (await page.locator("#new-key").textContent())!;
     expect(secret).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
     // The script ran under the CSP: it adds the button (after the page loads, so wait for it; isVisible does not).
-    await page.getByRole("button", { name: "Copy" }).waitFor({ state: "visible", timeout: 10_000 });
+    await page.getByRole("button", { name: "Copy" }).waitFor({ state: "visible", timeout: scaled(10_000) });
     expect((await api(secret)).status).toBe(200);
 
     await page.getByRole("link", { name: "Back to the keys" }).click();
@@ -116,7 +117,7 @@ describe("the dashboard in a real browser", () => {
     await page.getByLabel("Expires").fill("90d");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("The key was changed").waitFor();
-    await Bun.sleep(1_100); // the server rereads the keys within a second of the change
+    await Bun.sleep(scaled(1_100)); // the server rereads the keys within a second of the change
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await api(secret)).status);
     statuses.push(
@@ -139,7 +140,7 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: "Rotate…" }).click();
     const rotated = (await page.locator("#new-key").textContent())!;
     expect(rotated).not.toBe(secret);
-    await Bun.sleep(1_100);
+    await Bun.sleep(scaled(1_100));
     expect([(await api(secret)).status, (await api(rotated)).status]).not.toContain(401);
 
     // The change and the rotation on the record, filtered to this key: what changed, never a secret.

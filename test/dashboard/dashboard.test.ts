@@ -3,9 +3,10 @@ import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
 import { DASHBOARD_PASSWORD as PASSWORD, signedInDashboard } from "../support/signed-in-dashboard.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Each sign-in hashes a password (memory-hard by design): six of them take seconds on a loaded machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 async function signedIn(options: Parameters<typeof createTestApp>[0] = {}) {
   const t = await signedInDashboard(options);

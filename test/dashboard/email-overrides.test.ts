@@ -3,9 +3,10 @@ import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { signedInDashboard } from "../support/signed-in-dashboard.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import type { Stores } from "../../src/stores/stores.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Each test signs in: an argon2id check of ~100 ms of a core, more on a loaded machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 async function signedIn(stores?: Stores) {
   const t = await signedInDashboard({ ratePerMinute: 0, stores });

@@ -4,9 +4,10 @@ import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumExecutable } from "../support/chromium.ts";
 import { withinDeadline } from "../support/deadline.ts";
 import { type ServeProcess, makeDataDir, runCli, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // A real server and a real browser: the false-positive loop of the IP overrides page.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const PASSWORD = "a long dashboard password";
 

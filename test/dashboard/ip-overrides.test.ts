@@ -1,9 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { signedInDashboard } from "../support/signed-in-dashboard.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Each test signs in: an argon2id check of ~100 ms of a core, more on a loaded machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 async function signedIn() {
   const t = await signedInDashboard({ ratePerMinute: 0 });

@@ -2,9 +2,10 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
 import { signedInDashboard } from "../support/signed-in-dashboard.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 async function signedIn() {
   const t = await signedInDashboard();

@@ -3,9 +3,10 @@ import { KEYS_PER_PAGE } from "../../src/dashboard/key-rows.ts";
 import type { UsageRow } from "../../src/keys/usage-store.ts";
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const PASSWORD = "correct horse battery staple";
 const KEYS = 2_000;

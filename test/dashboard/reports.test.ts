@@ -2,8 +2,9 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { signedInDashboard } from "../support/signed-in-dashboard.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 describe("dashboard: permissions and reported addresses", () => {
   test("a key is created with the permissions ticked, shown in the table; none ticked is refused", async () => {

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { PasswordCheckSlots } from "../../src/dashboard/password-check-slots.ts";
 import { csrfOf } from "../support/dashboard-client.ts";
 import { makeDataDir, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const PASSWORD = "correct horse battery staple";
 

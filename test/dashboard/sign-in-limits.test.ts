@@ -1,9 +1,11 @@
 import { describe, expect, setDefaultTimeout, spyOn, test } from "bun:test";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
+import { eventually } from "../support/deadline.ts";
 
 // Every sign-in runs argon2id (~100 ms of a core); a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const PASSWORD = "correct horse battery staple";
 
@@ -61,7 +63,7 @@ describe("password checks are bounded for the whole server", () => {
     });
     const first = attempt("wrong password!");
     const second = attempt("wrong password!");
-    await Bun.sleep(20);
+    await eventually("both checks running", 1_000, () => running === 2, 1);
     const third = await attempt("wrong password!");
     expect(third.status).toBe(503);
     expect(third.headers.get("retry-after")).toBe("1");

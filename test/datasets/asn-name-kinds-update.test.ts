@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { hasCurrentNameKinds } from "../../src/ip/indexes/asn-index.ts";
 import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../src/ip/indexes/range-index-file.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // A real `riskcheck update` on the bundled sources, whose ASN input is unchanged, over a current
 // version written before the ASN index carried its names' kinds (the same index, stripped of them).
-setDefaultTimeout(90_000);
+setDefaultTimeout(scaled(90_000));
 
 const dir = makeDataDir();
 const feeds = mkdtempSync(join(tmpdir(), "rk-asn-kinds-feeds-"));

@@ -18,9 +18,10 @@ import {
   OPENAI_GPTBOT,
 } from "../fixtures/infrastructure/publishers.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // A real update in a child process, as operators run it.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const feeds = mkdtempSync(join(tmpdir(), "riskcheck-benign-"));
 const file = (name: string, text: string) => {

@@ -11,9 +11,10 @@ import { NO_DECLARED_LOCATIONS } from "../../src/ip/indexes/declared-location-in
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { AWS_IP_RANGES, GOOGLE_CLOUD, ORACLE_CLOUD } from "../fixtures/infrastructure/publishers.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // A real update in a child process, as operators run it.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const feeds = mkdtempSync(join(tmpdir(), "riskcheck-locations-"));
 const file = (name: string, text: string) => {

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { BUNDLED_SOURCES, runCliAsync } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 /** A 512 KiB tmpfs, where the machine lets this process mount one (root); null elsewhere. */
 const small = (() => {

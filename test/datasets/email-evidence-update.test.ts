@@ -7,10 +7,11 @@ import { parseEvidenceFile } from "../../src/datasets/email-evidence-file.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Real `riskcheck update` runs on the bundled sources plus three small disposable lists
 // (made here, file://): one that copies another, and one that verifies its entries.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const dir = makeDataDir();
 const feeds = mkdtempSync(join(tmpdir(), "rk-email-feeds-"));

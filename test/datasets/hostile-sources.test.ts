@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { refusedRedirect } from "../../src/datasets/update/redirect-target.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const PEAK_RSS = join(import.meta.dir, "..", "support", "peak-rss.ts");
 const IPSUM = readFileSync(join(import.meta.dir, "..", "fixtures", "feeds", "ipsum.txt"), "utf8");
@@ -55,7 +56,7 @@ async function update(extra: object[]) {
     [process.execPath, PEAK_RSS, peakFile, process.execPath, CLI, "update", "--json", "--data-dir", dir],
     { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
   );
-  const timeout = setTimeout(() => child.kill("SIGTERM"), 50_000);
+  const timeout = setTimeout(() => child.kill("SIGTERM"), scaled(50_000));
   try {
     const [stdout, stderr] = await Promise.all([
       new Response(child.stdout).text(),

@@ -5,9 +5,10 @@ import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { makeDataDir } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Loading the bundled data takes seconds on a loaded machine.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(60_000));
 
 describe("a snapshot is one version, whatever an update does meanwhile", () => {
   test("every file of the version is read from the folder `current` named when the load began", async () => {
@@ -73,5 +74,5 @@ describe("a version written before `update` compiled tables", () => {
       expect([b.headJson, b.tailJson]).toEqual([a.headJson, a.tailJson]);
       expect(a.headJson).toContain('"country":"');
     }
-  }, 60_000);
+  });
 });

@@ -2,9 +2,10 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDataDir, runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const LOCK_MODULE = join(import.meta.dir, "../../src/datasets/update-lock.ts");
 

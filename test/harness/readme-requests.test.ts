@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ServeProcess, makeDataDir, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Real processes: the CLI through npx as the README writes it, the server, curl.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const ROOT = resolve(import.meta.dir, "../..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -40,7 +41,7 @@ function sh(command: string, env: Record<string, string> = {}) {
     cwd: folder,
     env: { ...process.env, ...env },
     stdin: "ignore",
-    timeout: 45_000,
+    timeout: scaled(45_000),
     killSignal: "SIGKILL",
   });
   // npm's own warnings about this machine's npm configuration are not the project's.
@@ -61,7 +62,7 @@ beforeAll(async () => {
   expect(made.code).toBe(0);
   key = made.stdout.trimEnd().split("\n").at(-1)!;
   server = await startServe(["--data-dir", join(folder, "data")]);
-}, 90_000);
+}, scaled(90_000));
 afterAll(async () => {
   await server?.stop();
 });

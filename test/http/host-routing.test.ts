@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 /**
  * Elysia 1.4 finds the path at `url.indexOf("/", 11)`, which lands inside the path when the
@@ -26,8 +27,8 @@ function send(head: string): Promise<{ status: number; type: string; body: strin
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer within 5 s to ${JSON.stringify(head)}`));
-    }, 5_000);
+      reject(new Error(`no answer within ${scaled(5_000)} ms to ${JSON.stringify(head)}`));
+    }, scaled(5_000));
     socket.on("data", (d: Buffer) => chunks.push(d));
     socket.on("error", reject);
     socket.on("close", () => {

@@ -10,9 +10,10 @@ import { makeDataDir } from "../support/processes.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import { bundledIpDatasets, createTestApp, testSnapshot } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The bundled IP data loads once per process; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 /** The bundled data, with 81.2.69.0/24 on a confirmed-malicious feed: every address in it is bad. */
@@ -35,7 +36,7 @@ async function setup(
   const t = await createTestApp({ stores, snapshot: snapshot ?? (await snapshotWithDropFeed()) });
   const { secret } = await t.newKey();
   // On PostgreSQL a new key reaches the instance by notification.
-  const deadline = performance.now() + 5_000;
+  const deadline = performance.now() + scaled(5_000);
   while (t.deps.authenticator.authenticate(secret).outcome !== "active" && performance.now() < deadline)
     await Bun.sleep(5);
   const reputation = async (ip: string): Promise<Rep> => {

@@ -1,9 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { PERMISSIONS, type Permission } from "../../src/keys/permissions.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The first app loads the bundled IP data; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 /**
  * The routes that need no key, on purpose. Every other route the app serves is a keyed route

@@ -3,9 +3,10 @@ import type { Permission } from "../../src/keys/permissions.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
 import { createTestApp } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The bundled IP data loads once per process; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 type App = Awaited<ReturnType<typeof createTestApp>>;
@@ -18,7 +19,7 @@ async function keyOf(
 ): Promise<string> {
   const { secret } = await t.newKey(name, { permissions, ratePerMinute });
   // On PostgreSQL a new key reaches the instance by notification.
-  const deadline = performance.now() + 5_000;
+  const deadline = performance.now() + scaled(5_000);
   while (t.deps.authenticator.authenticate(secret).outcome !== "active" && performance.now() < deadline)
     await Bun.sleep(5);
   return secret;
@@ -185,7 +186,7 @@ describe.each(STORE_BACKENDS)("the admin API on $name", (backend) => {
       permissions: ["manage"],
       allowedNetworks: ["10.0.0.0/8"],
     });
-    const deadline = performance.now() + 5_000;
+    const deadline = performance.now() + scaled(5_000);
     while (t.deps.authenticator.authenticate(fenced).outcome !== "active" && performance.now() < deadline)
       await Bun.sleep(5);
     const outside = await t.call("GET", "/v1/overrides", undefined, fenced);

@@ -1,9 +1,12 @@
-import { beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { AdminPassword } from "../../src/dashboard/admin-password.ts";
 import { redactedDatabaseUrl } from "../../src/stores/postgres/connection-url.ts";
 import { openPostgresStores } from "../../src/stores/postgres/stores.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { CLI, runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
+
+setDefaultTimeout(scaled(30_000));
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
@@ -14,7 +17,7 @@ async function setPassword(password: string, env: Record<string, string>) {
     stdin: new Blob([password]),
     stdout: "pipe",
     stderr: "pipe",
-    timeout: 30_000,
+    timeout: scaled(30_000),
     killSignal: "SIGKILL",
   });
   return { code: await proc.exited, stdout: await new Response(proc.stdout).text() };
@@ -47,4 +50,4 @@ test("every command that opens the database works on PostgreSQL", async () => {
   } finally {
     await stores.close();
   }
-}, 30_000);
+});

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { type ServeProcess, makeDataDir, runCliAsync, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
+
+setDefaultTimeout(scaled(60_000));
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
@@ -33,7 +36,8 @@ test("two instances on one PostgreSQL database: an IP override line from the CLI
     return Promise.all(
       servers.map(async (server) => {
         while ((await levelOn(server, ip)) !== level) {
-          if (performance.now() - since > 10_000) throw new Error(`${server.url}: ${ip} not ${level} after 10 s`);
+          if (performance.now() - since > scaled(10_000))
+            throw new Error(`${server.url}: ${ip} not ${level} after ${scaled(10_000)} ms`);
           await Bun.sleep(50);
         }
         return performance.now() - since;
@@ -49,10 +53,10 @@ test("two instances on one PostgreSQL database: an IP override line from the CLI
   for (const server of servers) expect(await levelOn(server, "2001:4860:4860::8844")).toBe("bad");
   expect((await runCliAsync(["ip", "remove", "2001:4860:4860::8888"], env)).code).toBe(0);
   const removed = await bothReach("2001:4860:4860::8888", "bad");
-  for (const took of [...denied, ...allowed, ...removed]) expect(took).toBeLessThan(3_000);
+  for (const took of [...denied, ...allowed, ...removed]) expect(took).toBeLessThan(scaled(3_000));
 
   expect(await Promise.all(servers.map((s) => s.stop("SIGTERM")))).toEqual([0, 0]);
   console.log(
     `two instances: an IP deny after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an allow after ${allowed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a removal after ${removed.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`,
   );
-}, 60_000);
+});

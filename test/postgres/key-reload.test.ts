@@ -4,8 +4,9 @@ import { openPostgres } from "../../src/stores/postgres/database.ts";
 import { PostgresKeyIndex } from "../../src/stores/postgres/key-index.ts";
 import { PostgresKeyStore } from "../../src/stores/postgres/key-store.ts";
 import { freshDatabaseUrl } from "../support/postgres.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const url = await freshDatabaseUrl();
 const [serving, cli] = [await openPostgres(url), await openPostgres(url)];
@@ -15,9 +16,9 @@ afterAll(async () => {
   await Promise.all([serving.close(), cli.close()]);
 });
 
-/** Polls until the key answers `outcome`, up to `ms`; the outcome seen last. */
-async function waitFor(auth: KeyAuthenticator, secret: string, outcome: string, ms: number): Promise<string> {
-  const until = Date.now() + ms;
+/** Polls until the key answers `outcome`, up to `quietMs` (scaled to this machine); the outcome seen last. */
+async function waitFor(auth: KeyAuthenticator, secret: string, outcome: string, quietMs: number): Promise<string> {
+  const until = Date.now() + scaled(quietMs);
   while (auth.authenticate(secret).outcome !== outcome && Date.now() < until) await Bun.sleep(20);
   return auth.authenticate(secret).outcome;
 }
@@ -35,7 +36,7 @@ test("a reload that fails after a NOTIFY is retried until it succeeds: the revok
     await tx`UPDATE api_keys SET revoked_at = ${new Date().toISOString()} WHERE id = ${key.id}`;
     await tx`ALTER TABLE api_keys RENAME TO api_keys_away`;
   });
-  const until = Date.now() + 5_000;
+  const until = Date.now() + scaled(5_000);
   while (errors.length === 0 && Date.now() < until) await Bun.sleep(10);
   expect(errors[0]).toContain("keys: reloading the keys failed");
   await cli`ALTER TABLE api_keys_away RENAME TO api_keys`;

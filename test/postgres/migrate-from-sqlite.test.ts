@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,9 @@ import { openPostgresStores } from "../../src/stores/postgres/stores.ts";
 import { openSqliteStores } from "../../src/stores/sqlite/stores.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { runCliAsync } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
+
+setDefaultTimeout(scaled(30_000));
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
@@ -114,7 +117,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     // This month's successes are charged to the shared quota count: 7 of 10 are left to lease.
     // Asked for a second and a half (refills land in the background, later on a loaded machine): never more than 7.
     const leased = [];
-    for (const until = performance.now() + 1_500; performance.now() < until; ) {
+    for (const until = performance.now() + scaled(1_500); performance.now() < until; ) {
       const decision = serving.quota.check(kept.key.id, 10, now);
       if (decision?.allowed) serving.quota.countSuccess(kept.key.id, now);
       leased.push(decision?.allowed);
@@ -137,7 +140,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   const again = await runCliAsync(["db", "migrate", "--from-sqlite", file], { RISKCHECK_DATABASE_URL: url });
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("already has 2 key(s)");
-}, 30_000);
+});
 
 test("db migrate copies a key whose limit is past PostgreSQL's INTEGER (set by an older riskcheck) at the largest one, and says so", async () => {
   const file = join(mkdtempSync(join(tmpdir(), "rk-migrate-")), "riskcheck.sqlite");
@@ -154,4 +157,4 @@ test("db migrate copies a key whose limit is past PostgreSQL's INTEGER (set by a
   expect(migrated.stdout).toContain(`Note: the rate or quota of bulk (${key.id}) was above 2147483647`);
   const listed = JSON.parse((await runCliAsync(["keys", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout);
   expect(listed[0].rate_per_minute).toBe(2147483647);
-}, 30_000);
+});

@@ -6,9 +6,10 @@ import { openPostgres } from "../../src/stores/postgres/database.ts";
 import { PostgresKeyStore } from "../../src/stores/postgres/key-store.ts";
 import { PostgresQuotaLeases } from "../../src/stores/postgres/quota-leases.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl } from "../support/postgres.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The bounded-transaction tests wait for PostgreSQL's timeouts to fire.
-setDefaultTimeout(15_000);
+setDefaultTimeout(scaled(15_000));
 
 let pools: SQL[] = [];
 let one: PostgresQuotaLeases;
@@ -78,7 +79,7 @@ describe("lease and key transactions are bounded", () => {
       expect(failure).toBeInstanceOf(Error);
       expect((failure as Error).message).toContain("lock timeout");
       expect(waited).toBeGreaterThanOrEqual(SERVING_BOUNDS.lockMs - 50);
-      expect(waited).toBeLessThan(SERVING_BOUNDS.lockMs + 3_000);
+      expect(waited).toBeLessThan(SERVING_BOUNDS.lockMs + scaled(3_000));
     } finally {
       await release();
     }
@@ -108,7 +109,7 @@ describe("lease and key transactions are bounded", () => {
       // The first slice (half the quota) is served on credit while the lease waits for the lock.
       for (let i = 0; i < 5; i++) expect(ask()?.allowed).toBe(true);
       expect(ask()?.allowed).toBe(false);
-      await until(() => errors.length > 0, SERVING_BOUNDS.lockMs + 3_000);
+      await until(() => errors.length > 0, SERVING_BOUNDS.lockMs + scaled(3_000));
       expect(errors[0]).toContain(`quota: leasing checks of ${key.id} failed`);
       expect(errors[0]).toContain("lock timeout");
       expect(ask()?.allowed).toBe(false);
@@ -116,7 +117,7 @@ describe("lease and key transactions are bounded", () => {
       await release();
     }
     // Asked again a second after the failure: the credit is charged and the rest granted.
-    await until(() => ask()?.allowed === true, 5_000);
+    await until(() => ask()?.allowed === true, scaled(5_000));
     expect(served).toBe(6);
     await quota.close();
     expect((await one.chargedIn(new Date().toISOString().slice(0, 7))).get(key.id)).toBe(6);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,9 @@ import { redactedDatabaseUrl } from "../../src/stores/postgres/connection-url.ts
 import { DashboardClient } from "../support/dashboard-client.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, freshDatabaseUrl, startTestPostgres } from "../support/postgres.ts";
 import { type ServeProcess, makeDataDir, runCliAsync, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
+
+setDefaultTimeout(scaled(60_000));
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
@@ -65,7 +68,8 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
     servers.map(async (server) => {
       const createdAt = performance.now();
       while ((await emailStatus(server)) !== 200) {
-        if (performance.now() - createdAt > 2_000) throw new Error(`${server.url} still refuses the new key after 2 s`);
+        if (performance.now() - createdAt > scaled(2_000))
+          throw new Error(`${server.url} still refuses the new key after ${scaled(2_000)} ms`);
         await Bun.sleep(5);
       }
       return performance.now() - createdAt;
@@ -96,8 +100,8 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   const delays = await Promise.all(
     servers.map(async (server) => {
       while ((await emailStatus(server)) !== 401) {
-        if (performance.now() - revokedAt > 2_000)
-          throw new Error(`${server.url} still accepts the revoked key after 2 s`);
+        if (performance.now() - revokedAt > scaled(2_000))
+          throw new Error(`${server.url} still accepts the revoked key after ${scaled(2_000)} ms`);
         await Bun.sleep(5);
       }
       return performance.now() - revokedAt;
@@ -117,7 +121,7 @@ test("two instances on one PostgreSQL database share keys, the quota, revocation
   console.log(
     `two instances: new key accepted after ${acceptedAfter.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; ${successes} of ${REQUESTS} IP checks succeeded with a quota of ${QUOTA}; revocation refused after ${delays.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; keys list after SIGTERM: ${row.usage.today.ip} IP and ${row.usage.today.email} email requests, ${row.usage.ip_quota_used} successes`,
   );
-}, 60_000);
+});
 
 test("two instances on one PostgreSQL database: a report to one counts on both, an override or a deletion from the CLI reaches both within 10 s", async () => {
   const env = {
@@ -145,7 +149,8 @@ test("two instances on one PostgreSQL database: a report to one counts on both, 
     return Promise.all(
       servers.map(async (server) => {
         while (!settled(await ask(server, query))) {
-          if (performance.now() - since > 10_000) throw new Error(`${server.url}${query} not settled after 10 s`);
+          if (performance.now() - since > scaled(10_000))
+            throw new Error(`${server.url}${query} not settled after ${scaled(10_000)} ms`);
           await Bun.sleep(100);
         }
         return performance.now() - since;
@@ -176,4 +181,4 @@ test("two instances on one PostgreSQL database: a report to one counts on both, 
   console.log(
     `two instances: a report counted after ${reported.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; an email override after ${denied.map((d) => `${d.toFixed(0)} ms`).join(" and ")}; a deletion after ${retracted.map((d) => `${d.toFixed(0)} ms`).join(" and ")}`,
   );
-}, 60_000);
+});

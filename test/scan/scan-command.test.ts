@@ -6,9 +6,10 @@ import { join } from "node:path";
 import { mixedEmails } from "../support/mixed-emails.ts";
 import { CLI, type ServeProcess, makeDataDir, runCli, startServe } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes that load the bundled data; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const dir = mkdtempSync(join(tmpdir(), "riskcheck-scan-"));
 const users = join(dir, "users.csv");

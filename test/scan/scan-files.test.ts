@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, runCli } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Real processes that load the bundled data; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const dir = mkdtempSync(join(tmpdir(), "riskcheck-scan-files-"));
 const DATA = ["--data-dir", BUNDLED_DATA_DIR, "--db", join(dir, "none.sqlite")];
@@ -46,7 +47,7 @@ describe("riskcheck scan refuses to write over its input, however the output is 
     writeFileSync(input, USERS);
     const result = Bun.spawnSync([process.execPath, CLI, "scan", "--out", input, ...DATA], {
       stdin: Bun.file(input),
-      timeout: 30_000,
+      timeout: scaled(30_000),
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.toString()).toContain("the output is the input file (standard input)");

@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { CsvRecords } from "../../src/scan/csv-records.ts";
 import { type ScanOptions, ScanInputError, scan } from "../../src/scan/scan.ts";
 import { mixedEmails, putOverrides } from "../support/mixed-emails.ts";
 import { createTestApp, testSnapshot } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
+
+setDefaultTimeout(scaled(60_000));
 
 const snapshot = await testSnapshot();
 const DEFAULTS: ScanOptions = { explain: false, onlyRisky: false, columns: {} };
@@ -181,7 +184,7 @@ describe("the scan's answers are the API's", () => {
       }
       expect(compared).toBeGreaterThan(values.length * 0.8);
     }
-  }, 60_000);
+  });
 
   test("with override lines, each email answer with explain equals the GET endpoint's over a few hundred mixed emails", async () => {
     const t = await createTestApp({ ratePerMinute: 0 });
@@ -206,7 +209,7 @@ describe("the scan's answers are the API's", () => {
       if (rows[i].email.reasons?.override) overridden++;
     }
     expect(overridden).toBeGreaterThan(0);
-  }, 60_000);
+  });
 });
 
 describe("--explain in CSV", () => {

@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { AuditEvent } from "../../src/audit/audit-event.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 function event(at: string, action: AuditEvent["action"], target: string, more: Partial<AuditEvent> = {}): AuditEvent {

@@ -3,9 +3,10 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { makeDataDir, runCli, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 test("a SQLite file replaced under a running server (a restore with mv) stops it loudly, exit 1, instead of serving stale keys", async () => {
   const dir = makeDataDir();
@@ -19,7 +20,7 @@ test("a SQLite file replaced under a running server (a restore with mv) stops it
     backup.exec(`VACUUM INTO '${dbPath}.restore'`);
     backup.close();
     renameSync(`${dbPath}.restore`, dbPath);
-    const exited = await Promise.race([server.proc.exited, Bun.sleep(10_000).then(() => null)]);
+    const exited = await Promise.race([server.proc.exited, Bun.sleep(scaled(10_000)).then(() => null)]);
     code = exited;
   } finally {
     if (code === null) await server.stop("SIGKILL");

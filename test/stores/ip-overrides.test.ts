@@ -3,8 +3,9 @@ import type { IpOverrideLine } from "../../src/ip/overrides/ip-override.ts";
 import { IpOverrideWatch } from "../../src/ip/overrides/ip-override-watch.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
+import { scaled } from "../support/slowness.ts";
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 const NOW = new Date(Date.UTC(2026, 10, 25, 12));

@@ -2,9 +2,10 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { truncateSync } from "node:fs";
 import { join } from "node:path";
 import { makeDataDir, runCli, runCliAsync, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 test("truncating the key-change signal file under a running server neither crashes it nor stops revocations reaching it", async () => {
   const dir = makeDataDir();

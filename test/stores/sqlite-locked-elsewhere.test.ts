@@ -4,9 +4,11 @@ import { join } from "node:path";
 import { SqliteSignInThrottle } from "../../src/stores/sqlite/sign-in-throttle.ts";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { makeDataDir, runCli, runCliAsync, startServe } from "../support/processes.ts";
+import { SLOWNESS, scaled } from "../support/slowness.ts";
+import { eventually } from "../support/deadline.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 test("a write lock held by another process slows no API answer, loses no count, and the CLI says what to do", async () => {
   const dir = makeDataDir();
@@ -15,6 +17,8 @@ test("a write lock held by another process slows no API answer, loses no count, 
   const key = runCli(["keys", "create", "--name", "locked"], env).stdout.trimEnd().split("\n").at(-1)!;
   const server = await startServe([], { ...env, RISKCHECK_USAGE_FLUSH_MS: "200", RISKCHECK_RATE_PER_MINUTE: "0" });
   const other = new Database(dbPath);
+  // The server writes too (its first usage flush): wait for it rather than fail on SQLITE_BUSY.
+  other.exec(`PRAGMA busy_timeout = ${scaled(10_000)}`);
   let whileLocked: ReturnType<typeof runCliAsync> | undefined;
   try {
     const check = async () => {
@@ -32,8 +36,8 @@ test("a write lock held by another process slows no API answer, loses no count, 
     const latencies: number[] = [];
     const until = performance.now() + 3_000;
     while (performance.now() < until) latencies.push(await check());
-    // Before: each flush waited out busy_timeout on the event loop, holding answers for seconds.
-    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    // Before: each flush waited out busy_timeout (5 s) on the event loop, holding answers for that long.
+    expect(Math.max(...latencies)).toBeLessThan(Math.min(scaled(1_000), 4_000));
     await server.waitForOutput("usage flush failed, will retry");
 
     const cli = await whileLocked;
@@ -46,8 +50,7 @@ test("a write lock held by another process slows no API answer, loses no count, 
     other.exec("COMMIT");
     const counted = () =>
       other.query<{ n: number | null }, []>("SELECT SUM(count) AS n FROM usage_daily").get()!.n ?? 0;
-    const deadline = Date.now() + 5_000;
-    while (counted() < latencies.length + 1 && Date.now() < deadline) await Bun.sleep(50);
+    await eventually("every answer counted once the lock is gone", 5_000, () => counted() >= latencies.length + 1, 50);
     expect(counted()).toBe(latencies.length + 1);
   } finally {
     if (other.inTransaction) other.exec("ROLLBACK");
@@ -68,9 +71,11 @@ test("a sign-in attempt waits for a lock between turns of the event loop, not on
     const attempt = throttle.begin("192.0.2.1", Date.now());
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
+    // Not scaled: the attempt's own patience for the lock is 5 s.
     await Bun.sleep(300);
     clearInterval(ticker);
-    expect(ticks).toBeGreaterThan(10);
+    // Some 30 turns on a quiet machine; none at all if the attempt waited on the event loop.
+    expect(ticks).toBeGreaterThan(Math.floor(10 / SLOWNESS));
     other.exec("COMMIT");
     expect(await attempt).toEqual({ wait: 0, lockedIfWrong: false });
   } finally {

@@ -9,18 +9,20 @@ import { OverrideWatch } from "../../src/email/override-watch.ts";
 import type { OverrideLine } from "../../src/email/overrides.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
 import { STORE_BACKENDS } from "../support/store-backends.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Password hashing and two database connections per test: seconds on a loaded two-core machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 beforeAll(startTestPostgres, POSTGRES_SETUP_TIMEOUT_MS);
 
 // The same rules, whichever database keeps the state.
 const day1 = Date.UTC(2026, 10, 23, 10);
 
-/** Resolves once `read()` returns `expected`, or fails after `ms`. */
-async function eventually<T>(read: () => T, expected: T, ms = 1_000): Promise<number> {
+/** Resolves once `read()` returns `expected`, or fails after `quietMs` (scaled to this machine). */
+async function eventually<T>(read: () => T, expected: T, quietMs = 1_000): Promise<number> {
   const started = performance.now();
+  const ms = scaled(quietMs);
   while (read() !== expected) {
     if (performance.now() - started > ms)
       throw new Error(`still ${String(read())} after ${ms} ms, expected ${String(expected)}`);

@@ -3,9 +3,10 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDataDir, runCli, startServe } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 /**
  * Makes `file` readable but not writable for this process; returns how to undo it, or null where

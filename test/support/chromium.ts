@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { scaled } from "./slowness.ts";
 
 const DEBIAN_CHROMIUM = "/usr/bin/chromium";
 const CACHE = resolve(
@@ -48,7 +49,7 @@ async function unpackInto(dir: string): Promise<void> {
     env: { ...process.env, TMPDIR: staging },
     stdout: "ignore",
     stderr: "pipe",
-    timeout: 60_000,
+    timeout: scaled(60_000),
     killSignal: "SIGKILL",
   });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);

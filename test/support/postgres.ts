@@ -4,6 +4,7 @@ import { chownSync, cpSync, mkdtempSync, rmSync, statSync, writeFileSync } from 
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, parse } from "node:path";
 import { withinDeadline } from "./deadline.ts";
+import { scaled } from "./slowness.ts";
 
 /**
  * PostgreSQL for the tests: the server RISKCHECK_TEST_DATABASE_URL names, or a real one
@@ -19,7 +20,8 @@ interface TestServer {
 }
 
 /** For a beforeAll that sets up a PostgreSQL database: the first one also starts the server (initdb and start each have a deadline below this). */
-export const POSTGRES_SETUP_TIMEOUT_MS = 120_000;
+export const POSTGRES_SETUP_TIMEOUT_MS = scaled(120_000);
+// On a quiet machine: withinDeadline scales them.
 const INITDB_DEADLINE_MS = 60_000;
 const READY_DEADLINE_MS = 30_000;
 const ADMIN_DEADLINE_MS = 10_000;
@@ -85,7 +87,12 @@ export async function stopTestPostgres(): Promise<void> {
 }
 
 async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Promise<unknown>): Promise<void> {
-  const admin = new SQL({ url: adminUrl, adapter: "postgres", max: 1, connectionTimeout: ADMIN_DEADLINE_MS / 1000 });
+  const admin = new SQL({
+    url: adminUrl,
+    adapter: "postgres",
+    max: 1,
+    connectionTimeout: scaled(ADMIN_DEADLINE_MS) / 1000,
+  });
   try {
     await withinDeadline(`${what} on the test PostgreSQL server`, ADMIN_DEADLINE_MS, work(admin), () =>
       admin.close({ timeout: 0 }),
@@ -190,7 +197,7 @@ async function postgresUser(): Promise<Owner> {
       ["groupadd", "postgres"],
       ["useradd", "-g", "postgres", "postgres"],
     ]) {
-      const made = Bun.spawnSync(command, { timeout: 10_000 });
+      const made = Bun.spawnSync(command, { timeout: scaled(10_000) });
       if (made.exitCode !== 0) throw new Error(`${command.join(" ")} failed: ${made.stderr}`);
     }
   }
@@ -245,7 +252,7 @@ async function startUntilReady(command: string, args: string[], owner: Owner | n
     if (child.exitCode !== null || child.signalCode !== null) return;
     // SIGINT: the fast shutdown (open connections are cut); SIGKILL if even that hangs.
     child.kill("SIGINT");
-    const stopped = await Promise.race([exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
+    const stopped = await Promise.race([exited.then(() => true), Bun.sleep(scaled(STOP_GRACE_MS)).then(() => false)]);
     if (stopped) return;
     child.kill("SIGKILL");
     await withinDeadline("the test PostgreSQL server to exit after SIGKILL", STOP_GRACE_MS, exited);

@@ -1,11 +1,16 @@
-import { afterAll } from "bun:test";
+import { afterAll, setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { stopTestPostgres } from "./postgres.ts";
 import { descendantsOf, killProcesses } from "./run-leftovers.ts";
 import { removeRunTempFolder, startRunTempFolder } from "./run-temp-folder.ts";
+import { scaled } from "./slowness.ts";
 
-// Preloaded (bunfig.toml): runs before the first test file; the hook runs once after the last.
+// Preloaded (bunfig.toml): runs before the first test file and its hook after the last (with --parallel,
+// before and after each file: a worker loads each file afresh).
 const temp = startRunTempFolder();
+// bun test's default is 5 s; here a file shares two cores with three others, and many load the bundled
+// datasets (2–3 s of CPU alone) in a hook. A file that sets its own scales it too.
+setDefaultTimeout(scaled(15_000));
 
 afterAll(async () => {
   try {
@@ -20,7 +25,7 @@ afterAll(async () => {
     killProcesses(new Map(left));
     removeRunTempFolder(temp);
   }
-}, 30_000);
+}, scaled(30_000));
 
 function commandOf(pid: number): string {
   try {

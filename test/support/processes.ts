@@ -4,10 +4,11 @@ import { basename, join, resolve } from "node:path";
 import { linkTree } from "../../src/datasets/staged-files.ts";
 import { SERVE_RUNTIME_FLAGS } from "../../src/app/runtime-flags.ts";
 import { stopProcess } from "./deadline.ts";
+import { scaled } from "./slowness.ts";
 import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
 
 /** The longest a CLI command run by a test may take before it is killed. */
-const CLI_DEADLINE_MS = 60_000;
+const CLI_DEADLINE_MS = scaled(60_000);
 
 export const CLI = resolve(import.meta.dir, "../../src/cli/main.ts");
 
@@ -67,7 +68,7 @@ export interface ServeProcess {
   url: string;
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   output: () => string;
-  /** Resolves once the output matches, or rejects after `ms`: lines may arrive in separate chunks. */
+  /** Resolves once the output matches, or rejects after `ms` (on a quiet machine): lines may arrive in separate chunks. */
   waitForOutput: (pattern: RegExp | string, ms?: number) => Promise<void>;
   /** Sends `signal` (SIGTERM unless said), SIGKILL after five seconds: resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number>;
@@ -94,7 +95,7 @@ export async function startServe(
   void collect(proc.stdout);
   void collect(proc.stderr);
   // Long enough for two servers starting at once on a loaded two-core machine.
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + scaled(30_000);
   while (Date.now() < deadline) {
     const match = output.match(/listening on (http:\/\/\S+)/);
     if (match) {
@@ -103,7 +104,7 @@ export async function startServe(
         proc,
         output: () => output,
         waitForOutput: async (pattern, ms = 5_000) => {
-          const until = Date.now() + ms;
+          const until = Date.now() + scaled(ms);
           const seen = () => (typeof pattern === "string" ? output.includes(pattern) : pattern.test(output));
           while (!seen()) {
             if (Date.now() > until) throw new Error(`output never matched ${pattern}:\n${output}`);

@@ -1,9 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import ipaddr from "ipaddr.js";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
+import { scaled } from "../../support/slowness.ts";
 
 // 100,000 generated addresses compared with ipaddr.js: seconds on a loaded two-core machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 describe("malformed input is refused", () => {
   test.each([

@@ -5,9 +5,10 @@ import { Reader, type Response as MmdbRecord } from "maxmind";
 import { MmdbTree, NO_RECORD } from "../../../src/ip/geo/mmdb-tree.ts";
 import { checkedRecords, openMmdb, parseMmdb } from "../../../src/ip/geo/mmdb.ts";
 import { formatIPv4, parseIpAddress, type ParsedIp } from "../../../src/ip/address/parse.ts";
+import { scaled } from "../../support/slowness.ts";
 
 // Walks every record of the bundled databases: seconds on a loaded two-core machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 const PACKAGES = resolve(import.meta.dir, "../../../node_modules/@ip-location-db");
 const FILES = {

@@ -3,9 +3,10 @@ import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { RangeIndexBuilder } from "../../../src/ip/indexes/range-index-builder.ts";
 import { NOT_FOUND, RangeIndex } from "../../../src/ip/indexes/range-index.ts";
+import { scaled } from "../../support/slowness.ts";
 
 // Searches every range edge of the bundled indexes: seconds on a loaded two-core machine.
-setDefaultTimeout(20_000);
+setDefaultTimeout(scaled(20_000));
 
 const ip = (s: string) => parseIpAddress(s)!;
 
