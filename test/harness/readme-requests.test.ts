@@ -69,7 +69,7 @@ afterAll(async () => {
 
 // curl is what the README uses; a machine without it cannot run the README either.
 describe.skipIf(!Bun.which("curl"))("the README's example requests work as written, in the order written", () => {
-  test('each prints what the README shows (to the "…"), with the quick start\'s key as KEY', () => {
+  test('each is answered as the README says and prints what it shows (to the "…"), with the quick start\'s key as KEY', () => {
     const env: Record<string, string> = { KEY: key };
     const found = examples();
     expect(found.some((e) => e.command.includes("/v1/reports"))).toBe(true);
@@ -77,16 +77,27 @@ describe.skipIf(!Bun.which("curl"))("the README's example requests work as writt
       const local = command.replaceAll("http://127.0.0.1:8080", server.url);
       // A variable set by one command (REPORTER=$(…)) is used by the next, as in the user's shell.
       const assignment = /^(\w+)=\$\((.*)\)$/.exec(local);
-      const run = sh(assignment ? `printf %s "$(${assignment[2]})"` : local, env);
-      expect({ command, code: run.code, stderr: run.stderr }).toEqual({ command, code: 0, stderr: "" });
       if (assignment) {
+        const run = sh(`printf %s "$(${assignment[2]})"`, env);
+        expect({ command, code: run.code, stderr: run.stderr }).toEqual({ command, code: 0, stderr: "" });
         env[assignment[1]!] = run.stdout;
         expect(run.stdout).toStartWith("rk_");
         continue;
       }
-      if (output === "") expect(run.stdout.length).toBeGreaterThan(0);
-      else if (output.includes("…")) expect(JSON.parse(run.stdout)).toBeObject();
-      else expect({ command, answer: JSON.parse(run.stdout) }).toEqual({ command, answer: JSON.parse(output) });
+      // Each request is answered as the README says: a success, or the status its comment names ("# 204").
+      const [, request, comment] = /^(.*?)(?:\s+#\s*(.*))?$/.exec(local)!;
+      const run = sh(`${request} -w '\n%{http_code}'`, env);
+      expect({ command, code: run.code, stderr: run.stderr }).toEqual({ command, code: 0, stderr: "" });
+      const body = run.stdout.slice(0, run.stdout.lastIndexOf("\n"));
+      const status = Number(run.stdout.slice(run.stdout.lastIndexOf("\n") + 1));
+      if (/^\d{3}$/.test(comment ?? "")) expect({ command, status }).toEqual({ command, status: Number(comment) });
+      else expect({ command, status: Math.floor(status / 100) }).toEqual({ command, status: 2 });
+      if (output === "") {
+        if (status !== 204) expect(body.length).toBeGreaterThan(0);
+        continue;
+      }
+      if (output.includes("…")) expect(JSON.parse(body)).toBeObject();
+      else expect({ command, answer: JSON.parse(body) }).toEqual({ command, answer: JSON.parse(output) });
     }
   });
 });
