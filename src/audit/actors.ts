@@ -1,18 +1,38 @@
+import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import type { Actor } from "./audit-event.ts";
 
 /** The operating-system user running the command: $USER, else the passwd entry's name, else the uid. */
-export function currentUser(env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function currentUser(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  passwdFile = "/etc/passwd",
+): string {
   const fromEnvironment = env.USER || env.LOGNAME;
   if (fromEnvironment) return fromEnvironment;
-  const uid = `uid ${process.getuid?.() ?? "unknown"}`;
+  const uid = process.getuid?.();
   try {
     // Bun answers "unknown" when USER is unset, whatever the passwd entry says (oven-sh/bun#39859).
     const { username } = userInfo();
-    return username && username !== "unknown" ? username : uid;
+    if (username && username !== "unknown") return username;
   } catch {
-    return uid;
+    // No entry Bun could read: the file may still name the uid.
   }
+  return (uid !== undefined && passwdName(uid, passwdFile)) || `uid ${uid ?? "unknown"}`;
+}
+
+/** The name a passwd file gives `uid` (local accounts; one only a directory service knows stays unnamed). */
+function passwdName(uid: number, passwdFile: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(passwdFile, "utf8");
+  } catch {
+    return null;
+  }
+  for (const line of text.split("\n")) {
+    const [name, , id] = line.split(":");
+    if (name && id !== undefined && id !== "" && Number(id) === uid) return name;
+  }
+  return null;
 }
 
 /** The user of a CLI command and the host, with the user sudo was run by: `alice via sudo as root@vm1`. */
