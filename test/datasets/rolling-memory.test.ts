@@ -9,10 +9,11 @@ import { isDisposable } from "../../src/email/classify.ts";
 import { explainEmail } from "../../src/email/explanation.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
 
 // Updates on replayed days (the update's clock set), with a rolling list (a daily top list)
 // and a full list beside the bundled sources: what leaves each, and for how long it counts.
-setDefaultTimeout(60_000);
+setDefaultTimeout(scaled(60_000));
 
 const dir = makeDataDir();
 const feeds = mkdtempSync(join(tmpdir(), "rk-rolling-feeds-"));

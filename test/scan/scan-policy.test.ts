@@ -8,9 +8,10 @@ import { parseRuleSet } from "../../src/assess/parse-policy.ts";
 import { type ScanOptions, scan } from "../../src/scan/scan.ts";
 import { runCli } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR, testSnapshot } from "../support/test-app.ts";
+import { scaled } from "../support/slowness.ts";
 
 // The CLI tests start a process that loads the bundled data; a loaded machine needs more than the 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(scaled(30_000));
 
 const snapshot = await testSnapshot();
 const NOW = Date.UTC(2026, 10, 23, 12);
