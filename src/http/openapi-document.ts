@@ -995,7 +995,7 @@ export const OPENAPI_DOCUMENT = {
         description: "Only with `?explain=1`: why the address has its level.",
         type: "object",
         additionalProperties: false,
-        required: ["rule", "contributions", "kinds", "location_source"],
+        required: ["rule", "contributions", "kinds", "location_source", "location_precision"],
         properties: {
           override: {
             type: "object",
@@ -1153,6 +1153,12 @@ export const OPENAPI_DOCUMENT = {
             type: "string",
             description:
               "Where the answer's location came from: `geolite2` (the city database; another database's source name, or `mmdb/<file>` for an operator's own), a cloud region the provider's own list assigns the range to (`aws:eu-central-1`, `aws:us-east-1-bue-1` for a Local Zone, `gcp:europe-west3`, `oracle:eu-frankfurt-1`), or an RFC 8805 geofeed (`geofeed:<source name>`).",
+          },
+          location_precision: {
+            type: "string",
+            enum: ["city", "region", "country", "none"],
+            description:
+              "How finely the answer locates the address: `city`, `region` (a subdivision, no city), `country` (the country alone: `latitude` and `longitude` are the country's representative point, and `timezone` is set only where the country has one time zone), or `none` (no location: empty strings, 0, 0).",
           },
           database_location: {
             type: "object",

@@ -141,6 +141,7 @@ export const IP_EXAMPLES = {
           ],
           kinds: [{ kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" }],
           location_source: "geolite2",
+          location_precision: "country",
           // The bundled data has no reputation feed until the first refresh.
           warnings: [
             "no reputation feed is loaded: this verdict rests on network kinds alone, and ok means no data rather than clean",

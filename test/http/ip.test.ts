@@ -143,6 +143,8 @@ describe("answers on the bundled data", () => {
         { kind: "hosting", from: "AS15169 in curated/hosting-asns.txt" },
       ],
       location_source: "geolite2",
+      // GeoLite2 knows Googlebot's range only as American.
+      location_precision: "country",
       // The bundled data has no feed: the answer says so.
       warnings: [expect.stringContaining("no reputation feed is loaded")],
     });

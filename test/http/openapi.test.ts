@@ -626,6 +626,7 @@ describe("the OpenAPI document", () => {
       ],
       kinds: [{ kind: "crawler", from: "googlebot" }],
       location_source: "aws:eu-central-1",
+      location_precision: "region",
       database_location: { country_code: "US", region: "VA", city: "Ashburn" },
     };
     expect(ajv.validate(reasons, withFeeds)).toBe(true);

@@ -13,6 +13,7 @@ import {
 import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
+import type { Geolocation } from "../geo/geo-record.ts";
 import type { Place } from "../indexes/declared-location-index.ts";
 import type { OverrideInForce } from "../overrides/override-table.ts";
 import { type Rule, ruleOf } from "../verdict/reputation.ts";
@@ -64,10 +65,23 @@ export interface Explanation {
   readonly infrastructure?: readonly InfrastructureClass[];
   /** Where the answer's location came from: the city database ("geolite2"), a cloud region ("aws:eu-central-1"), a geofeed ("geofeed:<source>"). */
   readonly location_source: string;
+  /** How finely the answer locates the address: to a city, a region, its country alone (the country's representative point), or not at all. */
+  readonly location_precision: LocationPrecision;
   /** What the city database says, when a declaration moved the address to another country. */
   readonly database_location?: { readonly country_code: string; readonly region: string; readonly city: string };
   /** Why the answer may say less than it should (no feed loaded yet). */
   readonly warnings?: readonly string[];
+}
+
+export type LocationPrecision = "city" | "region" | "country" | "none";
+
+/** The finest part of the place an answer gives. */
+export function locationPrecision(
+  geo: Pick<Geolocation, "city" | "region" | "region_name" | "country_code">,
+): LocationPrecision {
+  if (geo.city) return "city";
+  if (geo.region || geo.region_name) return "region";
+  return geo.country_code ? "country" : "none";
 }
 
 /** What the sources file says of a source: what it feeds, and when an update last confirmed it. */
@@ -181,6 +195,7 @@ export function explain(
     kinds: origins,
     ...(infrastructure.length ? { infrastructure } : {}),
     location_source: declared || d.geoSource,
+    location_precision: locationPrecision(f.located.geo),
     ...(database && database.country_code !== f.located.geo.country_code
       ? { database_location: { country_code: database.country_code, region: database.region, city: database.city } }
       : {}),

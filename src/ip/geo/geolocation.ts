@@ -1,4 +1,5 @@
 import type { TableColumns } from "./compile-record-table.ts";
+import { COUNTRY_PLACES } from "./country-places.ts";
 import {
   type FlatRecord,
   type Geolocation,
@@ -9,6 +10,7 @@ import {
   countryJson,
   fromFlatRecord,
   fromMaxMindRecord,
+  UNKNOWN_LOCATION,
   placeJson,
   schemaOfRecord,
   tailJson,
@@ -109,9 +111,27 @@ class RecordLocation implements Located {
   }
 }
 
+/** A record's tail without a place: no postcode, no coordinates (0, 0: "null island"), no zone. */
+const NO_PLACE_TAIL = tailJson(UNKNOWN_LOCATION);
+
+/** Each country's tail as an address located to the country alone answers it: its representative point and only zone. */
+const COUNTRY_TAILS: ReadonlyMap<string, string> = new Map(
+  Object.entries(COUNTRY_PLACES).map(([code, [latitude, longitude, timezone]]) => [
+    code,
+    tailJson({ ...UNKNOWN_LOCATION, latitude, longitude, timezone }),
+  ]),
+);
+
+/** A country database's record, given its country's place when it has none of its own. */
+function placedInCountry(found: RecordLocation): RecordLocation {
+  const tail = found.tailJson === NO_PLACE_TAIL ? COUNTRY_TAILS.get(found.countryCode) : undefined;
+  return tail === undefined ? found : new RecordLocation(found.countryCode, found.headJson, tail);
+}
+
 /**
  * City-level answer from the city database for the address's family; where that has
- * no record or no country, the country-level database still gives the country.
+ * no record or no country, the country-level database still gives the country, at the
+ * country's representative point rather than at 0, 0.
  */
 export class CompiledGeolocation implements GeoLookup {
   private constructor(
@@ -136,6 +156,8 @@ export class CompiledGeolocation implements GeoLookup {
     const found = (ip.version === 4 ? this.cityV4 : this.cityV6).locate(ip);
     if ((found !== null && found.countryCode !== "") || !this.country) return found ?? NOT_LOCATED;
     const countryOnly = this.country.locate(ip);
-    return countryOnly !== null && countryOnly.countryCode !== "" ? countryOnly : (found ?? NOT_LOCATED);
+    return countryOnly !== null && countryOnly.countryCode !== ""
+      ? placedInCountry(countryOnly)
+      : (found ?? NOT_LOCATED);
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
+import { COUNTRY_PLACES } from "../../../src/ip/geo/country-places.ts";
 import { type FlatRecord, type Located, NOT_LOCATED, fromFlatRecord, located } from "../../../src/ip/geo/geo-record.ts";
 import { BUNDLED_DATA_DIR, bundledIpDatasets } from "../../support/test-app.ts";
 
@@ -26,7 +27,10 @@ function decodedDirectly(address: string): Located {
   const city = fromFile(address.includes(":") ? readers.cityV6 : readers.cityV4);
   if (city !== null && city.geo.country_code !== "") return city;
   const country = fromFile(readers.country);
-  return country !== null && country.geo.country_code !== "" ? country : (city ?? NOT_LOCATED);
+  if (country === null || country.geo.country_code === "") return city ?? NOT_LOCATED;
+  // The country file's records have no place: the answer puts them at their country's.
+  const [latitude, longitude, timezone] = COUNTRY_PLACES[country.geo.country_code] ?? [0, 0, ""];
+  return located({ ...country.geo, latitude, longitude, timezone });
 }
 
 const BUSY_V6 = [0x2400, 0x2600, 0x2800, 0x2a00, 0x2a10, 0x2c00];

@@ -7,6 +7,7 @@ import { compileGeoTable, openGeolocation } from "../../support/ip-datasets.ts";
 import { openMmdb } from "../../../src/ip/geo/mmdb.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { countryFlag } from "../../../src/ip/geo/country.ts";
+import { COUNTRY_PLACES } from "../../../src/ip/geo/country-places.ts";
 import { located } from "../../../src/ip/geo/geo-record.ts";
 
 const PACKAGES = resolve(import.meta.dir, "../../../node_modules/@ip-location-db");
@@ -104,7 +105,14 @@ describe("the JSON parts compiled into the table", () => {
 describe("the country-level file answers what the city file lacks", () => {
   test("1.1.1.1 has no city record but a country", () => {
     expect(cityOnly.lookup(parseIpAddress("1.1.1.1")!).geo).toBe(UNKNOWN_LOCATION);
-    expect(look("1.1.1.1")).toEqual({ ...UNKNOWN_LOCATION, country: "Australia", country_code: "AU" });
+    // At Australia's representative point, not at 0, 0 in the Gulf of Guinea; Australia has many zones.
+    expect(look("1.1.1.1")).toEqual({
+      ...UNKNOWN_LOCATION,
+      country: "Australia",
+      country_code: "AU",
+      latitude: -33.494,
+      longitude: 143.2104,
+    });
   });
   test("a scan of random addresses finds the fallback used and never emptier than the city file", () => {
     let seed = 11;
@@ -115,7 +123,14 @@ describe("the country-level file answers what the city file lacks", () => {
       const city = cityOnly.lookup(ip).geo;
       const answer = geo.lookup(ip).geo;
       if (city.country_code) expect(answer).toEqual(city);
-      else if (answer.country_code) fellBack++;
+      else if (answer.country_code) {
+        fellBack++;
+        const { latitude, longitude, timezone } = answer;
+        expect({ ip: ip.text, place: [latitude, longitude, timezone] }).toEqual({
+          ip: ip.text,
+          place: [...COUNTRY_PLACES[answer.country_code]!],
+        });
+      }
     }
     expect(fellBack).toBeGreaterThan(0);
   });
