@@ -17,7 +17,7 @@ import { DEFAULT_ONLY } from "../src/assess/compiled-policy.ts";
 import { DECISIONS, type Decision } from "../src/assess/policy-rule.ts";
 import { Answers } from "../src/checks/answers.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
-import type { EmailAnswer } from "../src/email/email-answer.ts";
+import type { EmailAnswer } from "../src/email/email-answer-schema.ts";
 import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
 import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";

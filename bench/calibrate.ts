@@ -12,7 +12,8 @@ import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../src/datasets/snapshot.ts";
 import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
-import { DEFAULT_THRESHOLDS, LEVELS, type Level } from "../src/ip/verdict/reputation.ts";
+import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
+import { LEVELS, type Level } from "../src/ip/verdict/reputation-schema.ts";
 import { isGlobalUnicast } from "../src/ip/address/special-purpose.ts";
 import {
   FEEDS,

@@ -1,11 +1,12 @@
 import { type IpChecked, reputationOf } from "../checks/answers.ts";
 import type { Snapshot } from "../datasets/snapshot.ts";
-import type { EmailAnswer } from "../email/email-answer.ts";
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { overrideFor } from "../email/overrides.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
 import { verdictFlags } from "../ip/answer/ip-facts.ts";
 import { ALL_KINDS, KIND } from "../ip/verdict/network-kinds.ts";
-import { type Level, ruleOf } from "../ip/verdict/reputation.ts";
+import { ruleOf } from "../ip/verdict/reputation.ts";
+import type { Level } from "../ip/verdict/reputation-schema.ts";
 import { type Reason, type ReasonCode, reason } from "./reason-codes.ts";
 
 /** The reputation levels from the mildest up: a level's rank is its place here, so `at_least` compares numbers. */

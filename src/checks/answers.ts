@@ -1,12 +1,14 @@
 import { type Snapshot, freeListNames } from "../datasets/snapshot.ts";
-import { type EmailAnswer, emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../email/email-answer.ts";
+import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../email/email-answer.ts";
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { explainEmail } from "../email/explanation.ts";
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import { explain } from "../ip/answer/explanation.ts";
 import { answerFacts, answerJsonFrom } from "../ip/answer/ip-answer.ts";
 import type { IpFacts } from "../ip/answer/ip-facts.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
-import { CLEAN_REPUTATION, type Reputation } from "../ip/verdict/reputation.ts";
+import { CLEAN_REPUTATION } from "../ip/verdict/reputation.ts";
+import type { Reputation } from "../ip/verdict/reputation-schema.ts";
 import { CHECK_ERRORS, type ItemError, itemError } from "./item-error.ts";
 
 /** An IP address looked up: its answer is made from these when it is written. */

@@ -1,7 +1,7 @@
 import type { AuditTrail } from "../audit/audit-trail.ts";
 import type { OverrideStore } from "../email/overrides.ts";
 import type { ParsedIp } from "../ip/address/parse.ts";
-import type { IpAnswer } from "../ip/answer/ip-answer.ts";
+import type { IpAnswer } from "../ip/answer/ip-answer-schema.ts";
 import type { IpOverrideStore } from "../ip/overrides/ip-override.ts";
 import type { OverrideInForce } from "../ip/overrides/override-table.ts";
 import type { ServerLimits } from "../keys/key-settings.ts";

@@ -1,15 +1,8 @@
 import { parseEmailAddress } from "./address.ts";
 import { classifyDomain } from "./classify.ts";
 import type { DomainLists } from "./domain-lists.ts";
+import type { EmailAnswer } from "./email-answer-schema.ts";
 import { type FreeListNames, explainEmail } from "./explanation.ts";
-
-/** The spec's email answer, keys in the spec's order. */
-export interface EmailAnswer {
-  readonly email: string;
-  readonly is_disposable: boolean;
-  readonly domain: string;
-  readonly free_email: boolean;
-}
 
 /** The answer for `email` as given, or null when it is no valid address. */
 export function emailAnswer(lists: DomainLists, email: string): EmailAnswer | null {

@@ -28,7 +28,8 @@ export function independentWitnesses<W extends Witness>(listing: readonly W[]): 
   return listing.filter((w) => !listing.some((other) => other !== w && w.copies.has(other.name)));
 }
 
-export type EvidenceStrength = "verified" | "independent" | "single" | "copied" | "none";
+export const EVIDENCE_STRENGTHS = ["verified", "independent", "single", "copied", "none"] as const;
+export type EvidenceStrength = (typeof EVIDENCE_STRENGTHS)[number];
 
 /**
  * How strong the listing is, strongest first: a verifying list; two or more independent

@@ -1,70 +1,14 @@
 import { isDisposable } from "./classify.ts";
+import type { DecidingRule, EmailReasons, SourceReason } from "./email-answer-schema.ts";
 import type { Listing } from "./disposable-evidence.ts";
 import type { DomainLists } from "./domain-lists.ts";
-import { type EvidenceRule, type EvidenceStrength, evidenceStrength } from "./evidence-rule.ts";
+import { type EvidenceStrength, evidenceStrength } from "./evidence-rule.ts";
 import { localPartOf, normalisedAddress } from "./normalised-address.ts";
 import { type OverrideLine, overrideFor } from "./overrides.ts";
 import { relayServiceOf } from "./relay-services.ts";
 import { isReserved } from "./reserved-names.ts";
 import { isRoleAccount } from "./role-accounts.ts";
 import { didYouMean } from "./typo-hint.ts";
-
-/** The rule that decided `is_disposable`. */
-export type DecidingRule =
-  | "denylisted"
-  | "allowlisted"
-  | "relay"
-  | "listed"
-  | "wildcard"
-  | "parent-listed"
-  | "family"
-  | "reserved-name"
-  | "disputed"
-  | "below-evidence"
-  | "not-listed";
-
-/** One list's listing of the domain or of a parent. */
-export interface SourceReason {
-  readonly source: string;
-  readonly entry: string;
-  readonly match: "exact" | "parent" | "wildcard";
-  /** When this appliance's updates first and last saw the listing; null where not known. */
-  readonly first_seen: string | null;
-  readonly last_seen: string | null;
-  /** A rolling list (a daily top list) no longer carries it: remembered since `last_seen`, for the list's retention. */
-  readonly remembered: boolean;
-  readonly verifies: boolean;
-  /** The lists it is known to copy. */
-  readonly copies: readonly string[];
-}
-
-export interface EmailReasons {
-  readonly rule: DecidingRule;
-  /** The entry that decided: the domain, a parent, an override or allowlist line; null when nothing matched. */
-  readonly matched: string | null;
-  /** The evidence rule in force, and what the listing amounts to under it. */
-  readonly evidence_rule: EvidenceRule;
-  readonly evidence: EvidenceStrength;
-  readonly confidence: "high" | "medium" | "low";
-  readonly sources: readonly SourceReason[];
-  readonly override?: {
-    readonly action: "allow" | "deny";
-    readonly domain: string;
-    readonly reason: string;
-    readonly author: string;
-    readonly created: string;
-    readonly until: string | null;
-  };
-  readonly allowlist?: { readonly entry: string; readonly reason: string | null };
-  /** The list that names the domain a free provider. */
-  readonly free?: { readonly list: string };
-  readonly relay?: { readonly service: string };
-  /** The registrable domain under which enough listed names lie that it and all its names are disposable. */
-  readonly family?: { readonly domain: string; readonly members: number };
-  readonly did_you_mean?: string;
-  readonly role_account: boolean;
-  readonly normalized: string;
-}
 
 /** What the free list's names came from, for `free`. */
 export interface FreeListNames {

@@ -1,10 +1,26 @@
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
+import type { IpAnswer } from "../ip/answer/ip-answer-schema.ts";
+
+/** Examples of an answer: each checked against the answer's type, from its schema. */
+type Examples<T> = Record<string, { summary: string; value: T }>;
+
 /**
  * Answers the running app gave on the bundled data, shown as the OpenAPI document's
  * examples; test/http/openapi.test.ts asks the same questions and compares.
  */
 
-const CLEAN = { risky: false, reputation: "ok", bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0, sum: 0, kind: [] };
-const GOOGLE_DNS = {
+const CLEAN: IpAnswer["reputation"] = {
+  risky: false,
+  reputation: "ok",
+  bot: 0,
+  probe: 0,
+  rate: 0,
+  attack: 0,
+  crawler: 0,
+  sum: 0,
+  kind: [],
+};
+const GOOGLE_DNS: IpAnswer = {
   ip: "8.8.8.8",
   country: "United States",
   country_code: "US",
@@ -48,7 +64,7 @@ export const EMAIL_EXAMPLES = {
     summary: "GET /v1/check?email=x@пример.com (the domain in punycode)",
     value: { email: "x@пример.com", is_disposable: false, domain: "xn--e1afmkfd.com", free_email: false },
   },
-};
+} satisfies Examples<EmailAnswer>;
 
 export const IP_EXAMPLES = {
   public: {
@@ -150,7 +166,7 @@ export const IP_EXAMPLES = {
       },
     },
   },
-};
+} satisfies Examples<IpAnswer>;
 
 /** POST /v1/check/batch: two emails and two IPs, one of each invalid; each answer as its GET endpoint's. */
 export const BATCH_EXAMPLES = {

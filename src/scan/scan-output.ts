@@ -1,6 +1,6 @@
 import type { Assessment } from "../assess/assessment.ts";
 import { decisionJson } from "../assess/assessment-json.ts";
-import type { EmailAnswer } from "../email/email-answer.ts";
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { asnText } from "../ip/answer/ip-answer.ts";
 import { spreadsheetCsvField } from "../text/spreadsheet-csv.ts";
 import type { BadRow, InputKind, Row } from "./input-rows.ts";

@@ -2,8 +2,8 @@ import type { Assessment } from "../assess/assessment.ts";
 import type { CompiledPolicy } from "../assess/compiled-policy.ts";
 import { DecisionTally } from "../assess/decision-tally.ts";
 import { DECISIONS } from "../assess/policy-rule.ts";
-import type { EmailAnswer } from "../email/email-answer.ts";
-import { LEVELS, type Level } from "../ip/verdict/reputation.ts";
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
+import { LEVELS, type Level } from "../ip/verdict/reputation-schema.ts";
 import { type IpChecked, reputationOf } from "../checks/answers.ts";
 import type { ItemError } from "../checks/item-error.ts";
 

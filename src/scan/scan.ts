@@ -7,7 +7,7 @@ import type { ColumnChoice } from "./input-columns.ts";
 import { type InputRow, type RowReader, openRowReader } from "./input-rows.ts";
 import { Answers, type IpChecked, reputationOf } from "../checks/answers.ts";
 import type { ItemError } from "../checks/item-error.ts";
-import type { EmailAnswer } from "../email/email-answer.ts";
+import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { type OutputFormat, type RowFormat, rowFormat } from "./scan-output.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { ScanSummary } from "./scan-summary.ts";

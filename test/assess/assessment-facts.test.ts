@@ -7,7 +7,7 @@ import { parseRuleSet } from "../../src/assess/parse-policy.ts";
 import { REASON_CODES, REASON_WEIGHTS } from "../../src/assess/reason-codes.ts";
 import { Answers } from "../../src/checks/answers.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
-import type { EmailAnswer } from "../../src/email/email-answer.ts";
+import type { EmailAnswer } from "../../src/email/email-answer-schema.ts";
 import { rangeOfCidr } from "../../src/ip/address/address-range.ts";
 import type { ParsedIp } from "../../src/ip/address/parse.ts";
 import { EvidenceIndex, EvidenceIndexBuilder } from "../../src/ip/indexes/evidence-index.ts";

@@ -1,5 +1,5 @@
-import type { IpAnswer } from "../../ip/answer/ip-answer.ts";
-import type { Explanation } from "../../ip/answer/explanation.ts";
+import type { IpAnswer } from "../../ip/answer/ip-answer-schema.ts";
+import type { Explanation } from "../../ip/answer/explanation-schema.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { layout } from "./layout.ts";
 import { sectionNav } from "./section-nav.ts";

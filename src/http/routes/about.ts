@@ -1,6 +1,9 @@
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { outputsBySource } from "../../datasets/outputs-by-source.ts";
 import { jsonResponse } from "../json-response.ts";
+import { Type } from "@sinclair/typebox";
+import { Nullable } from "../../schema/json-schema.ts";
+import { type PathOperations, jsonContent } from "../openapi-parts.ts";
 
 /** `GET /v1/about`, no key needed: the data in use, where it comes from, how recent it is and under which terms. */
 export function about(snapshots: SnapshotHolder): Response {
@@ -23,3 +26,39 @@ export function about(snapshots: SnapshotHolder): Response {
     }),
   );
 }
+
+export const AboutSchema = Type.Object(
+  {
+    dataset_version: Type.String(),
+    sources: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        origin: Type.String({ description: "A URL, or the npm package and version the data was installed from." }),
+        licence: Type.String(),
+        feeds: Type.String(),
+        entries: Type.Integer({ minimum: 0 }),
+        data_date: Nullable(Type.String({ format: "date-time" }), {
+          description: "The date of the data itself, when known.",
+        }),
+        fetched_at: Type.String({ format: "date-time" }),
+      }),
+      { description: "The sources in use." },
+    ),
+  },
+  { $id: "About" },
+);
+
+/** `GET /v1/about` as the OpenAPI document describes it. */
+export const ABOUT_OPERATIONS = {
+  "/v1/about": {
+    get: {
+      tags: ["operations"],
+      operationId: "about",
+      summary: "The dataset version, and each source's origin, dates and licence",
+      security: [],
+      responses: {
+        "200": { description: "Where the data comes from.", content: jsonContent(AboutSchema) },
+      },
+    },
+  },
+} satisfies PathOperations;

@@ -12,6 +12,21 @@ import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
 import { API_ERRORS, type ApiError } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
 import { wantsExplanation } from "../query.ts";
+import { Type } from "@sinclair/typebox";
+import { EmailAnswerSchema } from "../../email/email-answer-schema.ts";
+import { IpAnswerSchema } from "../../ip/answer/ip-answer-schema.ts";
+import { OneOf, StringEnum } from "../../schema/json-schema.ts";
+import {
+  type PathOperations,
+  QUOTA_HEADERS,
+  RATE_HEADERS,
+  RETRY_HEADERS,
+  errorExample,
+  errorSchema,
+  jsonContent,
+  ref,
+} from "../openapi-parts.ts";
+import { BATCH_EXAMPLES } from "../openapi-examples.ts";
 
 export interface BatchDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -130,3 +145,115 @@ function tooDeep(item: unknown): boolean {
   }
   return false;
 }
+
+/** An item of the batch that is no address of its kind: the GET endpoint's error for it. */
+export const InvalidItemSchema = Type.Object(
+  {
+    input: Type.Unknown({ description: "The item as it was sent." }),
+    error: StringEnum([API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error], {
+      description: "The GET endpoint's error for it.",
+    }),
+    message: Type.String(),
+  },
+  { $id: "InvalidItem", additionalProperties: false },
+);
+
+export const BatchRequestSchema = Type.Object(
+  {
+    emails: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        maxItems: MAX_BATCH_ITEMS,
+        description: "Email addresses; an item that is not a string is an invalid one.",
+      }),
+    ),
+    ips: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        maxItems: MAX_BATCH_ITEMS,
+        description: "IP addresses, in the forms the IP check takes.",
+      }),
+    ),
+  },
+  { $id: "BatchRequest", additionalProperties: false },
+);
+
+/** Each item's answer exactly as the GET endpoint gives it, or its error, in the request's order. */
+export const BatchAnswerSchema = Type.Object(
+  {
+    emails: Type.Array(OneOf([EmailAnswerSchema, InvalidItemSchema])),
+    ips: Type.Array(OneOf([IpAnswerSchema, InvalidItemSchema])),
+  },
+  { $id: "BatchAnswer", additionalProperties: false },
+);
+
+/** `POST /v1/check/batch` as the OpenAPI document describes it. */
+export const BATCH_OPERATIONS = {
+  "/v1/check/batch": {
+    post: {
+      tags: ["checks"],
+      operationId: "checkBatch",
+      summary: "Up to 1,000 email addresses and IP addresses in one request",
+      description:
+        "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the quota's 429; the IP items answered are used up.",
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: "explain",
+          in: "query",
+          required: false,
+          description:
+            "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the evidence rule in force included).",
+          schema: { type: "string" },
+          example: "1",
+        },
+      ],
+      requestBody: {
+        required: true,
+        description:
+          "At most 1 MiB of JSON, at most 1,000 items in the two lists together; either list may be left out.",
+        content: jsonContent(BatchRequestSchema, {
+          mixed: { summary: "Two emails and two IPs", value: BATCH_EXAMPLES.request },
+        }),
+      },
+      responses: {
+        "200": {
+          description: "The answers, in the order of the request's lists.",
+          headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+          content: jsonContent(BatchAnswerSchema, {
+            mixed: { summary: "POST /v1/check/batch with the request's example", value: BATCH_EXAMPLES.answer },
+          }),
+        },
+        "400": {
+          description:
+            "The body is no batch: not JSON, not an object of the two lists, an unknown field, or over 1,000 items.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.invalidBatch, API_ERRORS.tooManyItems]), {
+            invalid_body: errorExample(API_ERRORS.invalidBatch, '{"ip": ["8.8.8.8"]}'),
+            too_many_items: errorExample(API_ERRORS.tooManyItems, "1,001 items"),
+          }),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "Forbidden"),
+        "413": {
+          description: "The body is over 1 MiB.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.batchTooLarge]), {
+            body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB"),
+          }),
+        },
+        "429": {
+          description:
+            "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
+          headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
+          content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+            quota_exceeded: errorExample(
+              API_ERRORS.quotaExceeded,
+              "More IP items than the key's monthly quota has left",
+            ),
+          }),
+        },
+        "500": ref("responses", "InternalError"),
+      },
+    },
+  },
+} satisfies PathOperations;

@@ -6,6 +6,17 @@ import { type AdmissionDeps, type AdmissionRule, admit } from "../admission.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam, wantsExplanation } from "../query.ts";
 import { synchronous } from "../synchronous.ts";
+import { EmailAnswerSchema } from "../../email/email-answer-schema.ts";
+import {
+  type PathOperations,
+  RATE_HEADERS,
+  RETRY_HEADERS,
+  errorExample,
+  errorSchema,
+  jsonContent,
+  ref,
+} from "../openapi-parts.ts";
+import { EMAIL_EXAMPLES } from "../openapi-examples.ts";
 
 export interface EmailCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -40,3 +51,60 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
   if ("error" in answer) return admission.refuse(API_ERRORS.invalidEmail);
   return admission.answer(0, answers.emailJson(answer));
 }
+
+/** `GET /v1/check` as the OpenAPI document describes it. */
+export const EMAIL_CHECK_OPERATIONS = {
+  "/v1/check": {
+    get: {
+      tags: ["checks"],
+      operationId: "checkEmail",
+      summary: "Is an email address's domain disposable, is it a free provider",
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: "email",
+          in: "query",
+          required: true,
+          description:
+            "The address, percent-decoded only (a literal `+` stays `+`). Absent or empty: `missing_parameter`; given twice or malformed: `invalid_email`.",
+          schema: { type: "string", maxLength: 254 },
+          example: "someone@mailinator.com",
+        },
+        {
+          name: "explain",
+          in: "query",
+          required: false,
+          description:
+            "`explain`, `explain=1`, `=true` or `=yes` add `reasons`: the rule that decided and its entry, every list that names the domain or the parent that matched (with when this appliance first and last saw it there, whether the list verifies entries and which lists it copies), the override or allowlist line that applied, the evidence rule in force, a confidence, the relay service, and hints that never change the verdict (`did_you_mean`, `role_account`, `normalized`). `=0`, `=false`, `=no` or absent: the spec's four fields, byte for byte.",
+          schema: { type: "string" },
+          example: "1",
+        },
+      ],
+      responses: {
+        "200": {
+          description: "The verdict on the address's domain.",
+          headers: RATE_HEADERS,
+          content: jsonContent(EmailAnswerSchema, EMAIL_EXAMPLES),
+        },
+        "400": {
+          description: "No address, or not a valid one.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.missingEmail, API_ERRORS.invalidEmail]), {
+            missing_parameter: errorExample(API_ERRORS.missingEmail, "GET /v1/check"),
+            invalid_email: errorExample(API_ERRORS.invalidEmail, "GET /v1/check?email=not-an-address"),
+          }),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "Forbidden"),
+        "429": {
+          description: "The key's rate limit is used up.",
+          headers: RETRY_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
+            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+          }),
+        },
+        "500": ref("responses", "InternalError"),
+      },
+    },
+  },
+} satisfies PathOperations;

@@ -9,6 +9,18 @@ import type { ClientResolver, Listening } from "../client-info.ts";
 import { API_ERRORS } from "../errors.ts";
 import { queryParam, wantsExplanation } from "../query.ts";
 import { synchronous } from "../synchronous.ts";
+import { IpAnswerSchema } from "../../ip/answer/ip-answer-schema.ts";
+import {
+  type PathOperations,
+  QUOTA_HEADERS,
+  RATE_HEADERS,
+  RETRY_HEADERS,
+  errorExample,
+  errorSchema,
+  jsonContent,
+  ref,
+} from "../openapi-parts.ts";
+import { IP_EXAMPLES } from "../openapi-examples.ts";
 
 export interface IpCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -55,3 +67,66 @@ export function checkIp(deps: IpCheckDeps, request: Request, listening: Listenin
   // or LAN address included) costs nothing and spends no quota.
   return admission.answer(checked.facts === null ? 0 : 1, answers.ipJson(checked));
 }
+
+/** `GET /v1/ip-reputation-check` as the OpenAPI document describes it. */
+export const IP_CHECK_OPERATIONS = {
+  "/v1/ip-reputation-check": {
+    get: {
+      tags: ["checks"],
+      operationId: "checkIp",
+      summary: "Geolocation, network owner and reputation of an IP address",
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: "ip",
+          in: "query",
+          required: false,
+          description:
+            "IPv4 as canonical dotted-quad decimal, or IPv6 in any RFC 4291 form (answered in RFC 5952 form; IPv4-mapped IPv6 is answered as IPv4). Omitted: the caller's own address.",
+          schema: { type: "string", maxLength: 64 },
+          example: "81.2.69.142",
+        },
+        {
+          name: "explain",
+          in: "query",
+          required: false,
+          description:
+            "`explain`, `explain=1`, `=true` or `=yes` add `reputation.reasons`: the rule that set the level with its threshold, every list's word on the address (with the reports it adds and when this appliance first and last saw it there), and where each kind came from. `=0`, `=false`, `=no` or absent: the spec's body only.",
+          schema: { type: "string" },
+          example: "1",
+        },
+      ],
+      responses: {
+        "200": {
+          description:
+            "What the datasets say about the address. Every address that is not global unicast (private, loopback, CGNAT, documentation …) gets empty strings, zero coordinates, a clean `ok` reputation and no `flag`, without any lookup.",
+          headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+          content: jsonContent(IpAnswerSchema, IP_EXAMPLES),
+        },
+        "400": {
+          description:
+            "Not an IP address in an accepted form (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1`, surrounding spaces …).",
+          headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
+          content: jsonContent(errorSchema([API_ERRORS.invalidIp]), {
+            invalid_ip: errorExample(API_ERRORS.invalidIp, "GET /v1/ip-reputation-check?ip=1.2.3"),
+          }),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "Forbidden"),
+        "429": {
+          description:
+            "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the seconds until the month ends (UTC).",
+          headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
+          content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+            quota_exceeded: errorExample(
+              API_ERRORS.quotaExceeded,
+              "Beyond the key's monthly quota of successful IP checks",
+            ),
+          }),
+        },
+        "500": ref("responses", "InternalError"),
+      },
+    },
+  },
+} satisfies PathOperations;

@@ -10,6 +10,7 @@ import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/req
 import { bearerToken } from "../auth.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { JSON_TYPE } from "../json-response.ts";
+import { type PathOperations, errorExample, errorSchema, jsonContent } from "../openapi-parts.ts";
 
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
@@ -110,3 +111,36 @@ function sameSecret(given: string | null, expected: string): boolean {
   const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
+
+/** `GET /metrics` as the OpenAPI document describes it. */
+export const METRICS_OPERATIONS = {
+  "/metrics": {
+    get: {
+      tags: ["operations"],
+      operationId: "metrics",
+      summary: "Prometheus metrics",
+      description:
+        "Open unless `RISKCHECK_METRICS_TOKEN` is set; then the token is needed as `Authorization: Bearer <token>`.",
+      security: [{}, { metricsToken: [] }],
+      responses: {
+        "200": {
+          description:
+            "Prometheus text format 0.0.4: `riskcheck_requests_total{endpoint,status}`, `riskcheck_request_duration_seconds{endpoint}` (histogram), `riskcheck_dataset_age_seconds{dataset}`, `riskcheck_update_last_success_timestamp_seconds`, `riskcheck_keys{status}`, `riskcheck_build_info{version}`, `process_start_time_seconds`, `process_resident_memory_bytes`.",
+          content: { "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } } },
+        },
+        "401": {
+          description: "`RISKCHECK_METRICS_TOKEN` is set and the request did not carry it.",
+          headers: {
+            "WWW-Authenticate": {
+              description: 'Always `Bearer realm="metrics"`.',
+              schema: { type: "string", const: 'Bearer realm="metrics"' },
+            },
+          },
+          content: jsonContent(errorSchema([API_ERRORS.metricsTokenRequired]), {
+            unauthorized: errorExample(API_ERRORS.metricsTokenRequired, "GET /metrics without the token"),
+          }),
+        },
+      },
+    },
+  },
+} satisfies PathOperations;

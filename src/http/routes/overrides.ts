@@ -15,6 +15,10 @@ import { apiActor } from "../../audit/actors.ts";
 import type { AuditRecorder, AuditTrail } from "../../audit/audit-trail.ts";
 import { auditedEmailOverrides, auditedIpOverrides } from "../../audit/audited-override-stores.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
+import { Type } from "@sinclair/typebox";
+import { Nullable, StringEnum } from "../../schema/json-schema.ts";
+import { type PathOperations, RATE_HEADERS, errorExample, errorSchema, jsonContent, ref } from "../openapi-parts.ts";
+import { OVERRIDE_EXAMPLES } from "../openapi-examples.ts";
 
 export interface OverridesDeps extends AdmissionDeps {
   readonly overrides: {
@@ -214,3 +218,177 @@ function emailView(l: OverrideLine, nowMs: number): OverrideView {
     active: isActive(l, nowMs),
   };
 }
+
+export const OverrideRequestSchema = Type.Object(
+  {
+    kind: StringEnum(["ip", "email"]),
+    target: Type.String({
+      description: "ip: an address, a CIDR range without host bits, or an AS number (AS15169); email: a domain.",
+    }),
+    action: StringEnum(["allow", "deny"]),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: "Why: shown in `?explain=1` answers and the dashboard.",
+    }),
+    until: Type.Optional(
+      Nullable(Type.String(), {
+        description:
+          "The line stops applying after this day (YYYY-MM-DD, UTC, the day included) or instant (ISO 8601); " +
+          "absent or null: until removed.",
+      }),
+    ),
+  },
+  { $id: "OverrideRequest" },
+);
+
+export const OverrideSchema = Type.Object(
+  {
+    id: Type.String({ description: "For DELETE /v1/overrides/{id}." }),
+    kind: StringEnum(["ip", "email"]),
+    target: Type.String({
+      description: 'As kept: "203.0.113.7", "203.0.113.0/24", "2001:db8::/32", "AS15169", "example.com".',
+    }),
+    action: StringEnum(["allow", "deny"]),
+    reason: Type.String(),
+    author: Type.String({ description: "The key's name, the CLI's user, or \"dashboard\"." }),
+    created: Type.String({ format: "date-time" }),
+    until: Nullable(Type.String({ format: "date-time" })),
+    active: Type.Boolean({ description: "False once `until` has passed: the line no longer applies." }),
+  },
+  { $id: "Override", additionalProperties: false },
+);
+
+export const OverrideListSchema = Type.Object(
+  { overrides: Type.Array(OverrideSchema) },
+  { $id: "OverrideList", additionalProperties: false },
+);
+
+/** `/v1/overrides` and `/v1/overrides/{id}` as the OpenAPI document describes it. */
+export const OVERRIDE_OPERATIONS = {
+  "/v1/overrides": {
+    get: {
+      tags: ["overrides"],
+      operationId: "listOverrides",
+      summary: "The override lines, IP and email, with reason, author and expiry; expired lines too (`active: false`)",
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: "kind",
+          in: "query",
+          required: false,
+          description: "Only the lines of this kind.",
+          schema: { type: "string", enum: ["ip", "email"] },
+        },
+      ],
+      responses: {
+        "200": {
+          description: "Every stored line; the lines of `data/ip/allowlist.txt` apply too but are not listed.",
+          headers: RATE_HEADERS,
+          content: jsonContent(OverrideListSchema, {
+            lines: { summary: "An IP line and an email line", value: OVERRIDE_EXAMPLES.list },
+          }),
+        },
+        "400": {
+          description: "`kind` is neither ip nor email.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.unknownOverrideKind]), {
+            unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, "?kind=asn"),
+          }),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "NotManage"),
+        "429": ref("responses", "ManageRateLimited"),
+      },
+    },
+    post: {
+      tags: ["overrides"],
+      operationId: "addOverride",
+      summary:
+        "Add a line, or replace the line of the same target; every instance applies it within 3 s (IP) or 10 s (email), this one at once",
+      description:
+        "An IP line's target is an address, a CIDR range (IPv4 or IPv6) or an AS number (`AS15169`): `allow` makes the verdict `ok`, not risky, `deny` makes it `bad`, risky, whatever the feeds and reports say; where lines overlap the most specific decides. An email line's target is a domain, its subdomains included: `allow` never disposable, `deny` always. The author is the key's name.",
+      security: [{ apiKey: [] }],
+      requestBody: {
+        required: true,
+        description: "At most 8 KiB of JSON.",
+        content: jsonContent(OverrideRequestSchema, {
+          range: { summary: "Allow an office's range until the end of 2026", value: OVERRIDE_EXAMPLES.request },
+        }),
+      },
+      responses: {
+        "201": {
+          description: "The line as stored.",
+          headers: RATE_HEADERS,
+          content: jsonContent(OverrideSchema, {
+            added: { summary: "POST /v1/overrides with the request's example", value: OVERRIDE_EXAMPLES.line },
+          }),
+        },
+        "400": {
+          description: "The body is not such JSON, or the line is wrong: its error says which part.",
+          headers: RATE_HEADERS,
+          content: jsonContent(
+            errorSchema([
+              API_ERRORS.invalidOverride,
+              API_ERRORS.unknownOverrideKind,
+              API_ERRORS.invalidOverrideAction,
+              ...[
+                "invalid_target",
+                "missing_reason",
+                "public_suffix",
+                "invalid_reason",
+                "invalid_until",
+                "until_passed",
+              ].map((error) => ({ error })),
+            ]),
+            {
+              invalid_body: errorExample(API_ERRORS.invalidOverride, "Not JSON"),
+              unknown_kind: errorExample(API_ERRORS.unknownOverrideKind, '{"kind": "asn", …}'),
+              ...Object.fromEntries(
+                Object.entries(OVERRIDE_EXAMPLES.refusals).map(([error, { request, message }]) => [
+                  error,
+                  { summary: JSON.stringify(request), value: { error, message } },
+                ]),
+              ),
+            },
+          ),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "NotManage"),
+        "429": ref("responses", "ManageRateLimited"),
+      },
+    },
+  },
+  "/v1/overrides/{id}": {
+    delete: {
+      tags: ["overrides"],
+      operationId: "removeOverride",
+      summary:
+        "Remove a line; the feeds and lists decide again (every instance within 3 s for IP, 10 s for email, this one at once)",
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: "id",
+          in: "path",
+          required: true,
+          description:
+            "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, `ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
+          schema: { type: "string" },
+        },
+      ],
+      responses: {
+        "204": { description: "The line was removed.", headers: RATE_HEADERS },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "NotManage"),
+        "404": {
+          description: "No line has this id.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.overrideNotFound]), {
+            override_not_found: errorExample(API_ERRORS.overrideNotFound, "DELETE /v1/overrides/ip:192.0.2.1"),
+          }),
+        },
+        "429": ref("responses", "ManageRateLimited"),
+      },
+    },
+  },
+} satisfies PathOperations;

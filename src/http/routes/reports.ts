@@ -3,6 +3,7 @@ import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import type { LocalReportIndex } from "../../reports/local-report-index.ts";
 import {
   type NewReport,
+  REPORT_CATEGORIES,
   REPORT_PROBLEMS,
   type ReportProblem,
   type ReportSettings,
@@ -14,6 +15,19 @@ import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "..
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
 import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
+import { Type } from "@sinclair/typebox";
+import { OneOf, StringEnum } from "../../schema/json-schema.ts";
+import {
+  type PathOperations,
+  RATE_HEADERS,
+  RETRY_HEADERS,
+  errorExample,
+  errorSchema,
+  integerHeader,
+  jsonContent,
+  ref,
+} from "../openapi-parts.ts";
+import { REPORT_EXAMPLES } from "../openapi-examples.ts";
 
 export interface ReportDeps extends AdmissionDeps {
   readonly reports: {
@@ -124,3 +138,130 @@ function parseBody(text: string): Body | ApiError {
   if (reports.length > MAX_BATCH_ITEMS) return API_ERRORS.tooManyReports;
   return { items: reports, single: false };
 }
+
+export const ReportSchema = Type.Object(
+  {
+    ip: Type.String({ description: "A global unicast address; private and reserved space cannot be reported." }),
+    category: StringEnum(REPORT_CATEGORIES),
+    comment: Type.Optional(Type.String({ description: "At most 1,024 bytes, kept for the operator." })),
+  },
+  { $id: "Report", additionalProperties: false },
+);
+
+export const ReportRequestSchema = OneOf(
+  [
+    ReportSchema,
+    Type.Object(
+      {
+        reports: Type.Array(Type.Unknown(), {
+          maxItems: MAX_BATCH_ITEMS,
+          description: "Reports; an item that is no report is rejected by its index.",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { $id: "ReportRequest" },
+);
+
+export const ReportAnswerSchema = Type.Object(
+  {
+    accepted: Type.Integer({ minimum: 0 }),
+    duplicates: Type.Integer({ minimum: 0 }),
+    rejected: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer({ minimum: 0 }),
+          error: StringEnum(Object.keys(REPORT_PROBLEMS)),
+          message: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { $id: "ReportAnswer", additionalProperties: false },
+);
+
+/** `POST /v1/reports` as the OpenAPI document describes it. */
+export const REPORT_OPERATIONS = {
+  "/v1/reports": {
+    post: {
+      tags: ["checks"],
+      operationId: "report",
+      summary: "Report abusive addresses your own services saw: the verdict's `local` source",
+      description:
+        'One report, or `{"reports": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key\'s repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.',
+      security: [{ apiKey: [] }],
+      requestBody: {
+        required: true,
+        description: "At most 1 MiB of JSON.",
+        content: jsonContent(ReportRequestSchema, {
+          batch: {
+            summary: "Three reports, one a duplicate and one of a private address",
+            value: REPORT_EXAMPLES.request,
+          },
+        }),
+      },
+      responses: {
+        "200": {
+          description:
+            "How many reports were accepted and how many were duplicates; each rejected item by its index, with its error.",
+          headers: RATE_HEADERS,
+          content: jsonContent(ReportAnswerSchema, {
+            batch: { summary: "POST /v1/reports with the request's example", value: REPORT_EXAMPLES.answer },
+          }),
+        },
+        "400": {
+          description:
+            'The body is not JSON, not one report nor `{"reports": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).',
+          headers: RATE_HEADERS,
+          content: jsonContent(
+            errorSchema([
+              API_ERRORS.invalidReports,
+              API_ERRORS.tooManyReports,
+              ...Object.keys(REPORT_PROBLEMS)
+                .filter((error) => error !== "limit_reached")
+                .map((error) => ({ error })),
+            ]),
+            {
+              invalid_body: errorExample(API_ERRORS.invalidReports, "Not JSON"),
+              too_many_items: errorExample(API_ERRORS.tooManyReports, "1,001 reports"),
+              private_address: {
+                summary: '{"ip": "10.0.0.1", "category": "bot"}',
+                value: { error: "private_address", message: REPORT_PROBLEMS.private_address },
+              },
+            },
+          ),
+        },
+        "401": ref("responses", "Unauthorized"),
+        "403": ref("responses", "Forbidden"),
+        "413": {
+          description: "The body is over 1 MiB.",
+          headers: RATE_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.reportsTooLarge]), {
+            body_too_large: errorExample(API_ERRORS.reportsTooLarge, "A body over 1 MiB"),
+          }),
+        },
+        "429": {
+          description: "The key's rate limit is used up; nothing was stored.",
+          headers: RETRY_HEADERS,
+          content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
+            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
+          }),
+        },
+        "500": ref("responses", "InternalError"),
+        "503": {
+          description:
+            "Another process holds the database's write lock (over 2 s): nothing was stored; send the same request again after `Retry-After` seconds.",
+          headers: {
+            ...RATE_HEADERS,
+            "Retry-After": integerHeader("Seconds to wait before sending the request again."),
+          },
+          content: jsonContent(errorSchema([API_ERRORS.storeBusy]), {
+            service_unavailable: errorExample(API_ERRORS.storeBusy, "The database locked by a backup"),
+          }),
+        },
+      },
+    },
+  },
+} satisfies PathOperations;

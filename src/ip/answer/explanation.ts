@@ -1,10 +1,16 @@
+import type {
+  Contribution,
+  Explanation,
+  InfrastructureClass,
+  KindOrigin,
+  LocationPrecision,
+} from "./explanation-schema.ts";
 import type { IpDatasets, IpFacts } from "./ip-facts.ts";
 import { verdictFlags } from "./ip-facts.ts";
 import {
   ALL_KINDS,
   KIND,
   KIND_NAMES,
-  type KindName,
   kindBit,
   kindNames,
   kindsInName,
@@ -14,66 +20,7 @@ import type { ParsedIp } from "../address/parse.ts";
 import { countedReports, type Listing } from "../verdict/report-counting.ts";
 import { FLAG } from "../indexes/reputation-index.ts";
 import type { Geolocation } from "../geo/geo-record.ts";
-import type { Place } from "../indexes/declared-location-index.ts";
-import type { OverrideInForce } from "../overrides/override-table.ts";
-import { type Rule, ruleOf } from "../verdict/reputation.ts";
-
-/** One list's word on the address: `?explain=1`'s answer to "why is this address listed". */
-export interface Contribution {
-  readonly source: string;
-  /** The counter its reports go to, or what else the list says: a kind, confirmed-bad, verified-crawler, anycast, allowlisted. */
-  readonly category: string;
-  /** The listing's own count (ipsum: the number of lists); 1 for a plain list. */
-  readonly count: number;
-  /** Reports one listing counts as. */
-  readonly weight: number;
-  /** Reports it adds to `sum`, once the lists it aggregates are counted. */
-  readonly counted: number;
-  /** When this appliance's updates first and last saw the listing; null for hand-kept lists. */
-  readonly first_seen: string | null;
-  readonly last_seen: string | null;
-  /** For a list of benign infrastructure: its class ("seo:googlebot", "cloud:aws", "relay:icloud"). */
-  readonly class?: string;
-  /** What the publisher says the range is for ("AWS us-east-1 EC2"). */
-  readonly label?: string;
-}
-
-/** A benign class the address belongs to, and what it does to the level. */
-export interface InfrastructureClass {
-  readonly class: string;
-  readonly source: string;
-  /** "cap": reports make it no more than suspicious (crawlers; relays and anycast edges unless on DROP); "label": it names the network and changes no level. */
-  readonly effect: "cap" | "label";
-  readonly label?: string;
-  /** A relay exit's place from its geofeed row, which the answer's location follows. */
-  readonly place?: Place;
-}
-
-export interface KindOrigin {
-  readonly kind: KindName;
-  /** A list of ranges, an AS number's list, or the organisation's name. */
-  readonly from: string;
-}
-
-export interface Explanation {
-  readonly rule: Rule;
-  /** The operator's line, when one decided (allow gives the rule "allowlisted", deny "denylisted"): `riskcheck ip allow|deny`, the dashboard, the admin API or data/ip/allowlist.txt. */
-  readonly override?: OverrideInForce;
-  readonly contributions: readonly Contribution[];
-  readonly kinds: readonly KindOrigin[];
-  /** The benign infrastructure the address is part of, by class; absent when none. */
-  readonly infrastructure?: readonly InfrastructureClass[];
-  /** Where the answer's location came from: the city database ("geolite2"), a cloud region ("aws:eu-central-1"), a geofeed ("geofeed:<source>"). */
-  readonly location_source: string;
-  /** How finely the answer locates the address: to a city, a region, its country alone (the country's representative point), or not at all. */
-  readonly location_precision: LocationPrecision;
-  /** What the city database says, when a declaration moved the address to another country. */
-  readonly database_location?: { readonly country_code: string; readonly region: string; readonly city: string };
-  /** Why the answer may say less than it should (no feed loaded yet). */
-  readonly warnings?: readonly string[];
-}
-
-export type LocationPrecision = "city" | "region" | "country" | "none";
+import { ruleOf } from "../verdict/reputation.ts";
 
 /** The finest part of the place an answer gives. */
 export function locationPrecision(

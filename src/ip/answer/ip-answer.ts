@@ -1,35 +1,14 @@
 import type { ParsedIp } from "../address/parse.ts";
 import { isGlobalUnicast } from "../address/special-purpose.ts";
 import { countryFlag } from "../geo/country.ts";
-import { NOT_LOCATED } from "../geo/geolocation.ts";
 import type { NetworkOwner } from "../geo/network-owner.ts";
-import { type Explanation, type SourceFacts, explain } from "./explanation.ts";
+import { type SourceFacts, explain } from "./explanation.ts";
+import { type IpAnswer, IpAnswerSchema } from "./ip-answer-schema.ts";
 import type { LocalReportView } from "../verdict/local-reports.ts";
 import { ALL_KINDS, kindNames } from "../verdict/network-kinds.ts";
-import { CLEAN_REPUTATION, type Reputation } from "../verdict/reputation.ts";
-import { type IpDatasets, type IpFacts, NO_OWNER, ipFacts } from "./ip-facts.ts";
-
-/** The spec's IP answer, keys in the spec's order. */
-export interface IpAnswer {
-  ip: string;
-  country: string;
-  country_code: string;
-  flag?: string;
-  region: string;
-  region_name: string;
-  city: string;
-  subdivisions: string;
-  connection_type: string;
-  is_anycast: boolean;
-  zip: string;
-  latitude: number;
-  longitude: number;
-  timezone: string;
-  isp: string;
-  organization: string;
-  asn: string;
-  reputation: Reputation | (Reputation & { reasons: Explanation });
-}
+import { CLEAN_REPUTATION } from "../verdict/reputation.ts";
+import type { Reputation } from "../verdict/reputation-schema.ts";
+import { type IpDatasets, type IpFacts, ipFacts } from "./ip-facts.ts";
 
 /**
  * The IP check's answer as JSON: byte for byte `JSON.stringify(answerObject(…))`,
@@ -117,18 +96,24 @@ export function answerObject(
   };
 }
 
-/** Every address that is not global unicast: empty strings, zeros, clean reputation, no flag. */
+/**
+ * Every address that is not global unicast: the schema's fields, each empty (strings), zero
+ * (numbers) or false, with a clean reputation and no flag.
+ */
 export function privateAnswer(ip: string): IpAnswer {
-  const { flag: _, ...answer } = answerObject({
-    ip,
-    located: NOT_LOCATED,
-    owner: NO_OWNER,
-    connectionType: "",
-    anycast: false,
-    reputation: CLEAN_REPUTATION,
-  });
-  return answer;
+  return { ...PRIVATE_ANSWER, ip };
 }
+
+const PRIVATE_ANSWER = Object.fromEntries(
+  Object.entries(IpAnswerSchema.properties)
+    .filter(([field]) => field !== "flag")
+    .map(([field, schema]) => [
+      field,
+      field === "reputation"
+        ? CLEAN_REPUTATION
+        : ({ string: "", number: 0, boolean: false } as const)[schema.type as string],
+    ]),
+) as unknown as IpAnswer;
 
 /** Everything after the address in the private-address answer, which is the same for all. */
 const PRIVATE_TAIL = JSON.stringify(privateAnswer("")).slice('{"ip":"",'.length);

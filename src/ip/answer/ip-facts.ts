@@ -10,7 +10,8 @@ import { FLAG, type ReputationIndex } from "../indexes/reputation-index.ts";
 import type { OverrideInForce, OverrideTable } from "../overrides/override-table.ts";
 import { ALL_KINDS, type AsnKindSource, connectionTypeOf } from "../verdict/network-kinds.ts";
 import type { LocalContribution, LocalReportView } from "../verdict/local-reports.ts";
-import { type Counters, type Reputation, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
+import { type Counters, type Thresholds, type VerdictFlags, verdict } from "../verdict/reputation.ts";
+import type { Reputation } from "../verdict/reputation-schema.ts";
 
 /** Every IP dataset of a snapshot, loaded and never changed. */
 export interface IpDatasets {

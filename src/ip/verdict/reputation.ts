@@ -1,4 +1,5 @@
-import { KIND, type KindName, kindNames } from "./network-kinds.ts";
+import { KIND, kindNames } from "./network-kinds.ts";
+import type { Level, Reputation, Rule } from "./reputation-schema.ts";
 
 /** Independent reports per category (see report-counting.ts). */
 export interface Counters {
@@ -39,25 +40,9 @@ export interface Thresholds {
  */
 export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({ bad: 6, warning: 3, suspicious: 2, informative: 1 });
 
-export const LEVELS = ["bad", "warning", "suspicious", "informative", "ok"] as const;
-export type Level = (typeof LEVELS)[number];
-
 /** A level the answer calls risky. */
 export function isRisky(level: Level): boolean {
   return level === "bad" || level === "warning";
-}
-
-/** The spec's reputation object, keys in the spec's order. */
-export interface Reputation {
-  readonly risky: boolean;
-  readonly reputation: Level;
-  readonly bot: number;
-  readonly probe: number;
-  readonly rate: number;
-  readonly attack: number;
-  readonly crawler: number;
-  readonly sum: number;
-  readonly kind: readonly KindName[];
 }
 
 export const CLEAN_REPUTATION: Reputation = Object.freeze({
@@ -71,32 +56,6 @@ export const CLEAN_REPUTATION: Reputation = Object.freeze({
   sum: 0,
   kind: kindNames(0),
 });
-
-/** Which rule set the level, first match wins. */
-export type RuleId =
-  | "allowlisted"
-  | "denylisted"
-  | "confirmed-bad"
-  | "reports>=bad"
-  | "reports>=warning"
-  | "benign-cap"
-  | "reports>=suspicious"
-  | "kind-scanner"
-  | "reports>=informative"
-  | "kind-vpn-or-hosting"
-  | "nothing";
-
-/** What set the level, with the threshold it passed, for `?explain=1`. */
-export interface Rule {
-  readonly id: RuleId;
-  readonly level: Level;
-  /** The independent reports counted (the `sum`). */
-  readonly reports: number;
-  /** The threshold the reports reached, for the rules that compare them. */
-  readonly threshold?: number;
-  /** For a capped level: the level the reports alone would give, and what capped it. */
-  readonly capped?: { readonly from: Level; readonly by: "verified-crawler" | "relay" | "anycast" };
-}
 
 const sumOf = (c: Counters) => c.bot + c.probe + c.rate + c.attack + c.crawler;
 

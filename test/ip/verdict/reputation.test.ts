@@ -4,11 +4,11 @@ import {
   CLEAN_REPUTATION,
   type Counters,
   DEFAULT_THRESHOLDS,
-  type Rule,
   type VerdictFlags,
   ruleOf,
   verdict,
 } from "../../../src/ip/verdict/reputation.ts";
+import type { Rule } from "../../../src/ip/verdict/reputation-schema.ts";
 
 const ZERO: Counters = { bot: 0, probe: 0, rate: 0, attack: 0, crawler: 0 };
 const NONE: VerdictFlags = {
