@@ -54,7 +54,7 @@ const command = (side: string) =>
       : [side];
 async function start(label: string, side: string) {
   const env = {
-    RISKCHECK_DATA_DIR: join(ROOT, "data"),
+    RISKCHECK_DATA_DIR: existsSync(join(side, "src/cli/main.ts")) ? join(resolve(side), "data") : join(ROOT, "data"),
     RISKCHECK_DB: join(work, `${label}.sqlite`),
     RISKCHECK_UPDATE_EVERY: "off",
     RISKCHECK_RATE_PER_MINUTE: "1000000000",

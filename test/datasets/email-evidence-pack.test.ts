@@ -8,6 +8,7 @@ import { type EmailLists, loadEmailLists, writeVersionEvidencePack } from "../..
 import { compileEvidence } from "../../src/email/compiled-evidence.ts";
 import { EVIDENCE_RULES } from "../../src/email/evidence-rule.ts";
 import { DatasetError } from "../../src/ip/dataset-error.ts";
+import { writeSectionedFile } from "../../src/ip/sectioned-file.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 // The bundled version's email lists (its manifest, lists and evidence files), copied so that
@@ -110,6 +111,45 @@ describe("the compiled email lists of a version", async () => {
       ["b", 7, ["a"]],
     ]);
     expect(back.evidence.sources[1].checkedAt).toBe("2026-01-01");
+  });
+
+  test("a format-1 pack (before last-seen times and families) still reads, with neither", () => {
+    const compiled = compileEvidence([
+      { name: "a", verifies: false, includes: [], wildcard: false, entries: new Map([["x.com", 5]]), checkedAt: null },
+    ]);
+    // Format 1 as riskcheck wrote it: no last-seen section per list, no families in the index.
+    const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const arrays = (p: { bytes: Uint8Array; starts: Uint32Array; slots: Int32Array }) => [p.bytes, p.starts, p.slots];
+    const source = compiled.evidence.sources[0];
+    const index = {
+      sources: [
+        {
+          name: "a",
+          verifies: false,
+          copies: [],
+          wildcard: false,
+          checkedAt: null,
+          size: 1,
+          mask: source.entries.parts.mask,
+        },
+      ],
+      exact: { size: compiled.exact.names.size, mask: compiled.exact.names.parts.mask },
+      wildcard: { size: compiled.wildcard.names.size, mask: compiled.wildcard.names.parts.mask },
+      suffixes: [],
+    };
+    const sections = [
+      new TextEncoder().encode(JSON.stringify(index)),
+      ...arrays(source.entries.parts),
+      source.firstSeen,
+      ...[compiled.exact, compiled.wildcard].flatMap((l) => [...arrays(l.names.parts), l.strengths]),
+    ].map(bytesOf);
+    const body = writeSectionedFile([0x50455352, 1, sections.length], sections);
+    const file = new Uint8Array(body.length + 8);
+    file.set(body);
+    new DataView(file.buffer).setBigUint64(body.length, Bun.hash.xxHash3(body), true);
+    const back = decodeEvidencePack(file);
+    expect(back.evidence.listings("x.com", false)).toEqual([expect.objectContaining({ firstSeen: 5, lastSeen: 0 })]);
+    expect(back.families).toEqual([]);
   });
 
   const intact = readFileSync(pack);
