@@ -62,12 +62,15 @@ svg.outcome-chart rect.hit { fill: transparent; }
 ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; padding: 0; margin: .5rem 0; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -1px; }
 table.numbers { width: auto; }
+/* The audit log's time and actor ("session 6285b065 from 127.0.0.1") on a line each: the change takes the rest. */
+.when, .actor { white-space: nowrap; }
 @media (max-width: 40rem) {
   table:not(.numbers) thead { display: none; }
   table:not(.numbers), table:not(.numbers) > tbody, table:not(.numbers) > tbody > tr, table:not(.numbers) > tbody > tr > td { display: block; width: 100%; }
   table:not(.numbers) > tbody > tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .75rem; padding: .25rem .5rem; }
   table:not(.numbers) > tbody > tr > td { border: 0; padding: .25rem 0; }
   td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  .actor { white-space: normal; }
   dl.facts { grid-template-columns: 1fr; }
 }
 `;

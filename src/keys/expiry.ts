@@ -3,7 +3,8 @@ import { parseDuration } from "../time/duration.ts";
 /**
  * When a key expires, as `--expires` and the dashboard take it: a duration from now ("30d",
  * "12h"), a date ("2027-01-31": the key works until that day begins, UTC), or a date and time
- * with its zone ("2027-01-31T18:00:00Z", "…+02:00"). `never` (or empty) removes the expiry.
+ * with its zone ("2027-01-31T18:00:00Z", "…+02:00", or "2027-01-31 18:00 UTC" as the pages show
+ * it). `never` (or empty) removes the expiry.
  * The ISO instant, null for never, or an error sentence.
  */
 export function parseExpiry(text: string, nowMs: number): { expiresAt: string | null } | { error: string } {
@@ -11,11 +12,14 @@ export function parseExpiry(text: string, nowMs: number): { expiresAt: string | 
   if (value === "" || value.toLowerCase() === "never") return { expiresAt: null };
   const duration = parseDuration(value);
   if (duration !== null) return { expiresAt: new Date(nowMs + duration).toISOString() };
+  const shown = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}) UTC$/i.exec(value);
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value)
     ? `${value}T00:00:00Z`
     : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i.test(value)
       ? value
-      : null;
+      : shown
+        ? `${shown[1]}T${shown[2]}:00Z`
+        : null;
   const ms = date !== null && calendarDate(date.slice(0, 10)) ? Date.parse(date) : Number.NaN;
   if (Number.isNaN(ms)) {
     return {

@@ -1,5 +1,6 @@
 import { parseAllowedNetworks } from "./allowed-networks.ts";
 import { parseExpiry } from "./expiry.ts";
+import { utcMinute } from "../time/utc-minute.ts";
 import { KEY_NAME_MAX_LENGTH, normaliseKeyName } from "./key-name.ts";
 import {
   DEFAULT_PERMISSIONS,
@@ -161,6 +162,9 @@ interface LimitForm {
 
 const PERMISSIONS_SHOWN = "permissions-shown";
 
+/** An expiry as the key page's form shows it, and takes it back unchanged. */
+const shownExpiry = (expiresAt: string | null) => (expiresAt === null ? "never" : utcMinute(expiresAt));
+
 /** What each permission lets a key do, beside its box on the dashboard. */
 const PERMISSION_WORDS: Readonly<Record<Permission, string>> = {
   check: "check addresses",
@@ -256,7 +260,7 @@ export const KEY_SETTINGS = {
     },
     form: {
       name: "permission",
-      label: "May",
+      label: "Permissions",
       input: {
         kind: "choices",
         choices: PERMISSIONS.map((p) => ({ value: p, words: PERMISSION_WORDS[p] })),
@@ -309,12 +313,13 @@ export const KEY_SETTINGS = {
       name: "expires",
       label: "Expires",
       input: { kind: "text" },
-      shown: (expiresAt) => expiresAt ?? "never",
-      help: () => "never, a duration from now (30d, 12h), a date (2027-01-31, UTC) or a date and time with its zone.",
+      shown: shownExpiry,
+      help: () =>
+        "never, a duration from now (30d, 12h), a date (2027-01-31, UTC) or a date and time (2027-01-31 18:00 UTC).",
       read: (form, current, nowMs) => {
-        // An expiry left as it was stays, even one that has passed.
+        // An expiry left as it was stays (to the millisecond, though shown to the minute), even one that has passed.
         const text = once(form, "expires") ?? "";
-        if (current !== undefined && text === current) return { value: current };
+        if (current !== undefined && text === shownExpiry(current)) return { value: current };
         const parsed = parseExpiry(text, nowMs);
         return "error" in parsed ? parsed : { value: parsed.expiresAt };
       },

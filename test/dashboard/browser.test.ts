@@ -151,6 +151,16 @@ describe("the dashboard in a real browser", () => {
       "ratePerMinute: null → 3",
     );
     for (const value of [secret, rotated]) expect(await page.content()).not.toContain(value);
+    // At 1280 px the time (and its column's title) and the actor keep to one line each: the change has the room.
+    const lines = (selector: string) =>
+      page.evaluate(`(() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector(${JSON.stringify(selector)}).firstChild);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      })()`);
+    expect([await lines("thead th.when"), await lines("tbody td.when"), await lines("tbody td .actor")]).toEqual([
+      1, 1, 1,
+    ]);
     if (SCREENSHOT) {
       await page.goto(`${server.url}/dashboard/audit`);
       await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-audit.png")), fullPage: true });

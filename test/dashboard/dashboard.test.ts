@@ -217,7 +217,7 @@ describe("keys in the dashboard", () => {
   });
 
   test("a key's settings are changed from its page and apply to the next request; a bad value changes nothing", async () => {
-    const { browser, csrf, request, newKey, keys, client } = await signedIn();
+    const { browser, csrf, request, newKey, keys, client, clock } = await signedIn();
     const { key, secret } = await newKey("shop");
     await newKey("other");
     const form = {
@@ -245,7 +245,19 @@ describe("keys in the dashboard", () => {
     expect((await request("/v1/check?email=a@gmail.com", { key: secret })).status).toBe(200);
     const page = (await browser.get(`/dashboard/keys/${key.id}?done=updated`)).body;
     expect(page).toContain("The key was changed");
-    expect(page).toContain('value="2027-01-31T00:00:00.000Z"');
+    // Shown as every date of the pages is, and kept to the millisecond when saved unchanged.
+    expect(page).toContain('value="2027-01-31 00:00 UTC"');
+    expect(page).toContain("<legend>Permissions</legend>");
+    clock.now += 12_345; // an expiry that is not a whole minute
+    await browser.post(`/dashboard/keys/${key.id}`, { ...form, expires: "30d" });
+    const exact = (await keys.find(key.id))!.expiresAt!;
+    expect(exact).not.toMatch(/:00\.000Z$/);
+    const shown = (await browser.get(`/dashboard/keys/${key.id}`)).body.match(
+      /name="expires" type="text" value="([^"]+)"/,
+    )![1]!;
+    expect(shown).toBe(`${exact.slice(0, 10)} ${exact.slice(11, 16)} UTC`);
+    await browser.post(`/dashboard/keys/${key.id}`, { ...form, expires: shown });
+    expect((await keys.find(key.id))!.expiresAt).toBe(exact);
     for (const [change, message] of [
       [{ name: "other" }, "an active key is already named &quot;other&quot;"],
       [{ quota: "lots" }, "IP checks per month must be empty"],

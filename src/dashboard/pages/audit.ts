@@ -50,14 +50,14 @@ ${
   events.length === 0
     ? html`<p>No event${listing.action || listing.target ? " matches" : " yet"}.</p>`
     : html`<div class="table-wrap"><table>
-<thead><tr><th>When (UTC)</th><th>Action</th><th>Target</th><th>By</th><th>Change</th></tr></thead>
+<thead><tr><th class="when">When (UTC)</th><th>Action</th><th>Target</th><th>By</th><th>Change</th></tr></thead>
 <tbody>
 ${events.map(
   (e) => html`<tr data-event-id="${String(e.id)}"${e.outcome === "failed" ? html` class="failed"` : ""}>
-<td data-label="When">${e.at.slice(0, 19).replace("T", " ")}</td>
+<td data-label="When" class="when">${e.at.slice(0, 19).replace("T", " ")}</td>
 <td data-label="Action"><code>${e.action}</code>${e.outcome === "failed" ? html` <strong>failed</strong>` : ""}</td>
 <td data-label="Target">${e.target}</td>
-<td data-label="By">${e.actor} <span class="muted note">(${e.channel})</span></td>
+<td data-label="By"><span class="actor">${e.actor}</span> <span class="muted note">(${e.channel})</span></td>
 <td data-label="Change">${[changeText(e.change), e.detail ?? ""].filter((t) => t !== "").join("; ")}</td>
 </tr>`,
 )}

@@ -3,7 +3,7 @@ import type { Explanation } from "../../ip/answer/explanation-schema.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { layout } from "./layout.ts";
 import { sectionNav } from "./section-nav.ts";
-import { utcMinute } from "./utc-minute.ts";
+import { utcMinute } from "../../time/utc-minute.ts";
 
 /** What an IP line answers, in words. */
 export const IP_ANSWERS = { allow: "never risky (allow)", deny: "always risky (deny)" } as const;

@@ -6,7 +6,7 @@ import { keySettingFields } from "./key-setting-fields.ts";
 import { KEYS_PER_PAGE, type KeyListing, type KeyRow } from "../key-rows.ts";
 import { layout } from "./layout.ts";
 import { type Notice, noticeLine } from "./notice.ts";
-import { utcMinute } from "./utc-minute.ts";
+import { utcMinute } from "../../time/utc-minute.ts";
 import { sectionNav } from "./section-nav.ts";
 
 export function date(iso: string | null): string {

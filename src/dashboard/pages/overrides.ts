@@ -4,7 +4,7 @@ import { type CheckedAddress, IP_ANSWERS, checkForm, ipUntil } from "./ip-check.
 import { layout } from "./layout.ts";
 import { type Notice, noticeLine } from "./notice.ts";
 import { sectionNav } from "./section-nav.ts";
-import { utcMinute } from "./utc-minute.ts";
+import { utcMinute } from "../../time/utc-minute.ts";
 
 export type OverrideKind = "email" | "ip";
 

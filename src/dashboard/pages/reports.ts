@@ -2,7 +2,7 @@ import type { ReportedAddress } from "../../reports/local-report-index.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
 import { html } from "../html.ts";
 import { layout } from "./layout.ts";
-import { utcMinute } from "./utc-minute.ts";
+import { utcMinute } from "../../time/utc-minute.ts";
 import { sectionNav } from "./section-nav.ts";
 
 /** One reported address's row: the keys that reported it, by name where the key is known. */
