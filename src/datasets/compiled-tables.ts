@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { type TableColumns, compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
@@ -12,6 +12,7 @@ import {
 } from "../ip/geo/record-table-file.ts";
 import { versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
+import { eachPiece, mapDataFile } from "../ip/mapped-file.ts";
 import { type CompiledTable, type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
 
@@ -83,7 +84,7 @@ export function compileVersionTables(
   return out;
 }
 
-/** A table read for serving, each array in a buffer of its own; `compiled` when the manifest should record it anew: compiled first and saved, or given its CRC-32 (see `recordTables`). */
+/** A table for serving, its arrays views of the mapped file; `compiled` when the manifest should record it anew: compiled first and saved, or given its CRC-32 (see `recordTables`). */
 export interface ReadTable {
   readonly table: RecordTableFile;
   readonly compiled?: CompiledTable;
@@ -91,8 +92,8 @@ export interface ReadTable {
 }
 
 /**
- * The output's table: read section by section and checked against the manifest's CRC-32
- * (a damaged file is refused, naming it). A table recorded before CRC-32s is checked by its
+ * The output's table: its file checked against the manifest's CRC-32 and mapped, nothing
+ * copied (a damaged file is refused, naming it). A table recorded before CRC-32s is checked by its
  * SHA-256 and comes back with its CRC-32 as `compiled`, to be recorded. For a version written
  * before tables of this layout, or without a manifest, compiled from the MMDB and, where the
  * folder is writable, saved.
@@ -106,41 +107,33 @@ export async function readVersionTable(
   const recorded = manifest?.outputs[output]?.compiled;
   const file = recorded && join(root, recorded.file);
   if (recorded && file && recorded.layout === RECORD_TABLE_LAYOUT && existsSync(file)) {
-    let fd: number;
+    // The sums are of the file as read, so that they touch none of the mapping's pages: only lookups do.
+    let crc32 = 0;
+    const bySha256 = recorded.crc32 === undefined;
+    const sha256 = bySha256 ? new Bun.CryptoHasher("sha256") : null;
+    eachPiece(file, (piece) => {
+      crc32 = Bun.hash.crc32(piece, crc32);
+      sha256?.update(piece);
+    });
+    const { bytes, mapped } = mapDataFile(file);
     try {
-      fd = openSync(file, "r");
-    } catch (err) {
-      throw new DatasetError(
-        file,
-        `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-        "check its permissions",
-      );
-    }
-    try {
-      const size = fstatSync(fd).size;
-      // CRC-32 continues across pieces: the pieces' running value is the whole file's.
-      let crc32 = 0;
-      const sha256 = recorded.crc32 === undefined ? new Bun.CryptoHasher("sha256") : null;
-      const table = readRecordTableFile(fd, size, file, (bytes) => {
-        crc32 = Bun.hash.crc32(bytes, crc32);
-        sha256?.update(bytes);
-      });
       const intact =
-        size === recorded.bytes &&
-        (sha256 === null ? crc32 === recorded.crc32 : sha256.digest("hex") === recorded.sha256);
+        bytes.byteLength === recorded.bytes &&
+        (sha256 ? sha256.digest("hex") === recorded.sha256 : crc32 === recorded.crc32);
       if (!intact)
         throw new DatasetError(
           file,
-          `damaged compiled table (its ${sha256 === null ? "CRC-32" : "SHA-256"} is not the one the manifest records)`,
+          `damaged compiled table (its ${bySha256 ? "SHA-256" : "CRC-32"} is not the one the manifest records)`,
         );
-      return { table, note: null, ...(sha256 === null ? {} : { compiled: { ...recorded, crc32 } }) };
+      return {
+        table: readRecordTableFile(bytes, file),
+        note: mapped ? null : `${file} is read into memory: this user may not open it for writing, which mapping needs`,
+        ...(bySha256 ? { compiled: { ...recorded, crc32 } } : {}),
+      };
     } catch (err) {
-      // A damaged file can fail its shape checks before its checksum: either way it is damaged.
       if (err instanceof DatasetError)
         throw new DatasetError(file, err.problem.replace(/^corrupt /, "damaged "), refix(root, spec.mmdb));
       throw err;
-    } finally {
-      closeSync(fd);
     }
   }
   const mmdbFile = versionFiles(root)[spec.mmdb];

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
 import type { CompiledEvidence } from "../email/compiled-evidence.ts";
 import { DisposableEvidence } from "../email/disposable-evidence.ts";
 import type { FamilyCandidate } from "../email/families.ts";
 import { LISTED_STRENGTHS, ListedNames } from "../email/listed-names.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
+import { mapDataFile } from "../ip/mapped-file.ts";
 import { writeSectionedFile } from "../ip/sectioned-file.ts";
 import { writeFileAtomically } from "./staged-files.ts";
 
@@ -76,18 +76,11 @@ export function writeEvidencePack(file: string, compiled: CompiledEvidence): voi
 const DAMAGED_FIX =
   "run `riskcheck update --force` to write the version again, or remove the file (each start then compiles the lists from email/evidence/ until an update writes it)";
 
-/** The pack at `file`, its checksum and every array's length checked; a DatasetError naming the file when it is damaged. */
+/** The pack at `file`, mapped (`mapDataFile`), its checksum and every array's length checked; a DatasetError naming the file when it is damaged. */
 export function readEvidencePack(file: string): CompiledEvidence {
-  let data: Uint8Array;
+  const { bytes } = mapDataFile(file);
   try {
-    const read = readFileSync(file);
-    // Its arrays are views of the file: a buffer shared with other reads may not be aligned for them.
-    data = read.byteOffset % 8 === 0 ? read : new Uint8Array(read);
-  } catch (err) {
-    throw new DatasetError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  try {
-    return decodeEvidencePack(data);
+    return decodeEvidencePack(bytes);
   } catch (err) {
     throw new DatasetError(file, `damaged compiled email lists (${(err as Error).message})`, DAMAGED_FIX);
   }

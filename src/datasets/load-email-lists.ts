@@ -37,21 +37,21 @@ export async function loadEmailLists(
 ): Promise<EmailLists> {
   const files = dataFilesAt(dataDir, root);
   const manifest = givenManifest ?? (await readManifest(files.manifest));
-  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, compiled] = await Promise.all([
-    readTextDataset(files.disposableDomains),
-    readTextDataset(files.disposableWildcards),
+  const compiled = await versionEvidence(files, manifest);
+  // With each list apart (compiled), the unions are not read: they are kept for the riskcheck before this one.
+  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed] = await Promise.all([
+    compiled ? null : readTextDataset(files.disposableDomains),
+    compiled ? null : readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
     readTextDataset(files.allowedDomains, { optional: true }),
     readTextDataset(files.feedAllowedDomains, { optional: true }),
     readTextDataset(files.freeSupplement, { optional: true }),
     readTextDataset(files.disputedDomains, { optional: true }),
-    versionEvidence(files, manifest),
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
-    // With each list apart, their union is not read again.
-    disposable: compiled ? [] : lines(disposable),
-    disposableWildcard: compiled ? [] : lines(wildcard),
+    disposable: lines(disposable),
+    disposableWildcard: lines(wildcard),
     free: lines(free),
     freeSupplement: lines(supplement),
     allow: [...lines(allow), ...lines(feedAllow)],

@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
@@ -32,6 +32,38 @@ test("the files a snapshot names are paths inside the data directory: /healthz, 
     expect(dataset.file.startsWith("/")).toBe(false);
   }
   expect(snapshot.datasets.find((d) => d.name === "operator-allowlist")?.file).toBe("email/allowlist.txt");
+});
+
+test("a snapshot serves its tables, indexes and email lists from mappings of the version's files, released with it", async () => {
+  const dir = makeDataDir();
+  const folder = realpathSync(join(dir, readlinkSync(join(dir, "current"))));
+  const mapped = () =>
+    readFileSync("/proc/self/maps", "utf8")
+      .split("\n")
+      .filter((line) => line.includes(folder))
+      .map((line) => line.slice(line.indexOf(folder) + folder.length + 1));
+  // Loaded and dropped in a call of its own, so that no slot of this frame still points at it.
+  const loadAndDrop = async () => {
+    const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS);
+    expect(snapshot.ip.geo.lookup(parseIpAddress("81.2.69.142")!).geo.country_code).toBe("GB");
+    return new Set(mapped());
+  };
+  expect(await loadAndDrop()).toEqual(
+    new Set([
+      "geo/city-ipv4.table",
+      "geo/city-ipv6.table",
+      "geo/country.table",
+      "ip/asn.idx",
+      "ip/reputation.idx",
+      "email/evidence.pack",
+    ]),
+  );
+  // The collections that find the snapshot unreferenced unmap its files.
+  for (let i = 0; i < 50 && mapped().length > 0; i++) {
+    Bun.gc(true);
+    await Bun.sleep(20);
+  }
+  expect(mapped()).toEqual([]);
 });
 
 describe("a version written before `update` compiled tables", () => {

@@ -1,5 +1,4 @@
 import { writeSectionedFile } from "../sectioned-file.ts";
-import { readSync } from "node:fs";
 import { DatasetError } from "../dataset-error.ts";
 import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
 
@@ -7,8 +6,8 @@ import type { MmdbTreeShape, TreeJumpTables } from "./mmdb-tree.ts";
  * An MMDB file compiled for serving: its search tree with each leaf leading to a record
  * number, and per record a few strings (a column each), deduplicated into one UTF-8 pool.
  * Layout: "RCRT", layout version, then the header words and nine (offset, byte length)
- * pairs, then the sections, 8-byte aligned. Every section is read into a typed array as
- * it lies in the file; only the string pool is decoded, a chunk of strings at a time.
+ * pairs, then the sections, 8-byte aligned. Every section is served as a typed array over
+ * the mapped file, the string pool too.
  */
 export interface RecordTableFile {
   readonly shape: MmdbTreeShape;
@@ -73,36 +72,19 @@ export function encodeRecordTableFile(file: RecordTableFile): Uint8Array {
 }
 
 /**
- * Reads a compiled file section by section, each into a buffer of its own (the pool's
- * can go once decoded), handing every byte to `hash` in file order: the file is never
- * in memory twice.
+ * The table in `bytes` (a mapped file): every section a view of them, nothing copied; the
+ * header and the sections' shapes checked.
  */
-export function readRecordTableFile(
-  fd: number,
-  size: number,
-  path: string,
-  hash: (bytes: Uint8Array) => void,
-): RecordTableFile {
+export function readRecordTableFile(bytes: Uint8Array, path: string): RecordTableFile {
   const corrupt = corruptIn(path);
-  const read = (position: number, length: number) => {
-    const bytes = new Uint8Array(length);
-    if (readSync(fd, bytes, 0, length, position) !== length) throw corrupt("shorter than its header says");
-    hash(bytes);
-    return bytes;
-  };
-  if (size < HEADER_BYTES) throw corrupt("shorter than its header");
-  const header = new DataView(read(0, HEADER_BYTES).buffer);
-  const sections = sectionsOf(header, size, corrupt);
-  const owned: Uint8Array[] = [];
-  let at = HEADER_BYTES;
-  for (const [i, { offset, length }] of [...sections.entries()].sort((a, b) => a[1].offset - b[1].offset)) {
-    if (offset < at) throw corrupt(`section ${i} overlaps another`);
-    read(at, offset - at);
-    owned[i] = read(offset, length);
-    at = offset + length;
-  }
-  read(at, size - at);
-  return fromSections(header, (i) => owned[i], corrupt);
+  if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
+  const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const sections = sectionsOf(header, bytes.byteLength, corrupt);
+  return fromSections(
+    header,
+    (i) => bytes.subarray(sections[i].offset, sections[i].offset + sections[i].length),
+    corrupt,
+  );
 }
 
 function corruptIn(path: string) {

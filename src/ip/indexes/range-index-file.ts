@@ -1,12 +1,13 @@
 import { writeSectionedFile } from "../sectioned-file.ts";
 import { DatasetError } from "../dataset-error.ts";
+import { mapDataFile } from "../mapped-file.ts";
 import { type RangeColumns, compareWords } from "./range-index.ts";
 
 /**
  * One compiled index: the six range columns, a uint32 payload table, a UTF-8
  * text blob and a small JSON meta object. Layout: "RCIX", format version, kind,
  * then nine (offset, byte length) pairs, then the sections, 8-byte aligned. The
- * columns load as views on the file's bytes, without parsing.
+ * columns are served as views of the mapped file, without parsing.
  */
 export interface IndexFile {
   readonly kind: IndexKind;
@@ -39,10 +40,12 @@ export function encodeIndexFile(file: IndexFile): Uint8Array {
   return writeSectionedFile([MAGIC, FORMAT_VERSION, kind], sections);
 }
 
-export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: IndexKind): IndexFile {
+/** The index in `file` (a mapped file, or its bytes): the columns and payload are views of them, checked, not copied. */
+export function decodeIndexFile(file: ArrayBuffer | Uint8Array, path: string, expectedKind: IndexKind): IndexFile {
   const corrupt = (why: string) => new DatasetError(path, `corrupt index (${why})`);
+  const bytes = file instanceof Uint8Array ? file : new Uint8Array(file);
   if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
-  const view = new DataView(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
   if (view.getUint32(4, true) !== FORMAT_VERSION)
     throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
@@ -57,11 +60,11 @@ export function decodeIndexFile(bytes: ArrayBuffer, path: string, expectedKind: 
   const words = (i: number) => {
     const { offset, length } = section(i);
     if (length % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
-    return new Uint32Array(bytes, offset, length / 4);
+    return new Uint32Array(bytes.buffer, bytes.byteOffset + offset, length / 4);
   };
   const utf8 = (i: number) => {
     const { offset, length } = section(i);
-    return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes, offset, length));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(offset, offset + length));
   };
   const columns: RangeColumns = {
     v4Starts: words(0),
@@ -111,13 +114,7 @@ function columnProblem(c: RangeColumns, entries: number): string | null {
   return null;
 }
 
+/** The index file at `path`, mapped (`mapDataFile`). */
 export async function readIndexFile(path: string, expectedKind: IndexKind): Promise<IndexFile> {
-  let bytes: ArrayBuffer;
-  try {
-    bytes = await Bun.file(path).arrayBuffer();
-  } catch (err) {
-    const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-    throw new DatasetError(path, missing ? "missing" : `cannot be read (${(err as Error).message})`);
-  }
-  return decodeIndexFile(bytes, path, expectedKind);
+  return decodeIndexFile(mapDataFile(path).bytes, path, expectedKind);
 }
