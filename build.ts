@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { SERVE_RUNTIME_FLAGS } from "./src/app/runtime-flags.ts";
 import { checkoutBaseline, readSeedFiles } from "./src/datasets/baseline/baseline.ts";
 import { installBaseline } from "./src/datasets/baseline/install-baseline.ts";
-import { ARCHIVE_VERSION, BASELINE_ARCHIVE } from "./src/datasets/baseline/seed-files.ts";
+import { embeddedName } from "./src/datasets/baseline/seed-files.ts";
 import { DEFAULT_THRESHOLDS } from "./src/ip/verdict/reputation.ts";
 import NPM_DATA_DATES from "./src/datasets/update/npm-data-dates.json" with { type: "json" };
 import { nodeModulesPackages, packageName } from "./src/datasets/update/package-files.ts";
@@ -43,7 +43,7 @@ const dates = Object.entries(versions).map(
 );
 if (dates.includes(undefined as never))
   fail("a bundled package has no date in src/datasets/update/npm-data-dates.json");
-const archive = await baselineArchive();
+const baseline = await baselineFiles();
 const seed = Object.fromEntries(
   [...readSeedFiles("data")].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]),
 );
@@ -51,8 +51,8 @@ const info: BuildInfo = {
   commit: commit(),
   dataDate: dates.sort().at(-1)!.slice(0, 10),
   packages: versions,
-  version: archive.version,
-  links: archive.links,
+  version: baseline.version,
+  links: baseline.links,
   seed,
 };
 const outfiles = release
@@ -60,8 +60,8 @@ const outfiles = release
   : [[undefined, "./dist/riskcheck"] as const];
 for (const [target, outfile] of outfiles) {
   const result = await Bun.build({
-    // The Worker a dataset load runs in is a program of its own inside the executable; the archive is embedded as a file.
-    entrypoints: ["./src/cli/main.ts", "./src/datasets/load-worker.ts", archive.file],
+    // The Worker a dataset load runs in is a program of its own inside the executable; the version's files are embedded.
+    entrypoints: ["./src/cli/main.ts", "./src/datasets/load-worker.ts", ...baseline.files],
     compile: { outfile, execArgv: SERVE_RUNTIME_FLAGS, ...(target ? { target } : {}) },
     root: "./src",
     naming: { asset: "[name].[ext]" },
@@ -91,11 +91,12 @@ if (release) {
 }
 
 /**
- * The compressed tar of the dataset version the postinstall's code makes from the installed
- * packages (the seed files travel in BUILD_INFO); made once per set of inputs (dist/baseline/<hash>/).
+ * The dataset version the postinstall's code makes from the installed packages (the seed files
+ * travel in BUILD_INFO), each file compressed apart, so that a first start writes one file at a
+ * time; made once per set of inputs (dist/baseline/<hash>/).
  */
-async function baselineArchive(): Promise<{ file: string; version: string; links: Record<string, string> }> {
-  const hash = createHash("sha256").update(`zstd ${ZSTD_LEVEL}\n${JSON.stringify(versions)}\n`);
+async function baselineFiles(): Promise<{ files: string[]; version: string; links: Record<string, string> }> {
+  const hash = createHash("sha256").update(`zstd ${ZSTD_LEVEL} per file\n${JSON.stringify(versions)}\n`);
   // The version's content follows from the packages, data/'s files and the code that composes and checks it.
   for (const pattern of [
     "data/sources.json",
@@ -110,9 +111,8 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
       hash.update(`${path}\n`).update(readFileSync(path));
   }
   const dir = join("dist", "baseline", hash.digest("hex").slice(0, 16));
-  const file = join(dir, BASELINE_ARCHIVE);
   const made = join(dir, "version.json");
-  if (existsSync(file) && existsSync(made)) return { file, ...JSON.parse(readFileSync(made, "utf8")) };
+  if (existsSync(made)) return JSON.parse(readFileSync(made, "utf8"));
 
   const started = performance.now();
   const dataDir = mkdtempSync(join(tmpdir(), "riskcheck-build-"));
@@ -127,28 +127,34 @@ async function baselineArchive(): Promise<{ file: string; version: string; links
         `the bundled data made no version: ${report.outcomes.map((o) => `${o.name} ${o.outcome} ${o.detail}`).join("; ")}`,
       );
     const root = join(dataDir, "datasets", report.version);
-    const files: Record<string, Uint8Array> = {};
+    const files: string[] = [];
     const links: Record<string, string> = {};
     const stored = new Map<string, string>();
+    let [plain, compressed] = [0, 0];
+    mkdirSync(dir, { recursive: true });
     for (const path of [...new Bun.Glob("**/*").scanSync({ cwd: root, dot: true })].sort()) {
       const { dev, ino } = statSync(join(root, path));
       const same = stored.get(`${dev}:${ino}`);
-      if (same) links[path] = same;
-      else {
-        stored.set(`${dev}:${ino}`, path);
-        files[ARCHIVE_VERSION + path] = readFileSync(join(root, path));
+      if (same) {
+        links[path] = same;
+        continue;
       }
+      stored.set(`${dev}:${ino}`, path);
+      const bytes = readFileSync(join(root, path));
+      const packed = Bun.zstdCompressSync(bytes, { level: ZSTD_LEVEL });
+      const file = join(dir, embeddedName(path));
+      writeFileSync(file, packed);
+      files.push(file);
+      plain += bytes.byteLength;
+      compressed += packed.byteLength;
     }
-    const tar = await new Bun.Archive(files).bytes();
-    const compressed = Bun.zstdCompressSync(tar, { level: ZSTD_LEVEL });
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(`${file}.tmp`, compressed);
-    renameSync(`${file}.tmp`, file);
-    writeFileSync(made, JSON.stringify({ version: report.version, links }));
+    const baseline = { files, version: report.version, links };
+    writeFileSync(`${made}.tmp`, JSON.stringify(baseline));
+    renameSync(`${made}.tmp`, made);
     console.log(
-      `baseline: version ${report.version}, ${Object.keys(files).length} files, ${mb(tar.byteLength)} → ${mb(compressed.byteLength)} (zstd ${ZSTD_LEVEL}, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+      `baseline: version ${report.version}, ${files.length} files, ${mb(plain)} → ${mb(compressed)} (zstd ${ZSTD_LEVEL}, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );
-    return { file, version: report.version, links };
+    return baseline;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { BUILD_INFO } from "../../runtime/build-info.ts";
 import type { Manifest } from "../manifest.ts";
 import { type PackageFiles, nodeModulesPackages, packageName } from "../update/package-files.ts";
-import { ARCHIVE_VERSION, BASELINE_ARCHIVE, SEED_FILE_GLOBS } from "./seed-files.ts";
+import { SEED_FILE_GLOBS, embeddedPath } from "./seed-files.ts";
 
 /** What the postinstall composes a data directory's first version from: the installed packages and data/'s committed files. */
 export interface Baseline {
@@ -40,15 +40,25 @@ export function embeddedSeed(): ReadonlyMap<string, string> | null {
   return BUILD_INFO && new Map(Object.entries(BUILD_INFO.seed));
 }
 
-/** The archive the binary carries (build.ts): the dataset version the postinstall's code made from the bundled packages; null outside the binary. */
-export async function embeddedArchive(): Promise<Bun.Archive | null> {
-  const archive = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === BASELINE_ARCHIVE);
-  return archive && BUILD_INFO ? new Bun.Archive(Bun.zstdDecompressSync(await archive.bytes())) : null;
+/** The dataset version the binary carries (build.ts), each file by its path in the version, compressed apart; null outside the binary. */
+export function embeddedVersionFiles(): ReadonlyMap<string, Blob> | null {
+  if (!BUILD_INFO) return null;
+  const files = new Map<string, Blob>();
+  for (const file of Bun.embeddedFiles) {
+    const path = embeddedPath((file as Blob & { name?: string }).name ?? "");
+    if (path !== null) files.set(path, file);
+  }
+  return files;
+}
+
+/** An embedded file's content, decompressed as it streams: never held whole. */
+export function decompressed(file: Blob): Response {
+  return new Response(file.stream().pipeThrough(new DecompressionStream("zstd")));
 }
 
 /**
  * The bundled packages as the binary's `update` reads them: their versions, and each file
- * from the embedded version's kept copy (unpacked only when a data directory's copy is of
+ * from the embedded version's kept copy (decompressed only when a data directory's copy is of
  * another package version, after the binary was replaced); null outside the binary.
  */
 export function embeddedPackages(): PackageFiles | null {
@@ -58,16 +68,16 @@ export function embeddedPackages(): PackageFiles | null {
     where: `the data built into this binary, of ${info.dataDate}`,
     version: (name) => info.packages[name] ?? null,
     async read(path) {
-      const files = await (await embeddedArchive())?.files();
-      const manifestFile = files?.get(`${ARCHIVE_VERSION}manifest.json`);
+      const files = embeddedVersionFiles();
+      const manifestFile = files?.get("manifest.json");
       if (!files || !manifestFile) return null;
-      const manifest = JSON.parse(await manifestFile.text()) as Manifest;
+      const manifest = (await decompressed(manifestFile).json()) as Manifest;
       const origin = `npm ${path} ${info.packages[packageName(path)]}`;
       const record = Object.values(manifest.sources).find((r) => r.origin === origin);
       if (!record) return null;
       const rawPath = `raw/${record.raw}`;
-      const raw = files.get(ARCHIVE_VERSION + (info.links[rawPath] ?? rawPath));
-      return raw ? await raw.bytes() : null;
+      const raw = files.get(info.links[rawPath] ?? rawPath);
+      return raw ? await decompressed(raw).bytes() : null;
     },
   };
 }

@@ -8,8 +8,7 @@ import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
 import { parseSources } from "../update/sources.ts";
 import { type UpdateReport, runUpdate } from "../update/update.ts";
 import { activateVersion, withUpdateLock } from "../versions.ts";
-import { type Baseline, checkoutBaselineHere, embeddedArchive, embeddedSeed } from "./baseline.ts";
-import { ARCHIVE_VERSION } from "./seed-files.ts";
+import { type Baseline, checkoutBaselineHere, decompressed, embeddedSeed, embeddedVersionFiles } from "./baseline.ts";
 
 export interface BaselineOptions {
   readonly thresholds: Thresholds;
@@ -56,10 +55,13 @@ export async function installBaseline(
   });
 }
 
-/** The binary's first start: its dataset version written out and made current (history and rollback as any). */
+/**
+ * The binary's first start: its dataset version written out, a file at a time as it
+ * decompresses, and made current (history and rollback as any).
+ */
 async function installEmbedded(
   dataDir: string,
-  archive: Bun.Archive,
+  embedded: ReadonlyMap<string, Blob>,
   info: BuildInfo,
   keepVersions: number,
 ): Promise<void> {
@@ -67,10 +69,9 @@ async function installEmbedded(
   await withUpdateLock(dataDir, async () => {
     const staging = join(files.versions, `.staging-${info.version}`);
     try {
-      await archive.extract(staging);
-      const version = join(staging, ARCHIVE_VERSION);
-      for (const [path, stored] of Object.entries(info.links)) linkOrCopy(join(version, stored), join(version, path));
-      renameSync(version, join(files.versions, info.version));
+      for (const [path, file] of embedded) await Bun.write(join(staging, path), decompressed(file));
+      for (const [path, stored] of Object.entries(info.links)) linkOrCopy(join(staging, stored), join(staging, path));
+      renameSync(staging, join(files.versions, info.version));
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }
@@ -101,7 +102,7 @@ export async function ensureDatasets(
   }
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
-  const embedded = await embeddedArchive();
+  const embedded = embeddedVersionFiles();
   if (embedded && BUILD_INFO) {
     await installEmbedded(dataDir, embedded, BUILD_INFO, options.keepVersions);
     say(

@@ -11,7 +11,18 @@ export const SEED_FILE_GLOBS = [
   "ip/*.txt",
 ] as const;
 
-/** Where the binary's archive keeps the dataset version's files. */
-export const ARCHIVE_VERSION = "version/";
-/** The archive's name among the binary's embedded files. */
-export const BASELINE_ARCHIVE = "baseline.tar.zst";
+/** The binary's embedded files that hold its dataset version, each file of it compressed apart: `baseline~<path>.zst`. */
+const EMBEDDED_PREFIX = "baseline~";
+const EMBEDDED_SUFFIX = ".zst";
+
+/** The embedded file's name for a path of the version ("geo/city-ipv4.table"): no folders, which embedding flattens. */
+export function embeddedName(path: string): string {
+  return `${EMBEDDED_PREFIX}${path.replaceAll("/", "~")}${EMBEDDED_SUFFIX}`;
+}
+
+/** The version's path an embedded file's name stands for, or null for another embedded file. */
+export function embeddedPath(name: string): string | null {
+  return name.startsWith(EMBEDDED_PREFIX) && name.endsWith(EMBEDDED_SUFFIX)
+    ? name.slice(EMBEDDED_PREFIX.length, -EMBEDDED_SUFFIX.length).replaceAll("~", "/")
+    : null;
+}
