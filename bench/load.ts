@@ -98,3 +98,74 @@ export function writeLines(dir: string, name: string, lines: string[]): string {
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const rps = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
+
+/** A process's memory, in MiB, from /proc/PID/smaps_rollup: resident, anonymous, proportional (shared pages split), shared. */
+export interface Memory {
+  readonly rss: number;
+  readonly anonymous: number;
+  readonly pss: number;
+  readonly shared: number;
+}
+
+export function memoryOf(pid: number): Memory {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const mib = (field: string) => Number(rollup.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0) / 1024;
+  return {
+    rss: mib("Rss"),
+    anonymous: mib("Anonymous"),
+    pss: mib("Pss"),
+    shared: mib("Shared_Clean") + mib("Shared_Dirty"),
+  };
+}
+
+/** What a process maps of the files under `dir` (its dataset files), in MiB: mapped, and resident now. */
+export function mappedDataOf(pid: number, dir: string): { mapped: number; resident: number } {
+  let mapped = 0;
+  let resident = 0;
+  let inside = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = line.match(/^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/);
+    if (mapping) {
+      inside = mapping[3].startsWith(dir);
+      if (inside) mapped += (Number.parseInt(mapping[2], 16) - Number.parseInt(mapping[1], 16)) / 1048576;
+    } else if (inside && line.startsWith("Rss:")) resident += Number(line.match(/(\d+) kB/)![1]) / 1024;
+  }
+  return { mapped, resident };
+}
+
+/** Starts counting a process's peak RSS (VmHWM) afresh (Linux: "5" to clear_refs; needs the right to write it). */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
+/**
+ * Starts a server process and times it until `path` answers 200 (the bare baseline's first
+ * answer, `serve`'s /healthz); stopped again with SIGTERM.
+ */
+export async function timeToFirstAnswer(cmd: string[], env: Record<string, string>, path: string): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "ignore" });
+  let output = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stdout) output += decoder.decode(chunk);
+  })();
+  try {
+    while (proc.exitCode === null && performance.now() - started < 60_000) {
+      const url = output.match(/listening on (http:\/\/\S+)/)?.[1];
+      if (
+        url &&
+        (await fetch(`${url}${path}`).then(
+          (r) => r.status === 200,
+          () => false,
+        ))
+      )
+        return performance.now() - started;
+      await Bun.sleep(2);
+    }
+    throw new Error(`${cmd.join(" ")} never answered ${path}:\n${output}`);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}

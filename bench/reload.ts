@@ -44,7 +44,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ROOT, type WrkResult as LoadResult, requireWrk } from "./load.ts";
+import { ROOT, type WrkResult as LoadResult, memoryOf, requireWrk, resetPeakRss } from "./load.ts";
 
 const { values } = parseArgs({
   options: {
@@ -246,6 +246,9 @@ interface ReloadResult {
   /** VmHWM after the quiet window (start, load, warm-up and steady load), and after the reload too. */
   readonly steadyPeakRssMb: number;
   readonly peakRssMb: number;
+  /** RSS at the end of the quiet window, and the peak of the reload's window alone (VmHWM counted afresh). */
+  readonly steadyRssMb: number;
+  readonly reloadPeakRssMb: number;
   readonly coldStartsMs: number[];
   readonly load: string[];
 }
@@ -264,6 +267,8 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
     await wrk(server.url, key, CONNECTIONS, 2); // warm-up
     const quiet = await wrk(server.url, key, CONNECTIONS, QUIET);
     const steadyPeak = peakRssMb(server.proc.pid as number);
+    const steadyRss = memoryOf(server.proc.pid as number).rss;
+    resetPeakRss(server.proc.pid as number);
     load.push(loadAverage());
     const windowRun = wrk(server.url, key, CONNECTIONS, WINDOW);
     await Bun.sleep(RELOAD_AT * 1000);
@@ -281,7 +286,8 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
     }
     const reload = await windowRun;
     load.push(loadAverage());
-    const peak = peakRssMb(server.proc.pid as number);
+    const reloadPeak = peakRssMb(server.proc.pid as number);
+    const peak = Math.max(steadyPeak, reloadPeak);
     await stop(server);
     const coldStartsMs: number[] = [];
     for (let i = 0; i < Number(values.starts); i++) {
@@ -289,7 +295,17 @@ async function measure(checkout: Checkout, dataDir: string): Promise<ReloadResul
       coldStartsMs.push(cold.readyMs);
       await stop(cold);
     }
-    return { quiet, reload, reloadedAfterMs, steadyPeakRssMb: steadyPeak, peakRssMb: peak, coldStartsMs, load };
+    return {
+      quiet,
+      reload,
+      reloadedAfterMs,
+      steadyPeakRssMb: steadyPeak,
+      peakRssMb: peak,
+      steadyRssMb: steadyRss,
+      reloadPeakRssMb: reloadPeak,
+      coldStartsMs,
+      load,
+    };
   } finally {
     if (server.proc.exitCode === null) await stop(server);
   }
@@ -308,6 +324,9 @@ function report(name: string, r: ReloadResult): void {
   );
   console.log(
     `peak RSS:                   ${r.steadyPeakRssMb.toFixed(0)} MB under load before the reload, ${r.peakRssMb.toFixed(0)} MB with it`,
+  );
+  console.log(
+    `reload's peak / steady RSS: ${(r.reloadPeakRssMb / r.steadyRssMb).toFixed(2)} (${r.reloadPeakRssMb.toFixed(0)} MB in the window around the reload, ${r.steadyRssMb.toFixed(0)} MB at the end of the quiet window)`,
   );
   console.log(
     `cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`,
@@ -342,9 +361,11 @@ async function coldStartsOfBinaries(files: readonly string[]): Promise<void> {
   };
   const start = (folder: string) => serveProcess([join(folder, "riskcheck"), "serve", "--port", "0"], folder, env);
   const firsts: number[] = [];
+  const firstPeaks: number[] = [];
   for (const folder of folders) {
     const first = await start(folder);
     firsts.push(first.readyMs);
+    firstPeaks.push(peakRssMb(first.proc.pid as number));
     await stop(first);
   }
   const starts: number[][] = files.map(() => []);
@@ -358,7 +379,7 @@ async function coldStartsOfBinaries(files: readonly string[]): Promise<void> {
   }
   for (const [b, file] of files.entries()) {
     console.log(
-      `${file}: first start (writes its data) ${firsts[b].toFixed(0)} ms; then ${values.evict ? "cold, page cache of its folder dropped," : "warm"} to /healthz: median ${median(starts[b]).toFixed(0)} ms (${starts[b].map((x) => x.toFixed(0)).join(", ")})`,
+      `${file}: first start (writes its data) ${firsts[b].toFixed(0)} ms, peak RSS ${firstPeaks[b].toFixed(0)} MB; then ${values.evict ? "cold, page cache of its folder dropped," : "warm"} to /healthz: median ${median(starts[b]).toFixed(0)} ms (${starts[b].map((x) => x.toFixed(0)).join(", ")})`,
     );
   }
   if (files.length === 2)

@@ -10,37 +10,51 @@
  * parsed and a real answer's body for it: an IP answer whose lookups and JSON cost nothing),
  * limits (the price of rate limit and quota), and postgres.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,postgres]
+ *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--starts 5]
+ *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,postgres,memory,memory-update,start]
  *
  * `postgres` runs the IP check on a second riskcheck whose keys, usage and quota are in
  * PostgreSQL (RISKCHECK_TEST_DATABASE_URL's server, or an embedded one started here),
  * alternating with the SQLite one.
+ *
+ * `memory`: the server's RSS and anonymous memory (/proc/PID/smaps_rollup) while it answers new
+ * random addresses, with what it maps of its data directory, then two servers on that one data
+ * directory at once (their PSS counts the pages they share once); `memory-update`: the same
+ * after a default `riskcheck update` on the real snapshots (../shared/feeds served on
+ * 127.0.0.1, as `bun run trial:update`). `start`: alternating starts of the bare baseline until
+ * its first answer and of `riskcheck serve` until /healthz answers 200.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabaseUrl, stopTestPostgres } from "../test/support/postgres.ts";
 import {
   DISTINCT,
+  type Memory,
   ROOT,
   type Server,
   type WrkResult,
+  mappedDataOf,
   median,
+  memoryOf,
   peakRssMb,
   requireWrk,
   rps,
   startProcess,
+  timeToFirstAnswer,
   writeLines,
   wrk as wrkWith,
 } from "./load.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
+import { FEEDS, freshDataDir, serveFeeds, trialSources, writeSources } from "./real-feeds.ts";
 
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "64" },
+    starts: { type: "string", default: "5" },
     only: { type: "string" },
   },
 });
@@ -197,6 +211,79 @@ if (selected("postgres")) {
   await stopTestPostgres();
 }
 
+/** A server's memory while it answers new random addresses, and what it maps of its data directory. */
+interface ServingMemory extends Memory {
+  readonly data: { mapped: number; resident: number };
+}
+
+/** The servers' memory sampled at 80 % of a run of new random addresses sent to each at once. */
+async function memoryWhileServing(servers: readonly { server: Server; key: string }[], dataDir: string) {
+  const seconds = Math.max(DURATION, 5);
+  const runs = servers.map(({ server, key }) =>
+    Bun.spawn(
+      [
+        "wrk",
+        "-t1",
+        `-c${Math.ceil(CONNECTIONS / servers.length)}`,
+        `-d${seconds}s`,
+        "-s",
+        join(import.meta.dir, "distinct.lua"),
+        server.url,
+        "--",
+        key,
+      ],
+      { stdout: "ignore", stderr: "ignore" },
+    ),
+  );
+  await Bun.sleep(seconds * 800);
+  const data = realpathSync(dataDir);
+  const sampled: ServingMemory[] = servers.map(({ server }) => ({
+    ...memoryOf(server.proc.pid),
+    data: mappedDataOf(server.proc.pid, data),
+  }));
+  await Promise.all(runs.map((run) => run.exited));
+  return sampled;
+}
+
+const memory: { bundled?: ServingMemory; two?: ServingMemory[]; afterUpdate?: ServingMemory | string } = {};
+if (selected("memory")) {
+  memory.bundled = (await memoryWhileServing([{ server: riskcheck, key }], join(ROOT, "data")))[0];
+  // `unlimited` serves the same data directory: the mapped pages are the same page cache's.
+  memory.two = await memoryWhileServing(
+    [
+      { server: riskcheck, key },
+      { server: unlimited, key },
+    ],
+    join(ROOT, "data"),
+  );
+}
+if (selected("memory-update")) memory.afterUpdate = await memoryAfterUpdate();
+
+/** A server's memory on a fresh data directory after a default update on the real snapshots, or why there is none. */
+async function memoryAfterUpdate(): Promise<ServingMemory | string> {
+  if (!existsSync(FEEDS)) return `no snapshots at ${FEEDS} (RISKCHECK_FEEDS names another folder)`;
+  const feeds = serveFeeds();
+  const dir = freshDataDir();
+  try {
+    writeSources(dir, trialSources(feeds.base).sources);
+    const update = Bun.spawn([...cli, "update", "--data-dir", dir], { cwd: ROOT, stdout: "ignore", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([update.exited, new Response(update.stderr).text()]);
+    if (code !== 0) return `the default update failed (exit ${code}): ${stderr.trim().split("\n").at(-1)}`;
+    const env = { ...serverEnv, RISKCHECK_DATA_DIR: dir, RISKCHECK_DB: join(dir, "bench.sqlite") };
+    const updatedKey = createKey(env);
+    const updated = await startProcess([...cli, "serve", "--port", "0"], env, /listening on (http:\/\/\S+)/);
+    try {
+      return (await memoryWhileServing([{ server: updated, key: updatedKey }], dir))[0];
+    } finally {
+      updated.proc.kill("SIGTERM");
+      await updated.proc.exited;
+    }
+  } finally {
+    feeds.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const rss = peakRssMb(riskcheck.proc.pid);
 riskcheck.proc.kill("SIGTERM");
 unlimited.proc.kill("SIGTERM");
@@ -204,6 +291,18 @@ baseline.proc.kill("SIGTERM");
 floor?.proc.kill("SIGTERM");
 ceiling?.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
+
+// Starts alternating, after the other servers are gone, so that both sides meet the same machine.
+const starts: { baseline: number[]; riskcheck: number[] } = { baseline: [], riskcheck: [] };
+if (selected("start")) {
+  const startEnv = { ...serverEnv, RISKCHECK_DB: join(work, "start.sqlite") };
+  for (let i = 0; i < Number(values.starts); i++) {
+    starts.baseline.push(
+      await timeToFirstAnswer([process.execPath, "bench/baseline-server.ts", String(sampleBodySize)], {}, "/"),
+    );
+    starts.riskcheck.push(await timeToFirstAnswer([...cli, "serve", "--port", "0"], startEnv, "/healthz"));
+  }
+}
 
 const rows = scenarios.map((s) => {
   const b = results[s.name].baseline;
@@ -253,6 +352,27 @@ if (ceiling)
     "ceiling: the floor with the address parsed and a real answer's body written for it: the IP check if its lookups and JSON cost nothing",
   );
 console.log(`peak RSS ${rss.toFixed(0)} MB; start-up to ready ${riskcheck.startupMs.toFixed(0)} ms`);
+const mib = (n: number) => n.toFixed(0);
+const line = (m: ServingMemory) =>
+  `RSS ${mib(m.rss)}, anonymous ${mib(m.anonymous)} (PSS ${mib(m.pss)}); of the data directory ${mib(m.data.mapped)} mapped, ${mib(m.data.resident)} resident`;
+if (memory.bundled || memory.afterUpdate)
+  console.log("memory while answering new random addresses (/proc/PID/smaps_rollup, MiB; goal: anonymous ≤ 80):");
+if (memory.bundled) console.log(`  bundled data: ${line(memory.bundled)}`);
+if (memory.two) {
+  const [a, b] = memory.two;
+  console.log(
+    `  two servers on that data directory at once: RSS ${mib(a.rss)} + ${mib(b.rss)} = ${mib(a.rss + b.rss)}, PSS (shared pages counted once) ${mib(a.pss)} + ${mib(b.pss)} = ${mib(a.pss + b.pss)}; shared ${mib(a.shared)} and ${mib(b.shared)}`,
+  );
+}
+if (typeof memory.afterUpdate === "string")
+  console.log(`  after a default update: not measured, ${memory.afterUpdate}`);
+else if (memory.afterUpdate) console.log(`  after a default update on the snapshots: ${line(memory.afterUpdate)}`);
+if (starts.riskcheck.length > 0) {
+  const [bare, served] = [median(starts.baseline), median(starts.riskcheck)];
+  console.log(
+    `start: bare Bun.serve to its first answer ${bare.toFixed(0)} ms, riskcheck serve to /healthz 200 ${served.toFixed(0)} ms: ${(served / bare).toFixed(1)}× (medians of ${starts.riskcheck.length} alternating starts; goal ≤ 4×)`,
+  );
+}
 const limitsShare =
   limitsCost.limited.length > 0
     ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps))
@@ -290,6 +410,8 @@ writeFileSync(
       raw: results,
       limits: limitsCost,
       postgres: onPostgres,
+      memory,
+      starts,
     },
     null,
     2,
