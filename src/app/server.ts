@@ -289,7 +289,10 @@ function startRefresh(config: Config, refresh: Refresh | null, snapshot: Snapsho
       ? " (the data has never been refreshed, so within a minute of start)"
       : "";
   log.info(
-    `datasets: this server refreshes its data from the internet by itself, from the sources in ${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off (RISKCHECK_UPDATE_EVERY=off) switches it off`,
+    `datasets: this server refreshes its data from the internet by itself, from the sources in ` +
+      `${config.sourcesFile}, every ${formatDuration(config.updateEveryMs!)}; next at ` +
+      `${next === null ? "-" : new Date(next).toISOString()}${first}. --update-every off ` +
+      `(RISKCHECK_UPDATE_EVERY=off) switches it off`,
   );
 }
 
@@ -339,7 +342,8 @@ function startTimers(
     if (replaced) {
       clearInterval(versionWatch);
       onFatal(
-        `${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not see; stopping, restart riskcheck to serve from it`,
+        `${replaced}: revocations and keys made by the CLI now go to the new file, which this server does not ` +
+          `see; stopping, restart riskcheck to serve from it`,
       );
     }
   }, VERSION_CHECK_MS);

@@ -39,8 +39,10 @@ export const SERVE = {
   name: "serve",
   summary: "Serve the HTTP API, the dashboard, /openapi.json and /metrics",
   details: [
-    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), saves usage counters and, on PostgreSQL, hands back its unused quota leases; a second signal stops at once.",
-    "Refreshes the datasets itself every --update-every, through the same pipeline as `riskcheck update`, in a child process; data never refreshed from the network is refreshed within a minute.",
+    "Stops cleanly on SIGTERM or SIGINT: finishes in-flight requests (for up to RISKCHECK_DRAIN_TIMEOUT_MS), " +
+      "saves usage counters and, on PostgreSQL, hands back its unused quota leases; a second signal stops at once.",
+    "Refreshes the datasets itself every --update-every, through the same pipeline as `riskcheck update`, in a " +
+      "child process; data never refreshed from the network is refreshed within a minute.",
     "Reloads the datasets on SIGHUP and whenever a new version becomes current.",
   ],
   flags: [
@@ -61,10 +63,13 @@ export const UPDATE = {
   name: "update",
   summary: "Refresh the datasets from their sources and make the result the current version",
   details: [
-    "Every output is composed from every source that feeds it, the bundled packages included. Downloads are checked by content first (an HTML page is refused).",
-    "A new version that would shrink an output by more than --max-shrink is refused, naming the sources responsible. Exits 1 when a source failed (the others go ahead) or the version was refused.",
+    "Every output is composed from every source that feeds it, the bundled packages included. Downloads are " +
+      "checked by content first (an HTML page is refused).",
+    "A new version that would shrink an output by more than --max-shrink is refused, naming the sources " +
+      "responsible. Exits 1 when a source failed (the others go ahead) or the version was refused.",
     "A running server picks the new version up within seconds.",
-    "A version installed, one refused, sources that could not be fetched and a rollback are recorded in the audit log of the database that is there (docs/audit.md).",
+    "A version installed, one refused, sources that could not be fetched and a rollback are recorded in the audit " +
+      "log of the database that is there (docs/audit.md).",
   ],
   flags: [
     DATA_DIR,
@@ -183,7 +188,8 @@ export const KEYS_ROTATE = {
       value: "DURATION",
       default: "24h",
       description:
-        "How long the old secret keeps working (90s, 30m, 24h, 7d); 0 ends it at once. A rotation still in progress ends: its older secret stops",
+        "How long the old secret keeps working (90s, 30m, 24h, 7d); 0 ends it at once. A rotation still in " +
+        "progress ends: its older secret stops",
     },
     JSON_OUTPUT,
     DATA_DIR,
@@ -200,7 +206,8 @@ export const KEYS_ROTATE = {
 export const KEYS_USAGE = {
   name: "keys usage",
   summary:
-    "A key's requests per day by outcome: answered, rate-limited, over quota, refused (invalid input), forbidden (network), and reports accepted",
+    "A key's requests per day by outcome: answered, rate-limited, over quota, refused (invalid input), forbidden " +
+    "(network), and reports accepted",
   operand: {
     name: "ID_OR_NAME",
     description: "The key's id, or its name (revoked keys too, when no active key has it)",
@@ -241,8 +248,12 @@ export const DB_MIGRATE = {
   summary:
     "Bring the database's schema up to date; with --from-sqlite, copy a SQLite database into an empty PostgreSQL one",
   details: [
-    "serve and every other command migrate the schema on start too; this command does it alone, e.g. before starting several upgraded instances.",
-    "--from-sqlite copies keys, usage, local reports, email and IP overrides, the dashboard password, sessions and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must have no key yet.",
+    "serve and every other command migrate the schema on start too; this command does it alone, e.g. before " +
+      "starting several upgraded instances.",
+    "--from-sqlite copies keys, usage, local reports, email and IP overrides, the dashboard password, sessions " +
+      "and sign-in lock-outs in one transaction, and starts this month's quota counts from the copied usage. Stop " +
+      "the server that uses the SQLite file first, so that its last usage is in it. The PostgreSQL database must " +
+      "have no key yet.",
   ],
   flags: [
     {
@@ -257,7 +268,8 @@ export const DB_MIGRATE = {
   ],
   examples: [
     "riskcheck db migrate --database-url postgres://riskcheck@db.internal/riskcheck",
-    "RISKCHECK_DATABASE_URL=postgres://riskcheck@db.internal/riskcheck riskcheck db migrate --from-sqlite /var/lib/riskcheck/riskcheck.sqlite",
+    "RISKCHECK_DATABASE_URL=postgres://riskcheck@db.internal/riskcheck riskcheck db migrate --from-sqlite " +
+      "/var/lib/riskcheck/riskcheck.sqlite",
   ],
 } as const satisfies CommandSpec;
 

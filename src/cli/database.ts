@@ -28,7 +28,8 @@ function databaseOrigin(config: Config, values: DatabaseFlags): string {
 function requireDatabase(config: Config, values: DatabaseFlags): void {
   if (databaseExists(config)) return;
   throw new Error(
-    `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
+    `no database at ${resolvePath(config.dbPath)} (from ${databaseOrigin(config, values)}); nothing was created. ` +
+      `Give the --data-dir (or --db) that the server uses: its start-up line names them`,
   );
 }
 
@@ -45,12 +46,14 @@ function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
     throw new Error(notADataDirectory(resolvePath(config.dataDir)));
   if (ownFile && !existsSync(config.dataDir)) {
     throw new Error(
-      `${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
+      `${resolvePath(config.dataDir)}: no such data directory (from ${databaseOrigin(config, values)}); nothing ` +
+        `was created. Give the --data-dir (or --db) that the server uses: its start-up line names them`,
     );
   }
   return () =>
     console.error(
-      `riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the same --data-dir${ownFile ? "" : " and --db"}`,
+      `riskcheck: made the new database ${resolvePath(config.dbPath)}; a server reads it when started with the ` +
+        `same --data-dir${ownFile ? "" : " and --db"}`,
     );
 }
 

@@ -22,15 +22,22 @@ export async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MI
   const copied = await copySqliteToPostgres(source, config.databaseUrl!);
   await withStores(config, (stores, audit) =>
     audit.record("database.copied", stores.description, {
-      detail: `from SQLite ${source}: ${copied.keys} keys, ${copied.reports} reports, ${copied.emailOverrides + copied.ipOverrides} override lines, ${copied.auditEvents} audit events`,
+      detail:
+        `from SQLite ${source}: ${copied.keys} keys, ${copied.reports} reports, ` +
+        `${copied.emailOverrides + copied.ipOverrides} override lines, ${copied.auditEvents} audit events`,
     }),
   );
   console.log(
-    `Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP overrides, ${copied.auditEvents} audit events${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`,
+    `Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} ` +
+      `usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ` +
+      `${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP ` +
+      `overrides, ${copied.auditEvents} audit events${copied.adminPassword ? ", the dashboard password" : ""}; this ` +
+      `month's quota counts start from its usage.`,
   );
   if (copied.limitedKeys.length)
     console.log(
-      `Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`,
+      `Note: the rate or quota of ${copied.limitedKeys.join(", ")} was above ${MAX_KEY_LIMIT}, the most ` +
+        `PostgreSQL holds, and was copied as ${MAX_KEY_LIMIT}.`,
     );
   return 0;
 }

@@ -40,7 +40,8 @@ export const AUTHOR = {
 } as const satisfies FlagSpec;
 const DOMAIN = { name: "DOMAIN", description: "The domain; the line covers its subdomains too" };
 const SETTLES =
-  "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every list, the allowlist files and disputed names held back by update.";
+  "A running server (every instance, with PostgreSQL) applies it within 10 s, without an update; it beats every " +
+  "list, the allowlist files and disputed names held back by update.";
 
 export const EMAIL_ALLOW = {
   name: "email allow",
@@ -102,7 +103,8 @@ const put =
     await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
     const until = line.until ? ` until ${untilText(line.until)}` : "";
     console.log(
-      `${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} (${line.reason}; by ${line.author}). Running servers apply it within 10 s.`,
+      `${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} ` +
+        `(${line.reason}; by ${line.author}). Running servers apply it within 10 s.`,
     );
     return 0;
   };

@@ -17,7 +17,9 @@ const TARGET = {
   description: "An address (203.0.113.7), a CIDR range (203.0.113.0/24, 2001:db8::/32) or a network (AS15169)",
 };
 const SETTLES =
-  "A running server (every instance, with PostgreSQL) applies it within 3 s, without an update. It beats every feed, report and list; where lines overlap the most specific decides: an address over a range, a longer prefix over a shorter one, a range over a network (AS).";
+  "A running server (every instance, with PostgreSQL) applies it within 3 s, without an update. It beats every " +
+  "feed, report and list; where lines overlap the most specific decides: an address over a range, a longer prefix " +
+  "over a shorter one, a range over a network (AS).";
 
 export const IP_ALLOW = {
   name: "ip allow",
@@ -87,7 +89,8 @@ const put =
     await withStoresMadeIfNeeded(config, values, ({ ipOverrides }) => ipOverrides.put(line));
     const until = line.until ? ` until ${line.until}` : "";
     console.log(
-      `${line.target} is ${action === "allow" ? "never risky (ok)" : "always risky (bad)"}${until} (${line.reason}; by ${line.author}). Running servers apply it within 3 s.`,
+      `${line.target} is ${action === "allow" ? "never risky (ok)" : "always risky (bad)"}${until} ` +
+        `(${line.reason}; by ${line.author}). Running servers apply it within 3 s.`,
     );
     return 0;
   };

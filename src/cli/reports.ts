@@ -46,7 +46,8 @@ export const REPORTS_EXPORT = {
 export const REPORTS_DELETE = {
   name: "reports delete",
   summary:
-    "Retract the reports of an address, all of a key's (a rogue reporter's), or one key's of one address; running servers follow within 10 s",
+    "Retract the reports of an address, all of a key's (a rogue reporter's), or one key's of one address; running " +
+    "servers follow within 10 s",
   flags: [
     { name: "ip", type: "string", value: "IP", description: "The address whose reports go" },
     {

@@ -18,10 +18,24 @@ export const SCAN = {
   name: "scan",
   summary: "Check every address of a file (CSV, JSON Lines or one per line) offline, with the data `serve` uses",
   details: [
-    "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET /v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one piece at a time: memory stays flat however long the input.",
-    "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP address. Values are checked with surrounding spaces trimmed (GET refuses a padded value). UTF-8, or UTF-16 with its byte order mark; anything else is refused.",
-    "Writes each row with its line number, its input and the answers' fields; a row that cannot be read (a line over 1 MiB included) or holds an invalid value is written with its error and counted, and the scan goes on. A CSV field a spreadsheet would run as a formula starts with '. The output may not be the input file. On a terminal a progress line is shown; at the end a summary naming the columns read (on standard error when the rows go to standard output).",
-    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email allow/deny) in force when the scan starts and this appliance's own abuse reports of the last RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, and the summary says so.",
+    "Needs no server: loads the current dataset version of --data-dir and gives each value the answer GET " +
+      "/v1/check or /v1/ip-reputation-check would give. Reads FILE, or standard input when it is - or left out, one " +
+      "piece at a time: memory stays flat however long the input.",
+    "CSV needs a header; the email and IP columns are found by their names (email, e-mail, user_email, ip, " +
+      "ip_address, signup_ip …) unless --email-column / --ip-column name them. JSON Lines: objects (keys found the " +
+      "same way) or strings. Otherwise each line is one value: an email address when it has an @, else an IP " +
+      "address. Values are checked with surrounding spaces trimmed (GET refuses a padded value). UTF-8, or UTF-16 " +
+      "with its byte order mark; anything else is refused.",
+    "Writes each row with its line number, its input and the answers' fields; a row that cannot be read (a line " +
+      "over 1 MiB included) or holds an invalid value is written with its error and counted, and the scan goes on. " +
+      "A CSV field a spreadsheet would run as a formula starts with '. The output may not be the input file. On a " +
+      "terminal a progress line is shown; at the end a summary naming the columns read (on standard error when the " +
+      "rows go to standard output).",
+    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email " +
+      "allow/deny) in force when the scan starts and this appliance's own abuse reports of the last " +
+      "RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for " +
+      "PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, " +
+      "and the summary says so.",
     '--policy FILE decides every row as an assessment (docs/assess.md): a rule set, {"rules": [...]} ({"rules": []} is the default policy alone). Each row gets its decision, score, reason codes, the rule that decided and the shadow rules that would have; the summary counts the decisions and what each rule decided or would have. A file that does not parse is refused whole, naming the rule and the field.',
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
@@ -208,7 +222,8 @@ async function databaseState(config: Config): Promise<DatabaseState> {
       overrides: { email: new Map(), ip: [] },
       reports: null,
       notes: [
-        `email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates none; check --db / RISKCHECK_DB)`,
+        `email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates ` +
+          `none; check --db / RISKCHECK_DB)`,
       ],
     };
   }
@@ -239,7 +254,8 @@ async function databaseState(config: Config): Promise<DatabaseState> {
       notes: [
         `email overrides: ${lines} ${lines === 1 ? "line" : "lines"} in force, from ${stores.description}`,
         `IP overrides: ${ipLines} ${ipLines === 1 ? "line" : "lines"} in force, from ${stores.description}`,
-        `local reports: ${reports.addresses} reported ${reports.addresses === 1 ? "address" : "addresses"} in the last ${formatDuration(config.reports.windowMs)}, from ${stores.description}`,
+        `local reports: ${reports.addresses} reported ${reports.addresses === 1 ? "address" : "addresses"} in the ` +
+          `last ${formatDuration(config.reports.windowMs)}, from ${stores.description}`,
       ],
     };
   } catch (err) {
@@ -249,7 +265,10 @@ async function databaseState(config: Config): Promise<DatabaseState> {
   }
 }
 
-/** One line on standard error, rewritten at most ten times a second: rows, rows/s, and with a known size the share done and the time left. */
+/**
+ * One line on standard error, rewritten at most ten times a second: rows, rows/s, and with a known size the share done
+ * and the time left.
+ */
 function progressLine(size: number | null) {
   const started = performance.now();
   let shown = 0;
@@ -284,7 +303,8 @@ function summaryTable(summary: ScanSummary, seconds: number): string {
     ...rows.map(([label], i) => `${label.padEnd(width)}  ${numbers[i].padStart(numberWidth)}`),
   ];
   lines.push(
-    `${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`,
+    `${summary.rows.toLocaleString("en-US")} rows in ${seconds.toFixed(1)} s, ` +
+      `${Math.round(summary.rows / Math.max(seconds, 0.001)).toLocaleString("en-US")} rows/s`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -23,7 +23,8 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
   const server = await startServer(config, log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
   if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
     log.info(
-      `Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes of URL and headers gets a bare 431. "bun run start" and the binary pass it.`,
+      `Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes ` +
+        `of URL and headers gets a bare 431. "bun run start" and the binary pass it.`,
     );
   }
   let signals = 0;
@@ -34,7 +35,8 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
       return;
     }
     log.info(
-      `${signal}${signal.startsWith("SIG") ? " received" : ""}: finishing in-flight requests and saving usage counters (a second signal stops at once)`,
+      `${signal}${signal.startsWith("SIG") ? " received" : ""}: finishing in-flight requests and saving usage ` +
+        `counters (a second signal stops at once)`,
     );
     server.shutdown().then(
       () => process.exit(exitCode),

@@ -132,7 +132,8 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   if (report.refused.length) {
     for (const line of report.refused) console.error(`riskcheck: refused: ${line}`);
     console.error(
-      `riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named above, or accept with --force.`,
+      `riskcheck: nothing was installed; the current data keeps serving (${seconds} s). Check the sources named ` +
+        `above, or accept with --force.`,
     );
     return 1;
   }
@@ -227,7 +228,11 @@ function memorySummary(memory: readonly ListMemory[]): string[] {
     .map((m) => {
       const since =
         m.oldest === null ? "" : ` (the oldest last listed ${new Date(m.oldest * 1000).toISOString().slice(0, 10)})`;
-      return `${m.source}: remembers ${m.remembered} name${m.remembered === 1 ? "" : "s"} it no longer lists${since}, each for ${formatDuration(m.retentionSeconds * 1000)} after it left; ${m.left} left in this update, ${m.forgotten} forgotten.`;
+      return (
+        `${m.source}: remembers ${m.remembered} name${m.remembered === 1 ? "" : "s"} it no longer lists${since}, ` +
+        `each for ${formatDuration(m.retentionSeconds * 1000)} after it left; ${m.left} left in this update, ` +
+        `${m.forgotten} forgotten.`
+      );
     });
 }
 
@@ -242,19 +247,23 @@ function disputedSummary(disputed: DisputedNames | undefined, file: string): str
   };
   if (disputed.heldBack.length) {
     lines.push(
-      `Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that contradict what riskcheck knows and that the evidence does not settle (disputed, most likely disposable first; settle each with riskcheck email allow|deny):`,
+      `Held back ${disputed.heldBack.length} new disposable name${disputed.heldBack.length === 1 ? "" : "s"} that ` +
+        `contradict what riskcheck knows and that the evidence does not settle (disputed, most likely disposable ` +
+        `first; settle each with riskcheck email allow|deny):`,
     );
     list(disputed.heldBack);
   }
   if (disputed.servedAnyway.length) {
     lines.push(
-      `Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that the evidence settles as disposable:`,
+      `Served ${disputed.servedAnyway.length} disputed name${disputed.servedAnyway.length === 1 ? "" : "s"} that ` +
+        `the evidence settles as disposable:`,
     );
     list(disputed.servedAnyway);
   }
   if (disputed.allowOverruled)
     lines.push(
-      `The allowlist and the privacy relays overrule ${disputed.allowOverruled} name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`,
+      `The allowlist and the privacy relays overrule ${disputed.allowOverruled} ` +
+        `name${disputed.allowOverruled === 1 ? "" : "s"} that the lists newly list.`,
     );
   return lines;
 }

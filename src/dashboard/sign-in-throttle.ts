@@ -27,7 +27,10 @@ export interface ClientRow {
   lockouts: number;
 }
 
-/** An attempt's turn: the milliseconds the client must still wait (the attempt is refused), or 0 and whether a wrong password now locks it out. */
+/**
+ * An attempt's turn: the milliseconds the client must still wait (the attempt is refused), or 0 and whether a wrong
+ * password now locks it out.
+ */
 export interface SignInAttempt {
   readonly wait: number;
   readonly lockedIfWrong: boolean;

@@ -84,7 +84,10 @@ export function compileVersionTables(
   return out;
 }
 
-/** A table for serving, its arrays views of the mapped file; `compiled` when the manifest should record it anew: compiled first and saved, or given its CRC-32 (see `recordTables`). */
+/**
+ * A table for serving, its arrays views of the mapped file; `compiled` when the manifest should record it anew:
+ * compiled first and saved, or given its CRC-32 (see `recordTables`).
+ */
 export interface ReadTable {
   readonly table: RecordTableFile;
   readonly compiled?: CompiledTable;

@@ -23,5 +23,9 @@ export function hasDatasetVersion(dir: string): boolean {
 
 /** Why a command refuses a directory that is not a data directory, and how to make one. */
 export function notADataDirectory(dir: string): string {
-  return `${dir} is not a riskcheck data directory (it has none of ${MARKERS.join(", ")}); nothing was written there. Give --data-dir (or RISKCHECK_DATA_DIR) a new or empty directory: riskcheck fills it with its bundled data, e.g. riskcheck serve --data-dir /var/lib/riskcheck`;
+  return (
+    `${dir} is not a riskcheck data directory (it has none of ${MARKERS.join(", ")}); nothing was written there. ` +
+    `Give --data-dir (or RISKCHECK_DATA_DIR) a new or empty directory: riskcheck fills it with its bundled data, ` +
+    `e.g. riskcheck serve --data-dir /var/lib/riskcheck`
+  );
 }

@@ -1,4 +1,7 @@
-/** A disposable list's evidence file: each name, when an update first saw it there, and, for a name a rolling list no longer carries, when it last did. */
+/**
+ * A disposable list's evidence file: each name, when an update first saw it there, and, for a name a rolling list no
+ * longer carries, when it last did.
+ */
 export interface EvidenceEntries {
   /** Every name, with the second an update first saw it listed (0: unknown). */
   readonly firstSeen: Map<string, number>;

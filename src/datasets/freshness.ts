@@ -60,7 +60,8 @@ export function datasetWarnings(
   if (unsettled.length) {
     const shown = unsettled.slice(0, 5).join(", ") + (unsettled.length > 5 ? " …" : "");
     warnings.push(
-      `${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see current/email/disputed.txt and settle each with: ${commands.settle} (or email allow)`,
+      `${unsettled.length} disputed disposable names held back by update, not yet settled (${shown}): see ` +
+        `current/email/disputed.txt and settle each with: ${commands.settle} (or email allow)`,
     );
   }
   const last = refresh?.last;
@@ -96,7 +97,11 @@ function staleSources(snapshot: Snapshot, nowMs: number): string | null {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(
       ([date, g]) =>
-        `${someNames(g.names)}: ${date}, ${days(nowMs - Date.parse(date))} days old (cadence ${[...g.cadences].sort((a, b) => a - b).join("/")} days)`,
+        `${someNames(g.names)}: ${date}, ${days(nowMs - Date.parse(date))} days old (cadence ` +
+        `${[...g.cadences].sort((a, b) => a - b).join("/")} days)`,
     );
-  return `${count} source${count === 1 ? "" : "s"} in use ${count === 1 ? "is" : "are"} older than the cadence ${count === 1 ? "its publisher keeps" : "their publishers keep"}: ${parts.join("; ")}`;
+  return (
+    `${count} source${count === 1 ? "" : "s"} in use ${count === 1 ? "is" : "are"} older than the cadence ` +
+    `${count === 1 ? "its publisher keeps" : "their publishers keep"}: ${parts.join("; ")}`
+  );
 }

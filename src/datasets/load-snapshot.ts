@@ -63,11 +63,14 @@ export async function loadSnapshot(
   }
   if (lists.belowEvidence > 0 || lists.heldBack.size > 0) {
     notes.push(
-      `disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ${lists.heldBack.size} disputed names held back by update`,
+      `disposable lists: ${lists.belowEvidence} listed names below the evidence rule "${lists.rule}", ` +
+        `${lists.heldBack.size} disputed names held back by update`,
     );
   }
   notes.push(
-    `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
+    `free providers: ${freeReport.kept} of ${freeReport.candidates} kept; left out ${freeReport.disposable} ` +
+      `disposable, ${freeReport.throwawayName} named like throwaway services, ${freeReport.institutional} academic ` +
+      `or government, ${freeReport.suffixOrReserved} public suffixes or reserved names`,
   );
   const datasets: DatasetInfo[] = [
     { name: "disposable-domains", file: files.disposableDomains, entries: lists.disposable.size, date: null },

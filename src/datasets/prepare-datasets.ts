@@ -232,7 +232,8 @@ async function prepareIp(
   }
   if (curated.regions.size === 0)
     notes.push(
-      "curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it from the project's data/curated/ (the binary writes it again at its next start)",
+      "curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it " +
+        "from the project's data/curated/ (the binary writes it again at its next start)",
     );
   if (curated.expired)
     notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);

@@ -17,7 +17,10 @@ import type { TextDataset } from "./read-text-dataset.ts";
 type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: PackedDomainSetParts };
 
 export interface PreparedEmail {
-  /** The lists, their packed sets as arrays (the served disposable names are made from `listed` again); the small sets and maps as they are. */
+  /**
+   * The lists, their packed sets as arrays (the served disposable names are made from `listed` again); the small sets
+   * and maps as they are.
+   */
   readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence" | "listed"> & {
     readonly free: PackedDomainSetParts;
     readonly evidence: readonly PreparedSource[];

@@ -21,7 +21,8 @@ interface Kind {
 }
 
 const NETWORK_FIX =
-  "check this machine's network and DNS; behind a proxy, set HTTPS_PROXY (and HTTP_PROXY); to use only the bundled data, set RISKCHECK_UPDATE_EVERY=off or give --sources a file without network sources";
+  "check this machine's network and DNS; behind a proxy, set HTTPS_PROXY (and HTTP_PROXY); to use only the " +
+  "bundled data, set RISKCHECK_UPDATE_EVERY=off or give --sources a file without network sources";
 
 /** The first kind whose pattern matches a source's detail; the last one takes anything. */
 const KINDS: readonly Kind[] = [
@@ -82,7 +83,10 @@ export function someNames(names: readonly string[], shown = 3): string {
     : `${names.slice(0, shown - 1).join(", ")} and ${names.length - shown + 1} more`;
 }
 
-/** One sentence for a group: "29 sources (geolite2-city-ipv4, … and 27 more; 29 have no data yet): the host name could not be resolved …". */
+/**
+ * One sentence for a group: "29 sources (geolite2-city-ipv4, … and 27 more; 29 have no data yet): the host name could
+ * not be resolved …".
+ */
 export function describeGroup(group: ProblemGroup): string {
   const count = `${group.names.length} source${group.names.length === 1 ? "" : "s"}`;
   const data =

@@ -9,7 +9,10 @@ export interface ListedSource extends Witness {
   readonly entries: PackedDomainSet;
   /** Seconds since the epoch, by entry position; 0 where unknown. */
   readonly firstSeen: Uint32Array;
-  /** For a name a rolling list no longer carries but still remembers: when it last did (seconds), by entry position; 0 for a name it carries. */
+  /**
+   * For a name a rolling list no longer carries but still remembers: when it last did (seconds), by entry position; 0
+   * for a name it carries.
+   */
   readonly lastSeen: Uint32Array;
   /** When an update last confirmed the list, or null. */
   readonly checkedAt: string | null;

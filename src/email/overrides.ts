@@ -84,7 +84,9 @@ export function overrideLine(
   if (domain === null) throw new OverrideError(`"${input.domain}" is not a domain name`, "invalid_target");
   if (!input.force && getDomain(domain) === null) {
     throw new OverrideError(
-      `${domain} is a public suffix: a line there would make every domain under it ${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with --force`,
+      `${domain} is a public suffix: a line there would make every domain under it ` +
+        `${input.action === "deny" ? "disposable" : "never disposable"}; name the registered domain, or insist with ` +
+        `--force`,
       "public_suffix",
     );
   }

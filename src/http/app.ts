@@ -16,8 +16,6 @@ export interface AppDeps extends ApiDeps, OperatorDeps {
   readonly traffic: TrafficCounter;
 }
 
-export type HttpApp = ReturnType<typeof createApp>;
-
 /**
  * Bun's own upload limit, over which it would answer a bare 413 before any route runs: set
  * out of reach, so that the limits are the app's. The routes that read a body stop reading

@@ -24,7 +24,8 @@ export const API_ERRORS = Object.freeze({
   forbidden: define(
     403,
     "forbidden",
-    "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys create --name NAME --permissions check,report)",
+    "This API key lacks the permission this endpoint needs; an operator can create a key with it (riskcheck keys " +
+      "create --name NAME --permissions check,report)",
   ),
   invalidReports: define(
     400,
@@ -36,7 +37,8 @@ export const API_ERRORS = Object.freeze({
   forbiddenManage: define(
     403,
     "forbidden",
-    "This API key may not manage override lines; an operator can create a key that may (riskcheck keys create --name NAME --permissions manage)",
+    "This API key may not manage override lines; an operator can create a key that may (riskcheck keys create " +
+      "--name NAME --permissions manage)",
   ),
   invalidOverride: define(
     400,
@@ -86,7 +88,10 @@ for (const e of Object.values(API_ERRORS)) {
   );
 }
 
-/** `headers`, when given, carry the content type already. An error made for one request (a message naming its client) is serialised here. */
+/**
+ * `headers`, when given, carry the content type already. An error made for one request (a message naming its client)
+ * is serialised here.
+ */
 export function errorResponse(e: ApiError, headers: Readonly<Record<string, string>> = JSON_HEADERS): Response {
   return new Response(bodies.get(e) ?? JSON.stringify({ error: e.error, message: e.message }), {
     status: e.status,

@@ -40,6 +40,8 @@ export function outsideNetworks(client: string | null): ApiError {
   return {
     status: 403,
     error: "forbidden",
-    message: `This API key is not allowed from ${client ?? "a request without a client address"}: the key works only from its allowed networks; an operator can change them (riskcheck keys update ID_OR_NAME --allow-from CIDR,…)`,
+    message:
+      `This API key is not allowed from ${client ?? "a request without a client address"}: the key works only from ` +
+      `its allowed networks; an operator can change them (riskcheck keys update ID_OR_NAME --allow-from CIDR,…)`,
   };
 }

@@ -11,7 +11,10 @@ const BY_PATH = new Map(
 
 const OVERRIDES = RequestMetrics.endpointIndex("/v1/overrides");
 
-/** Which metrics label a request that a route answered counts under: the path, any dashboard path as one, any line's path as /v1/overrides. */
+/**
+ * Which metrics label a request that a route answered counts under: the path, any dashboard path as one, any line's
+ * path as /v1/overrides.
+ */
 function endpointOf(path: string): number {
   return (
     BY_PATH.get(path) ??

@@ -97,7 +97,8 @@ const FRAME = {
       "X-RateLimit-Remaining": integerHeader("Requests left in the bucket."),
       "X-RateLimit-Reset": integerHeader("Seconds until a request will be accepted again."),
       "X-Quota-Limit": integerHeader(
-        "The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) uses none. The quota headers are absent when the quota is off.",
+        "The key's monthly quota of successful IP checks; the private answer (an address outside global unicast) " +
+          "uses none. The quota headers are absent when the quota is off.",
       ),
       "X-Quota-Remaining": integerHeader("Successful IP checks left this calendar month (UTC)."),
       "X-Quota-Reset": {
@@ -108,7 +109,8 @@ const FRAME = {
     responses: {
       Unauthorized: {
         description:
-          "No key, an unknown key (a rotated key's old secret too, once its grace has ended), or a revoked or expired key. The same three bodies on every endpoint.",
+          "No key, an unknown key (a rotated key's old secret too, once its grace has ended), or a revoked or " +
+          "expired key. The same three bodies on every endpoint.",
         content: jsonContent(errorSchema(UNAUTHORIZED), {
           missing_key: errorExample(API_ERRORS.missingKey, "No `Authorization: Bearer <key>` header"),
           unknown_key: errorExample(API_ERRORS.unknownKey, "A key this server does not know"),
@@ -117,7 +119,9 @@ const FRAME = {
       },
       Forbidden: {
         description:
-          "The key lacks the permission this route needs (`check` for the checks and the batch, `report` for reports), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+          "The key lacks the permission this route needs (`check` for the checks and the batch, `report` for " +
+          "reports), or the client address is outside the key's allowed networks (`--allow-from`). Before the " +
+          "rate limit: no token is used.",
         content: jsonContent(errorSchema([API_ERRORS.forbidden]), {
           forbidden: errorExample(API_ERRORS.forbidden, "A key without the permission"),
           outside_networks: errorExample(
@@ -128,7 +132,8 @@ const FRAME = {
       },
       NotManage: {
         description:
-          "The key lacks the `manage` permission (a key made for the checks), or the client address is outside the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
+          "The key lacks the `manage` permission (a key made for the checks), or the client address is outside " +
+          "the key's allowed networks (`--allow-from`). Before the rate limit: no token is used.",
         content: jsonContent(errorSchema([API_ERRORS.forbiddenManage]), {
           forbidden: errorExample(API_ERRORS.forbiddenManage, "A key made with only `check`"),
         }),

@@ -23,7 +23,9 @@ export function parseExpiry(text: string, nowMs: number): { expiresAt: string | 
   const ms = date !== null && calendarDate(date.slice(0, 10)) ? Date.parse(date) : Number.NaN;
   if (Number.isNaN(ms)) {
     return {
-      error: `"${value}" is not an expiry: give a duration (30d, 12h), a date (2027-01-31) or a date and time with its zone (2027-01-31T18:00:00Z), or never`,
+      error:
+        `"${value}" is not an expiry: give a duration (30d, 12h), a date (2027-01-31) or a date and time with its ` +
+        `zone (2027-01-31T18:00:00Z), or never`,
     };
   }
   if (ms <= nowMs)

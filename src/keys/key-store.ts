@@ -55,7 +55,8 @@ export function keyNamed(name: string, named: readonly KeyRecord[]): KeyRecord {
   if (active.length > 1)
     throw new KeyStoreError(
       "ambiguous_name",
-      `${active.length} active keys are named "${name}" (${active.map((k) => k.id).join(", ")}), made before names had to be unique; use the id`,
+      `${active.length} active keys are named "${name}" (${active.map((k) => k.id).join(", ")}), made before ` +
+        `names had to be unique; use the id`,
     );
   const chosen = active[0] ?? named[0];
   if (chosen === undefined)

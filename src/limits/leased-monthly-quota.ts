@@ -147,7 +147,8 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
     const used = Math.max(0, lease.charged - lease.available) + lease.owed;
     const onCredit =
       lease.owed < lease.size && lease.charged < limit && (!lease.answered || creditWhileRefilling(lease, limit));
-    // Several checks at once (a batch) fit when this instance holds them, or on credit when the count as last seen leaves room for all of them.
+    // Several checks at once (a batch) fit when this instance holds them, or on credit when the count as last seen
+    // leaves room for all of them.
     const fits =
       checks === 1
         ? lease.available > 0 || onCredit
@@ -226,7 +227,8 @@ export class LeasedMonthlyQuota implements MonthlyQuota {
         (err: Error) => {
           lease.askAfterMs = this.now() + ASK_AGAIN_MS;
           this.logError(
-            `quota: leasing checks of ${lease.keyId} failed, refusing it once what this instance holds is used, until the database answers: ${err.message}`,
+            `quota: leasing checks of ${lease.keyId} failed, refusing it once what this instance holds is used, ` +
+              `until the database answers: ${err.message}`,
           );
           return false;
         },

@@ -62,7 +62,9 @@ export const REPORT_PROBLEMS: Readonly<Record<ReportProblem, string>> = Object.f
   invalid_ip: "invalid IP address format",
   private_address: "Private, loopback and other reserved addresses cannot be reported",
   invalid_category: `The category must be one of ${REPORT_CATEGORIES.join(", ")}`,
-  invalid_comment: `The comment must be text of at most ${MAX_COMMENT_BYTES} bytes, with no NUL character and no lone surrogate (\\u0000, \\ud800 …)`,
+  invalid_comment:
+    `The comment must be text of at most ${MAX_COMMENT_BYTES} bytes, with no NUL character and no lone surrogate ` +
+    `(\\u0000, \\ud800 …)`,
   limit_reached:
     "This key has reported as many distinct addresses today (UTC) as RISKCHECK_REPORT_KEY_DAILY_LIMIT allows; this report was not stored",
 });

@@ -183,7 +183,10 @@ function decisionCells(a: Assessment): string {
   return `,${a.decision},${a.facts.score},${codes},${a.rule?.id ?? ""},${shadow}`;
 }
 
-/** Every field that holds text from the input or the datasets: a cell that a spreadsheet would run as a formula is written as text, as `reports export` writes its fields. */
+/**
+ * Every field that holds text from the input or the datasets: a cell that a spreadsheet would run as a formula is
+ * written as text, as `reports export` writes its fields.
+ */
 const csvField = spreadsheetCsvField;
 
 function csvLine(cells: readonly string[]): string {

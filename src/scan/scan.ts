@@ -168,7 +168,8 @@ function decoderFor(head: Uint8Array): TextDecoder {
   const bom = BOMS.find(([, prefix]) => startsWith(head, prefix));
   if (bom !== undefined && bom[2] === null)
     throw new ScanInputError(
-      `the input is ${bom[0]} (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. iconv -f ${bom[0]} -t UTF-8`,
+      `the input is ${bom[0]} (its byte order mark says so): scan reads UTF-8 or UTF-16; convert it first, e.g. ` +
+        `iconv -f ${bom[0]} -t UTF-8`,
     );
   // Every other byte zero in the first four: UTF-16 or UTF-32 text without its byte order mark.
   if (
@@ -178,7 +179,8 @@ function decoderFor(head: Uint8Array): TextDecoder {
     (head[2] === 0) !== (head[3] === 0)
   ) {
     throw new ScanInputError(
-      "the input looks like UTF-16 or UTF-32 without a byte order mark: scan reads UTF-8, or UTF-16 with its mark; convert it first, e.g. iconv -f UTF-16LE -t UTF-8",
+      "the input looks like UTF-16 or UTF-32 without a byte order mark: scan reads UTF-8, or UTF-16 with its " +
+        "mark; convert it first, e.g. iconv -f UTF-16LE -t UTF-8",
     );
   }
   return new TextDecoder(bom?.[2] ?? "utf-8", { fatal: true });
@@ -200,7 +202,8 @@ function decodedText(input: AsyncIterable<Uint8Array>): AsyncIterable<string> & 
           return decoder!.decode(chunk, { stream: chunk !== undefined });
         } catch {
           throw new ScanInputError(
-            `the input is not valid ${decoder!.encoding.toUpperCase()}: an invalid byte sequence within its first ${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`,
+            `the input is not valid ${decoder!.encoding.toUpperCase()}: an invalid byte sequence within its first ` +
+              `${state.bytes} bytes; convert it first, e.g. iconv -f LATIN1 -t UTF-8`,
           );
         }
       };

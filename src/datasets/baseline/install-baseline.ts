@@ -106,7 +106,8 @@ export async function ensureDatasets(
   if (embedded && BUILD_INFO) {
     await installEmbedded(dataDir, embedded, BUILD_INFO, options.keepVersions);
     say(
-      `${resolve(dataDir)} had no datasets: wrote the data built into this binary (of ${BUILD_INFO.dataDate}) as dataset version ${BUILD_INFO.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
+      `${resolve(dataDir)} had no datasets: wrote the data built into this binary (of ${BUILD_INFO.dataDate}) as ` +
+        `dataset version ${BUILD_INFO.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
     );
     return;
   }
@@ -122,6 +123,7 @@ export async function ensureDatasets(
     );
   }
   say(
-    `${resolve(dataDir)} had no datasets: wrote the bundled data (${checkout.packages.where}) as dataset version ${report.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
+    `${resolve(dataDir)} had no datasets: wrote the bundled data (${checkout.packages.where}) as dataset version ` +
+      `${report.version} in ${seconds()} s; "riskcheck update" brings it up to date`,
   );
 }

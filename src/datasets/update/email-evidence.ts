@@ -111,7 +111,10 @@ export function composeEmailEvidence(
   return { listed, memory };
 }
 
-/** Whether the evidence file at `file` remembers a name for longer than `retentionSeconds`: the next update forgets it, even if no source changed. */
+/**
+ * Whether the evidence file at `file` remembers a name for longer than `retentionSeconds`: the next update forgets it,
+ * even if no source changed.
+ */
 export function memoryExpires(file: string, nowSeconds: number, retentionSeconds: number): boolean {
   if (!existsSync(file)) return false;
   for (const last of parseEvidenceFile(readFileSync(file, "utf8")).lastSeen.values())

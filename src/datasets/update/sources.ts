@@ -19,7 +19,10 @@ export interface Source {
   readonly supersedes: readonly string[];
   /** For a list that feeds a counter: reports one listing counts as (times its own count). */
   readonly weight: number;
-  /** For a list that feeds a counter, or a disposable-domain list: the lists whose entries it copies, so its listing of what they list is no second witness. */
+  /**
+   * For a list that feeds a counter, or a disposable-domain list: the lists whose entries it copies, so its listing of
+   * what they list is no second witness.
+   */
   readonly includes: readonly string[];
   /** For a disposable-domain list: whether it asks for evidence before listing a domain. */
   readonly verifies: boolean;

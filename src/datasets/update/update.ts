@@ -35,7 +35,10 @@ export interface UpdateOptions {
   readonly only?: readonly string[];
   /** Accept shrinking or empty data, and rebuild every output even when no source changed. */
   readonly force: boolean;
-  /** Largest accepted loss of entries, as a fraction, of a source against its last download and of an output against the current version. */
+  /**
+   * Largest accepted loss of entries, as a fraction, of a source against its last download and of an output against
+   * the current version.
+   */
   readonly maxShrink: number;
   /** Versions kept: the new one and those it was built on. */
   readonly keepVersions: number;
@@ -115,7 +118,11 @@ function allowlistRefusal(lists: DomainLists, sources: readonly string[]): strin
   const listed = lists.disposable.size + lists.disposableWildcard.size;
   if (unflagged <= listed * MAX_ALLOWLISTED_SHARE) return null;
   const share = Math.round((unflagged / listed) * 100);
-  return `the allowlists would un-flag ${unflagged} of the ${listed} disposable names (${share} %, more than ${MAX_ALLOWLISTED_SHARE * 100} %); their sources: ${[...sources, "the operator's allowlist"].join(", ")}. An allowlist names a few wrongly listed domains: check that each serves one, or accept with --force`;
+  return (
+    `the allowlists would un-flag ${unflagged} of the ${listed} disposable names (${share} %, more than ` +
+    `${MAX_ALLOWLISTED_SHARE * 100} %); their sources: ${[...sources, "the operator's allowlist"].join(", ")}. An ` +
+    `allowlist names a few wrongly listed domains: check that each serves one, or accept with --force`
+  );
 }
 
 /** A source's data in the version being built. */
@@ -160,7 +167,9 @@ function isDiskFull(err: unknown): boolean {
 /** What to do about a full disk, instead of a bare ENOSPC. */
 function diskFullError(dataDir: string, err: Error): Error {
   return new Error(
-    `${dataDir}: the disk is full (${err.message}); nothing was installed and the current data keeps serving. Free some space there (or keep fewer dataset versions: --keep-versions / RISKCHECK_KEEP_VERSIONS) and run the update again`,
+    `${dataDir}: the disk is full (${err.message}); nothing was installed and the current data keeps serving. ` +
+      `Free some space there (or keep fewer dataset versions: --keep-versions / RISKCHECK_KEEP_VERSIONS) and run ` +
+      `the update again`,
   );
 }
 
@@ -461,7 +470,8 @@ function checkEntries(
   if (entries === 0 && !options.force) throw new ContentError("has no entries; --force accepts an empty list");
   if (isIpList(source) && ipListEntries > MAX_IP_LIST_ENTRIES) {
     throw new SourceTooLarge(
-      `its ${entries} entries would bring the IP lists to ${ipListEntries}, more than the ${MAX_IP_LIST_ENTRIES} one update holds within its memory bound`,
+      `its ${entries} entries would bring the IP lists to ${ipListEntries}, more than the ${MAX_IP_LIST_ENTRIES} ` +
+        `one update holds within its memory bound`,
     );
   }
   if (comparable && entries < comparable.entries * (1 - options.maxShrink) && !options.force) {

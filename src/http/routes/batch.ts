@@ -193,7 +193,10 @@ export const BATCH_OPERATIONS = {
       operationId: "checkBatch",
       summary: "Up to 1,000 email addresses and IP addresses in one request",
       description:
-        "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the quota's 429; the IP items answered are used up.",
+        "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, " +
+        "error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts " +
+        "toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the " +
+        "quota's 429; the IP items answered are used up.",
       security: [{ apiKey: [] }],
       parameters: [
         {
@@ -201,7 +204,9 @@ export const BATCH_OPERATIONS = {
           in: "query",
           required: false,
           description:
-            "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the evidence rule in force included).",
+            "As for the two GET checks: adds `reasons` to every email item and `reputation.reasons` to every IP " +
+            "item, each item then exactly the GET answer with `explain=1` (the operator's override lines and the " +
+            "evidence rule in force included).",
           schema: { type: "string" },
           example: "1",
         },
@@ -242,7 +247,8 @@ export const BATCH_OPERATIONS = {
         },
         "429": {
           description:
-            "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly quota; nothing was answered or counted.",
+            "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly " +
+            "quota; nothing was answered or counted.",
           headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
           content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
             rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),

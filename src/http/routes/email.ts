@@ -66,7 +66,8 @@ export const EMAIL_CHECK_OPERATIONS = {
           in: "query",
           required: true,
           description:
-            "The address, percent-decoded only (a literal `+` stays `+`). Absent or empty: `missing_parameter`; given twice or malformed: `invalid_email`.",
+            "The address, percent-decoded only (a literal `+` stays `+`). Absent or empty: `missing_parameter`; " +
+            "given twice or malformed: `invalid_email`.",
           schema: { type: "string", maxLength: 254 },
           example: "someone@mailinator.com",
         },
@@ -75,7 +76,12 @@ export const EMAIL_CHECK_OPERATIONS = {
           in: "query",
           required: false,
           description:
-            "`explain`, `explain=1`, `=true` or `=yes` add `reasons`: the rule that decided and its entry, every list that names the domain or the parent that matched (with when this appliance first and last saw it there, whether the list verifies entries and which lists it copies), the override or allowlist line that applied, the evidence rule in force, a confidence, the relay service, and hints that never change the verdict (`did_you_mean`, `role_account`, `normalized`). `=0`, `=false`, `=no` or absent: the spec's four fields, byte for byte.",
+            "`explain`, `explain=1`, `=true` or `=yes` add `reasons`: the rule that decided and its entry, every " +
+            "list that names the domain or the parent that matched (with when this appliance first and last saw " +
+            "it there, whether the list verifies entries and which lists it copies), the override or allowlist " +
+            "line that applied, the evidence rule in force, a confidence, the relay service, and hints that never " +
+            "change the verdict (`did_you_mean`, `role_account`, `normalized`). `=0`, `=false`, `=no` or absent: " +
+            "the spec's four fields, byte for byte.",
           schema: { type: "string" },
           example: "1",
         },

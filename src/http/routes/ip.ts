@@ -82,7 +82,8 @@ export const IP_CHECK_OPERATIONS = {
           in: "query",
           required: false,
           description:
-            "IPv4 as canonical dotted-quad decimal, or IPv6 in any RFC 4291 form (answered in RFC 5952 form; IPv4-mapped IPv6 is answered as IPv4). Omitted: the caller's own address.",
+            "IPv4 as canonical dotted-quad decimal, or IPv6 in any RFC 4291 form (answered in RFC 5952 form; " +
+            "IPv4-mapped IPv6 is answered as IPv4). Omitted: the caller's own address.",
           schema: { type: "string", maxLength: 64 },
           example: "81.2.69.142",
         },
@@ -91,7 +92,10 @@ export const IP_CHECK_OPERATIONS = {
           in: "query",
           required: false,
           description:
-            "`explain`, `explain=1`, `=true` or `=yes` add `reputation.reasons`: the rule that set the level with its threshold, every list's word on the address (with the reports it adds and when this appliance first and last saw it there), and where each kind came from. `=0`, `=false`, `=no` or absent: the spec's body only.",
+            "`explain`, `explain=1`, `=true` or `=yes` add `reputation.reasons`: the rule that set the level with " +
+            "its threshold, every list's word on the address (with the reports it adds and when this appliance " +
+            "first and last saw it there), and where each kind came from. `=0`, `=false`, `=no` or absent: the " +
+            "spec's body only.",
           schema: { type: "string" },
           example: "1",
         },
@@ -99,7 +103,9 @@ export const IP_CHECK_OPERATIONS = {
       responses: {
         "200": {
           description:
-            "What the datasets say about the address. Every address that is not global unicast (private, loopback, CGNAT, documentation …) gets empty strings, zero coordinates, a clean `ok` reputation and no `flag`, without any lookup.",
+            "What the datasets say about the address. Every address that is not global unicast (private, " +
+            "loopback, CGNAT, documentation …) gets empty strings, zero coordinates, a clean `ok` reputation and " +
+            "no `flag`, without any lookup.",
           headers: { ...RATE_HEADERS, ...QUOTA_HEADERS },
           content: jsonContent(IpAnswerSchema, IP_EXAMPLES),
         },
@@ -115,7 +121,8 @@ export const IP_CHECK_OPERATIONS = {
         "403": ref("responses", "Forbidden"),
         "429": {
           description:
-            "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the seconds until the month ends (UTC).",
+            "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the " +
+            "seconds until the month ends (UTC).",
           headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
           content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
             rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),

@@ -125,7 +125,11 @@ export const METRICS_OPERATIONS = {
       responses: {
         "200": {
           description:
-            "Prometheus text format 0.0.4: `riskcheck_requests_total{endpoint,status}`, `riskcheck_request_duration_seconds{endpoint}` (histogram), `riskcheck_dataset_age_seconds{dataset}`, `riskcheck_update_last_success_timestamp_seconds`, `riskcheck_keys{status}`, `riskcheck_build_info{version}`, `process_start_time_seconds`, `process_resident_memory_bytes`.",
+            "Prometheus text format 0.0.4: `riskcheck_requests_total{endpoint,status}`, " +
+            "`riskcheck_request_duration_seconds{endpoint}` (histogram), " +
+            "`riskcheck_dataset_age_seconds{dataset}`, `riskcheck_update_last_success_timestamp_seconds`, " +
+            "`riskcheck_keys{status}`, `riskcheck_build_info{version}`, `process_start_time_seconds`, " +
+            "`process_resident_memory_bytes`.",
           content: { "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } } },
         },
         "401": {

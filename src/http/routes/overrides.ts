@@ -34,7 +34,10 @@ export interface OverridesDeps extends AdmissionDeps {
 
 type Kind = "ip" | "email";
 
-/** A line as the admin API shows it. Its id is its kind and target, a range's "/" written "-": "ip:203.0.113.0-24", "ip:AS64500", "email:example.com". */
+/**
+ * A line as the admin API shows it. Its id is its kind and target, a range's "/" written "-": "ip:203.0.113.0-24",
+ * "ip:AS64500", "email:example.com".
+ */
 export interface OverrideView {
   readonly id: string;
   readonly kind: Kind;
@@ -307,7 +310,10 @@ export const OVERRIDE_OPERATIONS = {
       summary:
         "Add a line, or replace the line of the same target; every instance applies it within 3 s (IP) or 10 s (email), this one at once",
       description:
-        "An IP line's target is an address, a CIDR range (IPv4 or IPv6) or an AS number (`AS15169`): `allow` makes the verdict `ok`, not risky, `deny` makes it `bad`, risky, whatever the feeds and reports say; where lines overlap the most specific decides. An email line's target is a domain, its subdomains included: `allow` never disposable, `deny` always. The author is the key's name.",
+        "An IP line's target is an address, a CIDR range (IPv4 or IPv6) or an AS number (`AS15169`): `allow` " +
+        "makes the verdict `ok`, not risky, `deny` makes it `bad`, risky, whatever the feeds and reports say; " +
+        "where lines overlap the most specific decides. An email line's target is a domain, its subdomains " +
+        "included: `allow` never disposable, `deny` always. The author is the key's name.",
       security: [{ apiKey: [] }],
       requestBody: {
         required: true,
@@ -372,7 +378,8 @@ export const OVERRIDE_OPERATIONS = {
           in: "path",
           required: true,
           description:
-            "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, `ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
+            "The line's `id`: its kind and target, a range's `/` written `-` (`ip:203.0.113.0-24`, " +
+            "`ip:2001:db8::-32`, `ip:AS64500`, `email:example.com`); an encoded `%2F` is taken too.",
           schema: { type: "string" },
         },
       ],

@@ -252,7 +252,8 @@ export const REPORT_OPERATIONS = {
         "500": ref("responses", "InternalError"),
         "503": {
           description:
-            "Another process holds the database's write lock (over 2 s): nothing was stored; send the same request again after `Retry-After` seconds.",
+            "Another process holds the database's write lock (over 2 s): nothing was stored; send the same " +
+            "request again after `Retry-After` seconds.",
           headers: {
             ...RATE_HEADERS,
             "Retry-After": integerHeader("Seconds to wait before sending the request again."),

@@ -91,7 +91,10 @@ export class AsnIndex {
     return this.text.slice(this.payload[entry * 3 + 1], this.payload[entry * 3 + 2]);
   }
 
-  /** What each entry's organisation name says of its kinds (`kindsInName`), as `update` compiled it, or read now from an index compiled without it or under other rules. */
+  /**
+   * What each entry's organisation name says of its kinds (`kindsInName`), as `update` compiled it, or read now from
+   * an index compiled without it or under other rules.
+   */
   nameKinds(): Uint8Array {
     if (hasCurrentNameKinds({ meta: this.meta })) {
       const bytes = Buffer.from((this.meta.nameKinds as NameKindsMeta).bytes, "base64");

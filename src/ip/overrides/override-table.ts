@@ -67,5 +67,3 @@ export class OverrideTable {
     return (asn !== 0 && this.byAsn.get(asn)) || null;
   }
 }
-
-export const NO_OVERRIDES = new OverrideTable([]);

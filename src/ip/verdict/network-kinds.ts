@@ -51,7 +51,10 @@ const ISP_NAME =
  */
 export const NAME_RULES = 1;
 
-/** What an organisation's name says: `education`, and `isp` for a name that reads like an access provider's (whether the network is one depends on its lists too: `kindsOfNetwork`). */
+/**
+ * What an organisation's name says: `education`, and `isp` for a name that reads like an access provider's (whether
+ * the network is one depends on its lists too: `kindsOfNetwork`).
+ */
 export function kindsInName(organization: string): number {
   return (EDUCATION_NAME.test(organization) ? KIND.education : 0) | (ISP_NAME.test(organization) ? KIND.isp : 0);
 }

@@ -9,7 +9,8 @@ export class PostgresAuditLog implements AuditLog {
     const change = event.change === null ? null : JSON.stringify(event.change);
     const [row] = await this.sql<AuditRow[]>`
       INSERT INTO audit_log (at, action, outcome, target, actor, channel, change, detail, once)
-      VALUES (${event.at}, ${event.action}, ${event.outcome}, ${event.target}, ${event.actor}, ${event.channel}, ${change}, ${event.detail}, ${once ?? null})
+      VALUES (${event.at}, ${event.action}, ${event.outcome}, ${event.target}, ${event.actor}, ${event.channel},
+        ${change}, ${event.detail}, ${once ?? null})
       ON CONFLICT (once) DO NOTHING
       RETURNING id, at, action, outcome, target, actor, channel, change, detail`;
     return row ? entryOfRow(row) : null;

@@ -206,7 +206,8 @@ async function migrate(sql: SQL, url: string): Promise<number> {
     });
   } catch (err) {
     throw new Error(
-      `${where}: cannot use the PostgreSQL database (${withoutPassword((err as Error).message, url)}); check --database-url / RISKCHECK_DATABASE_URL, that the server runs and that its user may create tables`,
+      `${where}: cannot use the PostgreSQL database (${withoutPassword((err as Error).message, url)}); check ` +
+        `--database-url / RISKCHECK_DATABASE_URL, that the server runs and that its user may create tables`,
     );
   }
   if (newer !== null)

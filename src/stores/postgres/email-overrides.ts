@@ -14,7 +14,8 @@ export class PostgresOverrideStore implements OverrideStore {
   async put(line: OverrideLine): Promise<void> {
     await this.sql`INSERT INTO email_overrides (domain, action, reason, author, created_at, until)
                    VALUES (${line.domain}, ${line.action}, ${line.reason}, ${line.author}, ${line.created}, ${line.until})
-                   ON CONFLICT (domain) DO UPDATE SET action = excluded.action, reason = excluded.reason, author = excluded.author, created_at = excluded.created_at, until = excluded.until`;
+                   ON CONFLICT (domain) DO UPDATE SET action = excluded.action, reason = excluded.reason, author =
+                     excluded.author, created_at = excluded.created_at, until = excluded.until`;
   }
 
   async remove(domain: string): Promise<boolean> {

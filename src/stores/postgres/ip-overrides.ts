@@ -19,7 +19,8 @@ export class PostgresIpOverrideStore implements IpOverrideStore {
   async put(line: IpOverrideLine): Promise<void> {
     await this.sql`INSERT INTO ip_overrides (target, action, reason, author, created_at, until)
                    VALUES (${line.target}, ${line.action}, ${line.reason}, ${line.author}, ${line.created}, ${line.until})
-                   ON CONFLICT (target) DO UPDATE SET action = excluded.action, reason = excluded.reason, author = excluded.author, created_at = excluded.created_at, until = excluded.until`;
+                   ON CONFLICT (target) DO UPDATE SET action = excluded.action, reason = excluded.reason, author =
+                     excluded.author, created_at = excluded.created_at, until = excluded.until`;
   }
 
   async remove(target: string): Promise<boolean> {

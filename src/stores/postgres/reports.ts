@@ -48,7 +48,8 @@ export class PostgresReportStore implements ReportStore {
         await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report:' || ${keyId}))`;
         const recent = await tx<{ ip: string; category: string }[]>`
           SELECT DISTINCT r.ip, r.category FROM reports r
-          JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text, category text) ON r.ip = x.ip AND r.category = x.category
+          JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text, category text) ON r.ip =
+            x.ip AND r.category = x.category
           WHERE r.key_id = ${keyId} AND r.reported_at > ${limits.dedupSinceMs}`;
         const today = await tx<{ ip: string }[]>`
           SELECT DISTINCT r.ip FROM reports r JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text) ON r.ip = x.ip
@@ -71,7 +72,8 @@ export class PostgresReportStore implements ReportStore {
         const fresh = reports.filter((_, i) => outcomes[i] === "stored");
         if (fresh.length > 0) {
           await tx`INSERT INTO reports (key_id, ip, category, comment, reported_at)
-                   SELECT ${keyId}, x.ip, x.category, x.comment, ${nowMs} FROM json_to_recordset(${JSON.stringify(fresh)}::text::json) AS x(ip text, category text, comment text)`;
+                   SELECT ${keyId}, x.ip, x.category, x.comment, ${nowMs} FROM
+                     json_to_recordset(${JSON.stringify(fresh)}::text::json) AS x(ip text, category text, comment text)`;
         }
         return outcomes;
       });
@@ -105,7 +107,8 @@ export class PostgresReportStore implements ReportStore {
       { ip: ip ?? null, keyId: keyId ?? null, beforeMs: null },
       nowMs,
       (tx) =>
-        tx`DELETE FROM reports WHERE (${ip ?? null}::text IS NULL OR ip = ${ip ?? null}) AND (${keyId ?? null}::text IS NULL OR key_id = ${keyId ?? null})`,
+        tx`DELETE FROM reports WHERE (${ip ?? null}::text IS NULL OR ip = ${ip ?? null}) AND (${keyId ?? null}::text
+          IS NULL OR key_id = ${keyId ?? null})`,
     );
   }
 
@@ -127,7 +130,8 @@ export class PostgresReportStore implements ReportStore {
       if (cursor === null) {
         for (let after = "0"; ; ) {
           const page = await tx<(ReportRow & { id: string })[]>`
-            SELECT id::text AS id, ${tx.unsafe(ROW)} FROM reports WHERE reported_at >= ${windowStartMs} AND id > ${after}::bigint ORDER BY id LIMIT ${ROWS_PER_PAGE}`;
+            SELECT id::text AS id, ${tx.unsafe(ROW)} FROM reports WHERE reported_at >= ${windowStartMs} AND id >
+              ${after}::bigint ORDER BY id LIMIT ${ROWS_PER_PAGE}`;
           if (page.length === 0) break;
           onRows(page);
           after = page.at(-1)!.id;
@@ -136,7 +140,8 @@ export class PostgresReportStore implements ReportStore {
       }
       const [seenDeletion, seenXmin] = cursor.split(":");
       const deletions = await tx<ReportDeletion[]>`
-        SELECT ip, key_id AS "keyId", before_ms::float8 AS "beforeMs" FROM report_deletion_log WHERE id > ${seenDeletion}::bigint ORDER BY id`;
+        SELECT ip, key_id AS "keyId", before_ms::float8 AS "beforeMs" FROM report_deletion_log WHERE id >
+          ${seenDeletion}::bigint ORDER BY id`;
       onRows(await tx<ReportRow[]>`SELECT ${tx.unsafe(ROW)} FROM reports WHERE xid >= ${seenXmin}::text::xid8`);
       return { deletions, cursor: `${deletion}:${xmin}` };
     });
@@ -151,7 +156,8 @@ export class PostgresReportStore implements ReportStore {
       await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report-deletions'))`;
       const { count } = await run(tx);
       if (count > 0)
-        await tx`INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (${deletion.ip}, ${deletion.keyId}, ${deletion.beforeMs}, ${nowMs})`;
+        await tx`INSERT INTO report_deletion_log (ip, key_id, before_ms, deleted_at) VALUES (${deletion.ip},
+          ${deletion.keyId}, ${deletion.beforeMs}, ${nowMs})`;
       return count;
     });
   }

@@ -29,8 +29,10 @@ export class PostgresSignInThrottle implements SignInThrottle {
       const result = attempt(row, nowMs, this.policy);
       if ("wait" in result) return { wait: result.wait, lockedIfWrong: false };
       const { next } = result;
-      await tx`DELETE FROM sign_in_failures WHERE last_failure < ${nowMs - this.policy.forgetAfterMs} AND locked_until <= ${nowMs} AND client <> ${client}`;
-      await tx`UPDATE sign_in_failures SET failures = ${next.failures}, window_start = ${next.window_start}, locked_until = ${next.locked_until},
+      await tx`DELETE FROM sign_in_failures WHERE last_failure < ${nowMs - this.policy.forgetAfterMs} AND locked_until
+        <= ${nowMs} AND client <> ${client}`;
+      await tx`UPDATE sign_in_failures SET failures = ${next.failures}, window_start = ${next.window_start},
+        locked_until = ${next.locked_until},
                lockouts = ${next.lockouts}, last_failure = ${nowMs} WHERE client = ${client}`;
       return { wait: 0, lockedIfWrong: next.locked_until > nowMs };
     });
@@ -39,7 +41,8 @@ export class PostgresSignInThrottle implements SignInThrottle {
   async unlock(address: string | null, nowMs: number): Promise<string[]> {
     const client = address === null ? null : throttledClient(address);
     const removed = await this.sql<{ client: string; locked_until: number }[]>`
-      DELETE FROM sign_in_failures WHERE ${client}::text IS NULL OR client = ${client} RETURNING client, locked_until::float8 AS locked_until`;
+      DELETE FROM sign_in_failures WHERE ${client}::text IS NULL OR client = ${client} RETURNING client,
+        locked_until::float8 AS locked_until`;
     return lockedOut(removed, nowMs);
   }
 }

@@ -26,7 +26,8 @@ export class PostgresUsageStore implements UsageStore {
       if (counts.length > 0) {
         await tx`INSERT INTO usage_daily (key_id, day, endpoint, outcome, count)
                  SELECT key_id, day, endpoint, outcome, count
-                 FROM json_to_recordset(${JSON.stringify(counts)}::text::json) AS r(key_id text, day text, endpoint text, outcome text, count bigint)
+                 FROM json_to_recordset(${JSON.stringify(counts)}::text::json) AS r(key_id text, day text, endpoint
+                   text, outcome text, count bigint)
                  ON CONFLICT (key_id, day, endpoint, outcome) DO UPDATE SET count = usage_daily.count + excluded.count`;
       }
       if (touched.length > 0) {
@@ -39,7 +40,8 @@ export class PostgresUsageStore implements UsageStore {
 
   async usageOf(keyIds: readonly string[], days: number, nowMs: number): Promise<Map<string, KeyUsage>> {
     const rows = await this.sql<DailyTotals[]>`
-      SELECT key_id, day, endpoint, ${this.sql.unsafe(REQUESTS_SUM)}::float8 AS count, SUM(CASE WHEN outcome = 'ok' THEN count ELSE 0 END)::float8 AS ok
+      SELECT key_id, day, endpoint, ${this.sql.unsafe(REQUESTS_SUM)}::float8 AS count, SUM(CASE WHEN outcome = 'ok'
+        THEN count ELSE 0 END)::float8 AS ok
       FROM usage_daily
       WHERE day >= ${usageWindow(days, nowMs).from} AND key_id IN (SELECT json_array_elements_text(${JSON.stringify(keyIds)}::text::json))
       GROUP BY key_id, day, endpoint ORDER BY key_id, day`;

@@ -16,7 +16,8 @@ export class SqliteAdminPasswordStore implements AdminPasswordStore {
     const replace = this.db.transaction(() => {
       this.db
         .query(
-          "INSERT INTO admin_password (id, password_hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
+          "INSERT INTO admin_password (id, password_hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE " +
+            "SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
         )
         .run(hash, now.toISOString());
       this.db.exec("DELETE FROM admin_sessions");

@@ -187,7 +187,8 @@ function checkWritable(db: Database, path: string): void {
   } catch (err) {
     if (!String((err as { code?: string }).code).startsWith("SQLITE_READONLY")) throw err;
     throw new Error(
-      `${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`,
+      `${path}: the database is read-only (${(err as Error).message}); serve writes usage counts and sign-ins to ` +
+        `it: make the file and its directory writable, or point --db / RISKCHECK_DB at a writable file`,
     );
   } finally {
     if (db.inTransaction) db.exec("ROLLBACK");

@@ -17,7 +17,8 @@ export class SqliteOverrideStore implements OverrideStore {
     this.db
       .query(
         `INSERT INTO email_overrides (domain, action, reason, author, created_at, until) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (domain) DO UPDATE SET action = excluded.action, reason = excluded.reason, author = excluded.author, created_at = excluded.created_at, until = excluded.until`,
+         ON CONFLICT (domain) DO UPDATE SET action = excluded.action, reason = excluded.reason, author =
+           excluded.author, created_at = excluded.created_at, until = excluded.until`,
       )
       .run(line.domain, line.action, line.reason, line.author, line.created, line.until);
   }

@@ -22,7 +22,8 @@ export class SqliteIpOverrideStore implements IpOverrideStore {
   async put(line: IpOverrideLine): Promise<void> {
     const insert = this.db.query(
       `INSERT INTO ip_overrides (target, action, reason, author, created_at, until) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (target) DO UPDATE SET action = excluded.action, reason = excluded.reason, author = excluded.author, created_at = excluded.created_at, until = excluded.until`,
+       ON CONFLICT (target) DO UPDATE SET action = excluded.action, reason = excluded.reason, author =
+         excluded.author, created_at = excluded.created_at, until = excluded.until`,
     );
     await writeWhenUnlocked(this.db, () =>
       insert.run(line.target, line.action, line.reason, line.author, line.created, line.until),

@@ -30,6 +30,7 @@ export async function writeWhenUnlocked<T>(db: Database, write: () => T, patienc
 /** What to do about a database another process keeps locked. */
 export function lockedError(path: string): DatabaseLocked {
   return new DatabaseLocked(
-    `${path}: the database is locked by another process (a long transaction, a backup, or a sqlite3 shell left in a transaction); let it finish or end it (find it with "fuser ${path}"), then try again`,
+    `${path}: the database is locked by another process (a long transaction, a backup, or a sqlite3 shell left in ` +
+      `a transaction); let it finish or end it (find it with "fuser ${path}"), then try again`,
   );
 }

@@ -85,7 +85,8 @@ export class SqliteReportStore implements ReportStore {
   async list({ ip, sinceMs, limit }: ReportFilter): Promise<StoredReport[]> {
     const rows = this.db
       .query<Row, [string | null, number, number]>(
-        `SELECT r.key_id, k.name AS key_name, r.ip, r.category, r.comment, r.reported_at FROM reports r LEFT JOIN api_keys k ON k.id = r.key_id
+        `SELECT r.key_id, k.name AS key_name, r.ip, r.category, r.comment, r.reported_at FROM reports r LEFT JOIN
+          api_keys k ON k.id = r.key_id
          WHERE (?1 IS NULL OR r.ip = ?1) AND r.reported_at >= ?2 ORDER BY r.reported_at DESC, r.id DESC LIMIT ?3`,
       )
       .all(ip ?? null, sinceMs ?? 0, limit ?? -1);

@@ -37,7 +37,8 @@ export class SqliteSignInThrottle implements SignInThrottle {
         .run(nowMs - this.policy.forgetAfterMs, nowMs);
       this.db
         .query(
-          "INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, last_failure) VALUES (?, ?, ?, ?, ?, ?)",
+          "INSERT OR REPLACE INTO sign_in_failures (client, failures, window_start, locked_until, lockouts, " +
+            "last_failure) VALUES (?, ?, ?, ?, ?, ?)",
         )
         .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
       return { wait: 0, lockedIfWrong: next.locked_until > nowMs };

@@ -56,7 +56,8 @@ export class SqliteUsageStore implements UsageStore {
   async outcomesOf(keyId: string, days: number, nowMs: number): Promise<UsageRow[]> {
     return this.db
       .query<UsageRow, [string, string]>(
-        "SELECT key_id AS keyId, day, endpoint, outcome, count FROM usage_daily WHERE key_id = ? AND day >= ? ORDER BY day, endpoint, outcome",
+        "SELECT key_id AS keyId, day, endpoint, outcome, count FROM usage_daily WHERE key_id = ? AND day >= ? " +
+          "ORDER BY day, endpoint, outcome",
       )
       .all(keyId, utcDay(nowMs - (days - 1) * 86_400_000));
   }

@@ -27,7 +27,8 @@ export function checkRejects(
 ): void {
   if (rejected > 0 && rejected > accepted * MAX_REJECTED_SHARE) {
     throw new ContentError(
-      `${rejected} of ${accepted + rejected} entries are not ${what} (the first at ${firstRejected}); more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
+      `${rejected} of ${accepted + rejected} entries are not ${what} (the first at ${firstRejected}); more than ` +
+        `${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
     );
   }
 }

@@ -87,7 +87,8 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
     );
   if (malformedRows > MAX_REFUSED_ROWS && malformedRows > entries.length * MAX_REJECTED_SHARE) {
     throw new ContentError(
-      `${malformedRows} of ${entries.length + refused.length} rows are not geofeed rows; more than ${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
+      `${malformedRows} of ${entries.length + refused.length} rows are not geofeed rows; more than ` +
+        `${MAX_REJECTED_SHARE * 100} % is not a damaged line but the wrong file`,
     );
   }
   if (entries.length > MAX_ROWS)

@@ -55,7 +55,3 @@ export const MAX_SOURCE_BYTES = Object.fromEntries(DESCRIPTORS.map((d) => [d.nam
 export const IP_FORMATS: ReadonlySet<SourceFormat> = new Set(
   DESCRIPTORS.filter((d) => d.outputs.includes("reputation-index")).map((d) => d.name),
 );
-/** Formats whose entries carry their publisher's label (region, service). */
-export const LABELLED_FORMATS: ReadonlySet<SourceFormat> = new Set(
-  DESCRIPTORS.filter((d) => d.labels).map((d) => d.name),
-);

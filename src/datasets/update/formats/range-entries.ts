@@ -10,7 +10,10 @@ export class RangeEntries {
   private rejected = 0;
   private firstRejected: string | undefined;
 
-  /** The range `prefix` names, with its label and the provider's names for its place; a record without one is counted as rejected at `where`. */
+  /**
+   * The range `prefix` names, with its label and the provider's names for its place; a record without one is counted
+   * as rejected at `where`.
+   */
   add(prefix: unknown, where: string, label: string, regions: readonly string[] = []): void {
     const range = typeof prefix === "string" ? parseCidr(prefix) : null;
     if (range === null) {
