@@ -21,10 +21,7 @@ export function startServeLoad(argv: readonly string[], env: Record<string, stri
     return null;
   }
   if (!hasDatasetVersion(dataDir)) return null;
-  const started = startFirstLoad(dataDir, emailRule);
-  // `serve` awaits it and reports a failure; if `serve` stops before that, the failure is no second error.
-  started.prepared.catch(() => {});
-  return started;
+  return startFirstLoad(dataDir, emailRule);
 }
 
 /** What the entry point (main.ts) began before it loaded the commands. */

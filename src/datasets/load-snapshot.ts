@@ -45,7 +45,7 @@ export async function loadSnapshot(
   const started = options.started ?? startLoad(dataDir, options.root, emailRule);
   const { root } = started;
   const files = dataFilesAt(dataDir, root);
-  const prepared = await started.prepared;
+  const prepared = await started.take();
   const manifest = prepared.manifest ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const email = prepared.email!;
   const {

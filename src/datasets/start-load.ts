@@ -5,10 +5,30 @@ import type { EvidenceRule } from "../email/evidence-rule.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
 import { currentVersion } from "./versions.ts";
 
-/** A load under way in its Worker, and the version folder it reads (undefined: a data directory without versions). */
-export interface StartedLoad {
-  readonly root: string | undefined;
-  readonly prepared: Promise<PreparedDatasets>;
+/**
+ * A load under way in its Worker, and the version folder it reads (undefined: a data
+ * directory without versions). Its datasets are handed over once (`take`) and not kept:
+ * whatever still holds the load (the entry point keeps `serve`'s first one for the life of
+ * the process) holds no version's tables, so a replaced version is unmapped once the
+ * collector frees its snapshot.
+ */
+export class StartedLoad {
+  #prepared: Promise<PreparedDatasets> | null;
+
+  constructor(
+    readonly root: string | undefined,
+    prepared: Promise<PreparedDatasets>,
+  ) {
+    this.#prepared = prepared;
+  }
+
+  /** The load's result; a second call throws. */
+  take(): Promise<PreparedDatasets> {
+    const prepared = this.#prepared;
+    if (prepared === null) throw new Error("a started dataset load is taken once");
+    this.#prepared = null;
+    return prepared;
+  }
 }
 
 /**
@@ -18,7 +38,7 @@ export interface StartedLoad {
  */
 export function startLoad(dataDir: string, givenRoot: string | undefined, emailRule: EvidenceRule | null): StartedLoad {
   const root = givenRoot ?? currentRoot(dataDir);
-  return { root, prepared: prepareInWorker(dataDir, root, emailRule) };
+  return new StartedLoad(root, prepareInWorker(dataDir, root, emailRule));
 }
 
 /**
@@ -32,7 +52,10 @@ export function startFirstLoad(dataDir: string, emailRule: EvidenceRule): Starte
   // Both are awaited together; the one that fails second is no unhandled rejection.
   email.catch(() => {});
   ip.catch(() => {});
-  return { root, prepared: Promise.all([ip, email]).then(([part, lists]) => ({ ...part, email: lists })) };
+  const prepared = Promise.all([ip, email]).then(([part, lists]) => ({ ...part, email: lists }));
+  // `serve` takes it and reports a failure; if `serve` stops before that, the failure is no second error.
+  prepared.catch(() => {});
+  return new StartedLoad(root, prepared);
 }
 
 /** The folder of the version `current` names now; undefined for a data directory without versions. */
