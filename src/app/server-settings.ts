@@ -7,6 +7,7 @@ import { parseDuration } from "../time/duration.ts";
 import { MAX_TIMER_MS } from "../time/long-timeout.ts";
 import { type SettingsTable, oneOf, period, setting, text, wholeNumbers } from "./setting.ts";
 import { UsageError } from "./usage-error.ts";
+import { parseResolverAddresses } from "../dns/resolver-addresses.ts";
 
 /** The levels whose thresholds RISKCHECK_LEVEL_SUMS sets, lowest first. */
 const LEVEL_NAMES = ["informative", "suspicious", "warning", "bad"] as const;
@@ -202,6 +203,81 @@ export const SERVER_SETTINGS = {
       "no other, or two independent lists) or strict (a verifying list or two independent lists)",
     read: oneOf(EVIDENCE_RULES),
   }),
+  /**
+   * DNS evidence for the email check (docs/email.md): off unless `resolvers` is set. The check's
+   * budget, cache and cap on lookups in flight; what `update` resolves when it compiles the table.
+   */
+  dns: {
+    resolvers: setting({
+      variable: "RISKCHECK_DNS_RESOLVER",
+      readBy: ["serve", "update", "scan"],
+      default: null,
+      shown: "none: DNS evidence off",
+      description:
+        "Turns DNS evidence on: the resolvers asked for a domain's mail servers, comma-separated IP, IP:PORT or " +
+        "[IPv6]:PORT, or system (/etc/resolv.conf); update then resolves known disposable domains' mail servers, " +
+        "and the email check looks up domains no list decides",
+      read: (text, label) => {
+        const addresses = parseResolverAddresses(text);
+        if (typeof addresses === "object" && "problem" in addresses)
+          throw new UsageError(`${label}: ${addresses.problem}`);
+        return addresses;
+      },
+    }),
+    budgetMs: setting({
+      variable: "RISKCHECK_DNS_BUDGET_MS",
+      readBy: ["serve", "scan"],
+      default: "150",
+      description:
+        "How long an email check waits for DNS, 1 to 10000 ms; past it the lists answer, and the lookup goes on to fill the cache",
+      read: wholeNumbers(1, 10_000),
+    }),
+    cacheSize: setting({
+      variable: "RISKCHECK_DNS_CACHE_SIZE",
+      readBy: ["serve", "scan"],
+      default: "100000",
+      description: "Domains whose mail servers are kept, 1 to 10000000; past it the oldest entry goes",
+      read: wholeNumbers(1, 10_000_000),
+    }),
+    cacheTtlMs: setting({
+      variable: "RISKCHECK_DNS_CACHE_TTL",
+      readBy: ["serve", "scan"],
+      default: "1h",
+      description: "How long a domain's mail servers are kept before they are looked up again",
+      read: period,
+    }),
+    negativeTtlMs: setting({
+      variable: "RISKCHECK_DNS_NEGATIVE_TTL",
+      readBy: ["serve", "scan"],
+      default: "10m",
+      description:
+        "How long a domain that receives no mail (null MX, no MX and no address) is kept; a failed lookup at most 30s",
+      read: period,
+    }),
+    inFlight: setting({
+      variable: "RISKCHECK_DNS_IN_FLIGHT",
+      readBy: ["serve", "update", "scan"],
+      default: "64",
+      description:
+        "DNS lookups under way at once, 1 to 4096; a check that finds no room within its budget is answered from the lists",
+      read: wholeNumbers(1, 4096),
+    }),
+    updateDomains: setting({
+      variable: "RISKCHECK_DNS_UPDATE_DOMAINS",
+      readBy: ["serve", "update"],
+      default: "5000",
+      description:
+        "Known disposable domains an update resolves, 0 to 1000000, Castle's first, then the most listed, those resolved longest ago first",
+      read: wholeNumbers(0, 1_000_000),
+    }),
+    updateTimeMs: setting({
+      variable: "RISKCHECK_DNS_UPDATE_TIME",
+      readBy: ["serve", "update"],
+      default: "3m",
+      description: "The longest an update (serve's own refresh included) spends resolving them",
+      read: period,
+    }),
+  },
   /** Where the reputation levels start, in independent reports. */
   thresholds: setting({
     variable: "RISKCHECK_LEVEL_SUMS",

@@ -22,6 +22,7 @@ import { openAuditTrail } from "./audit-wiring.ts";
 import { serverActor } from "../audit/actors.ts";
 import { pruneAuditLog } from "../audit/audit-retention.ts";
 import { OverrideExpiries } from "../audit/override-expiries.ts";
+import { openMailEvidence } from "./dns-evidence.ts";
 
 export interface Log {
   info(line: string): void;
@@ -135,6 +136,16 @@ export async function startServer(
 
   const snapshots = new SnapshotHolder(snapshot);
   let refresh: Refresh | null = null;
+  const mail = openMailEvidence(config.dns);
+  if (mail !== null) {
+    const { resolvers, budgetMs } = config.dns;
+    const known = snapshot.email.mailServers;
+    log.info(
+      `email: DNS evidence on, resolvers ${resolvers === "system" ? "of the system" : resolvers!.join(", ")}, ` +
+        `budget ${budgetMs} ms; the version knows ${known.hosts.size} mail servers and ${known.addresses.size} ` +
+        "addresses of disposable domains",
+    );
+  }
   const wired = await wireApp({
     stores,
     snapshots,
@@ -151,6 +162,7 @@ export async function startServer(
     metricsToken: config.metricsToken,
     reports: config.reports,
     audit,
+    mail,
   });
   const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
@@ -178,6 +190,7 @@ export async function startServer(
     refresh?.scheduler.stop();
     refresh?.child.stop();
     await drain(server, config.drainTimeoutMs, log);
+    mail?.close();
     await flushAndClose(stores, wired, log);
   };
   return { url, reload: reloads.reload, closeConnections, shutdown: () => (stopping ??= stop()) };

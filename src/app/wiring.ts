@@ -23,6 +23,7 @@ import type { Stores } from "../stores/stores.ts";
 import { serverActor } from "../audit/actors.ts";
 import type { AuditTrail } from "../audit/audit-trail.ts";
 import { recordSchemaChange } from "./audit-wiring.ts";
+import type { MailEvidence } from "../email/mail-evidence.ts";
 
 export interface WiringInput {
   stores: Stores;
@@ -42,6 +43,8 @@ export interface WiringInput {
   reports: ReportSettings;
   /** Where administrative acts are recorded. */
   audit: AuditTrail;
+  /** DNS evidence for the email check (a resolver is configured); none when absent. */
+  mail?: MailEvidence | null;
 }
 
 /**
@@ -148,7 +151,9 @@ export async function wireApp(input: WiringInput) {
     warnings,
     audit,
     refreshState: input.refreshState,
+    mail: input.mail ?? null,
     metrics: {
+      mail: input.mail ?? null,
       requests: new RequestMetrics(),
       batchItems,
       reports: reports.outcomes,

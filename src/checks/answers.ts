@@ -2,6 +2,7 @@ import { type Snapshot, freeListNames } from "../datasets/snapshot.ts";
 import { emailAnswer, emailAnswerJson, explainedEmailAnswerJson } from "../email/email-answer.ts";
 import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { explainEmail } from "../email/explanation.ts";
+import type { MailEvidence } from "../email/mail-evidence.ts";
 import { type ParsedIp, parseIpAddress } from "../ip/address/parse.ts";
 import { explain } from "../ip/answer/explanation.ts";
 import { answerFacts, answerJsonFrom } from "../ip/answer/ip-answer.ts";
@@ -32,6 +33,8 @@ export class Answers {
     private readonly snapshot: Snapshot,
     readonly explain: boolean,
     private readonly localReports: LocalReportView | null = null,
+    /** DNS evidence, when a resolver is configured; null: the lists alone, no network. */
+    private readonly mail: MailEvidence | null = null,
   ) {}
 
   email(value: unknown): EmailAnswer | ItemError {
@@ -39,6 +42,14 @@ export class Answers {
       (typeof value === "string" ? emailAnswer(this.snapshot.email, value) : null) ??
       itemError(value, CHECK_ERRORS.invalidEmail)
     );
+  }
+
+  /**
+   * The answer with what DNS says of a domain no list decided, when DNS evidence is on: a
+   * promise only when a lookup is needed, settled within the budget. Without DNS, `a` itself.
+   */
+  withMail(a: EmailAnswer): EmailAnswer | Promise<EmailAnswer> {
+    return this.mail === null ? a : this.mail.consult(this.snapshot.email, a);
   }
 
   /** Exactly the body of GET /v1/check for the address (with ?explain=1 when explaining). */
@@ -50,7 +61,7 @@ export class Answers {
 
   /** The reasons ?explain=1 adds to the email answer, as JSON. */
   emailReasonsJson(a: EmailAnswer): string {
-    return JSON.stringify(explainEmail(this.snapshot.email, a.email, a.domain, freeListNames(this.snapshot)));
+    return JSON.stringify(explainEmail(this.snapshot.email, a.email, a.domain, freeListNames(this.snapshot), a.mail));
   }
 
   ip(value: unknown): IpChecked | ItemError {

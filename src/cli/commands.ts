@@ -105,7 +105,7 @@ export const UPDATE = {
     DB,
     DATABASE_URL,
   ],
-  environment: MAXMIND_SETTINGS,
+  environment: [...settingVariables("update"), ...MAXMIND_SETTINGS],
   examples: [
     "riskcheck update --data-dir /var/lib/riskcheck",
     "riskcheck update --only ipsum,spamhaus-drop-v4",

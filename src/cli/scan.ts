@@ -11,6 +11,7 @@ import { openStores } from "../stores/open.ts";
 import type { Stores } from "../stores/stores.ts";
 import type { ScanSink } from "../scan/scan.ts";
 import type { ScanSummary } from "../scan/scan-summary.ts";
+import type { MailEvidenceCounts } from "../email/mail-evidence.ts";
 import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
 import { DATABASE_URL, DATA_DIR, DB, settingVariables } from "./commands.ts";
 
@@ -31,7 +32,9 @@ export const SCAN = {
       "A CSV field a spreadsheet would run as a formula starts with '. The output may not be the input file. On a " +
       "terminal a progress line is shown; at the end a summary naming the columns read (on standard error when the " +
       "rows go to standard output).",
-    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, the email override lines (riskcheck email " +
+    "Answers as a running server does: with RISKCHECK_EMAIL_EVIDENCE, with DNS evidence when RISKCHECK_DNS_RESOLVER " +
+      "is set (a domain no list decides looked up, as many at once as RISKCHECK_DNS_IN_FLIGHT, each within " +
+      "RISKCHECK_DNS_BUDGET_MS), the email override lines (riskcheck email " +
       "allow/deny) in force when the scan starts and this appliance's own abuse reports of the last " +
       "RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for " +
       "PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, " +
@@ -124,9 +127,10 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   const config = loadConfig(values, process.env);
   const state = await databaseState(config);
   // Loaded here, not at the top: the CLI's other commands start without the dataset code.
-  const [{ loadSnapshot }, { ScanInputError, scan }] = await Promise.all([
+  const [{ loadSnapshot }, { ScanInputError, scan }, { openMailEvidence }] = await Promise.all([
     import("../datasets/load-snapshot.ts"),
     import("../scan/scan.ts"),
+    import("../app/dns-evidence.ts"),
   ]);
   const { snapshot } = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
   // What the load left behind goes before the rows add theirs: the peak is then the snapshot and one collection interval's rows.
@@ -148,6 +152,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
   const progress = process.stderr.isTTY ? progressLine(size) : undefined;
   let summary: ScanSummary;
   const started = performance.now();
+  const mail = openMailEvidence(config.dns);
   try {
     summary = await scan(
       input,
@@ -160,6 +165,7 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
         columns: { email: values["email-column"], ip: values["ip-column"] },
         localReports: state.reports,
         policy,
+        mail,
       },
       progress?.update,
     );
@@ -167,15 +173,25 @@ export async function runScan({ values, operand }: ParsedCommandLine<typeof SCAN
     if (err instanceof ScanInputError) throw new UsageError(err.message);
     throw err;
   } finally {
+    mail?.close();
     progress?.clear();
     await writer.end();
   }
+  const dnsLines = mail === null ? [] : [dnsLine(mail.counts)];
   const table =
     summaryTable(summary, (performance.now() - started) / 1000) +
-    [...summary.policyLines(), ...state.notes].map((line) => `${line}\n`).join("");
+    [...summary.policyLines(), ...dnsLines, ...state.notes].map((line) => `${line}\n`).join("");
   if (out === null) process.stderr.write(table);
   else process.stdout.write(table);
   return 0;
+}
+
+/** What DNS evidence did over the scan. */
+function dnsLine(c: MailEvidenceCounts): string {
+  return (
+    `DNS evidence: ${c.lookups} domains looked up (${c.failed} failed, ${c.timeouts} rows answered past the budget ` +
+    `from the lists alone), ${c.cacheHits} rows from the cache; ${c.decided} rows disposable by their mail servers.`
+  );
 }
 
 /** The rules of a --policy file in force now, compiled; a file that cannot be read or does not parse is a usage error naming why. */

@@ -11,6 +11,8 @@ import type { DisputedNames, ListMemory } from "../datasets/update/email-evidenc
 import { formatDuration } from "../time/duration.ts";
 import { SourcesError } from "../datasets/update/sources.ts";
 import { type UpdateReport, runUpdate } from "../datasets/update/update.ts";
+import type { MailServersReport } from "../datasets/update/mail-servers.ts";
+import { resolverMailDns } from "../dns/resolver-mail-dns.ts";
 import { type VersionListing, currentVersion, listVersions, rollback, withUpdateLock } from "../datasets/versions.ts";
 import { hint } from "../app/self-command.ts";
 import { dataFiles } from "../datasets/data-layout.ts";
@@ -77,6 +79,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   if (!(maxShrink >= 0 && maxShrink <= 1)) throw new UsageError("--max-shrink is a fraction between 0 and 1, e.g. 0.5");
   const started = performance.now();
   const before = currentVersion(config.dataDir);
+  const dns = config.dns.resolvers === null ? null : resolverMailDns(config.dns.resolvers);
   const report = await runUpdate({
     dataDir: config.dataDir,
     sourcesFile: config.sourcesFile,
@@ -92,10 +95,18 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
     packages: embeddedPackages() ?? installedPackages(),
     log: (line) => process.stderr.write(`${line}\n`),
-  }).catch((err) => {
-    // A sources file the user wrote wrong is a usage error (exit 2), as a wrong flag is.
-    throw err instanceof SourcesError ? new UsageError(err.message) : err;
-  });
+    mailServers: dns && {
+      dns,
+      domains: config.dns.updateDomains,
+      timeMs: config.dns.updateTimeMs,
+      inFlight: config.dns.inFlight,
+    },
+  })
+    .catch((err) => {
+      // A sources file the user wrote wrong is a usage error (exit 2), as a wrong flag is.
+      throw err instanceof SourcesError ? new UsageError(err.message) : err;
+    })
+    .finally(() => dns?.close());
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   const failed = report.refused.length > 0 || report.outcomes.some((o) => o.outcome === "failed");
   await recordRefresh(config, report, before);
@@ -150,6 +161,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
       `Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`,
     );
     for (const line of memorySummary(report.memory ?? [])) console.log(line);
+    if (report.mailServers) console.log(mailServersSummary(report.mailServers));
     for (const line of disputedSummary(report.disputed, dataFiles(config.dataDir).disputedDomains)) console.log(line);
   } else if (groups.length) {
     console.log(`Nothing changed (${seconds} s): the data in use keeps serving.`);
@@ -234,6 +246,20 @@ function memorySummary(memory: readonly ListMemory[]): string[] {
         `${m.forgotten} forgotten.`
       );
     });
+}
+
+/** The update summary's line on the disposable domains' mail servers (DNS evidence on). */
+function mailServersSummary(m: MailServersReport): string {
+  const failed = m.failed ? ` (${m.failed} lookups failed: their earlier servers kept)` : "";
+  const waiting =
+    m.waiting > 0
+      ? `; ${m.waiting} wait for a later update (RISKCHECK_DNS_UPDATE_DOMAINS, RISKCHECK_DNS_UPDATE_TIME)`
+      : "";
+  return (
+    `Mail servers: resolved ${m.resolved} known disposable domains in ${m.seconds} s${failed}${waiting}. ` +
+    `The table, from ${m.observed} domains, holds ${m.hosts} mail servers and ${m.addresses} addresses that 2 or more ` +
+    `disposable domains share; ${m.exempt} servers are exempt (big providers, relays, forwarders).`
+  );
 }
 
 /** The update summary's lines on disputed disposable names. */

@@ -14,6 +14,8 @@ export function versionFiles(root: string) {
     emailEvidence: join(root, "email", "evidence"),
     /** The disposable lists compiled by `update` (each list's packed names, every listed name's strength). */
     emailEvidencePack: join(root, "email", "evidence.pack"),
+    /** Known disposable domains' mail servers, as `update` resolved them with DNS evidence on (mail-servers-file.ts). */
+    mailServers: join(root, "email", "mail-servers.txt"),
     /** Disputed names `update` held back from the disposable lists. */
     disputedDomains: join(root, "email", "disputed.txt"),
     cityV4: join(root, "geo", "city-ipv4.mmdb"),

@@ -11,6 +11,7 @@ import {
 import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { parseEvidenceFile } from "./email-evidence-file.ts";
+import { parseMailServersFile } from "./mail-servers-file.ts";
 import { readEvidencePack, writeEvidencePack } from "./email-evidence-pack.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
@@ -39,7 +40,7 @@ export async function loadEmailLists(
   const manifest = givenManifest ?? (await readManifest(files.manifest));
   const compiled = await versionEvidence(files, manifest);
   // With each list apart (compiled), the unions are not read: they are kept for the riskcheck before this one.
-  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed] = await Promise.all([
+  const [disposable, wildcard, free, allow, feedAllow, supplement, disputed, mailServers] = await Promise.all([
     compiled ? null : readTextDataset(files.disposableDomains),
     compiled ? null : readTextDataset(files.disposableWildcards),
     readTextDataset(files.freeDomains),
@@ -47,6 +48,7 @@ export async function loadEmailLists(
     readTextDataset(files.feedAllowedDomains, { optional: true }),
     readTextDataset(files.freeSupplement, { optional: true }),
     readTextDataset(files.disputedDomains, { optional: true }),
+    readTextDataset(files.mailServers, { optional: true }),
   ]);
   const lines = (dataset: TextDataset | null) => (dataset ? parseDomainListText(dataset.text) : []);
   const built = buildDomainLists({
@@ -59,6 +61,7 @@ export async function loadEmailLists(
     rule,
     heldBack: lines(disputed),
     allowReasons: allow ? lineComments(allow.text) : new Map(),
+    mailObservations: mailServers ? parseMailServersFile(mailServers.text) : [],
   });
   return { ...built, allow, feedAllow, supplement };
 }

@@ -11,6 +11,8 @@ import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "./evidence-rule.ts";
 import type { OverrideLine } from "./overrides.ts";
 import { publicSuffixOfNormalised } from "./public-suffix.ts";
 import { RELAY_DOMAINS } from "./relay-services.ts";
+import { type MailInfrastructure, type MailObservation, mailInfrastructure } from "./mail-infrastructure.ts";
+import { knownGoodMailDomain, mailServerExemption } from "./mail-server-exemptions.ts";
 
 export interface DomainListInput {
   disposable: readonly string[];
@@ -30,6 +32,8 @@ export interface DomainListInput {
   allowReasons?: ReadonlyMap<string, string>;
   /** How many listed subdomains make a family: FAMILY_MEMBERS unless a measurement tries others (bench/castle-replay.ts). */
   familyMembers?: number;
+  /** The disposable domains' mail servers as `update` resolved them (DNS evidence). */
+  mailObservations?: readonly MailObservation[];
 }
 
 /** The two large lists, probed on every check, are packed; the three small ones are plain sets. */
@@ -55,6 +59,8 @@ export interface DomainLists {
   readonly heldBack: DomainSet;
   readonly freeSupplement: DomainSet;
   readonly allowReasons: ReadonlyMap<string, string>;
+  /** The mail servers known disposable domains share, less the exempt ones: what DNS evidence matches against. */
+  readonly mailServers: MailInfrastructure;
 }
 
 export type DroppedCounts = Record<"disposable" | "disposableWildcard" | "free" | "freeSupplement" | "allow", number>;
@@ -141,6 +147,7 @@ export function buildDomainLists(input: DomainListInput): {
     else free.add(domain);
   }
   report.kept = free.size;
+  const knownGood = knownGoodMailDomain({ free, allow });
   const lists = {
     ...disposableLists,
     free: new PackedDomainSet(free),
@@ -151,6 +158,7 @@ export function buildDomainLists(input: DomainListInput): {
     heldBack,
     freeSupplement: supplement,
     allowReasons: input.allowReasons ?? new Map(),
+    mailServers: mailInfrastructure(input.mailObservations ?? [], (host) => mailServerExemption(host, knownGood)),
   };
   return { lists, dropped, free: report };
 }

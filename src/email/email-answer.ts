@@ -19,5 +19,12 @@ export function emailAnswerJson(a: EmailAnswer): string {
 
 /** The answer with the `reasons` that `?explain=1` adds, as JSON: what GET /v1/check, the batch and `scan --explain` give. */
 export function explainedEmailAnswerJson(lists: DomainLists, a: EmailAnswer, free: FreeListNames): string {
-  return JSON.stringify({ ...a, reasons: explainEmail(lists, a.email, a.domain, free) });
+  const { email, is_disposable, domain, free_email } = a;
+  return JSON.stringify({
+    email,
+    is_disposable,
+    domain,
+    free_email,
+    reasons: explainEmail(lists, email, domain, free, a.mail),
+  });
 }

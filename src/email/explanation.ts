@@ -3,6 +3,7 @@ import type { DecidingRule, EmailReasons, SourceReason } from "./email-answer-sc
 import type { Listing } from "./disposable-evidence.ts";
 import type { DomainLists } from "./domain-lists.ts";
 import { type EvidenceStrength, evidenceStrength } from "./evidence-rule.ts";
+import type { MailFinding } from "./mail-finding.ts";
 import { localPartOf, normalisedAddress } from "./normalised-address.ts";
 import { type OverrideLine, overrideFor } from "./overrides.ts";
 import { relayServiceOf } from "./relay-services.ts";
@@ -21,9 +22,15 @@ const iso = (seconds: number) => (seconds > 0 ? new Date(seconds * 1000).toISOSt
 /**
  * Why `domain` (normalised) gets the verdict it gets; `address` is the address as
  * checked. Follows `isDisposable` step by step and names what decided; a test holds the
- * two to the same verdict.
+ * two to the same verdict. `mail`: what DNS said of a domain no list decided (DNS evidence on).
  */
-export function explainEmail(lists: DomainLists, address: string, domain: string, free: FreeListNames): EmailReasons {
+export function explainEmail(
+  lists: DomainLists,
+  address: string,
+  domain: string,
+  free: FreeListNames,
+  mail?: MailFinding,
+): EmailReasons {
   const sources: SourceReason[] = [];
   const add = (listings: readonly Listing[], entry: string, match: SourceReason["match"]) => {
     for (const { source, firstSeen, lastSeen } of listings) {
@@ -46,7 +53,7 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
     add(lists.evidence.listings(parent, true), parent, "wildcard");
     if (!lists.disposableSuffixes.has(parent)) add(lists.evidence.listings(parent, false), parent, "parent");
   }
-  const decided = decide(lists, domain, sources);
+  const decided = decide(lists, domain, sources, mail);
   const strength = evidenceStrength(witnessesOf(lists, decided.matched ?? domain, sources));
   const isFree = !isDisposable(lists, domain) && lists.free.has(domain);
   const parts = localPartOf(address);
@@ -77,6 +84,7 @@ export function explainEmail(lists: DomainLists, address: string, domain: string
     ...(decided.rule === "family" && decided.matched
       ? { family: { domain: decided.matched, members: lists.families.get(decided.matched)! } }
       : {}),
+    ...(mail ? { mail: mailReason(mail) } : {}),
     ...(typo ? { did_you_mean: typo } : {}),
     role_account: isRoleAccount(normalised.local),
     normalized: normalised.address,
@@ -90,7 +98,7 @@ interface Decision {
   readonly allowlisted?: string;
 }
 
-function decide(lists: DomainLists, domain: string, sources: readonly SourceReason[]): Decision {
+function decide(lists: DomainLists, domain: string, sources: readonly SourceReason[], mail?: MailFinding): Decision {
   const line = lists.overrides.size ? overrideFor(lists.overrides, domain) : undefined;
   if (line)
     return { rule: line.action === "deny" ? "denylisted" : "allowlisted", matched: line.domain, override: line };
@@ -110,6 +118,8 @@ function decide(lists: DomainLists, domain: string, sources: readonly SourceReas
   }
   const family = [domain, ...parentsOf(domain)].find((name) => lists.families.has(name));
   if (family !== undefined) return { rule: "family", matched: family };
+  const shared = mail?.shared[0];
+  if (shared !== undefined) return { rule: "mail-servers", matched: shared.server };
   const first = sources[0];
   if (first === undefined) return { rule: "not-listed", matched: null };
   return { rule: lists.heldBack.has(first.entry) ? "disputed" : "below-evidence", matched: first.entry };
@@ -133,11 +143,24 @@ function confidenceOf(rule: DecidingRule, strength: EvidenceStrength): EmailReas
     case "parent-listed":
       return strength === "verified" || strength === "independent" ? "high" : "medium";
     case "family":
+    case "mail-servers":
     case "not-listed":
       return "medium";
     default:
       return "low";
   }
+}
+
+function mailReason(m: MailFinding): NonNullable<EmailReasons["mail"]> {
+  const route = m.route;
+  return {
+    lookup: m.lookup,
+    deliverable: m.deliverable,
+    route: route?.kind ?? null,
+    servers: route !== null && "servers" in route ? route.servers : [],
+    shared: m.shared,
+    exempt: m.exempt,
+  };
 }
 
 /** `a.b.example.com` → `b.example.com`, `example.com`: parents, stopping before the bare top-level label. */

@@ -36,7 +36,12 @@ export function lifecycle(requests: RequestMetrics, logError: (message: string) 
     .onAfterHandle(
       { as: "global" },
       synchronous(({ path, response, startedMs }: { path: string; response: unknown; startedMs: number }) => {
-        requests.record(endpointOf(path), (response as Response).status, performance.now() - startedMs);
+        // A route that answers later (an email check waiting for DNS) is counted when it answers.
+        if (response instanceof Promise)
+          void response.then((r: Response) =>
+            requests.record(endpointOf(path), r.status, performance.now() - startedMs),
+          );
+        else requests.record(endpointOf(path), (response as Response).status, performance.now() - startedMs);
       }),
     )
     .onError({ as: "global" }, ({ code, error, request, path, ...context }) => {

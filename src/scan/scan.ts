@@ -11,6 +11,7 @@ import type { EmailAnswer } from "../email/email-answer-schema.ts";
 import { type OutputFormat, type RowFormat, rowFormat } from "./scan-output.ts";
 import type { LocalReportView } from "../ip/verdict/local-reports.ts";
 import { ScanSummary } from "./scan-summary.ts";
+import type { MailEvidence } from "../email/mail-evidence.ts";
 
 export interface ScanOptions {
   /** By default JSON Lines for JSON Lines input, CSV otherwise. */
@@ -23,6 +24,8 @@ export interface ScanOptions {
   readonly localReports?: LocalReportView | null;
   /** With `--policy`: each row decided as POST /v1/assess decides, with this event label; none when null or absent. */
   readonly policy?: { readonly compiled: CompiledPolicy; readonly event: string | null } | null;
+  /** DNS evidence, as the server has it (RISKCHECK_DNS_RESOLVER); none when null or absent. */
+  readonly mail?: MailEvidence | null;
 }
 
 /** Where the output goes; a write that returns a promise is waited for before more input is read. */
@@ -57,7 +60,8 @@ export async function scan(
 ): Promise<ScanSummary> {
   const policy = options.policy ?? null;
   const summary = new ScanSummary(policy?.compiled ?? null);
-  const answers = new Answers(snapshot, options.explain, options.localReports ?? null);
+  const mail = options.mail ?? null;
+  const answers = new Answers(snapshot, options.explain, options.localReports ?? null, mail);
   /** A row with a value, none of them invalid, as the assess endpoint would decide it; null for any other. */
   const decided = (email: EmailAnswer | ItemError | null, ip: IpChecked | ItemError | null): Assessment | null => {
     if ((email === null && ip === null) || (email !== null && "error" in email) || (ip !== null && "error" in ip))
@@ -85,10 +89,40 @@ export async function scan(
     if (text.length > 0) await sink.write(text);
   };
 
-  const written = (): string => {
+  /**
+   * Each row's email answer; with DNS evidence, the rows no list decides looked up together,
+   * never more at once than the cap on lookups in flight (a scan waits for room rather than
+   * answer a row from the lists alone).
+   */
+  const emailsOf = async (): Promise<(EmailAnswer | ItemError | null)[]> => {
+    const emails = rows.map((row) => ("problem" in row || row.email === null ? null : answers.email(row.email)));
+    if (mail === null) return emails;
+    let pending: Promise<void>[] = [];
+    for (let i = 0; i < emails.length; i++) {
+      const email = emails[i];
+      if (email === null || "error" in email) continue;
+      if (!mail.hasRoom) {
+        await Promise.all(pending);
+        pending = [];
+      }
+      const checked = answers.withMail(email);
+      if (checked instanceof Promise)
+        pending.push(
+          checked.then((a) => {
+            emails[i] = a;
+          }),
+        );
+      else emails[i] = checked;
+    }
+    await Promise.all(pending);
+    return emails;
+  };
+
+  const written = async (): Promise<string> => {
     const { format } = opened!;
+    const emails = await emailsOf();
     let out = "";
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
       summary.rows++;
       if ("problem" in row) {
         summary.badRows++;
@@ -98,7 +132,7 @@ export async function scan(
         summary.written++;
         continue;
       }
-      const email = row.email === null ? null : answers.email(row.email);
+      const email = emails[i];
       const ip = row.ip === null ? null : answers.ip(row.ip);
       if (email !== null) summary.email(email);
       if (ip !== null) summary.ip(ip);
@@ -130,7 +164,7 @@ export async function scan(
       head = "";
     }
     opened.reader.push(piece, rows);
-    await write(written());
+    await write(await written());
     progress?.(summary.rows, bytes);
     if (summary.rows >= collectAt) {
       collectAt = summary.rows + ROWS_PER_COLLECTION;
@@ -146,7 +180,7 @@ export async function scan(
   }
   if (rest.length > 0) opened.reader.push(rest, rows);
   opened.reader.end(rows);
-  await write(written());
+  await write(await written());
   summary.columns = opened.reader.columnsUsed();
   progress?.(summary.rows, bytes);
   return summary;

@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   reports: ["ip", "text"],
   // The audit log's events, and the stores' ports it records acts on.
   audit: ["email", "ip", "keys"],
+  // The resolver behind the email room's DNS port (node:dns), as stores are behind the other ports.
+  dns: ["email"],
   checks: ["datasets", "email", "ip"],
   assess: ["checks", "datasets", "email", "ip", "time"],
   scan: ["assess", "checks", "datasets", "email", "ip", "text"],
@@ -56,6 +58,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "audit",
     "dashboard",
     "datasets",
+    "dns",
     "email",
     "http",
     "ip",
@@ -74,6 +77,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "checks",
     "dashboard",
     "datasets",
+    "dns",
     "email",
     "http",
     "ip",

@@ -14,6 +14,7 @@ import { openAdminPassword, wireApp } from "../../src/app/wiring.ts";
 import { AuditTrail } from "../../src/audit/audit-trail.ts";
 import type { NewKey } from "../../src/keys/key-store.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
+import type { MailEvidence } from "../../src/email/mail-evidence.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
   disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
@@ -56,6 +57,8 @@ export interface TestAppOptions {
   reports?: ReportSettings;
   /** The database behind the app: a fresh in-memory SQLite one unless given. */
   stores?: Stores;
+  /** DNS evidence for the email check; off unless given. */
+  mail?: MailEvidence;
 }
 
 /**
@@ -85,6 +88,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     refreshState: () => null,
     metricsToken: options.metricsToken ?? null,
     reports: options.reports ?? DEFAULT_REPORT_SETTINGS,
+    mail: options.mail ?? null,
   });
   const app = createApp(deps);
   /** Hands a request to the app as it is; redirects are the test's to follow. */

@@ -28,6 +28,8 @@ import { type Source, expand, parseSources } from "./sources.ts";
 import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
 import { activateVersion, currentVersion, newVersionName, withUpdateLock } from "../versions.ts";
 import type { SourceOutcome } from "./source-outcome.ts";
+import { type MailServerResolution, type MailServersReport, resolveMailServers } from "./mail-servers.ts";
+import { mailServersText, parseMailServersFile } from "../mail-servers-file.ts";
 
 export interface UpdateOptions {
   readonly dataDir: string;
@@ -53,6 +55,8 @@ export interface UpdateOptions {
   readonly now?: Date;
   /** Where the first bytes of a refused download go, escaped, so a moved file shows what it became; never into the report. */
   readonly log?: (line: string) => void;
+  /** With DNS evidence on: the resolver and the bounds within which the known disposable domains' mail servers are resolved. */
+  readonly mailServers?: MailServerResolution | null;
 }
 
 /** How much of a refused download the log shows. */
@@ -82,6 +86,8 @@ export interface UpdateReport {
   readonly disputed?: DisputedNames;
   /** What each rolling disposable list remembers of the names it no longer carries. */
   readonly memory?: readonly ListMemory[];
+  /** With DNS evidence on: what was resolved of the disposable domains' mail servers, and the table made of it. */
+  readonly mailServers?: MailServersReport;
 }
 
 /**
@@ -222,7 +228,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     // The one report of every exit: what became of the sources, and how far the version got.
     const report = (
       got: Pick<UpdateReport, "outputs"> &
-        Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed" | "memory">>,
+        Partial<Pick<UpdateReport, "version" | "refused" | "pruned" | "disputed" | "memory" | "mailServers">>,
     ): UpdateReport => ({
       outcomes,
       version: null,
@@ -241,10 +247,13 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
         nowSeconds,
         h.source.retentionMs / 1000,
       );
+    const previousMailServers = currentRoot === null ? null : versionFiles(currentRoot).mailServers;
     const anyChange =
       !current ||
       outcomes.some((o) => o.outcome === "updated" || o.outcome === "removed") ||
-      [...held.values()].some((h) => h.changed || forgets(h));
+      [...held.values()].some((h) => h.changed || forgets(h)) ||
+      // DNS evidence just switched on: the version gets its table of mail servers.
+      (options.mailServers != null && !existsSync(previousMailServers!));
     if (!anyChange && !options.force) return report({ outputs: [] });
 
     const outputs = composeOutputs(sources, held, current, currentRoot, out, options.force, now.toISOString());
@@ -296,6 +305,9 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       outputs: compileVersionTables(staging, outputs.records, rebuilt, currentRoot),
     };
     writeManifest(out.manifest, manifest);
+    // The table of mail servers stays with the lists, DNS evidence on or off; an update with it on resolves more below.
+    if (previousMailServers !== null && existsSync(previousMailServers))
+      linkOrCopy(previousMailServers, out.mailServers);
     // What `serve` reads instead of parsing, packing and weighing every disposable list at each load.
     await writeVersionEvidencePack(staging);
     let staged: LoadReport;
@@ -327,13 +339,34 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       ? null
       : allowlistRefusal(staged.snapshot.email, outputs.records["allowed-domains"]?.sources ?? []);
     if (allowRefused) return report({ outputs: changes, refused: [allowRefused] });
+    const mailServers = options.mailServers
+      ? await compileMailServers(staged.snapshot.email, sources, out.mailServers, options.mailServers, nowSeconds)
+      : undefined;
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
     const { memory, ...settled } = disputed;
-    return report({ outputs: changes, version, pruned, disputed: settled, memory });
+    return report({ outputs: changes, version, pruned, disputed: settled, memory, mailServers });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Resolves the mail servers behind the disposable domains the staged version serves, on top of
+ * what the previous version held (linked into `file`), and writes the table into the version.
+ */
+async function compileMailServers(
+  lists: DomainLists,
+  sources: readonly Source[],
+  file: string,
+  resolution: MailServerResolution,
+  nowSeconds: number,
+): Promise<MailServersReport> {
+  const previous = existsSync(file) ? parseMailServersFile(readFileSync(file, "utf8")) : [];
+  const rolling = new Set(sources.filter((s) => s.kind === "rolling").map((s) => s.name));
+  const { observations, report } = await resolveMailServers(lists, rolling, previous, resolution, nowSeconds);
+  writeFileAtomically(file, mailServersText(observations));
+  return report;
 }
 
 /** Fetches and checks each selected source; every other declared source keeps the data it has. */

@@ -27,6 +27,7 @@ import {
   ref,
 } from "../openapi-parts.ts";
 import { BATCH_EXAMPLES } from "../openapi-examples.ts";
+import type { MailEvidence } from "../../email/mail-evidence.ts";
 
 export interface BatchDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
@@ -34,6 +35,8 @@ export interface BatchDeps extends AdmissionDeps {
   /** The items' counts for /metrics. */
   readonly batchItems: BatchItemMetrics;
   readonly localReports: LocalReportView;
+  /** DNS evidence for domains no list decides; null when no resolver is configured. */
+  readonly mail: MailEvidence | null;
 }
 
 /** `POST /v1/check/batch`. The route reads its body itself, with its own limit: Elysia parses none. */
@@ -83,11 +86,16 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const batch = admission.body;
   const units = BATCH_BODY.quotaUnits(batch);
 
-  const answers = new Answers(deps.snapshots.current(), wantsExplanation(request.url), deps.localReports);
+  const answers = new Answers(deps.snapshots.current(), wantsExplanation(request.url), deps.localReports, deps.mail);
   let emailsAnswered = 0;
   let ipsAnswered = 0;
-  const emails = batch.emails.map((value) => {
+  // With DNS evidence, the items no list decides are looked up together: the batch waits one budget at most.
+  const checked = batch.emails.map((value) => {
     const answer = answers.email(value);
+    return "error" in answer ? answer : answers.withMail(answer);
+  });
+  const settled = await Promise.all(checked);
+  const emails = settled.map((answer) => {
     if ("error" in answer) return JSON.stringify(answer);
     emailsAnswered++;
     return answers.emailJson(answer);

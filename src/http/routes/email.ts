@@ -17,10 +17,13 @@ import {
   ref,
 } from "../openapi-parts.ts";
 import { EMAIL_EXAMPLES } from "../openapi-examples.ts";
+import type { MailEvidence } from "../../email/mail-evidence.ts";
 
 export interface EmailCheckDeps extends AdmissionDeps {
   readonly snapshots: SnapshotHolder;
   readonly traffic: TrafficCounter;
+  /** DNS evidence for domains no list decides; null when no resolver is configured. */
+  readonly mail: MailEvidence | null;
 }
 
 /** `GET /v1/check?email=`. */
@@ -37,7 +40,8 @@ export function emailCheck(deps: EmailCheckDeps) {
 /** A key with `check`; an email check uses no quota. */
 const EMAIL_CHECK: AdmissionRule = { permission: "check", usage: "email" };
 
-export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
+/** A Response at once, unless DNS evidence must look the domain up: then within its budget. */
+export function checkEmail(deps: EmailCheckDeps, request: Request): Response | Promise<Response> {
   const admission = admit(deps, request, EMAIL_CHECK);
   if (admission instanceof Response) return admission;
   const url = request.url;
@@ -46,10 +50,13 @@ export function checkEmail(deps: EmailCheckDeps, request: Request): Response {
     return admission.refuse(API_ERRORS.missingEmail);
   // A repeated or malformed parameter is no address.
   const email = typeof param === "object" ? param.value : "";
-  const answers = new Answers(deps.snapshots.current(), wantsExplanation(url));
+  const answers = new Answers(deps.snapshots.current(), wantsExplanation(url), null, deps.mail);
   const answer = answers.email(email);
   if ("error" in answer) return admission.refuse(API_ERRORS.invalidEmail);
-  return admission.answer(0, answers.emailJson(answer));
+  const checked = answers.withMail(answer);
+  return checked instanceof Promise
+    ? checked.then((a) => admission.answer(0, answers.emailJson(a)))
+    : admission.answer(0, answers.emailJson(checked));
 }
 
 /** `GET /v1/check` as the OpenAPI document describes it. */
@@ -79,7 +86,9 @@ export const EMAIL_CHECK_OPERATIONS = {
             "`explain`, `explain=1`, `=true` or `=yes` add `reasons`: the rule that decided and its entry, every " +
             "list that names the domain or the parent that matched (with when this appliance first and last saw " +
             "it there, whether the list verifies entries and which lists it copies), the override or allowlist " +
-            "line that applied, the evidence rule in force, a confidence, the relay service, and hints that never " +
+            "line that applied, the evidence rule in force, a confidence, the relay service, with DNS evidence on the " +
+            "domain's mail servers (`mail`: whether it can receive mail, and the servers it shares with known " +
+            "disposable domains), and hints that never " +
             "change the verdict (`did_you_mean`, `role_account`, `normalized`). `=0`, `=false`, `=no` or absent: " +
             "the spec's four fields, byte for byte.",
           schema: { type: "string" },

@@ -8,12 +8,15 @@ import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
 import type { ReportOutcomes } from "../../metrics/report-outcomes.ts";
 import { DURATION_BUCKETS_SECONDS, type RequestMetrics } from "../../metrics/request-metrics.ts";
 import { bearerToken } from "../auth.ts";
+import type { MailEvidence } from "../../email/mail-evidence.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { JSON_TYPE } from "../json-response.ts";
 import { type PathOperations, errorExample, errorSchema, jsonContent } from "../openapi-parts.ts";
 
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
+  /** The email check's DNS evidence, when on. */
+  readonly mail: MailEvidence | null;
   readonly batchItems: BatchItemMetrics;
   readonly reports: ReportOutcomes;
   readonly snapshots: SnapshotHolder;
@@ -71,6 +74,8 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   );
   for (const { outcome, count } of deps.reports.samples()) text.sample("riskcheck_reports_total", { outcome }, count);
 
+  if (deps.mail !== null) mailSamples(text, deps.mail);
+
   text.family(
     "riskcheck_dataset_age_seconds",
     "gauge",
@@ -103,6 +108,42 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   text.sample("process_resident_memory_bytes", {}, process.memoryUsage.rss());
 
   return new Response(text.toString(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+}
+
+/** The email check's DNS evidence: how the checks no list decided were answered, and the lookups behind them. */
+function mailSamples(text: PrometheusText, mail: MailEvidence): void {
+  const c = mail.counts;
+  const series: [string, "counter" | "gauge", string, number][] = [
+    ["riskcheck_email_dns_lookups_total", "counter", "DNS lookups of a domain's mail servers started.", c.lookups],
+    [
+      "riskcheck_email_dns_lookup_failures_total",
+      "counter",
+      "Lookups that failed (SERVFAIL, no answer from the resolver, refused).",
+      c.failed,
+    ],
+    ["riskcheck_email_dns_cache_hits_total", "counter", "Checks answered from the cache of mail routes.", c.cacheHits],
+    [
+      "riskcheck_email_dns_timeouts_total",
+      "counter",
+      "Checks whose lookup did not answer within the budget: answered from the lists, the lookup going on to fill the cache.",
+      c.timeouts,
+    ],
+    [
+      "riskcheck_email_dns_skipped_total",
+      "counter",
+      "Checks answered from the lists because as many lookups as allowed were under way for the whole budget.",
+      c.skipped,
+    ],
+    [
+      "riskcheck_email_dns_decided_total",
+      "counter",
+      "Answers made disposable by mail servers that known disposable domains share.",
+      c.decided,
+    ],
+    ["riskcheck_email_dns_in_flight", "gauge", "Lookups under way.", mail.inFlight],
+    ["riskcheck_email_dns_cache_entries", "gauge", "Mail routes in the cache.", mail.cached],
+  ];
+  for (const [name, type, help, value] of series) text.family(name, type, help).sample(name, {}, value);
 }
 
 /** Compares digests, so the time taken says nothing about how much of the token was right. */
