@@ -53,6 +53,8 @@ export class MailEvidence {
   private readonly running = new Map<string, Promise<MailRoute>>();
   /** Checks waiting for a free lookup, first come first; each leaves when its budget runs out. */
   private readonly waiting = new Set<Waiting>();
+  /** Each cached route's match, with the lists it was made against (a reload brings another table). */
+  private readonly matches = new WeakMap<MailRoute, { readonly lists: DomainLists; readonly matched: Matched }>();
 
   constructor(
     private readonly dns: MailDns,
@@ -148,21 +150,27 @@ export class MailEvidence {
   }
 
   private found(lists: DomainLists, answer: EmailAnswer, route: MailRoute | null, lookup: MailLookup): EmailAnswer {
-    const exemption = (host: string) => mailServerExemption(host, knownGoodMailDomain(lists));
-    const { shared, exempt } =
-      route === null ? { shared: [], exempt: [] } : matchMailServers(lists.mailServers, route, exemption);
-    const mail: MailFinding = {
-      lookup,
-      route,
-      shared,
-      exempt,
-      deliverable: route === null ? null : deliverable(route),
-    };
-    if (shared.length === 0) return { ...answer, mail };
+    const matched = route === null ? UNMATCHED : this.matched(lists, route);
+    const mail: MailFinding = { lookup, route, ...matched };
+    if (matched.shared.length === 0) return { ...answer, mail };
     this.counts.decided++;
     return { ...answer, is_disposable: true, mail };
   }
+
+  /** The route's servers matched against the version's table, once per route and version: a cached answer only reads it. */
+  private matched(lists: DomainLists, route: MailRoute): Matched {
+    const known = this.matches.get(route);
+    if (known !== undefined && known.lists === lists) return known.matched;
+    const exemption = (host: string) => mailServerExemption(host, knownGoodMailDomain(lists));
+    const matched = { ...matchMailServers(lists.mailServers, route, exemption), deliverable: deliverable(route) };
+    this.matches.set(route, { lists, matched });
+    return matched;
+  }
 }
+
+type Matched = Pick<MailFinding, "shared" | "exempt" | "deliverable">;
+
+const UNMATCHED: Matched = { shared: [], exempt: [], deliverable: null };
 
 /** A list decided the answer: disposable, free, an override line, or the allowlist (privacy relays included). */
 function listsDecide(lists: DomainLists, a: EmailAnswer): boolean {

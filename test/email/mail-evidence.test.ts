@@ -230,6 +230,35 @@ describe("the check's DNS evidence (MailEvidence)", () => {
     expect(reasons.mail?.servers).toEqual([{ host: "mx.burnermail.net", addresses: ["185.100.87.10"] }]);
   });
 
+  test("a cached route is matched again against a new version's table (a reload)", async () => {
+    const { dns } = fakeDns({
+      "newly-shared.xyz": { mx: mx("mx.newcomer.net") },
+      "mx.newcomer.net": { addresses: at("185.100.99.1") },
+    });
+    const mail = new MailEvidence(dns, SETTINGS);
+    const before = await mail.consult(lists, answerOf("a@newly-shared.xyz"));
+    expect(before.is_disposable).toBe(false);
+    const newcomers: MailObservation[] = ["one-more.xyz", "two-more.site"].map((domain) => ({
+      domain,
+      resolvedAt: 2,
+      hosts: ["mx.newcomer.net"],
+      addresses: ["185.100.99.1"],
+    }));
+    const reloaded = buildDomainLists({
+      disposable: [...OBSERVED, ...newcomers].map((o) => o.domain),
+      disposableWildcard: [],
+      free: ["gmail.com"],
+      freeSupplement: [],
+      allow: [],
+      mailObservations: [...OBSERVED, ...newcomers],
+    }).lists;
+    const after = mail.consult(reloaded, answerOf("b@newly-shared.xyz")) as EmailAnswer;
+    expect(after.mail?.lookup).toBe("cached");
+    expect(after.is_disposable).toBe(true);
+    expect(after.mail?.shared.map((s) => s.server)).toEqual(["mx.newcomer.net", "185.100.99.1"]);
+    expect((mail.consult(lists, answerOf("c@newly-shared.xyz")) as EmailAnswer).is_disposable).toBe(false);
+  });
+
   test("a domain on a different host at a burner's address is disposable by the address", async () => {
     const { dns } = fakeDns({
       "rotated.top": { mx: mx("mx.rotated.top") },
