@@ -147,6 +147,14 @@ describe("help", () => {
       "ip deny",
       "ip list",
       "ip remove",
+      "policy list",
+      "policy add",
+      "policy enforce",
+      "policy shadow",
+      "policy move",
+      "policy remove",
+      "policy export",
+      "policy import",
       "version",
     ]);
     expect(runCli(["help"]).stdout).toBe(overview.stdout);

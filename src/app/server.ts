@@ -23,6 +23,7 @@ import { serverActor } from "../audit/actors.ts";
 import { pruneAuditLog } from "../audit/audit-retention.ts";
 import { OverrideExpiries } from "../audit/override-expiries.ts";
 import { openMailEvidence } from "./dns-evidence.ts";
+import { RuleExpiries } from "../audit/rule-expiries.ts";
 
 export interface Log {
   info(line: string): void;
@@ -50,6 +51,8 @@ const VERSION_CHECK_MS = 500;
 const OVERRIDE_CHECK_MS = 3_000;
 /** The IP override lines' generation is asked this often (one row; the lines are read only when it moved): within 3 s on every instance. */
 const IP_OVERRIDE_CHECK_MS = 1_000;
+/** The assessment rules' revision is asked this often (one row; the rules are read only when it moved): within 2 s on every instance. */
+const POLICY_CHECK_MS = 1_000;
 /** Local reports are read again this often (as the email overrides are): within 10 s on every instance. */
 const REPORT_CHECK_MS = 3_000;
 /** How often expired override lines are looked for; the audit log is pruned every AUDIT_PRUNES_EVERY_CHECKS of these. */
@@ -322,9 +325,12 @@ function startTimers(
   log: Log,
   onFatal: (reason: string) => void,
 ): () => void {
-  const { usage, serving, overrides, reportWatch } = wired;
+  const { usage, serving, overrides, reportWatch, policy, policyCounts } = wired;
   const upkeep = setInterval(async () => {
     await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));
+    await policyCounts
+      .flush(stores.policy)
+      .catch((err: Error) => log.error(`assessment counts: storing them failed, will retry: ${err.message}`));
     await serving
       .tick(Date.now())
       .catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
@@ -342,6 +348,11 @@ function startTimers(
       .refreshIp()
       .catch((err: Error) => log.error(`IP overrides: reading them failed, the lines in force stay: ${err.message}`));
   }, IP_OVERRIDE_CHECK_MS);
+  const policyWatch = setInterval(() => {
+    policy
+      .refresh()
+      .catch((err: Error) => log.error(`policy: reading the rules failed, the policy in force stays: ${err.message}`));
+  }, POLICY_CHECK_MS);
   // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
   const reportSync = setInterval(() => {
     reportWatch
@@ -366,12 +377,20 @@ function startTimers(
     server,
     config.audit.retentionMs,
   );
+  const ruleExpiries = new RuleExpiries(
+    async () => (await stores.policy.read()).rules,
+    server,
+    config.audit.retentionMs,
+  );
   let auditChecks = 0;
   // Expired override lines are recorded within a minute; the log is pruned hourly, and first a minute after start.
   const auditUpkeep = setInterval(async () => {
     await expiries
       .check(Date.now())
       .catch((err: Error) => log.error(`audit: recording expired override lines failed, will retry: ${err.message}`));
+    await ruleExpiries
+      .check(Date.now())
+      .catch((err: Error) => log.error(`audit: recording expired rules failed, will retry: ${err.message}`));
     if (auditChecks++ % AUDIT_PRUNES_EVERY_CHECKS === 0)
       await pruneAuditLog(server, config.audit.retentionMs, Date.now()).catch((err: Error) =>
         log.error(`audit: pruning the log failed, will retry: ${err.message}`),
@@ -380,7 +399,16 @@ function startTimers(
   const pacer = new GcPacer(wired.deps.traffic);
   const pacing = setInterval(() => pacer.tick(), PACER_PERIOD_MS);
   return () => {
-    for (const timer of [upkeep, reportSync, versionWatch, overrideWatch, ipOverrideWatch, auditUpkeep, pacing])
+    for (const timer of [
+      upkeep,
+      reportSync,
+      versionWatch,
+      overrideWatch,
+      ipOverrideWatch,
+      policyWatch,
+      auditUpkeep,
+      pacing,
+    ])
       clearInterval(timer);
   };
 }
@@ -401,8 +429,16 @@ async function drain(server: Bun.Server<unknown>, drainTimeoutMs: number, log: L
 }
 
 /** Saves the last usage counts, hands back unused quota leases, closes the database; throws when the counts were lost. */
-async function flushAndClose(stores: Stores, { usage, serving }: Wired, log: Log): Promise<void> {
-  const flushed = await finalFlush(usage, log);
+async function flushAndClose(stores: Stores, { usage, serving, policyCounts }: Wired, log: Log): Promise<void> {
+  const flushed = await finalFlush(
+    {
+      flush: async () => {
+        await usage.flush();
+        await policyCounts.flush(stores.policy);
+      },
+    },
+    log,
+  );
   await serving
     .release()
     .catch((err: Error) =>

@@ -3,6 +3,8 @@ import { type WarningCommands, datasetWarnings } from "../datasets/freshness.ts"
 import { lastUpdateSuccess } from "../metrics/last-update-success.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverrides } from "../datasets/snapshot.ts";
+import { PolicyCounts } from "../assess/policy-counts.ts";
+import { PolicyWatch } from "../assess/policy-watch.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
 import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
 import { ipAnswerJson } from "../ip/answer/ip-answer.ts";
@@ -87,6 +89,9 @@ export async function wireApp(input: WiringInput) {
     if (await watch.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
   };
   const overrides = { withOverrides, refreshEmail: refreshing(emailWatch), refreshIp: refreshing(ipWatch) };
+  const policy = new PolicyWatch(stores.policy, now);
+  await policy.refresh();
+  const policyCounts = new PolicyCounts();
   const batchItems = new BatchItemMetrics();
   const authenticator = new KeyAuthenticator(serving.keys, now);
   const reportIndex = new LocalReportIndex(input.reports.windowMs, now, (keyId) => authenticator.isActive(keyId));
@@ -142,6 +147,9 @@ export async function wireApp(input: WiringInput) {
     batchItems,
     reports,
     localReports: reportIndex,
+    policy,
+    policyCounts,
+    policyStore: stores.policy,
     overrides: {
       email: stores.emailOverrides,
       ip: stores.ipOverrides,
@@ -157,6 +165,7 @@ export async function wireApp(input: WiringInput) {
       requests: new RequestMetrics(),
       batchItems,
       reports: reports.outcomes,
+      policyCounts,
       snapshots: input.snapshots,
       keys,
       lastUpdateSuccess: () => lastUpdateSuccess(input.refreshState(), input.snapshots.current().sources),
@@ -165,5 +174,5 @@ export async function wireApp(input: WiringInput) {
       now,
     },
   };
-  return { deps, keys, usage, serving, overrides, reportWatch, audit };
+  return { deps, keys, usage, serving, overrides, reportWatch, audit, policy, policyCounts };
 }

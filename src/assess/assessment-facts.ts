@@ -145,11 +145,13 @@ function levelFact(snapshot: Snapshot, c: IpChecked): string {
   const f = c.facts!;
   const rule = ruleOf(f.counters, f.flags & ALL_KINDS, verdictFlags(f.flags), snapshot.ip.thresholds);
   const reports = `${rule.reports} independent report${rule.reports === 1 ? "" : "s"}`;
+  const cappedBy =
+    rule.capped?.by === "verified-crawler" ? "a verified crawler" : `shared infrastructure (${rule.capped?.by})`;
   const why =
     rule.id === "confirmed-bad"
       ? "on a confirmed-malicious list (Spamhaus DROP)"
       : rule.id === "benign-cap"
-        ? `${reports}, capped: ${rule.capped!.by === "verified-crawler" ? "a verified crawler" : `shared infrastructure (${rule.capped!.by})`}`
+        ? `${reports}, capped: ${cappedBy}`
         : rule.id === "kind-scanner"
           ? "a scanner's range"
           : rule.id === "kind-vpn-or-hosting"

@@ -32,9 +32,12 @@ export class CompiledPolicy {
   readonly version: string;
   readonly rules: readonly PolicyRule[];
   readonly decide: (f: AssessmentFacts) => PolicyOutcome;
+  /** The event labels the rules name: the ones counted apart (policy-counts.ts). */
+  readonly events: ReadonlySet<string>;
 
   constructor(rules: readonly PolicyRule[]) {
     this.rules = Object.freeze([...rules]);
+    this.events = new Set(rules.flatMap((r) => eventsIn(r.conditions)));
     this.decide = compileDecide(this.rules);
     this.version = rules.length === 0 ? DEFAULT_POLICY.version : `${DEFAULT_POLICY.version}+${digest(rules)}`;
   }
@@ -46,6 +49,11 @@ export class CompiledPolicy {
 }
 
 export const DEFAULT_ONLY = new CompiledPolicy([]);
+
+function eventsIn(node: ConditionNode): string[] {
+  if (isGroup(node)) return membersOf(node).flatMap(eventsIn);
+  return node.field !== "event" ? [] : Array.isArray(node.value) ? (node.value as string[]) : [node.value as string];
+}
 
 function digest(rules: readonly PolicyRule[]): string {
   const decisive = rules.map(({ id, conditions, decision, reason, mode }) => [id, conditions, decision, reason, mode]);

@@ -39,7 +39,7 @@ export const EVENT = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
 
 /** One thing wrong with a rule set: the rule (its id or, when it has none, its place), the field, what is wrong. */
 export interface PolicyProblem {
-  /** 0-based place in the set; null for a problem of the whole set. */
+  /** 0-based place in the set; null for a problem of the whole set, or of a rule given on its own. */
   readonly index: number | null;
   readonly rule: string | null;
   /** Where in the rule: `decision`, `conditions.all[1].field`; the set's own key for a problem of the whole set. */
@@ -58,8 +58,8 @@ export class PolicyError extends Error {
 }
 
 export function problemText(p: PolicyProblem): string {
-  const where =
-    p.index === null ? "" : p.rule === null ? `rule #${p.index + 1}: ` : `rule "${p.rule}" (#${p.index + 1}): `;
+  const place = p.index === null ? "" : ` (#${p.index + 1})`;
+  const where = p.rule !== null ? `rule "${p.rule}"${place}: ` : p.index !== null ? `rule #${p.index + 1}: ` : "";
   return `${where}${p.path}: ${p.message}`;
 }
 
@@ -67,6 +67,8 @@ export function problemText(p: PolicyProblem): string {
 export interface RuleDefaults {
   readonly author: string;
   readonly nowMs: number;
+  /** Rules read back from the store: an expiry that has passed is kept (the rule no longer applies), not refused. */
+  readonly stored?: boolean;
 }
 
 type Problems = PolicyProblem[];
@@ -91,8 +93,27 @@ export function parseRuleSet(input: unknown, defaults: RuleDefaults): PolicyRule
     setNote("rules", `a list of rules, not ${describe(list)}`);
     throw new PolicyError(problems);
   }
-  if (list.length > POLICY_LIMITS.rules) setNote("rules", `${list.length} rules: at most ${POLICY_LIMITS.rules}`);
-  const rules = list.slice(0, POLICY_LIMITS.rules + 1).map((raw, index) => checkRule(raw, index, defaults, problems));
+  if (list.length > POLICY_LIMITS.rules) {
+    setNote("rules", `${list.length} rules: at most ${POLICY_LIMITS.rules}`);
+    throw new PolicyError(problems);
+  }
+  const rules = list.map((raw, index) => checkRule(raw, index, defaults, problems));
+  problems.push(...setProblems(rules));
+  if (problems.length > 0) throw new PolicyError(problems);
+  return rules as PolicyRule[];
+}
+
+/** Rules already checked one by one (a rule added to a stored set), checked as a set: the limits, unique ids. */
+export function checkRuleSet(rules: readonly PolicyRule[]): void {
+  const problems = setProblems(rules);
+  if (problems.length > 0) throw new PolicyError(problems);
+}
+
+/** What is wrong with the rules as a set; a null stands for a rule refused on its own. */
+function setProblems(rules: readonly (PolicyRule | null)[]): Problems {
+  const problems: Problems = [];
+  const setNote: Note = (path, message) => problems.push({ index: null, rule: null, path, message });
+  if (rules.length > POLICY_LIMITS.rules) setNote("rules", `${rules.length} rules: at most ${POLICY_LIMITS.rules}`);
   const comparisons = rules.reduce((n, rule) => n + (rule === null ? 0 : comparisonsIn(rule.conditions)), 0);
   if (comparisons > POLICY_LIMITS.comparisons)
     setNote(
@@ -107,7 +128,7 @@ export function parseRuleSet(input: unknown, defaults: RuleDefaults): PolicyRule
       problems.push({ index, rule: rule.id, path: "id", message: `the id of rule #${first + 1} too: ids are unique` });
     else seen.set(rule.id, index);
   });
-  if (problems.length === 0) {
+  if (problems.length === 0 && !rules.includes(null)) {
     const bytes = Buffer.byteLength(JSON.stringify({ rules }));
     if (bytes > POLICY_LIMITS.bytes)
       setNote(
@@ -115,8 +136,7 @@ export function parseRuleSet(input: unknown, defaults: RuleDefaults): PolicyRule
         `${bytes.toLocaleString("en")} bytes as JSON: at most ${POLICY_LIMITS.bytes.toLocaleString("en")}`,
       );
   }
-  if (problems.length > 0) throw new PolicyError(problems);
-  return rules as PolicyRule[];
+  return problems;
 }
 
 /** A policy file's text: JSON, then `parseRuleSet`. */
@@ -136,8 +156,8 @@ function comparisonsIn(node: ConditionNode): number {
   return isGroup(node) ? membersOf(node).reduce((n, m) => n + comparisonsIn(m), 0) : 1;
 }
 
-/** One rule, checked as it would be in a set (its place `index`): for adding or replacing one. */
-export function parseRule(input: unknown, index: number, defaults: RuleDefaults): PolicyRule {
+/** One rule, checked as it would be in a set at `index` (null: a rule given on its own, to add or replace one). */
+export function parseRule(input: unknown, index: number | null, defaults: RuleDefaults): PolicyRule {
   const problems: Problems = [];
   const rule = checkRule(input, index, defaults, problems);
   if (rule === null || problems.length > 0) throw new PolicyError(problems);
@@ -146,7 +166,7 @@ export function parseRule(input: unknown, index: number, defaults: RuleDefaults)
 
 const RULE_KEYS = new Set(["id", "conditions", "decision", "reason", "author", "created", "expires", "mode"]);
 
-function checkRule(raw: unknown, index: number, defaults: RuleDefaults, problems: Problems): PolicyRule | null {
+function checkRule(raw: unknown, index: number | null, defaults: RuleDefaults, problems: Problems): PolicyRule | null {
   const id = isObject(raw) && typeof raw.id === "string" && ID.test(raw.id) ? raw.id : null;
   const note: Note = (path, message) => problems.push({ index, rule: id, path, message });
   if (!isObject(raw)) {
@@ -164,7 +184,10 @@ function checkRule(raw: unknown, index: number, defaults: RuleDefaults, problems
   const author =
     raw.author === undefined ? defaults.author : text(raw.author, "author", POLICY_LIMITS.author, note, true);
   const created = raw.created === undefined ? new Date(defaults.nowMs).toISOString() : instant(raw.created, note);
-  const expires = raw.expires === undefined || raw.expires === null ? null : expiry(raw.expires, defaults.nowMs, note);
+  const expires =
+    raw.expires === undefined || raw.expires === null
+      ? null
+      : expiry(raw.expires, defaults.stored ? Number.NEGATIVE_INFINITY : defaults.nowMs, note);
   const conditions = checkConditions(raw.conditions, note);
   if (problems.length > before) return null;
   return {
@@ -281,10 +304,8 @@ function checkCondition(v: unknown, path: string, note: Note): Condition | null 
   }
   const field = typeof v.field === "string" ? FIELDS_BY_NAME.get(v.field) : undefined;
   if (field === undefined) {
-    note(
-      `${path}.field`,
-      `${v.field === undefined ? "missing" : `unknown field ${JSON.stringify(v.field)}`}; one of ${POLICY_FIELDS.map((f) => f.name).join(", ")}`,
-    );
+    const what = v.field === undefined ? "missing" : `unknown field ${JSON.stringify(v.field)}`;
+    note(`${path}.field`, `${what}; one of ${POLICY_FIELDS.map((f) => f.name).join(", ")}`);
     return null;
   }
   const ops = OPERATORS[field.type];

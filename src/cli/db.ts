@@ -31,8 +31,8 @@ export async function migrateDatabase({ values }: ParsedCommandLine<typeof DB_MI
     `Copied ${source} into ${redactedDatabaseUrl(config.databaseUrl!)}: ${copied.keys} keys, ${copied.usageRows} ` +
       `usage rows, ${copied.sessions} dashboard sessions, ${copied.signInFailures} sign-in lock-out records, ` +
       `${copied.reports} local reports, ${copied.emailOverrides} email overrides, ${copied.ipOverrides} IP ` +
-      `overrides, ${copied.auditEvents} audit events${copied.adminPassword ? ", the dashboard password" : ""}; this ` +
-      `month's quota counts start from its usage.`,
+      `overrides, ${copied.policyRules} assessment rules, ${copied.auditEvents} audit events` +
+      `${copied.adminPassword ? ", the dashboard password" : ""}; this month's quota counts start from its usage.`,
   );
   if (copied.limitedKeys.length)
     console.log(

@@ -35,6 +35,24 @@ import {
 } from "./email.ts";
 import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
 import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE, allowIp, denyIp, listIpOverrides, removeIpOverride } from "./ip.ts";
+import {
+  POLICY_ADD,
+  POLICY_ENFORCE,
+  POLICY_EXPORT,
+  POLICY_IMPORT,
+  POLICY_LIST,
+  POLICY_MOVE,
+  POLICY_REMOVE,
+  POLICY_SHADOW,
+  addRule,
+  enforceRule,
+  exportPolicy,
+  importPolicy,
+  listPolicy,
+  moveRuleTo,
+  removeRuleById,
+  shadowRule,
+} from "./policy.ts";
 import { migrateDatabase } from "./db.ts";
 import { setPassword, unlock } from "./admin.ts";
 import { AUDIT_EXPORT, AUDIT_LIST, exportAudit, listAudit } from "./audit.ts";
@@ -91,6 +109,14 @@ const COMMANDS: readonly Command[] = [
   command(IP_DENY, denyIp),
   command(IP_LIST, listIpOverrides),
   command(IP_REMOVE, removeIpOverride),
+  command(POLICY_LIST, listPolicy),
+  command(POLICY_ADD, addRule),
+  command(POLICY_ENFORCE, enforceRule),
+  command(POLICY_SHADOW, shadowRule),
+  command(POLICY_MOVE, moveRuleTo),
+  command(POLICY_REMOVE, removeRuleById),
+  command(POLICY_EXPORT, exportPolicy),
+  command(POLICY_IMPORT, importPolicy),
   command(VERSION, version),
 ];
 

@@ -39,7 +39,10 @@ export const SCAN = {
       "RISKCHECK_REPORT_WINDOW (POST /v1/reports), read from the server's database (--db, or --database-url for " +
       "PostgreSQL). When the SQLite file does not exist, scan does not create it: no line and no report applies, " +
       "and the summary says so.",
-    '--policy FILE decides every row as an assessment (docs/assess.md): a rule set, {"rules": [...]} ({"rules": []} is the default policy alone). Each row gets its decision, score, reason codes, the rule that decided and the shadow rules that would have; the summary counts the decisions and what each rule decided or would have. A file that does not parse is refused whole, naming the rule and the field.',
+    '--policy FILE decides every row as an assessment (docs/assess.md): a rule set, {"rules": [...]} ({"rules": []} ' +
+      "is the default policy alone). Each row gets its decision, score, reason codes, the rule that decided and the " +
+      "shadow rules that would have; the summary counts the decisions and what each rule decided or would have. A " +
+      "file that does not parse is refused whole, naming the rule and the field.",
     "Exit status: 0 when the scan completed, 1 on an I/O error (input, output or data directory), 2 on a usage error.",
   ],
   operand: { name: "FILE", description: "The input; - or left out for standard input", optional: true },

@@ -44,7 +44,10 @@ export interface AdmissionRule {
   readonly permission: Permission;
   /** The kind of usage the request counts under (its refusals, its 400, its answer). */
   readonly usage: UsageKind;
-  /** Units of the monthly IP quota the request will use if answered, known before its parameters: 1 for the IP check. */
+  /**
+   * Units of the monthly IP quota the request will use if answered, known before its parameters: 1 for the IP
+   * check. A route that gives it (0 included) may use the quota: an answer of its that used none counts as `ok_unmetered`.
+   */
   readonly quotaUnits?: number;
 }
 
@@ -76,7 +79,8 @@ export function admit<Body>(deps: AdmissionDeps, request: Request, rule: Admissi
   const outside = checkKeyUse(deps, key, request, rule.usage, nowMs);
   if (outside !== null) return refusedAtOnce(outside, body);
   const rate = deps.limits.rateLimiter.take(key.id, ratePolicyFor(key.ratePerMinute, deps.limits.settings.rate), nowMs);
-  if (body === undefined) return limited(deps, key, rule.usage, nowMs, rate, rule.quotaUnits ?? 0, undefined);
+  if (body === undefined)
+    return limited(deps, key, rule.usage, nowMs, rate, rule.quotaUnits ?? 0, rule.quotaUnits !== undefined, undefined);
   return admitBody(deps, request, key, rule, nowMs, rate, body);
 }
 
@@ -102,7 +106,7 @@ async function admitBody<Body>(
     deps.usage.record(key.id, rule.usage, "bad_request", nowMs);
     return errorResponse(body, limitHeaders({ rate, quota: null, refusal: null }, 0));
   }
-  return limited(deps, key, rule.usage, nowMs, rate, step.quotaUnits?.(body) ?? 0, body);
+  return limited(deps, key, rule.usage, nowMs, rate, step.quotaUnits?.(body) ?? 0, step.quotaUnits !== undefined, body);
 }
 
 /** The quota's verdict on a request the rate limit has seen: refused, or admitted. */
@@ -113,12 +117,13 @@ function limited<Body>(
   nowMs: number,
   rate: RateDecision | null,
   quotaUnits: number,
+  meterable: boolean,
   body: Body,
 ): Admission<Body> | Response {
   const limits = applyQuota(deps.limits, key, rate, quotaUnits, nowMs);
   if (limits.refusal !== null)
     return refused(deps, key, limits.refusal === QUOTA_EXCEEDED ? QUOTA_USAGE : usage, nowMs, limits);
-  return new Admission(deps, key, usage, quotaUnits > 0, nowMs, limits, body);
+  return new Admission(deps, key, usage, meterable, nowMs, limits, body);
 }
 
 function refused(deps: AdmissionDeps, key: KeyRecord, usage: UsageKind, nowMs: number, limits: LimitOutcome): Response {
@@ -146,8 +151,8 @@ export class Admission<Body = undefined> {
     private readonly deps: AdmissionDeps,
     readonly key: KeyRecord,
     private readonly usage: UsageKind,
-    /** Whether the request was admitted against the quota (an IP check, a batch with IP items to look up). */
-    private readonly metered: boolean,
+    /** Whether the route's answers may use the quota (the IP check, an assessment, the batch): one that used none is told apart. */
+    private readonly meterable: boolean,
     readonly nowMs: number,
     private readonly limits: LimitOutcome,
     /** What the body step read; undefined for a route without one. */
@@ -162,7 +167,7 @@ export class Admission<Body = undefined> {
   answer(quotaUnits: number, body: string): Response {
     this.useQuota(quotaUnits);
     // An IP check's "ok" is what the quota counts (SQLite reads it back at start); one that used none is told apart.
-    this.record(this.usage, this.metered && quotaUnits === 0 ? "ok_unmetered" : "ok");
+    this.record(this.usage, this.meterable && quotaUnits === 0 ? "ok_unmetered" : "ok");
     return new Response(body, { headers: this.headers(quotaUnits) });
   }
 

@@ -18,6 +18,20 @@ export const API_ERRORS = Object.freeze({
   missingEmail: define(400, "missing_parameter", "The 'email' parameter is required"),
   invalidEmail: CHECK_ERRORS.invalidEmail,
   invalidIp: CHECK_ERRORS.invalidIp,
+  noAssessValue: CHECK_ERRORS.noValue,
+  invalidEvent: CHECK_ERRORS.invalidEvent,
+  invalidAssess: define(
+    400,
+    "invalid_body",
+    'The body must be JSON: {"email": "...", "ip": "...", "event": "signup"}, one value or both; "caller_ip": true ' +
+      "assesses the caller's own address",
+  ),
+  assessTooLarge: define(
+    413,
+    "body_too_large",
+    "The body is over 16 KiB; an assessment takes one email and one IP address",
+  ),
+  callerAndIp: define(400, "invalid_ip", "Give ip or caller_ip, not both"),
   invalidBatch: define(400, "invalid_body", 'The body must be JSON of the form {"emails": ["..."], "ips": ["..."]}'),
   batchTooLarge: define(413, "body_too_large", "The body is over 1 MiB; send at most 1,000 items per batch"),
   tooManyItems: define(400, "too_many_items", "A batch holds at most 1,000 items, emails and IPs together"),
@@ -37,13 +51,14 @@ export const API_ERRORS = Object.freeze({
   forbiddenManage: define(
     403,
     "forbidden",
-    "This API key may not manage override lines; an operator can create a key that may (riskcheck keys create " +
-      "--name NAME --permissions manage)",
+    "This API key may not manage override lines or assessment rules; an operator can create a key that may " +
+      "(riskcheck keys create --name NAME --permissions manage)",
   ),
   invalidOverride: define(
     400,
     "invalid_body",
-    'The body must be JSON: {"kind": "ip" or "email", "target": "...", "action": "allow" or "deny", "reason": "...", "until": "YYYY-MM-DD" (optional)}',
+    'The body must be JSON: {"kind": "ip" or "email", "target": "...", "action": "allow" or "deny", "reason": "...", ' +
+      '"until": "YYYY-MM-DD" (optional)}',
   ),
   unknownOverrideKind: define(
     400,
@@ -52,6 +67,19 @@ export const API_ERRORS = Object.freeze({
   ),
   invalidOverrideAction: define(400, "invalid_action", "action must be allow or deny"),
   overrideNotFound: define(404, "override_not_found", "No override line has this id; GET /v1/overrides lists them"),
+  invalidPolicyBody: define(
+    400,
+    "invalid_body",
+    'The body must be JSON: a rule set {"rules": [...]} (PUT /v1/policy), a rule (POST /v1/policy/rules) or {"mode": ' +
+      '"enforce" or "shadow", "position": N} (PATCH)',
+  ),
+  policyTooLarge: define(413, "body_too_large", "The body is over 2 MiB; a rule set is at most 1 MiB as JSON"),
+  ruleNotFound: define(404, "rule_not_found", "No rule has this id; GET /v1/policy lists them"),
+  policyBusy: define(
+    503,
+    "service_unavailable",
+    "The rules kept changing while this edit was made; nothing of it was stored: send it again",
+  ),
   rateLimited: define(429, "rate_limit_exceeded", "Rate limit exceeded. Please try again later."),
   quotaExceeded: define(
     429,

@@ -10,15 +10,22 @@ const BY_PATH = new Map(
 );
 
 const OVERRIDES = RequestMetrics.endpointIndex("/v1/overrides");
+const POLICY = RequestMetrics.endpointIndex("/v1/policy");
 
 /**
  * Which metrics label a request that a route answered counts under: the path, any dashboard path as one, any line's
- * path as /v1/overrides.
+ * or rule's path as its collection's (/v1/overrides, /v1/policy).
  */
 function endpointOf(path: string): number {
   return (
     BY_PATH.get(path) ??
-    (path.startsWith("/dashboard") ? DASHBOARD : path.startsWith("/v1/overrides/") ? OVERRIDES : OTHER)
+    (path.startsWith("/dashboard")
+      ? DASHBOARD
+      : path.startsWith("/v1/overrides/")
+        ? OVERRIDES
+        : path.startsWith("/v1/policy/")
+          ? POLICY
+          : OTHER)
   );
 }
 

@@ -10,12 +10,14 @@ import {
   jsonContent,
 } from "./openapi-parts.ts";
 import { ABOUT_OPERATIONS } from "./routes/about.ts";
+import { ASSESS_OPERATIONS } from "./routes/assess.ts";
 import { BATCH_OPERATIONS } from "./routes/batch.ts";
 import { EMAIL_CHECK_OPERATIONS } from "./routes/email.ts";
 import { HEALTH_OPERATIONS } from "./routes/health.ts";
 import { IP_CHECK_OPERATIONS } from "./routes/ip.ts";
 import { METRICS_OPERATIONS } from "./routes/metrics.ts";
 import { OVERRIDE_OPERATIONS } from "./routes/overrides.ts";
+import { POLICY_OPERATIONS } from "./routes/policy.ts";
 import { REPORT_OPERATIONS } from "./routes/reports.ts";
 
 /**
@@ -33,8 +35,10 @@ const PATHS: PathOperations = {
   ...EMAIL_CHECK_OPERATIONS,
   ...IP_CHECK_OPERATIONS,
   ...BATCH_OPERATIONS,
+  ...ASSESS_OPERATIONS,
   ...REPORT_OPERATIONS,
   ...OVERRIDE_OPERATIONS,
+  ...POLICY_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...ABOUT_OPERATIONS,
   "/openapi.json": {
@@ -63,14 +67,22 @@ const FRAME = {
     description: [
       "Every answer comes from the appliance's own datasets: no network call per request.",
       "The two checks need `Authorization: Bearer <key>` (keys from the dashboard or `riskcheck keys create`).",
-      'Keys carry permissions: `check` (the checks; every key made without a word on it), `report` (POST /v1/reports) and `manage` (the override lines, /v1/overrides; never given unless asked for). A key without the one a route needs gets `403 {"error":"forbidden",…}`.',
-      "The order of checks is: authentication, permission, rate limit, quota (IP check and batch only), parameter validation.",
+      "Keys carry permissions: `check` (the checks, the batch and the assessment; every key made without a word on " +
+        "it), `report` (POST /v1/reports) and `manage` (the override lines, /v1/overrides, and the assessment rules, " +
+        "/v1/policy; never given unless asked for). A key without the one a route needs gets `403 " +
+        '{"error":"forbidden",…}`.',
+      "The order of checks is: authentication, permission, rate limit, quota (IP check, batch, and an assessment " +
+        "that gives an address), parameter validation.",
       'Unknown paths and other methods answer `404 {"error":"not_found","message":…}`.',
     ].join("\n\n"),
   },
   tags: [
     { name: "checks", description: "The API: email and IP checks, with a key" },
     { name: "operations", description: "Health, data provenance, this document and metrics: no key" },
+    {
+      name: "policy",
+      description: "The operator's assessment rules (docs/assess.md), with a key that may `manage`",
+    },
     {
       name: "overrides",
       description:

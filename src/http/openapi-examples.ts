@@ -254,3 +254,95 @@ export const OVERRIDE_EXAMPLES = {
     },
   },
 };
+
+/** GET /v1/assess?email=someone@mailinator.com&ip=8.8.8.8&event=signup, and POST /v1/assess with the same as its body. */
+export const ASSESS_EXAMPLES = {
+  request: { email: "someone@mailinator.com", ip: "8.8.8.8", event: "signup" },
+  answer: {
+    decision: "challenge",
+    score: 80,
+    reasons: [
+      { code: "email.disposable", weight: 60, fact: "mailinator.com is a disposable-mail domain" },
+      {
+        code: "ip.reputation.informative",
+        weight: 5,
+        fact: "8.8.8.8: reputation informative, a VPN or hosting network, no reports",
+      },
+      { code: "ip.kind.hosting", weight: 15, fact: "8.8.8.8 is in a hosting network (AS15169 Google LLC)" },
+    ],
+    rule: null,
+    policy: "default-1",
+    event: "signup",
+    email: EMAIL_EXAMPLES.disposable.value,
+    ip: GOOGLE_DNS,
+  },
+};
+
+/**
+ * The admin API of the rules: a rule added by a key named "test" on the test clock, and the refusals of a rule
+ * with an unknown decision and of a set that names an unknown field.
+ */
+const POLICY_RULE = {
+  id: "disposable-hosting",
+  conditions: {
+    all: [
+      { field: "email.disposable", op: "is", value: true },
+      { field: "ip.kind", op: "has", value: "hosting" },
+    ],
+  },
+  decision: "block",
+  reason: "a throwaway address from a data centre",
+};
+export const POLICY_EXAMPLES = {
+  rule: POLICY_RULE,
+  added: {
+    policy: "default-1+843effc2",
+    revision: 1,
+    rules: [
+      {
+        ...POLICY_RULE,
+        author: "test",
+        created: "2026-11-23T12:00:00.000Z",
+        expires: null,
+        mode: "shadow",
+        active: true,
+      },
+    ],
+  },
+  none: { policy: "default-1", revision: 0, rules: [] },
+  refusedRule: {
+    request: { ...POLICY_RULE, decision: "deny" },
+    answer: {
+      error: "invalid_policy",
+      message: 'rule "disposable-hosting": decision: "deny"; one of allow, challenge, block',
+      problems: [
+        {
+          index: null,
+          rule: "disposable-hosting",
+          path: "decision",
+          message: '"deny"; one of allow, challenge, block',
+        },
+      ],
+    },
+  },
+  refused: {
+    request: { rules: [{ ...POLICY_RULE, conditions: { all: [{ field: "ip.kinds", op: "has", value: "hosting" }] } }] },
+    answer: {
+      error: "invalid_policy",
+      message:
+        'rule "disposable-hosting" (#1): conditions.all[0].field: unknown field "ip.kinds"; one of event, score, ' +
+        "email.given, email.disposable, email.free, email.domain, ip.given, ip.level, ip.risky, ip.kind, " +
+        "ip.country, ip.asn, ip.reports, ip.reported_locally, ip.tor",
+      problems: [
+        {
+          index: 0,
+          rule: "disposable-hosting",
+          path: "conditions.all[0].field",
+          message:
+            'unknown field "ip.kinds"; one of event, score, email.given, email.disposable, email.free, email.domain, ' +
+            "ip.given, ip.level, ip.risky, ip.kind, ip.country, ip.asn, ip.reports, ip.reported_locally, ip.tor",
+        },
+      ],
+    },
+  },
+};

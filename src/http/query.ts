@@ -67,9 +67,14 @@ const BRACKET = "[".charCodeAt(0);
 
 /** `?explain`, `?explain=1`, `=true` or `=yes` ask for the reasons; `=0`, `=false`, `=no` or anything else do not. */
 export function wantsExplanation(url: string): boolean {
-  if (url.indexOf("explain") === -1) return false;
-  const param = queryParam(url, "explain");
-  return typeof param === "object" && EXPLAIN_VALUES.has(param.value.toLowerCase());
+  return flagParam(url, "explain");
 }
 
-const EXPLAIN_VALUES = new Set(["", "1", "true", "yes"]);
+/** A yes-or-no parameter: `?name`, `=1`, `=true` or `=yes` (any case) say yes; anything else, or none, no. */
+export function flagParam(url: string, name: string): boolean {
+  if (url.indexOf(name) === -1) return false;
+  const param = queryParam(url, name);
+  return typeof param === "object" && YES.has(param.value.toLowerCase());
+}
+
+const YES = new Set(["", "1", "true", "yes"]);

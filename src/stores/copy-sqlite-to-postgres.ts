@@ -11,6 +11,8 @@ export interface CopyReport {
   reports: number;
   emailOverrides: number;
   ipOverrides: number;
+  /** The assessment rules copied (the set is one document). */
+  policyRules: number;
   auditEvents: number;
   adminPassword: boolean;
   /** Keys whose rate or quota was above what PostgreSQL holds (set by older versions) and was copied as MAX_KEY_LIMIT. */
@@ -27,6 +29,7 @@ const TABLES = [
   ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
   ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until"]],
   ["ip_overrides", ["target", "action", "reason", "author", "created_at", "until"]],
+  ["policy_counts", ["day", "event", "rule", "outcome", "count"]],
   // PostgreSQL numbers the events anew, in the order SQLite wrote them.
   ["audit_log", ["at", "action", "outcome", "target", "actor", "channel", "change", "detail", "once"]],
 ] as const;
@@ -65,10 +68,18 @@ export async function copySqliteToPostgres(
           await tx`INSERT INTO ${tx(table)} ${tx(rows.slice(i, i + BATCH_ROWS), ...columns)}`;
         counts.set(table, rows.length);
       }
+      // The rules' one row is there in both from the schema: PostgreSQL's takes SQLite's set and revision.
+      const policy = source
+        .query<{ revision: number; rules: string; updated_at: string | null }, []>(
+          "SELECT revision, rules, updated_at FROM policy",
+        )
+        .get()!;
+      await tx`UPDATE policy SET revision = ${policy.revision}, rules = ${policy.rules}, updated_at = ${policy.updated_at}`;
+      counts.set("policy", (JSON.parse(policy.rules) as { rules: unknown[] }).rules.length);
       const month = new Date(nowMs).toISOString().slice(0, 7);
       await tx`INSERT INTO quota_leases (key_id, month, charged)
                SELECT key_id, ${month}, SUM(count) FROM usage_daily
-               WHERE endpoint = 'ip' AND outcome = 'ok' AND day >= ${`${month}-01`} GROUP BY key_id`;
+               WHERE endpoint IN ('ip', 'assess') AND outcome = 'ok' AND day >= ${`${month}-01`} GROUP BY key_id`;
     });
     return {
       keys: counts.get("api_keys")!,
@@ -78,6 +89,7 @@ export async function copySqliteToPostgres(
       reports: counts.get("reports")!,
       emailOverrides: counts.get("email_overrides")!,
       ipOverrides: counts.get("ip_overrides")!,
+      policyRules: counts.get("policy")!,
       auditEvents: counts.get("audit_log")!,
       adminPassword: counts.get("admin_password")! > 0,
       limitedKeys,

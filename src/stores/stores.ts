@@ -1,3 +1,4 @@
+import type { PolicyStore } from "../assess/policy-store.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { AdminPasswordStore } from "../dashboard/admin-password.ts";
 import type { SessionStore } from "../dashboard/sessions.ts";
@@ -21,6 +22,8 @@ export interface Stores {
   readonly emailOverrides: OverrideStore;
   /** The operator's allow and deny lines for addresses, ranges and networks. */
   readonly ipOverrides: IpOverrideStore;
+  /** The operator's assessment rules, and the assessments' daily counts. */
+  readonly policy: PolicyStore;
   /** Local abuse reports (POST /v1/reports). */
   readonly reports: ReportStore;
   /** Every administrative act, append-only. */

@@ -31,15 +31,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   datasets: ["email", "ip", "runtime", "time"],
   metrics: ["datasets"],
   reports: ["ip", "text"],
-  // The audit log's events, and the stores' ports it records acts on.
-  audit: ["email", "ip", "keys"],
   // The resolver behind the email room's DNS port (node:dns), as stores are behind the other ports.
   dns: ["email"],
   checks: ["datasets", "email", "ip"],
-  assess: ["checks", "datasets", "email", "ip", "time"],
+  assess: ["checks", "datasets", "email", "ip", "schema", "time"],
+  // The audit log's events, and the stores' ports it records acts on.
+  audit: ["assess", "email", "ip", "keys"],
   scan: ["assess", "checks", "datasets", "email", "ip", "text"],
-  dashboard: ["audit", "email", "ip", "keys", "reports", "requests", "time"],
+  dashboard: ["assess", "audit", "email", "ip", "keys", "reports", "requests", "time"],
   http: [
+    "assess",
     "audit",
     "checks",
     "dashboard",
@@ -53,8 +54,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "requests",
     "schema",
   ],
-  stores: ["audit", "dashboard", "email", "ip", "keys", "limits", "reports"],
+  stores: ["assess", "audit", "dashboard", "email", "ip", "keys", "limits", "reports"],
   app: [
+    "assess",
     "audit",
     "dashboard",
     "datasets",

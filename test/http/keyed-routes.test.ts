@@ -19,6 +19,8 @@ const OPEN = [/^\/healthz$/, /^\/v1\/about$/, /^\/openapi\.json$/, /^\/metrics$/
 const QUOTA_SPENDING: Record<string, { query?: string; body?: string }> = {
   "GET /v1/ip-reputation-check": { query: "?ip=8.8.8.8" },
   "POST /v1/check/batch": { body: '{"ips":["8.8.8.8"]}' },
+  "GET /v1/assess": { query: "?ip=8.8.8.8" },
+  "POST /v1/assess": { body: '{"ip":"8.8.8.8"}' },
 };
 
 const { app } = await createTestApp();
@@ -77,6 +79,8 @@ test("the app has keyed routes, and the quota's requests name only keyed routes"
       "GET /v1/check",
       "GET /v1/ip-reputation-check",
       "POST /v1/check/batch",
+      "GET /v1/assess",
+      "POST /v1/assess",
       "POST /v1/reports",
     ]),
   );

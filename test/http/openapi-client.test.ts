@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "json-schema-to-typescript";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
-import { BATCH_EXAMPLES, OVERRIDE_EXAMPLES, REPORT_EXAMPLES } from "../../src/http/openapi-examples.ts";
+import {
+  ASSESS_EXAMPLES,
+  BATCH_EXAMPLES,
+  OVERRIDE_EXAMPLES,
+  POLICY_EXAMPLES,
+  REPORT_EXAMPLES,
+} from "../../src/http/openapi-examples.ts";
 import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, createTestApp } from "../support/test-app.ts";
@@ -98,6 +104,25 @@ async function realAnswers(): Promise<{ operationId: string; status: number; bod
     ["report", "/v1/reports", { key: reporter, method: "POST", body: JSON.stringify(REPORT_EXAMPLES.request) }],
     ["addOverride", "/v1/overrides", { key: manager, method: "POST", body: JSON.stringify(OVERRIDE_EXAMPLES.request) }],
     ["listOverrides", "/v1/overrides", { key: manager }],
+    ["assess", "/v1/assess?email=someone@mailinator.com&ip=8.8.8.8&event=signup", { key: checker }],
+    [
+      "assessPost",
+      "/v1/assess?explain=1",
+      { key: checker, method: "POST", body: JSON.stringify(ASSESS_EXAMPLES.request) },
+    ],
+    ["assess", "/v1/assess", { key: checker }],
+    ["addRule", "/v1/policy/rules", { key: manager, method: "POST", body: JSON.stringify(POLICY_EXAMPLES.rule) }],
+    [
+      "addRule",
+      "/v1/policy/rules",
+      { key: manager, method: "POST", body: JSON.stringify(POLICY_EXAMPLES.refusedRule.request) },
+    ],
+    [
+      "changeRule",
+      `/v1/policy/rules/${POLICY_EXAMPLES.rule.id}`,
+      { key: manager, method: "PATCH", body: '{"mode":"enforce"}' },
+    ],
+    ["getPolicy", "/v1/policy", { key: manager }],
     ["health", "/healthz", {}],
     ["about", "/v1/about", {}],
   ];
@@ -148,7 +173,11 @@ const assigned = (list: typeof answers) =>
 test("the client has a function for every operation, and a type for every JSON answer the document names", () => {
   expect(clientText).toContain("export declare function checkIp(");
   expect(clientText).toContain("export interface CheckIp200");
-  expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 401, 200, 200, 200, 400, 200, 200, 201, 200, 200, 200]);
+  expect(answers.map((a) => a.status)).toEqual([
+    200, 200, 400, 401, 200, 200, 200, 400, 200, 200, 201, 200, 200, 200, 400, 201, 400, 200, 200, 200, 200,
+  ]);
+  expect(clientText).toContain("export declare function assess(");
+  expect(clientText).toContain("export interface AddRule201");
 });
 
 test("real answers type-check against the client made from the document; a wrong one does not", () => {

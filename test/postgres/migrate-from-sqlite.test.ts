@@ -3,6 +3,7 @@ import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { editPolicy, putRule } from "../../src/assess/policy-edits.ts";
 import { setAdminPassword } from "../../src/dashboard/admin-password.ts";
 import { KeyAuthenticator } from "../../src/keys/key-authenticator.ts";
 import { UsageRecorder } from "../../src/keys/usage-recorder.ts";
@@ -61,6 +62,16 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     until: null,
   };
   await sqlite.ipOverrides.put(ipOverride);
+  const rule = {
+    id: "vpn-signups",
+    conditions: { all: [{ field: "ip.kind", op: "has", value: "vpn" }] },
+    decision: "challenge",
+    reason: "sign-ups over a VPN",
+  } as const;
+  await editPolicy(sqlite.policy, putRule(rule, { author: "ops", nowMs: now }));
+  await sqlite.policy.addCounts([
+    { day: "2026-12-01", event: "signup", rule: "vpn-signups", outcome: "would_decide", count: 7 },
+  ]);
   const revokedEvent = await sqlite.audit.append({
     at: new Date(now - 100).toISOString(),
     action: "key.revoked",
@@ -79,7 +90,7 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("Copied");
   expect(migrated.stdout).toContain(
-    "2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, 1 audit events, the dashboard password",
+    "2 keys, 3 usage rows, 1 dashboard sessions, 1 sign-in lock-out records, 1 local reports, 1 email overrides, 1 IP overrides, 1 assessment rules, 1 audit events, the dashboard password",
   );
   const reports = JSON.parse(
     (await runCliAsync(["reports", "list", "--json"], { RISKCHECK_DATABASE_URL: url })).stdout,
@@ -128,6 +139,13 @@ test("db migrate --from-sqlite copies keys, usage and the dashboard's state into
     expect(await pg.sessions.find(token, now + 1)).not.toBeNull();
     expect(await pg.emailOverrides.list()).toEqual([override]);
     expect(await pg.ipOverrides.list()).toEqual([ipOverride]);
+    expect(await pg.policy.read()).toEqual({
+      revision: 1,
+      rules: [{ ...rule, author: "ops", created: new Date(now).toISOString(), expires: null, mode: "shadow" }],
+    });
+    expect(await pg.policy.countsSince("2026-12-01")).toEqual([
+      { day: "2026-12-01", event: "signup", rule: "vpn-signups", outcome: "would_decide", count: 7 },
+    ]);
     const { id: _, ...copiedEvent } = revokedEvent!;
     expect(await pg.audit.read({ action: "key.revoked" }, { order: "oldest_first", limit: 10 })).toEqual([
       { id: expect.any(Number), ...copiedEvent },

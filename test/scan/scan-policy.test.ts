@@ -49,8 +49,17 @@ const RULES = {
 const policy = (rules: unknown = RULES) =>
   CompiledPolicy.inForce(parseRuleSet(rules, { author: "t", nowMs: NOW }), NOW);
 
-const CSV =
-  'id,email,signup_ip\n1,jane@gmail.com,81.2.69.142\n2,bob@mailinator.com,8.8.8.8\n3,carol@stripe.com,\n4,dan@,10.1.2.3\n5,"x"y,1.1.1.1\n6,,\n7,eve@mailinator.com,5.188.10.1\n';
+const CSV = [
+  "id,email,signup_ip",
+  "1,jane@gmail.com,81.2.69.142",
+  "2,bob@mailinator.com,8.8.8.8",
+  "3,carol@stripe.com,",
+  "4,dan@,10.1.2.3",
+  '5,"x"y,1.1.1.1',
+  "6,,",
+  "7,eve@mailinator.com,5.188.10.1",
+  "",
+].join("\n");
 
 async function run(text: string, options: Partial<ScanOptions> = {}) {
   let out = "";

@@ -83,7 +83,9 @@ function postgresBackend(): StoreBackend {
     name: "PostgreSQL",
     fresh: async () => {
       const [sql] = await open();
-      await sql`TRUNCATE reports, report_deletion_log, audit_log, api_keys, usage_daily, quota_leases, admin_password, admin_sessions, sign_in_failures, email_overrides, ip_overrides`;
+      await sql`TRUNCATE reports, report_deletion_log, audit_log, api_keys, usage_daily, quota_leases, admin_password,
+                admin_sessions, sign_in_failures, email_overrides, ip_overrides, policy_counts`;
+      await sql`UPDATE policy SET revision = 0, rules = '{"rules":[]}', updated_at = NULL`;
       return postgresStores(sql, "test");
     },
     another: async () => postgresStores((await open())[1], "test"),

@@ -73,7 +73,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
   const audit = new AuditTrail(stores.audit, { now: () => clock.now, logError: (line) => void errors.push(line) });
-  const { deps, keys, usage, serving, overrides, reportWatch } = await wireApp({
+  const { deps, keys, usage, serving, overrides, reportWatch, policy, policyCounts } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: {
@@ -128,6 +128,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
     emailOverrides: { refresh: overrides.refreshEmail },
     ipOverrides: { refresh: overrides.refreshIp },
     reportWatch,
+    /** The policy in force (refresh() reads the store as the server does every second) and its counts. */
+    policy,
+    policyCounts,
     clock,
     client,
     errors,

@@ -1,13 +1,18 @@
 import { type AnyElysia, Elysia, NotFoundError } from "elysia";
 import type { Listening } from "../client-info.ts";
+import { type AssessDeps, assessRoute } from "../routes/assess.ts";
 import { type BatchDeps, batchCheck } from "../routes/batch.ts";
 import { type EmailCheckDeps, emailCheck } from "../routes/email.ts";
 import { type IpCheckDeps, ipCheck } from "../routes/ip.ts";
 import { type OverridesDeps, overridesRoute } from "../routes/overrides.ts";
+import { type PolicyDeps, policyRoute } from "../routes/policy.ts";
 import { type ReportDeps, reportRoute } from "../routes/reports.ts";
 
 /** What the keyed routes need; the client's address for admission is made here, from `client` and the server. */
-export type ApiDeps = Omit<EmailCheckDeps & IpCheckDeps & BatchDeps & ReportDeps & OverridesDeps, "clientAddress">;
+export type ApiDeps = Omit<
+  EmailCheckDeps & IpCheckDeps & BatchDeps & AssessDeps & ReportDeps & OverridesDeps & PolicyDeps,
+  "clientAddress"
+>;
 
 /**
  * The keyed API: each route is a plugin in its own file under routes/, added here. Every
@@ -21,8 +26,10 @@ export function api(apiDeps: ApiDeps, listening: Listening) {
       .use(emailCheck(deps))
       .use(ipCheck(deps, listening))
       .use(batchCheck(deps))
+      .use(assessRoute(deps, listening))
       .use(reportRoute(deps))
-      .use(overridesRoute(deps)),
+      .use(overridesRoute(deps))
+      .use(policyRoute(deps)),
   );
 }
 

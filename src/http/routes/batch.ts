@@ -1,9 +1,16 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
+import { type AssessRequest, assessValues } from "../../assess/assess-values.ts";
+import { assessmentFacts } from "../../assess/assessment-facts.ts";
+import { assessmentJson } from "../../assess/assessment-json.ts";
+import { AssessmentSchema } from "../../assess/assessment-schema.ts";
+import { assess } from "../../assess/assessment.ts";
+import type { CompiledPolicy } from "../../assess/compiled-policy.ts";
+import type { PolicyCounts } from "../../assess/policy-counts.ts";
 import { Answers, ipItem } from "../../checks/answers.ts";
-import type { ItemError } from "../../checks/item-error.ts";
+import { CHECK_ERRORS, type ItemError, itemError } from "../../checks/item-error.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
-import type { ParsedIp } from "../../ip/address/parse.ts";
+import { type ParsedIp, parseIpAddress } from "../../ip/address/parse.ts";
 import { isGlobalUnicast } from "../../ip/address/special-purpose.ts";
 import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import type { BatchItemMetrics } from "../../metrics/batch-items.ts";
@@ -37,6 +44,9 @@ export interface BatchDeps extends AdmissionDeps {
   readonly localReports: LocalReportView;
   /** DNS evidence for domains no list decides; null when no resolver is configured. */
   readonly mail: MailEvidence | null;
+  /** The policy the `assess` items are decided by, and where their decisions are counted. */
+  readonly policy: { readonly current: CompiledPolicy };
+  readonly policyCounts: PolicyCounts;
 }
 
 /** `POST /v1/check/batch`. The route reads its body itself, with its own limit: Elysia parses none. */
@@ -55,6 +65,15 @@ interface Batch {
   readonly emails: readonly unknown[];
   /** Each IP item parsed, or its item error. */
   readonly ips: readonly (ParsedIp | ItemError)[];
+  /** Each assess item's values, or its item error (not an object of them); null when the body has no `assess`. */
+  readonly assess: readonly (AssessRequest | ItemError)[] | null;
+}
+
+/** Whether an assess item will look an address up: a valid global unicast one, a unit of the quota as on its GET. */
+function looksUp(item: AssessRequest | ItemError): boolean {
+  if ("error" in item || typeof item.ip !== "string") return false;
+  const ip = parseIpAddress(item.ip);
+  return ip !== null && isGlobalUnicast(ip);
 }
 
 /** A key with `check`; the request counts as an email check until its body shows IP items to look up. */
@@ -69,8 +88,11 @@ const BATCH_BODY = {
         ? API_ERRORS.batchTooLarge
         : API_ERRORS.invalidBatch;
   },
-  // Each IP item that will be looked up (a valid global unicast address) is a unit of the quota, as its GET would be.
-  quotaUnits: (batch: Batch) => batch.ips.reduce((n, ip) => (!("error" in ip) && isGlobalUnicast(ip) ? n + 1 : n), 0),
+  // Each IP item that will be looked up (a valid global unicast address) is a unit of the quota, as its GET would be;
+  // so is each assess item with such an address.
+  quotaUnits: (batch: Batch) =>
+    batch.ips.reduce((n, ip) => (!("error" in ip) && isGlobalUnicast(ip) ? n + 1 : n), 0) +
+    (batch.assess ?? []).reduce((n, item) => (looksUp(item) ? n + 1 : n), 0),
 } satisfies BodyStep<Batch>;
 
 /**
@@ -84,7 +106,7 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   const admission = await admit(deps, request, BATCH_CHECK, BATCH_BODY);
   if (admission instanceof Response) return admission;
   const batch = admission.body;
-  const units = BATCH_BODY.quotaUnits(batch);
+  const ipUnits = batch.ips.reduce((n, ip) => (!("error" in ip) && isGlobalUnicast(ip) ? n + 1 : n), 0);
 
   const answers = new Answers(deps.snapshots.current(), wantsExplanation(request.url), deps.localReports, deps.mail);
   let emailsAnswered = 0;
@@ -107,21 +129,68 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
     return answers.ipJson(answers.lookUp(ip));
   });
 
+  const assessed = batch.assess === null ? null : assessItems(deps, answers, batch.assess, admission.nowMs);
+  // An assess item refused for another of its values looked nothing up: only what was looked up is used up.
+  const units = ipUnits + (assessed?.units ?? 0);
+
   admission.useQuota(units);
   admission.record("email", "ok", emailsAnswered);
   admission.record("email", "bad_request", emails.length - emailsAnswered);
   // As the GET counts them: "ok" used a quota unit, "ok_unmetered" (an address outside global unicast) none.
-  admission.record("ip", "ok", units);
-  admission.record("ip", "ok_unmetered", ipsAnswered - units);
+  admission.record("ip", "ok", ipUnits);
+  admission.record("ip", "ok_unmetered", ipsAnswered - ipUnits);
   admission.record("ip", "bad_request", ips.length - ipsAnswered);
+  if (assessed !== null) {
+    admission.record("assess", "ok", assessed.units);
+    admission.record("assess", "ok_unmetered", assessed.answered - assessed.units);
+    admission.record("assess", "bad_request", assessed.items.length - assessed.answered);
+  }
   const metrics = deps.batchItems;
   metrics.emailsAnswered += emailsAnswered;
   metrics.emailsInvalid += emails.length - emailsAnswered;
   metrics.ipsAnswered += ipsAnswered;
   metrics.ipsInvalid += ips.length - ipsAnswered;
-  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ipAnswers.join(",")}]}`, {
+  metrics.assessAnswered += assessed?.answered ?? 0;
+  metrics.assessInvalid += (assessed?.items.length ?? 0) - (assessed?.answered ?? 0);
+  const assessJson = assessed === null ? "" : `,"assess":[${assessed.items.join(",")}]`;
+  return new Response(`{"emails":[${emails.join(",")}],"ips":[${ipAnswers.join(",")}]${assessJson}}`, {
     headers: admission.headers(units),
   });
+}
+
+/** The assess items' answers, as POST /v1/assess gives each, or their item errors; each decision counted. */
+function assessItems(deps: BatchDeps, answers: Answers, items: readonly (AssessRequest | ItemError)[], nowMs: number) {
+  const snapshot = deps.snapshots.current();
+  const policy = deps.policy.current;
+  let answered = 0;
+  let units = 0;
+  const written = items.map((item) => {
+    if ("error" in item) return JSON.stringify(item);
+    const values = assessValues(answers, item);
+    if ("error" in values) return JSON.stringify(values);
+    answered++;
+    if (values.ip?.facts) units++;
+    const assessment = assess(policy, assessmentFacts(snapshot, values.email, values.ip, values.event));
+    deps.policyCounts.count(assessment, policy, nowMs);
+    return assessmentJson(
+      assessment,
+      values.email === null ? null : answers.emailJson(values.email),
+      values.ip === null ? null : answers.ipJson(values.ip),
+      answers.explain,
+    );
+  });
+  return { items: written, answered, units };
+}
+
+const ASSESS_ITEM_KEYS = new Set(["email", "ip", "event"]);
+
+function assessItem(value: unknown): AssessRequest | ItemError {
+  return typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).every((k) => ASSESS_ITEM_KEYS.has(k))
+    ? (value as AssessRequest)
+    : itemError(value, CHECK_ERRORS.invalidAssessItem);
 }
 
 /** The body as a batch, or the error that says what is wrong with it. */
@@ -129,14 +198,16 @@ function parseBatch(text: string): Batch | ApiError {
   const fields = jsonObjectOf(text);
   if (fields === null) return API_ERRORS.invalidBatch;
   // An unknown field is most likely a misspelt one ("ip", "email"): refused rather than silently answered with nothing.
-  if (Object.keys(fields).some((k) => k !== "emails" && k !== "ips")) return API_ERRORS.invalidBatch;
+  if (Object.keys(fields).some((k) => k !== "emails" && k !== "ips" && k !== "assess")) return API_ERRORS.invalidBatch;
   const emails = fields.emails ?? [];
   const ips = fields.ips ?? [];
-  if (!Array.isArray(emails) || !Array.isArray(ips)) return API_ERRORS.invalidBatch;
-  if (emails.length + ips.length > MAX_BATCH_ITEMS) return API_ERRORS.tooManyItems;
+  const assess = fields.assess ?? null;
+  if (!Array.isArray(emails) || !Array.isArray(ips) || (assess !== null && !Array.isArray(assess)))
+    return API_ERRORS.invalidBatch;
+  if (emails.length + ips.length + (assess?.length ?? 0) > MAX_BATCH_ITEMS) return API_ERRORS.tooManyItems;
   // An item is echoed in its error, and echoing recurses: an item nested deeper than any real one is refused here.
-  if (emails.some(tooDeep) || ips.some(tooDeep)) return API_ERRORS.invalidBatch;
-  return { emails, ips: ips.map(ipItem) };
+  if (emails.some(tooDeep) || ips.some(tooDeep) || assess?.some(tooDeep)) return API_ERRORS.invalidBatch;
+  return { emails, ips: ips.map(ipItem), assess: assess === null ? null : assess.map(assessItem) };
 }
 
 /** How deep an item's arrays and objects may nest: items are strings, a mistaken one may be a small object. */
@@ -158,9 +229,16 @@ function tooDeep(item: unknown): boolean {
 export const InvalidItemSchema = Type.Object(
   {
     input: Type.Unknown({ description: "The item as it was sent." }),
-    error: StringEnum([API_ERRORS.invalidEmail.error, API_ERRORS.invalidIp.error], {
-      description: "The GET endpoint's error for it.",
-    }),
+    error: StringEnum(
+      [
+        API_ERRORS.invalidEmail.error,
+        API_ERRORS.invalidIp.error,
+        CHECK_ERRORS.noValue.error,
+        CHECK_ERRORS.invalidEvent.error,
+        CHECK_ERRORS.invalidAssessItem.error,
+      ],
+      { description: "The GET endpoint's error for it (for an assess item: POST /v1/assess's, or invalid_item)." },
+    ),
     message: Type.String(),
   },
   { $id: "InvalidItem", additionalProperties: false },
@@ -180,6 +258,12 @@ export const BatchRequestSchema = Type.Object(
         description: "IP addresses, in the forms the IP check takes.",
       }),
     ),
+    assess: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        maxItems: MAX_BATCH_ITEMS,
+        description: 'Assessments: each {"email", "ip", "event"} as POST /v1/assess takes them (no caller_ip).',
+      }),
+    ),
   },
   { $id: "BatchRequest", additionalProperties: false },
 );
@@ -189,6 +273,9 @@ export const BatchAnswerSchema = Type.Object(
   {
     emails: Type.Array(OneOf([EmailAnswerSchema, InvalidItemSchema])),
     ips: Type.Array(OneOf([IpAnswerSchema, InvalidItemSchema])),
+    assess: Type.Optional(
+      Type.Array(OneOf([AssessmentSchema, InvalidItemSchema]), { description: "When the request had `assess`." }),
+    ),
   },
   { $id: "BatchAnswer", additionalProperties: false },
 );
@@ -199,12 +286,12 @@ export const BATCH_OPERATIONS = {
     post: {
       tags: ["checks"],
       operationId: "checkBatch",
-      summary: "Up to 1,000 email addresses and IP addresses in one request",
+      summary: "Up to 1,000 email addresses, IP addresses and assessments in one request",
       description:
-        "Each item's answer is exactly what the GET endpoint answers for that value, in input order, or `{input, " +
-        "error, message}` for an invalid one. One rate-limit token for the whole request. Every IP item counts " +
-        "toward the monthly quota: a batch with more IP items than the quota has left is refused whole with the " +
-        "quota's 429; the IP items answered are used up.",
+        "Each item's answer is exactly what the GET endpoint (for an assess item, POST /v1/assess) answers for that " +
+        "value, in input order, or `{input, error, message}` for an invalid one. One rate-limit token for the whole " +
+        "request. Every IP item, and every assess item with an address, counts toward the monthly quota: a batch " +
+        "with more than the quota has left is refused whole with the quota's 429; those answered are used up.",
       security: [{ apiKey: [] }],
       parameters: [
         {

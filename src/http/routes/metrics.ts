@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import pkg from "../../../package.json" with { type: "json" };
+import type { PolicyCounts } from "../../assess/policy-counts.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { type KeyRecord, type KeyStatus, keyStatus } from "../../keys/key-record.ts";
 import { datasetDates } from "../../metrics/dataset-dates.ts";
@@ -19,6 +20,8 @@ export interface MetricsDeps {
   readonly mail: MailEvidence | null;
   readonly batchItems: BatchItemMetrics;
   readonly reports: ReportOutcomes;
+  /** The assessments' decisions, and what each rule decided or would have, since start. */
+  readonly policyCounts: PolicyCounts;
   readonly snapshots: SnapshotHolder;
   readonly keys: { list(): Promise<KeyRecord[]> };
   /** When an update last reached the sources, as an ISO time; null for never. */
@@ -75,6 +78,25 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   for (const { outcome, count } of deps.reports.samples()) text.sample("riskcheck_reports_total", { outcome }, count);
 
   if (deps.mail !== null) mailSamples(text, deps.mail);
+
+  text.family(
+    "riskcheck_assessments_total",
+    "counter",
+    "Assessments (/v1/assess), by event (signup, login, payment, one a rule names, other, none) and decision.",
+  );
+  for (const [key, count] of deps.policyCounts.sinceStart.decisions) {
+    const [event, decision] = key.split(" ");
+    text.sample("riskcheck_assessments_total", { event, decision }, count);
+  }
+  text.family(
+    "riskcheck_policy_rule_total",
+    "counter",
+    "Per rule: assessments it decided, would have decided in shadow, and of those it would have changed.",
+  );
+  for (const [key, count] of deps.policyCounts.sinceStart.rules) {
+    const [rule, outcome] = key.split(" ");
+    text.sample("riskcheck_policy_rule_total", { rule, outcome }, count);
+  }
 
   text.family(
     "riskcheck_dataset_age_seconds",

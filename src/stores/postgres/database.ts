@@ -160,6 +160,22 @@ const MIGRATIONS: readonly string[] = [
    END $$;
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
      FOR EACH ROW EXECUTE FUNCTION riskcheck_audit_log_append_only();`,
+  // The operator's assessment rules and the assessments' daily counts, as SQLite's.
+  `CREATE TABLE policy (
+     id         INTEGER PRIMARY KEY CHECK (id = 1),
+     revision   BIGINT NOT NULL,
+     rules      TEXT NOT NULL,
+     updated_at TEXT
+   );
+   INSERT INTO policy VALUES (1, 0, '{"rules":[]}', NULL);
+   CREATE TABLE policy_counts (
+     day     TEXT NOT NULL,
+     event   TEXT NOT NULL,
+     rule    TEXT NOT NULL,
+     outcome TEXT NOT NULL,
+     count   BIGINT NOT NULL,
+     PRIMARY KEY (day, event, rule, outcome)
+   );`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

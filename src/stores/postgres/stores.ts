@@ -6,6 +6,7 @@ import { openPostgres } from "./database.ts";
 import { PostgresKeyIndex } from "./key-index.ts";
 import { PostgresOverrideStore } from "./email-overrides.ts";
 import { PostgresIpOverrideStore } from "./ip-overrides.ts";
+import { PostgresPolicyStore } from "./policy.ts";
 import { PostgresKeyStore } from "./key-store.ts";
 import { PostgresQuotaLeases } from "./quota-leases.ts";
 import { PostgresSessionStore } from "./sessions.ts";
@@ -34,6 +35,7 @@ export function postgresStores(sql: SQL, description: string, schemaChange: Sche
     signInThrottle: new PostgresSignInThrottle(sql),
     emailOverrides: new PostgresOverrideStore(sql),
     ipOverrides: new PostgresIpOverrideStore(sql),
+    policy: new PostgresPolicyStore(sql),
     reports: new PostgresReportStore(sql),
     audit: new PostgresAuditLog(sql),
     schemaChange,

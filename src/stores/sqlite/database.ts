@@ -119,6 +119,23 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX audit_log_at ON audit_log (at);
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
+  // The operator's assessment rules, one JSON document ({"rules": [...]}) written whole over the revision it read;
+  // and the assessments' decisions and what each rule decided or would have, per day and event.
+  `CREATE TABLE policy (
+     id         INTEGER PRIMARY KEY CHECK (id = 1),
+     revision   INTEGER NOT NULL,
+     rules      TEXT NOT NULL,
+     updated_at TEXT
+   );
+   INSERT INTO policy VALUES (1, 0, '{"rules":[]}', NULL);
+   CREATE TABLE policy_counts (
+     day     TEXT NOT NULL,
+     event   TEXT NOT NULL,
+     rule    TEXT NOT NULL,
+     outcome TEXT NOT NULL,
+     count   INTEGER NOT NULL,
+     PRIMARY KEY (day, event, rule, outcome)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { SqliteSignInThrottle } from "./sign-in-throttle.ts";
 import { openDatabase } from "./database.ts";
 import { SqliteOverrideStore } from "./email-overrides.ts";
 import { SqliteIpOverrideStore } from "./ip-overrides.ts";
+import { SqlitePolicyStore } from "./policy.ts";
 import { type ChangeSignal, openChangeSignal } from "./change-signal.ts";
 import { SqliteKeyIndex } from "./key-index.ts";
 import { SqliteKeyStore } from "./key-store.ts";
@@ -66,6 +67,7 @@ export function sqliteStores(
     signInThrottle: new SqliteSignInThrottle(db),
     emailOverrides: new SqliteOverrideStore(db),
     ipOverrides: new SqliteIpOverrideStore(db),
+    policy: new SqlitePolicyStore(db),
     reports: new SqliteReportStore(db),
     audit: new SqliteAuditLog(db),
     schemaChange,

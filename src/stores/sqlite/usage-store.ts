@@ -36,7 +36,8 @@ export class SqliteUsageStore implements UsageStore {
   ipQuotaUsedThisMonth(nowMs: number): Map<string, number> {
     const rows = this.db
       .query<{ key_id: string; used: number }, [string]>(
-        "SELECT key_id, SUM(count) AS used FROM usage_daily WHERE endpoint = 'ip' AND outcome = 'ok' AND day >= ? GROUP BY key_id",
+        "SELECT key_id, SUM(count) AS used FROM usage_daily " +
+          "WHERE endpoint IN ('ip', 'assess') AND outcome = 'ok' AND day >= ? GROUP BY key_id",
       )
       .all(utcMonthStart(nowMs));
     return new Map(rows.map((r) => [r.key_id, r.used]));
