@@ -137,6 +137,7 @@ export async function wireApp(input: WiringInput) {
         windowMs: input.reports.windowMs,
         refresh: () => reportWatch.refresh(),
       },
+      policy: { store: stores.policy, refresh: () => policy.refresh() },
       audit,
     },
     client: input.client,

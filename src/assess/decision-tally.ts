@@ -1,5 +1,6 @@
 import type { Assessment } from "./assessment.ts";
 import { DECISIONS, type Decision, type PolicyRule } from "./policy-rule.ts";
+import type { PolicyCount } from "./policy-store.ts";
 
 /** What one rule did over many assessments. */
 export interface RuleTally {
@@ -12,7 +13,7 @@ export interface RuleTally {
   wouldChange: number;
 }
 
-/** The decisions of many assessments, and per rule what it decided or would have: a backtest's summary. */
+/** The decisions of many assessments, and per rule what it decided or would have: a backtest's summary, or the stored counts'. */
 export class DecisionTally {
   readonly decisions: Record<Decision, number> = { allow: 0, challenge: 0, block: 0 };
   /** By rule id: the policy's rules in order, each counted from 0. */
@@ -31,6 +32,19 @@ export class DecisionTally {
       t.wouldDecide++;
       if (rule.decision !== a.decision) t.wouldChange++;
     }
+  }
+
+  /** Adds a stored count (policy-counts.ts); a count of a rule no longer in the set is left out. */
+  add(row: PolicyCount): void {
+    if (row.rule === "") {
+      if (DECISIONS.includes(row.outcome as Decision)) this.decisions[row.outcome as Decision] += row.count;
+      return;
+    }
+    const t = this.rules.get(row.rule);
+    if (t === undefined) return;
+    if (row.outcome === "decided") t.decided += row.count;
+    else if (row.outcome === "would_decide") t.wouldDecide += row.count;
+    else if (row.outcome === "would_change") t.wouldChange += row.count;
   }
 
   get assessed(): number {

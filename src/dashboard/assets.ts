@@ -45,6 +45,8 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 form.settings { display: grid; gap: .75rem; max-width: 36rem; }
 form.settings p.muted { margin: .25rem 0 0; }
+textarea { font: 13px/1.4 ui-monospace, monospace; width: 100%; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+code.conditions { white-space: normal; overflow-wrap: anywhere; font-size: .8rem; }
 select { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 fieldset { border: 1px solid var(--line); border-radius: 6px; }
 fieldset label { font-weight: 400; }

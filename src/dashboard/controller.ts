@@ -3,6 +3,7 @@ import { AuditActions } from "./actions/audit.ts";
 import { KeyActions } from "./actions/key.ts";
 import { KeysActions } from "./actions/keys.ts";
 import { OverridesActions } from "./actions/overrides.ts";
+import { PolicyActions } from "./actions/policy.ts";
 import { ReportsActions } from "./actions/reports.ts";
 import { SignInActions } from "./actions/sign-in.ts";
 import type { DashboardDeps } from "./dashboard-deps.ts";
@@ -21,6 +22,7 @@ export function dashboardSections(deps: DashboardDeps) {
     email: new OverridesActions(deps, gate, "email"),
     ip: new OverridesActions(deps, gate, "ip"),
     reports: new ReportsActions(deps, gate),
+    policy: new PolicyActions(deps, gate),
     audit: new AuditActions(deps, gate),
   };
 }

@@ -1,3 +1,4 @@
+import type { PolicyStore } from "../assess/policy-store.ts";
 import type { AuditTrail } from "../audit/audit-trail.ts";
 import type { OverrideStore } from "../email/overrides.ts";
 import type { ParsedIp } from "../ip/address/parse.ts";
@@ -43,6 +44,11 @@ export interface DashboardDeps {
     readonly windowMs: number;
     /** Reads the store again, so that this instance's verdicts follow a deletion at once. */
     readonly refresh: () => Promise<void>;
+  };
+  readonly policy: {
+    readonly store: PolicyStore;
+    /** Serves the rules as stored now, in this instance (the others follow within 2 s). */
+    readonly refresh: () => Promise<unknown>;
   };
   /** Where every act of a signed-in user, and every sign-in, is recorded. */
   readonly audit: AuditTrail;

@@ -5,6 +5,7 @@ const SECTIONS = [
   ["/dashboard/email", "Email overrides"],
   ["/dashboard/ip", "IP overrides"],
   ["/dashboard/reports", "Reported addresses"],
+  ["/dashboard/policy", "Assessment rules"],
   ["/dashboard/audit", "Audit log"],
 ] as const;
 

@@ -7,7 +7,7 @@ import { synchronous } from "../synchronous.ts";
 
 /** The operator's key management pages under /dashboard; the pages read their forms and cookies themselves. */
 export function dashboard(deps: DashboardDeps, client: ClientResolver, listening: Listening) {
-  const { signIn, keys, key, email, ip, reports, audit } = dashboardSections(deps);
+  const { signIn, keys, key, email, ip, reports, policy, audit } = dashboardSections(deps);
   return (
     new Elysia({ prefix: "/dashboard" })
       .get(
@@ -41,6 +41,12 @@ export function dashboard(deps: DashboardDeps, client: ClientResolver, listening
       .post("/ip/remove", ({ request, client }) => ip.remove(request, client))
       .get("/reports", ({ request }) => reports.reports(request))
       .post("/reports/delete", ({ request, client }) => reports.deleteReports(request, client))
+      .get("/policy", ({ request, client }) => policy.view(request, client))
+      .post("/policy", ({ request, client }) => policy.replace(request, client))
+      .post("/policy/rules", ({ request, client }) => policy.add(request, client))
+      .post("/policy/mode", ({ request, client }) => policy.setMode(request, client))
+      .post("/policy/move", ({ request, client }) => policy.move(request, client))
+      .post("/policy/remove", ({ request, client }) => policy.remove(request, client))
       .get("/audit", ({ request }) => audit.audit(request))
   );
 }
