@@ -53,8 +53,11 @@ export class MailEvidence {
   private readonly running = new Map<string, Promise<MailRoute>>();
   /** Checks waiting for a free lookup, first come first; each leaves when its budget runs out. */
   private readonly waiting = new Set<Waiting>();
-  /** Each cached route's match, with the lists it was made against (a reload brings another table). */
-  private readonly matches = new WeakMap<MailRoute, { readonly lists: DomainLists; readonly matched: Matched }>();
+  /** Each cached route's match, with the lists it was made against, and the finding a cached answer carries. */
+  private readonly matches = new WeakMap<
+    MailRoute,
+    { readonly lists: DomainLists; readonly matched: Matched; readonly cached: MailFinding }
+  >();
 
   constructor(
     private readonly dns: MailDns,
@@ -150,21 +153,26 @@ export class MailEvidence {
   }
 
   private found(lists: DomainLists, answer: EmailAnswer, route: MailRoute | null, lookup: MailLookup): EmailAnswer {
-    const matched = route === null ? UNMATCHED : this.matched(lists, route);
-    const mail: MailFinding = { lookup, route, ...matched };
-    if (matched.shared.length === 0) return { ...answer, mail };
-    this.counts.decided++;
-    return { ...answer, is_disposable: true, mail };
+    const mail = route === null ? { lookup, route, ...UNMATCHED } : this.finding(lists, route, lookup);
+    const disposable = mail.shared.length > 0;
+    if (disposable) this.counts.decided++;
+    const { email, domain, free_email } = answer;
+    return { email, is_disposable: disposable, domain, free_email, mail };
   }
 
-  /** The route's servers matched against the version's table, once per route and version: a cached answer only reads it. */
-  private matched(lists: DomainLists, route: MailRoute): Matched {
-    const known = this.matches.get(route);
-    if (known !== undefined && known.lists === lists) return known.matched;
-    const exemption = (host: string) => mailServerExemption(host, knownGoodMailDomain(lists));
-    const matched = { ...matchMailServers(lists.mailServers, route, exemption), deliverable: deliverable(route) };
-    this.matches.set(route, { lists, matched });
-    return matched;
+  /**
+   * The route's servers matched against the version's table, once per route and version (a
+   * reload brings another table): an answer from the cache reads the finding made for it.
+   */
+  private finding(lists: DomainLists, route: MailRoute, lookup: MailLookup): MailFinding {
+    let known = this.matches.get(route);
+    if (known === undefined || known.lists !== lists) {
+      const exemption = (host: string) => mailServerExemption(host, knownGoodMailDomain(lists));
+      const matched = { ...matchMailServers(lists.mailServers, route, exemption), deliverable: deliverable(route) };
+      known = { lists, matched, cached: { lookup: "cached", route, ...matched } };
+      this.matches.set(route, known);
+    }
+    return lookup === "cached" ? known.cached : { lookup, route, ...known.matched };
   }
 }
 
