@@ -44,4 +44,15 @@ export function assessValues(
   return { email, ip, event };
 }
 
+/**
+ * The values with what DNS says of the email's domain, as GET /v1/check answers it when DNS
+ * evidence is on: a promise only when a lookup is needed; without DNS, `values` itself.
+ */
+export function withMailEvidence(answers: Answers, values: AssessValues): AssessValues | Promise<AssessValues> {
+  if (values.email === null) return values;
+  const email = answers.withMail(values.email);
+  if (email instanceof Promise) return email.then((e) => ({ ...values, email: e }));
+  return email === values.email ? values : { ...values, email };
+}
+
 const isParsed = (v: unknown): v is ParsedIp => typeof v === "object" && v !== null && "version" in v && "text" in v;

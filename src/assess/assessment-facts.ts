@@ -30,6 +30,8 @@ export class EmailSide {
     readonly domain: string,
     readonly disposable: boolean,
     readonly free: boolean,
+    /** DNS evidence said no mail can reach the domain; false when it was not asked or did not answer. */
+    readonly undeliverable = false,
   ) {}
 
   /** The domain and each of its parents ("a.b.com", "b.com", "com"), cut once for all the rules that list domains. */
@@ -98,8 +100,14 @@ function emailFacts(snapshot: Snapshot, a: EmailAnswer, reasons: Reason[]): Emai
       ),
     );
   else if (a.is_disposable) reasons.push(reason("email.disposable", `${a.domain} is a disposable-mail domain`));
-  return new EmailSide(a.domain, a.is_disposable, a.free_email);
+  const undeliverable = line === undefined && a.mail?.deliverable === false;
+  if (undeliverable)
+    reasons.push(reason("email.undeliverable", `no mail can reach ${a.domain} (${undeliverableWhy(a)})`));
+  return new EmailSide(a.domain, a.is_disposable, a.free_email, undeliverable);
 }
+
+const undeliverableWhy = (a: EmailAnswer) =>
+  a.mail?.route?.kind === "null-mx" ? "its DNS publishes a null MX" : "its DNS has neither MX nor address";
 
 function ipFacts(snapshot: Snapshot, c: IpChecked, reasons: Reason[]): IpSide {
   const r = reputationOf(c);

@@ -45,6 +45,13 @@ export const POLICY_FIELDS: readonly PolicyField[] = Object.freeze([
   field("email.disposable", "boolean", "email", "e.disposable", "the email check's `is_disposable`"),
   field("email.free", "boolean", "email", "e.free", "the email check's `free_email`"),
   field(
+    "email.undeliverable",
+    "boolean",
+    "email",
+    "e.undeliverable",
+    "with DNS evidence on: no mail can reach the domain (a null MX, or neither MX nor address)",
+  ),
+  field(
     "email.domain",
     "domain",
     "email",

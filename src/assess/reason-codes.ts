@@ -10,6 +10,11 @@ export const REASON_WEIGHTS = Object.freeze({
   "override.allow": 0,
   /** The domain is disposable (listed with enough evidence, a reserved name …): a challenge on its own. */
   "email.disposable": 60,
+  /**
+   * With DNS evidence on: no mail can reach the domain (a null MX, or neither MX nor address): a
+   * confirmation mail would never arrive, a challenge on its own.
+   */
+  "email.undeliverable": 50,
   /** Confirmed malicious (Spamhaus DROP) or 6 independent reports: a block on its own. */
   "ip.reputation.bad": 90,
   /** 3 or more independent reports: a challenge on its own. */

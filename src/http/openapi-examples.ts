@@ -331,16 +331,17 @@ export const POLICY_EXAMPLES = {
       error: "invalid_policy",
       message:
         'rule "disposable-hosting" (#1): conditions.all[0].field: unknown field "ip.kinds"; one of event, score, ' +
-        "email.given, email.disposable, email.free, email.domain, ip.given, ip.level, ip.risky, ip.kind, " +
-        "ip.country, ip.asn, ip.reports, ip.reported_locally, ip.tor",
+        "email.given, email.disposable, email.free, email.undeliverable, email.domain, ip.given, ip.level, ip.risky, " +
+        "ip.kind, ip.country, ip.asn, ip.reports, ip.reported_locally, ip.tor",
       problems: [
         {
           index: 0,
           rule: "disposable-hosting",
           path: "conditions.all[0].field",
           message:
-            'unknown field "ip.kinds"; one of event, score, email.given, email.disposable, email.free, email.domain, ' +
-            "ip.given, ip.level, ip.risky, ip.kind, ip.country, ip.asn, ip.reports, ip.reported_locally, ip.tor",
+            'unknown field "ip.kinds"; one of event, score, email.given, email.disposable, email.free, ' +
+            "email.undeliverable, email.domain, ip.given, ip.level, ip.risky, ip.kind, ip.country, ip.asn, ip.reports, " +
+            "ip.reported_locally, ip.tor",
         },
       ],
     },

@@ -8,6 +8,7 @@ import { REASON_CODES, REASON_WEIGHTS } from "../../src/assess/reason-codes.ts";
 import { Answers } from "../../src/checks/answers.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import type { EmailAnswer } from "../../src/email/email-answer-schema.ts";
+import type { MailFinding } from "../../src/email/mail-finding.ts";
 import { rangeOfCidr } from "../../src/ip/address/address-range.ts";
 import type { ParsedIp } from "../../src/ip/address/parse.ts";
 import { EvidenceIndex, EvidenceIndexBuilder } from "../../src/ip/indexes/evidence-index.ts";
@@ -69,15 +70,30 @@ const reported: LocalReportView = {
       : null,
 };
 
+/** What DNS evidence (when on) found of two domains no list decides: a null MX, and mail servers. */
+const FOUND = { lookup: "looked-up", shared: [], exempt: [] } as const;
+const MAIL = new Map<string, MailFinding>([
+  ["parked-domain.net", { ...FOUND, route: { kind: "null-mx" }, deliverable: false }],
+  ["gone-domain.net", { ...FOUND, route: { kind: "no-mail" }, deliverable: false }],
+  [
+    "ordinary-company.net",
+    {
+      ...FOUND,
+      route: { kind: "mx", servers: [{ host: "mx.ordinary-company.net", addresses: [] }] },
+      deliverable: true,
+    },
+  ],
+]);
+
 const snap = await snapshot();
 const answers = new Answers(snap, false, reported);
+const emailOf = (email: string): EmailAnswer => {
+  const a = answers.email(email) as EmailAnswer;
+  const mail = MAIL.get(a.domain);
+  return mail === undefined ? a : { ...a, mail };
+};
 const factsOf = (email: string | null, ip: string | null, event: string | null = null): AssessmentFacts =>
-  assessmentFacts(
-    snap,
-    email === null ? null : (answers.email(email) as EmailAnswer),
-    ip === null ? null : (answers.ip(ip) as never),
-    event,
-  );
+  assessmentFacts(snap, email === null ? null : emailOf(email), ip === null ? null : (answers.ip(ip) as never), event);
 
 type Row = [name: string, email: string | null, ip: string | null, score: number, codes: string[], decision: string];
 
@@ -158,6 +174,23 @@ const DEFAULTS: Row[] = [
   ["the operator's allow line for the address beats 9 reports", null, "81.2.69.170", 0, ["override.allow"], "allow"],
   ["the operator's deny line for the address", "someone@gmail.com", "81.2.69.171", 100, ["override.deny"], "block"],
   ["a private address: nothing looked up, nothing to say", null, "10.0.0.1", 0, [], "allow"],
+  [
+    "DNS evidence: a domain with a null MX takes no mail, a challenge",
+    "a@parked-domain.net",
+    null,
+    50,
+    ["email.undeliverable"],
+    "challenge",
+  ],
+  [
+    "DNS evidence: neither MX nor address, from a data centre",
+    "a@gone-domain.net",
+    "8.8.8.8",
+    70,
+    ["email.undeliverable", "ip.reputation.informative", "ip.kind.hosting"],
+    "challenge",
+  ],
+  ["DNS evidence: a domain with mail servers adds nothing", "a@ordinary-company.net", null, 0, [], "allow"],
 ];
 
 describe("the default policy's reasons and score", () => {
@@ -180,6 +213,9 @@ describe("the default policy's reasons and score", () => {
     expect(facts("someone@mailinator.com", "81.2.69.142")).toEqual([
       "mailinator.com is a disposable-mail domain",
       "81.2.69.142: reputation warning, 4 independent reports",
+    ]);
+    expect(facts("a@parked-domain.net", null)).toEqual([
+      "no mail can reach parked-domain.net (its DNS publishes a null MX)",
     ]);
     expect(facts(null, "5.188.10.1")).toEqual([
       "5.188.10.1: reputation bad, on a confirmed-malicious list (Spamhaus DROP)",

@@ -45,9 +45,14 @@ const noEmail = facts({ email: null });
 const noIp = facts({ ip: null });
 const noEvent = facts({ event: null });
 const ip = (over: Partial<IpSide>) => facts({ ip: { ...IP, ...over } });
-const email = (over: { domain?: string; disposable?: boolean; free?: boolean }) =>
+const email = (over: { domain?: string; disposable?: boolean; free?: boolean; undeliverable?: boolean }) =>
   facts({
-    email: new EmailSide(over.domain ?? EMAIL.domain, over.disposable ?? EMAIL.disposable, over.free ?? EMAIL.free),
+    email: new EmailSide(
+      over.domain ?? EMAIL.domain,
+      over.disposable ?? EMAIL.disposable,
+      over.free ?? EMAIL.free,
+      over.undeliverable,
+    ),
   });
 
 /** Each field and operator, with facts it matches and facts it does not: a value not given matches nothing. */
@@ -63,6 +68,8 @@ const COMPARISONS: Row[] = [
   ["email.disposable", "is", true, [facts()], [email({ disposable: false }), noEmail]],
   ["email.disposable", "is", false, [email({ disposable: false })], [facts(), noEmail]],
   ["email.free", "is", true, [email({ free: true })], [facts(), noEmail]],
+  ["email.undeliverable", "is", true, [email({ undeliverable: true })], [facts(), noEmail]],
+  ["email.undeliverable", "is", false, [facts()], [email({ undeliverable: true }), noEmail]],
   ["email.domain", "equals", "mail.example.com", [facts()], [email({ domain: "example.com" }), noEmail]],
   [
     "email.domain",

@@ -186,3 +186,40 @@ describe("GET /v1/check with DNS evidence on", () => {
     expect(text).toMatch(/riskcheck_requests_total\{endpoint="\/v1\/check",status="200"\} \d+/);
   });
 });
+
+describe("/v1/assess with DNS evidence on", () => {
+  const assess = async (query: string) =>
+    (await (await t.request(`/v1/assess?${query}`, { key })).json()) as {
+      decision: string;
+      reasons: { code: string; fact: string }[];
+      email: { is_disposable: boolean };
+    };
+
+  test("the email answer is the email check's: disposable by its mail servers, undeliverable by a null MX", async () => {
+    const burner = await assess("email=x@own-mx.net&event=signup");
+    expect(burner.email.is_disposable).toBe(true);
+    expect(burner.reasons.map((r) => r.code)).toEqual(["email.disposable"]);
+    expect(burner.decision).toBe("challenge");
+    const parked = await assess("email=x@parked.net");
+    expect(parked.email.is_disposable).toBe(false);
+    expect(parked.reasons).toEqual([
+      { code: "email.undeliverable", weight: 50, fact: "no mail can reach parked.net (its DNS publishes a null MX)" },
+    ] as never);
+    expect(parked.decision).toBe("challenge");
+    expect((await assess("email=x@ordinary-company.net")).decision).toBe("allow");
+  });
+
+  test("the batch's assess items take the same road", async () => {
+    const response = await t.request("/v1/check/batch", {
+      key,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assess: [{ email: "y@fresh-burner.net" }, { email: "y@parked.net", ip: "10.0.0.1" }] }),
+    });
+    const body = (await response.json()) as { assess: { decision: string; reasons: { code: string }[] }[] };
+    expect(body.assess.map((a) => [a.decision, a.reasons.map((r) => r.code)])).toEqual([
+      ["challenge", ["email.disposable"]],
+      ["challenge", ["email.undeliverable"]],
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { type AssessRequest, assessValues } from "../../assess/assess-values.ts";
+import { type AssessRequest, type AssessValues, assessValues, withMailEvidence } from "../../assess/assess-values.ts";
 import { assessmentFacts } from "../../assess/assessment-facts.ts";
 import { assessmentJson } from "../../assess/assessment-json.ts";
 import { AssessmentSchema } from "../../assess/assessment-schema.ts";
@@ -8,7 +8,8 @@ import { assess } from "../../assess/assessment.ts";
 import type { CompiledPolicy } from "../../assess/compiled-policy.ts";
 import type { PolicyCounts } from "../../assess/policy-counts.ts";
 import { Answers } from "../../checks/answers.ts";
-import type { SnapshotHolder } from "../../datasets/snapshot.ts";
+import type { Snapshot, SnapshotHolder } from "../../datasets/snapshot.ts";
+import type { MailEvidence } from "../../email/mail-evidence.ts";
 import type { LocalReportView } from "../../ip/verdict/local-reports.ts";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
@@ -38,6 +39,8 @@ export interface AssessDeps extends AdmissionDeps {
   /** The policy in force (the operator's rules, kept in step with the store). */
   readonly policy: { readonly current: CompiledPolicy };
   readonly policyCounts: PolicyCounts;
+  /** DNS evidence for domains no list decides, as the email check consults it; null when no resolver is configured. */
+  readonly mail: MailEvidence | null;
 }
 
 /** `GET /v1/assess?email=&ip=&event=` and `POST /v1/assess` with the same as a JSON body. Elysia parses no body. */
@@ -69,7 +72,7 @@ interface Sent extends AssessRequest {
   readonly callerIp: boolean;
 }
 
-function assessFromQuery(deps: AssessDeps, request: Request, listening: Listening): Response {
+function assessFromQuery(deps: AssessDeps, request: Request, listening: Listening): Response | Promise<Response> {
   const url = request.url;
   const callerIp = flagParam(url, "caller_ip");
   const ip = queryParam(url, "ip");
@@ -111,7 +114,10 @@ async function assessFromBody(deps: AssessDeps, request: Request, listening: Lis
   return answered(deps, request, listening, admission, admission.body, wantsExplanation(request.url));
 }
 
-/** The assessment of admitted values, or the 400 of the first that is wrong; counted for the shadow figures. */
+/**
+ * The assessment of admitted values, or the 400 of the first that is wrong; counted for the shadow figures.
+ * A Response at once, unless DNS evidence must look the email's domain up: then within its budget.
+ */
 function answered(
   deps: AssessDeps,
   request: Request,
@@ -119,14 +125,27 @@ function answered(
   admission: Admission<unknown>,
   sent: Sent,
   explain: boolean,
-): Response {
+): Response | Promise<Response> {
   if (sent.callerIp && sent.ip !== undefined && sent.ip !== null) return admission.refuse(API_ERRORS.callerAndIp);
   const snapshot = deps.snapshots.current();
-  const answers = new Answers(snapshot, explain, deps.localReports);
+  const answers = new Answers(snapshot, explain, deps.localReports, deps.mail);
   const ip = sent.callerIp ? deps.client.address(request, listening()) : sent.ip;
   if (sent.callerIp && ip === null) return admission.refuse(API_ERRORS.invalidIp);
   const values = assessValues(answers, { email: sent.email, ip, event: sent.event });
   if ("error" in values) return admission.refuse(ERRORS_BY_CODE[values.error]);
+  const checked = withMailEvidence(answers, values);
+  return checked instanceof Promise
+    ? checked.then((v) => decided(deps, snapshot, answers, admission, v))
+    : decided(deps, snapshot, answers, admission, checked);
+}
+
+function decided(
+  deps: AssessDeps,
+  snapshot: Snapshot,
+  answers: Answers,
+  admission: Admission<unknown>,
+  values: AssessValues,
+): Response {
   const policy = deps.policy.current;
   const assessment = assess(policy, assessmentFacts(snapshot, values.email, values.ip, values.event));
   deps.policyCounts.count(assessment, policy, admission.nowMs);
@@ -134,7 +153,7 @@ function answered(
     assessment,
     values.email === null ? null : answers.emailJson(values.email),
     values.ip === null ? null : answers.ipJson(values.ip),
-    explain,
+    answers.explain,
   );
   // An address looked up (global unicast) is a unit of the quota, as on the IP check; the private answer is none.
   return admission.answer(values.ip?.facts ? 1 : 0, json);

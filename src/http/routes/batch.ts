@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { TrafficCounter } from "../../metrics/traffic-counter.ts";
-import { type AssessRequest, assessValues } from "../../assess/assess-values.ts";
+import { type AssessRequest, type AssessValues, assessValues, withMailEvidence } from "../../assess/assess-values.ts";
 import { assessmentFacts } from "../../assess/assessment-facts.ts";
 import { assessmentJson } from "../../assess/assessment-json.ts";
 import { AssessmentSchema } from "../../assess/assessment-schema.ts";
@@ -129,7 +129,7 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
     return answers.ipJson(answers.lookUp(ip));
   });
 
-  const assessed = batch.assess === null ? null : assessItems(deps, answers, batch.assess, admission.nowMs);
+  const assessed = batch.assess === null ? null : await assessItems(deps, answers, batch.assess, admission.nowMs);
   // An assess item refused for another of its values looked nothing up: only what was looked up is used up.
   const units = ipUnits + (assessed?.units ?? 0);
 
@@ -158,15 +158,26 @@ export async function checkBatch(deps: BatchDeps, request: Request): Promise<Res
   });
 }
 
-/** The assess items' answers, as POST /v1/assess gives each, or their item errors; each decision counted. */
-function assessItems(deps: BatchDeps, answers: Answers, items: readonly (AssessRequest | ItemError)[], nowMs: number) {
+/**
+ * The assess items' answers, as POST /v1/assess gives each, or their item errors; each decision counted.
+ * With DNS evidence, the emails no list decides are looked up together, as the batch's emails are.
+ */
+async function assessItems(
+  deps: BatchDeps,
+  answers: Answers,
+  items: readonly (AssessRequest | ItemError)[],
+  nowMs: number,
+) {
   const snapshot = deps.snapshots.current();
   const policy = deps.policy.current;
   let answered = 0;
   let units = 0;
-  const written = items.map((item) => {
-    if ("error" in item) return JSON.stringify(item);
-    const values = assessValues(answers, item);
+  const checked = items.map((item) => {
+    const values = "error" in item ? item : assessValues(answers, item);
+    return "error" in values ? values : withMailEvidence(answers, values);
+  });
+  const settled = deps.mail === null ? (checked as (AssessValues | ItemError)[]) : await Promise.all(checked);
+  const written = settled.map((values) => {
     if ("error" in values) return JSON.stringify(values);
     answered++;
     if (values.ip?.facts) units++;
