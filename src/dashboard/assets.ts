@@ -10,11 +10,16 @@ main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
 form.inline { display: inline; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
-input[type=text], input[type=password], input[type=search] { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); width: 100%; max-width: 24rem; }
+input[type=text], input[type=password], input[type=search], select { font: inherit; line-height: 1.5; height: 2.4rem; padding: .4rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+input[type=text], input[type=password], input[type=search] { width: 100%; max-width: 24rem; }
+/* A field of a row is as wide as its placeholder needs; a date field as wide as a date. */
+.row input[type=text], .row input[type=search] { width: 18rem; max-width: 100%; }
+.row input.date { width: 10rem; }
 button { font: inherit; padding: .45rem .9rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); }
 .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+.row + .row { margin-top: .5rem; }
 .notice { padding: .75rem 1rem; border-radius: 8px; background: var(--panel); border: 1px solid var(--line); margin: 1rem 0; }
 .notice.error { border-color: var(--danger); }
 .notice.warning h2 { margin: 0 0 .5rem; font-size: 1rem; }
@@ -43,18 +48,21 @@ h2 .status-active, h2 .status-expired, h2 .status-revoked { font-size: .9rem; ma
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+nav.sections { margin: 1rem 0; }
 form.settings { display: grid; gap: .75rem; max-width: 36rem; }
 form.settings p.muted { margin: .25rem 0 0; }
 textarea { font: 13px/1.4 ui-monospace, monospace; width: 100%; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 code.conditions { white-space: normal; overflow-wrap: anywhere; font-size: .8rem; }
-select { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 fieldset { border: 1px solid var(--line); border-radius: 6px; }
 fieldset label { font-weight: 400; }
+fieldset label .help { display: block; margin: 0 0 .35rem 1.6rem; }
 figure.outcomes { margin: 0; }
 svg.outcome-chart { width: 100%; max-width: 56rem; height: auto; display: block; }
 svg.outcome-chart .grid { stroke: var(--line); stroke-width: 1; }
 svg.outcome-chart .axis { stroke: var(--muted); stroke-width: 1.5; }
 svg.outcome-chart .tick { fill: var(--muted); font-size: 12px; }
+/* The chart's units shrink with it: at phone width 24 of them are about 12 px. */
+@media (max-width: 40rem) { svg.outcome-chart .tick { font-size: 24px; } svg.outcome-chart .axis-title { display: none; } }
 svg.outcome-chart rect.hit { fill: transparent; }
 .answered { fill: var(--accent); background: var(--accent); }
 .refused { fill: #b54708; background: #b54708; }
@@ -63,7 +71,10 @@ svg.outcome-chart rect.hit { fill: transparent; }
 .forbidden { fill: #667085; background: #667085; }
 ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; padding: 0; margin: .5rem 0; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -1px; }
+ul.comments { margin: .15rem 0 .4rem; padding-left: 1.1rem; }
+ul.comments q { overflow-wrap: anywhere; }
 table.numbers { width: auto; }
+table.numbers tr.quiet td { color: var(--muted); }
 /* The audit log's time and actor ("session 6285b065 from 127.0.0.1") on a line each: the change takes the rest. */
 .when, .actor { white-space: nowrap; }
 @media (max-width: 40rem) {

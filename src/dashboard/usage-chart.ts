@@ -12,10 +12,11 @@ const STACKED: readonly { kind: Exclude<OutcomeKind, "reports_accepted">; label:
 
 const WIDTH = 720;
 const HEIGHT = 260;
-const LEFT = 56;
-const RIGHT = 28;
+// Room for the axes' text at the phone size too (assets.ts: twice the font size in these units).
+const LEFT = 64;
+const RIGHT = 44;
 const TOP = 12;
-const BOTTOM = 28;
+const BOTTOM = 36;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
 const TICKS = 4;
@@ -24,6 +25,7 @@ const number = (n: number) => n.toLocaleString("en-US");
 const compact = (n: number) =>
   new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(n);
 const requests = (d: DayOutcomes) => STACKED.reduce((sum, { kind }) => sum + d[kind], 0);
+const quiet = (d: DayOutcomes) => requests(d) === 0 && d.reports_accepted === 0;
 const monthDay = (day: string) =>
   new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
 
@@ -74,13 +76,35 @@ export function outcomeChart(days: readonly DayOutcomes[]): SafeHtml {
   return html`<figure class="outcomes">
 <svg class="outcome-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Requests per day by outcome, ${first} to ${last}: ${STACKED.map(({ kind, label }) => `${label} ${number(totals[kind])}`).join(", ")}">
 ${grid}<line class="axis" x1="${LEFT}" x2="${LEFT}" y1="${TOP}" y2="${TOP + PLOT_H}"/><line class="axis" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${TOP + PLOT_H}" y2="${TOP + PLOT_H}"/>
-<text class="tick" x="12" y="${TOP + PLOT_H / 2}" text-anchor="middle" transform="rotate(-90 12 ${TOP + PLOT_H / 2})">requests</text>
+<text class="tick axis-title" x="12" y="${TOP + PLOT_H / 2}" text-anchor="middle" transform="rotate(-90 12 ${TOP + PLOT_H / 2})">requests</text>
 ${bars}${dates}</svg>
 <figcaption><ul class="legend">${STACKED.map(({ kind, label }) => html`<li><span class="swatch ${kind}"></span>${label}: <strong>${number(totals[kind])}</strong></li>`)}<li>Reports accepted: <strong>${number(totals.reports_accepted)}</strong></li></ul>
 <span class="muted">Days in UTC, ${first} to ${last}; counted up to the last flush (every 5 s).</span></figcaption>
 </figure>
 <details><summary>Every day's numbers</summary><div class="table-wrap"><table class="numbers">
 <thead><tr><th>Day</th>${STACKED.map(({ label }) => html`<th class="num">${label}</th>`)}<th class="num">Reports accepted</th></tr></thead>
-<tbody>${[...days].reverse().map((d) => html`<tr><td class="num">${d.day}</td>${STACKED.map(({ kind }) => html`<td class="num">${number(d[kind])}</td>`)}<td class="num">${number(d.reports_accepted)}</td></tr>`)}</tbody>
+<tbody>${dayRuns([...days].reverse()).map((run) =>
+    "quietFrom" in run
+      ? html`<tr class="quiet"><td class="num">${run.quietTo === run.quietFrom ? run.quietFrom : `${run.quietFrom} – ${run.quietTo}`}</td><td colspan="${String(STACKED.length + 1)}">no requests</td></tr>`
+      : html`<tr><td class="num">${run.day}</td>${STACKED.map(({ kind }) => html`<td class="num">${number(run[kind])}</td>`)}<td class="num">${number(run.reports_accepted)}</td></tr>`,
+  )}</tbody>
 </table></div></details>`;
+}
+
+/** Consecutive days without a request or a report, as the table shows them: one row. */
+interface QuietDays {
+  quietFrom: string;
+  readonly quietTo: string;
+}
+
+/** The days, newest first, each run of days without a request or report as one entry. */
+function dayRuns(newestFirst: readonly DayOutcomes[]): (DayOutcomes | QuietDays)[] {
+  const runs: (DayOutcomes | QuietDays)[] = [];
+  for (const d of newestFirst) {
+    const previous = runs.at(-1);
+    if (!quiet(d)) runs.push(d);
+    else if (previous !== undefined && "quietFrom" in previous) previous.quietFrom = d.day;
+    else runs.push({ quietFrom: d.day, quietTo: d.day });
+  }
+  return runs;
 }

@@ -55,7 +55,8 @@ export interface KeySettingField<T> {
     | { readonly kind: "text"; readonly numeric?: boolean; readonly required?: boolean; readonly maxLength?: number }
     | {
         readonly kind: "choices";
-        readonly choices: readonly { readonly value: string; readonly words: string }[];
+        /** `help`: what the choice means, beside its box on the key's page. */
+        readonly choices: readonly { readonly value: string; readonly words: string; readonly help?: string }[];
         /** A hidden field that says the boxes were on the form, so that none ticked is a choice, not an old form. */
         readonly shownBy: string;
       };
@@ -165,11 +166,22 @@ const PERMISSIONS_SHOWN = "permissions-shown";
 /** An expiry as the key page's form shows it, and takes it back unchanged. */
 const shownExpiry = (expiresAt: string | null) => (expiresAt === null ? "never" : utcMinute(expiresAt));
 
-/** What each permission lets a key do, beside its box on the dashboard. */
-const PERMISSION_WORDS: Readonly<Record<Permission, string>> = {
-  check: "check addresses",
-  report: "report abuse (POST /v1/reports)",
-  manage: "manage override lines (/v1/overrides)",
+/** What each permission lets a key do, beside its box on the dashboard, and on the key's page what that means. */
+const PERMISSION_WORDS: Readonly<Record<Permission, { words: string; help: string }>> = {
+  check: {
+    words: "check addresses",
+    help: "GET /v1/check, GET /v1/ip-reputation-check and their batch.",
+  },
+  report: {
+    words: "report abuse (POST /v1/reports)",
+    help: "Its reports count in the verdict that every key gets for the address.",
+  },
+  manage: {
+    words: "manage override lines (/v1/overrides)",
+    help:
+      "Adds and removes the email and IP override lines, which decide over every list for every key: " +
+      "for the operators' own tools only.",
+  },
 };
 
 /**
@@ -263,7 +275,7 @@ export const KEY_SETTINGS = {
       label: "Permissions",
       input: {
         kind: "choices",
-        choices: PERMISSIONS.map((p) => ({ value: p, words: PERMISSION_WORDS[p] })),
+        choices: PERMISSIONS.map((p) => ({ value: p, ...PERMISSION_WORDS[p] })),
         shownBy: PERMISSIONS_SHOWN,
       },
       creation: {},

@@ -24,6 +24,15 @@ export interface ReportChanges {
   readonly cursor: string;
 }
 
+/** A report's comment, as the dashboard shows it beside its address and key. */
+export interface ReportComment {
+  readonly ip: string;
+  readonly keyId: string;
+  readonly category: ReportCategory;
+  readonly comment: string;
+  readonly reportedAtMs: number;
+}
+
 export interface ReportFilter {
   readonly ip?: string;
   readonly sinceMs?: number;
@@ -55,6 +64,11 @@ export interface ReportStore {
   add(keyId: string, reports: readonly NewReport[], nowMs: number, limits: AddLimits): Promise<AddOutcome[]>;
   /** Newest first. */
   list(filter: ReportFilter): Promise<StoredReport[]>;
+  /**
+   * The comments of reports about `ips` made since `sinceMs`: of each address, each key's
+   * `perKey` newest (reports without one left out), newest first within an address and key.
+   */
+  comments(ips: readonly string[], sinceMs: number, perKey: number): Promise<ReportComment[]>;
   /** Deletes an address's reports, a key's, or one key's of one address; how many went. */
   delete(target: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number>;
   /** Deletes the reports made before `beforeMs`; how many went. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumExecutable } from "../support/chromium.ts";
 import { withinDeadline } from "../support/deadline.ts";
@@ -10,7 +10,6 @@ import { scaled } from "../support/slowness.ts";
 setDefaultTimeout(scaled(30_000));
 
 const PASSWORD = "a long dashboard password";
-const SCREENSHOT = process.env.RISKCHECK_SCREENSHOT; // e.g. docs/dashboard.png, to refresh the picture in docs/dashboard.md
 
 let server: ServeProcess;
 let browser: Browser;
@@ -64,8 +63,17 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("link", { name: "Back to the keys" }).click();
     expect(await page.content()).not.toContain(secret);
     expect(await page.getByText("browser test <b>").count()).toBe(1);
-    if (SCREENSHOT)
-      await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-phone.png")), fullPage: true });
+
+    // The key's page at phone width: the chart's axis text as legible as the page's small print, the sections linked.
+    await page.locator("tr", { hasText: "browser test <b>" }).getByRole("link", { name: "Manage" }).click();
+    await page.locator("svg.outcome-chart").waitFor();
+    const tickPixels = await page.evaluate(`[...document.querySelectorAll("svg.outcome-chart text.tick")]
+      .filter((t) => t.getClientRects().length > 0)
+      .map((t) => { const m = t.getScreenCTM(); return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); })`);
+    expect((tickPixels as number[]).length).toBeGreaterThan(5);
+    expect(Math.min(...(tickPixels as number[]))).toBeGreaterThanOrEqual(11);
+    expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link").count()).toBe(5);
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "API keys" }).click();
 
     await page.getByRole("link", { name: "Revoke…" }).click();
     await page.getByRole("button", { name: "Yes, revoke this key" }).click();
@@ -134,7 +142,6 @@ describe("the dashboard in a real browser", () => {
       /Last used\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC from 127\.0\.0\.1/,
     );
     expect(await page.locator("dl.facts").textContent()).toMatch(/Expiry\s*expires \d{4}-/);
-    if (SCREENSHOT) await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-key.png")), fullPage: true });
 
     await page.getByLabel("Old secret works for").selectOption("1h");
     await page.getByRole("button", { name: "Rotate…" }).click();
@@ -161,10 +168,6 @@ describe("the dashboard in a real browser", () => {
     expect([await lines("thead th.when"), await lines("tbody td.when"), await lines("tbody td .actor")]).toEqual([
       1, 1, 1,
     ]);
-    if (SCREENSHOT) {
-      await page.goto(`${server.url}/dashboard/audit`);
-      await page.screenshot({ path: resolve(SCREENSHOT.replace(/\.png$/, "-audit.png")), fullPage: true });
-    }
     await page.close();
   });
 
@@ -187,7 +190,6 @@ describe("the dashboard in a real browser", () => {
           expect(link.x + link.width).toBeLessThanOrEqual(Math.min(box.x + box.width, width));
         }
       }
-      if (SCREENSHOT && width === 1280) await page.screenshot({ path: resolve(SCREENSHOT), fullPage: true });
       await page.close();
     },
   );

@@ -210,9 +210,20 @@ describe("keys in the dashboard", () => {
     );
     expect(body).toContain("Answered: <strong>3</strong>");
     expect(body).toContain("Rate-limited: <strong>2</strong>");
-    expect(body).toContain('<text class="tick" x="50" y="16.0" text-anchor="end">4</text>');
+    expect(body).toContain('<text class="tick" x="58" y="16.0" text-anchor="end">4</text>');
     expect(body).toContain(">Nov 24</text>");
     expect(body).toContain('<tr><td class="num">2026-11-24</td><td class="num">1</td>');
+    // The 28 days without a request are one row of the table, not 28 rows of zeros.
+    const rows = [...body.matchAll(/<tr( class="quiet")?><td class="num">([^<]+)<\/td>/g)].map((m) => m[2]);
+    expect(rows).toEqual(["2026-11-24", "2026-11-23", "2026-10-26 – 2026-11-22"]);
+    // The sections stay one click away, and what each permission allows is said beside its box.
+    expect(body).toContain(
+      '<nav class="sections" aria-label="Sections"><strong><a href="/dashboard">API keys</a></strong>',
+    );
+    expect(body).toContain('<a href="/dashboard/audit">Audit log</a></nav>');
+    expect(body).toMatch(
+      /value="manage"> manage override lines \(\/v1\/overrides\)<span class="muted help">[^<]*every key/,
+    );
     expect((await browser.get("/dashboard/keys/key_nope")).res.status).toBe(404);
   });
 

@@ -76,3 +76,52 @@ test("check an address, allow its network with a reason after confirming, see th
   expect(consoleErrors).toEqual([]);
   await page.close();
 });
+
+/** The placeholders cut off by their field, and the rows whose labels on one line are not level. */
+const FORM_LAYOUT = `(() => {
+    const canvas = document.createElement("canvas").getContext("2d");
+    const cut = [...document.querySelectorAll("input[placeholder]")].filter((input) => {
+      const style = getComputedStyle(input);
+      canvas.font = style.font;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return canvas.measureText(input.placeholder).width > room;
+    }).map((input) => input.placeholder);
+    // Labels of one row that share a line of the page (a phone stacks them) share their top too.
+    const uneven = [...document.querySelectorAll(".row")].flatMap((row) => {
+      const labels = [...row.querySelectorAll(":scope > div > label")].map((l) => l.getBoundingClientRect());
+      return labels.filter((a) => labels.some((b) => Math.abs(a.bottom - b.bottom) < a.height && a.top !== b.top))
+        .map((a) => row.textContent.trim().slice(0, 40));
+    });
+    return { cut, uneven };
+  })()`;
+
+test.each([
+  [1280, 800],
+  [390, 844],
+])(
+  "at %i px the forms' labels of a row are level, every placeholder is whole, Until is a UTC day",
+  async (width, height) => {
+    const page = await browser.newPage({ viewport: { width, height } });
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    for (const path of [
+      "/dashboard",
+      "/dashboard/email",
+      "/dashboard/audit",
+      "/dashboard/reports",
+      "/dashboard/ip?check=8.8.8.8",
+    ]) {
+      await page.goto(`${server.url}${path}`);
+      const layout = (await page.evaluate(FORM_LAYOUT)) as { cut: string[]; uneven: string[] };
+      expect({ path, ...layout }).toEqual({ path, cut: [], uneven: [] });
+    }
+    for (const id of ["#allow-until", "#until"]) {
+      const until = page.locator(id);
+      expect(await until.getAttribute("type")).toBe("text"); // a date input shows the browser's local format
+      expect(await until.getAttribute("placeholder")).toBe("YYYY-MM-DD");
+      expect(await page.locator(`label[for="${id.slice(1)}"]`).textContent()).toContain("UTC");
+    }
+    await page.close();
+  },
+);

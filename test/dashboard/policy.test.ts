@@ -28,7 +28,7 @@ describe("dashboard: the assessment rules", () => {
     const empty = await t.browser.get("/dashboard/policy");
     expect(empty.res.status).toBe(200);
     expect(empty.body).toContain("No rules: the default policy decides every assessment.");
-    expect(empty.body).toContain("<strong>Assessment rules</strong>");
+    expect(empty.body).toContain('<strong aria-current="page">Assessment rules</strong>');
 
     const added = await t.browser.post("/dashboard/policy/rules", {
       csrf: csrfOf(empty.body),

@@ -89,6 +89,35 @@ describe("dashboard: permissions and reported addresses", () => {
     expect((await new DashboardClient(t.handle).get("/dashboard/reports")).res.status).toBe(303);
   });
 
+  test("under each key, the comments of its newest reports: escaped, control characters shown, revoked keys' left out", async () => {
+    const t = await signedInDashboard();
+    const waf = await t.newKey("waf", { permissions: ["report"] });
+    const gone = await t.newKey("gone", { permissions: ["report"] });
+    const post = (secret: string, category: string, comment?: string) =>
+      t.request("/v1/reports", {
+        key: secret,
+        method: "POST",
+        body: JSON.stringify({ ip: "81.2.69.142", category, comment }),
+      });
+    await post(waf.secret, "bot", "oldest, not shown");
+    await post(waf.secret, "probe");
+    await post(waf.secret, "rate", "1,200 requests a minute");
+    await post(waf.secret, "attack", "<script>alert(1)</script>");
+    await post(waf.secret, "crawler", "evil\u202e\u001b[2Jtxt.exe\nnext");
+    await post(gone.secret, "bot", "from a key revoked since");
+    await t.keys.revoke(gone.key.id);
+    const { body } = await t.browser.get("/dashboard/reports");
+    const shown = [...body.matchAll(/<li><q>(.*?)<\/q> <span class="muted">(\w+), /g)].map((m) => [m[1], m[2]]);
+    expect(shown).toEqual([
+      ["evil\\u202e\\x1b[2Jtxt.exe\\nnext", "crawler"],
+      ["&lt;script&gt;alert(1)&lt;/script&gt;", "attack"],
+      ["1,200 requests a minute", "rate"],
+    ]);
+    expect(body).not.toContain("\u202e");
+    expect(body).not.toContain("oldest, not shown");
+    expect(body).not.toContain("from a key revoked since");
+  });
+
   test("all of one key's reports are deleted after a confirmation page; the ranking is paginated, 50 a page", async () => {
     const t = await signedInDashboard();
     const rogue = await t.newKey("rogue", { permissions: ["report"] });

@@ -38,7 +38,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The audit log's events, and the stores' ports it records acts on.
   audit: ["assess", "email", "ip", "keys"],
   scan: ["assess", "checks", "datasets", "email", "ip", "text"],
-  dashboard: ["assess", "audit", "email", "ip", "keys", "reports", "requests", "time"],
+  dashboard: ["assess", "audit", "email", "ip", "keys", "reports", "requests", "text", "time"],
   http: [
     "assess",
     "audit",

@@ -376,4 +376,43 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       expect(watch.active.size).toBe(0);
     });
   });
+
+  describe("report comments", () => {
+    test("each key's newest comments about the addresses asked, in the window; reports without one left out", async () => {
+      const { keys, reports } = await backend.fresh();
+      const [a, b] = [(await keys.create({ name: "a" })).key.id, (await keys.create({ name: "b" })).key.id];
+      let nowMs = day1;
+      const report = async (keyId: string, ip: string, category: "bot" | "attack", comment: string | null) => {
+        nowMs += 60_000;
+        // Nothing earlier counts as a duplicate: each report is stored.
+        const limits = { dedupSinceMs: nowMs, daySinceMs: 0, dailyAddresses: 1_000 };
+        expect(await reports.add(keyId, [{ ip, category, comment }], nowMs, limits)).toEqual(["stored"]);
+        return { ip, keyId, category, comment: comment ?? "", reportedAtMs: nowMs };
+      };
+      await report(a, "81.2.69.142", "bot", "before the window");
+      const since = nowMs + 1;
+      const first = await report(a, "81.2.69.142", "bot", "first");
+      const second = await report(a, "81.2.69.142", "attack", "second <b>\u202e\n");
+      await report(a, "81.2.69.142", "bot", null);
+      await report(a, "81.2.69.142", "bot", "");
+      const third = await report(a, "81.2.69.142", "attack", "third");
+      const fourth = await report(a, "81.2.69.142", "bot", "fourth");
+      const fromB = await report(b, "81.2.69.142", "attack", "from b");
+      const other = await report(a, "2a00:1450::1", "bot", "other address");
+      await report(a, "89.160.20.112", "bot", "not asked for");
+      const byAddressAndKey = async (perKey: number) =>
+        Object.fromEntries(
+          Map.groupBy(await reports.comments(["81.2.69.142", "2a00:1450::1", "192.0.2.1"], since, perKey), (c) =>
+            c.keyId === a ? `${c.ip} a` : `${c.ip} b`,
+          ),
+        );
+      expect(await byAddressAndKey(3)).toEqual({
+        "81.2.69.142 a": [fourth, third, second],
+        "81.2.69.142 b": [fromB],
+        "2a00:1450::1 a": [other],
+      });
+      expect((await byAddressAndKey(10))["81.2.69.142 a"]).toEqual([fourth, third, second, first]);
+      expect(await reports.comments([], since, 3)).toEqual([]);
+    });
+  });
 });

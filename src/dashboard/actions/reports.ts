@@ -3,7 +3,7 @@ import { parseIpAddress } from "../../ip/address/parse.ts";
 import type { DashboardDeps } from "../dashboard-deps.ts";
 import { field } from "../forms.ts";
 import type { ClientInfo, Gate } from "../gate.ts";
-import { deleteReportsConfirmPage, reportsPage } from "../pages/reports.ts";
+import { COMMENTS_PER_KEY, deleteReportsConfirmPage, reportsPage } from "../pages/reports.ts";
 import { page, problem, redirect } from "../responses.ts";
 
 /** The reported addresses page: the top REPORTED_PAGES × REPORTED_PER_PAGE of the window, a page at a time. */
@@ -69,7 +69,19 @@ export class ReportsActions {
     const keys = await this.deps.keys.list();
     const names = new Map(keys.map((k) => [k.id, k.name]));
     const ranked = await index.mostReported((pageNumber - 1) * REPORTED_PER_PAGE, REPORTED_PER_PAGE);
-    const rows = ranked.rows.map((address) => ({ address, keyNames: names }));
+    const comments = Map.groupBy(
+      await this.deps.reports.store.comments(
+        ranked.rows.map((r) => r.ip),
+        this.deps.now() - windowMs,
+        COMMENTS_PER_KEY,
+      ),
+      (c) => `${c.ip} ${c.keyId}`,
+    );
+    const rows = ranked.rows.map((address) => ({
+      address,
+      keyNames: names,
+      comments: (keyId: string) => comments.get(`${address.ip} ${keyId}`) ?? [],
+    }));
     const reporters = keys.filter((k) => k.permissions.includes("report"));
     const listing = {
       page: pageNumber,

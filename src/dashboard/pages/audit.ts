@@ -40,12 +40,13 @@ export function auditPage(events: readonly AuditEntry[], listing: AuditListing, 
   const body = html`${sectionNav("/dashboard/audit")}
 <h2>Audit log</h2>
 <p>Who changed keys, override lines, reports, the password and the data: from the dashboard (its session and address), the CLI (the user and host), the admin API (the key and address) or the server itself. Nothing here can be edited or deleted; events older than the retention (RISKCHECK_AUDIT_RETENTION) are pruned, and the pruning is recorded. <code>riskcheck audit export</code> writes it as JSON Lines.</p>
-<form method="get" action="/dashboard/audit" class="filters">
-<label>Action <select name="action"><option value="">any</option>${choices.map(
+<form method="get" action="/dashboard/audit" class="row">
+<div><label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">any</option>${choices.map(
     (c) => html`<option value="${c.value}"${c.value === listing.action ? html` selected` : ""}>${c.label}</option>`,
-  )}</select></label>
-<label>Target contains <input name="target" value="${listing.target ?? ""}" maxlength="200"></label>
-<button class="secondary" type="submit">Filter</button></form>
+  )}</select></div>
+<div><label for="audit-target">Target contains</label><input id="audit-target" name="target" type="search"
+  value="${listing.target ?? ""}" maxlength="200" placeholder="key, domain or address"></div>
+<div><button class="secondary" type="submit">Filter</button></div></form>
 ${
   events.length === 0
     ? html`<p>No event${listing.action || listing.target ? " matches" : " yet"}.</p>`

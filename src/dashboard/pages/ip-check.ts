@@ -3,6 +3,7 @@ import type { Explanation } from "../../ip/answer/explanation-schema.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { layout } from "./layout.ts";
 import { sectionNav } from "./section-nav.ts";
+import { untilInput } from "./until-input.ts";
 import { utcMinute } from "../../time/utc-minute.ts";
 
 /** What an IP line answers, in words. */
@@ -71,7 +72,7 @@ ${reasons.kinds.length ? html`<p>Kinds: ${reasons.kinds.map((k, i) => html`${i ?
   <input type="hidden" name="checked" value="${answer.ip}">
   <div class="row">
     <div><label for="allow-reason">Reason to allow</label><input id="allow-reason" name="reason" type="text" required maxlength="500" placeholder="customer's office, ticket 4711"></div>
-    <div><label for="allow-until">Until (optional)</label><input id="allow-until" name="until" type="date"></div>
+    <div><label for="allow-until">Until (optional, UTC, the day included)</label>${untilInput("allow-until")}</div>
   </div>
   <div class="row">${offers.map((o) => html`<button type="submit" name="target" value="${o.target}">${o.label} (${o.target})…</button> `)}</div>
 </form>

@@ -19,7 +19,8 @@ function field(s: KeySetting<unknown>, value: unknown, server: ServerLimits, cre
     const ticked = shown.split(",");
     const boxes = form.input.choices.map((c) => {
       const tick = ticked.includes(c.value) ? html` checked` : "";
-      return html`<label><input type="checkbox" name="${form.name}" value="${c.value}"${tick}> ${c.words}</label>`;
+      const help = c.help && !creating ? html`<span class="muted help">${c.help}</span>` : "";
+      return html`<label><input type="checkbox" name="${form.name}" value="${c.value}"${tick}> ${c.words}${help}</label>`;
     });
     return html`<fieldset><legend>${label}</legend><input type="hidden" name="${form.input.shownBy}" value="1">
     ${boxes}</fieldset>`;

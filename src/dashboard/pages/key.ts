@@ -7,6 +7,7 @@ import { outcomeChart } from "../usage-chart.ts";
 import { layout } from "./layout.ts";
 import { type Notice, noticeLine } from "./notice.ts";
 import { date } from "./keys.ts";
+import { sectionNav } from "./section-nav.ts";
 
 export interface KeyPageView {
   readonly key: KeyRecord;
@@ -25,7 +26,7 @@ export function keyPage(view: KeyPageView): string {
   const { key, nowMs, csrfToken, notice } = view;
   const status = keyStatus(key, nowMs);
   const rotation = rotationEndsAt(key, nowMs);
-  const body = html`<p><a href="/dashboard">‹ API keys</a></p>
+  const body = html`${sectionNav("/dashboard", true)}
 ${noticeLine(notice)}
 <h2>Key “${key.name}” <span class="status-${status}">${status}</span></h2>
 <dl class="facts">
@@ -33,6 +34,7 @@ ${noticeLine(notice)}
 <dt>Created</dt><dd>${date(key.createdAt)}</dd>
 <dt>Last used</dt><dd>${date(key.lastUsedAt)}${key.lastUsedIp ? html` from <code>${key.lastUsedIp}</code>` : ""}</dd>
 <dt>Expiry</dt><dd>${key.expiresAt ? html`${status === "expired" ? "expired" : "expires"} ${date(key.expiresAt)}` : "never expires"}</dd>
+<dt>Permissions</dt><dd>${key.permissions.join(", ")}</dd>
 <dt>Allowed from</dt><dd>${key.allowedNetworks.length ? key.allowedNetworks.join(", ") : "anywhere"}</dd>
 <dt>Rotation</dt><dd>${rotation ? html`in progress: the previous secret works until ${date(rotation)}` : "none in progress"}</dd>
 ${key.revokedAt ? html`<dt>Revoked</dt><dd>${date(key.revokedAt)}</dd>` : ""}

@@ -1,6 +1,7 @@
 import { untilText } from "../../time/calendar-date.ts";
 import { type SafeHtml, html } from "../html.ts";
 import { type CheckedAddress, IP_ANSWERS, checkForm, ipUntil } from "./ip-check.ts";
+import { untilInput } from "./until-input.ts";
 import { layout } from "./layout.ts";
 import { type Notice, noticeLine } from "./notice.ts";
 import { sectionNav } from "./section-nav.ts";
@@ -118,7 +119,7 @@ ${kind === "ip" ? checkForm(view.checked ?? null, csrfToken) : ""}
   </div>
   <div class="row">
     <div><label for="reason">Reason</label><input id="reason" name="reason" type="text" required maxlength="500" placeholder="why, for whoever asks"></div>
-    <div><label for="until">Until (optional, UTC, the day included)</label><input id="until" name="until" type="date"></div>
+    <div><label for="until">Until (optional, UTC, the day included)</label>${untilInput("until")}</div>
     ${p.extraFields}<div><button type="submit">${p.addButton}</button></div>
   </div>
 </form>

@@ -4,12 +4,28 @@ import { html } from "../html.ts";
 import { layout } from "./layout.ts";
 import { utcMinute } from "../../time/utc-minute.ts";
 import { sectionNav } from "./section-nav.ts";
+import type { ReportComment } from "../../reports/report-store.ts";
+import { escapeControlCharacters } from "../../text/control-characters.ts";
 
-/** One reported address's row: the keys that reported it, by name where the key is known. */
+/** One reported address's row: the keys that reported it, by name where the key is known, and their comments. */
 export interface ReportedRow {
   readonly address: ReportedAddress;
   readonly keyNames: ReadonlyMap<string, string>;
+  /** A key's newest comments about the address, newest first. */
+  readonly comments: (keyId: string) => readonly ReportComment[];
 }
+
+/** A comment as a client sent it, escaped for the page and with its control characters made visible. */
+function commentList(comments: readonly ReportComment[]) {
+  if (comments.length === 0) return "";
+  return html`<ul class="comments">${comments.map(
+    (c) =>
+      html`<li><q>${escapeControlCharacters(c.comment)}</q> <span class="muted">${c.category}, ${when(c.reportedAtMs)}</span></li>`,
+  )}</ul>`;
+}
+
+/** The comments shown of each key's reports about an address: its newest. */
+export const COMMENTS_PER_KEY = 3;
 
 const when = (ms: number) => utcMinute(new Date(ms).toISOString());
 
@@ -42,7 +58,7 @@ export function reportsPage(
   const body = html`${sectionNav("/dashboard/reports")}
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
 <h2>Most-reported addresses</h2>
-<p>Reports your own services sent with POST /v1/reports over the last ${String(windowDays)} days, by the number of keys that reported each address (a key counts once per address, whatever the categories; a revoked key's reports count no more): what the <code>local</code> source adds to the verdict. Deleting takes the reports back on every instance within 10 s.</p>
+<p>Reports your own services sent with POST /v1/reports over the last ${String(windowDays)} days, by the number of keys that reported each address (a key counts once per address, whatever the categories; a revoked key's reports count no more): what the <code>local</code> source adds to the verdict. Under each key, the comments of its ${String(COMMENTS_PER_KEY)} newest reports that have one; <code>riskcheck reports list --ip ADDRESS</code> lists them all. Deleting takes the reports back on every instance within 10 s.</p>
 ${
   rows.length === 0
     ? html`<p>No address was reported in the window.</p>`
@@ -50,12 +66,12 @@ ${
 <thead><tr><th>Address</th><th>Reporting keys</th><th>Reported by</th><th></th></tr></thead>
 <tbody>
 ${rows.map(
-  ({ address, keyNames }) => html`<tr data-ip="${address.ip}">
+  ({ address, keyNames, comments }) => html`<tr data-ip="${address.ip}">
 <td data-label="Address"><code>${address.ip}</code></td>
 <td data-label="Reporting keys" class="num">${String(address.reporters)}</td>
 <td data-label="Reported by"><ul>${address.byKey.map(
     (k) => html`<li>${keyNames.get(k.keyId) ?? k.keyId}: ${k.categories.join(", ")}, last ${when(k.lastMs)}
-<form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><input type="hidden" name="key" value="${k.keyId}"><button class="secondary" type="submit">Delete this key's…</button></form></li>`,
+<form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><input type="hidden" name="key" value="${k.keyId}"><button class="secondary" type="submit">Delete this key's…</button></form>${commentList(comments(k.keyId))}</li>`,
   )}</ul></td>
 <td><form class="inline" method="post" action="/dashboard/reports/delete"><input type="hidden" name="csrf" value="${csrfToken}"><input type="hidden" name="ip" value="${address.ip}"><button class="secondary" type="submit">Delete all…</button></form></td>
 </tr>`,

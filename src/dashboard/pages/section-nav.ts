@@ -9,10 +9,16 @@ const SECTIONS = [
   ["/dashboard/audit", "Audit log"],
 ] as const;
 
-/** The line of links to the dashboard's sections, the current one in bold. */
-export function sectionNav(current: (typeof SECTIONS)[number][0]): SafeHtml {
-  return html`<p>${SECTIONS.map(
-    ([path, label], i) =>
-      html`${i > 0 ? " · " : ""}${path === current ? html`<strong>${label}</strong>` : html`<a href="${path}">${label}</a>`}`,
-  )}</p>`;
+/**
+ * The links to the dashboard's sections, the current one in bold: a link too on a page within
+ * the section (a key's page is within "API keys"), plain text on the section's own page.
+ */
+export function sectionNav(current: (typeof SECTIONS)[number][0], within = false): SafeHtml {
+  return html`<nav class="sections" aria-label="Sections">${SECTIONS.map(([path, label], i) => {
+    const separator = i > 0 ? " · " : "";
+    if (path !== current) return html`${separator}<a href="${path}">${label}</a>`;
+    return within
+      ? html`${separator}<strong><a href="${path}">${label}</a></strong>`
+      : html`${separator}<strong aria-current="page">${label}</strong>`;
+  })}</nav>`;
 }

@@ -4,6 +4,7 @@ import {
   type AddLimits,
   type AddOutcome,
   type ReportChanges,
+  type ReportComment,
   type ReportDeletion,
   type ReportFilter,
   type ReportRow,
@@ -99,6 +100,18 @@ export class PostgresReportStore implements ReportStore {
       comment: row.comment,
       reportedAtMs: row.reported_at,
     }));
+  }
+
+  async comments(ips: readonly string[], sinceMs: number, perKey: number): Promise<ReportComment[]> {
+    const rows = await this.sql<ReportComment[]>`
+      SELECT ip, key_id AS "keyId", category, comment, reported_at::float8 AS "reportedAtMs" FROM (
+        SELECT ip, key_id, category, comment, reported_at,
+               row_number() OVER (PARTITION BY ip, key_id ORDER BY reported_at DESC, id DESC) AS n
+        FROM reports
+        WHERE ip IN (SELECT json_array_elements_text(${JSON.stringify(ips)}::text::json))
+          AND reported_at >= ${sinceMs} AND comment <> ''
+      ) c WHERE n <= ${perKey} ORDER BY ip, key_id, reported_at DESC, n`;
+    return [...rows];
   }
 
   async delete({ ip, keyId }: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number> {

@@ -5,6 +5,7 @@ import {
   type AddLimits,
   type AddOutcome,
   type ReportChanges,
+  type ReportComment,
   type ReportDeletion,
   type ReportFilter,
   type ReportRow,
@@ -91,6 +92,18 @@ export class SqliteReportStore implements ReportStore {
       )
       .all(ip ?? null, sinceMs ?? 0, limit ?? -1);
     return rows.map(toStored);
+  }
+
+  async comments(ips: readonly string[], sinceMs: number, perKey: number): Promise<ReportComment[]> {
+    return this.db
+      .query<ReportComment, [string, number, number]>(
+        `SELECT ip, keyId, category, comment, reportedAtMs FROM (
+           SELECT ip, key_id AS keyId, category, comment, reported_at AS reportedAtMs,
+                  row_number() OVER (PARTITION BY ip, key_id ORDER BY reported_at DESC, id DESC) AS n
+           FROM reports WHERE ip IN (SELECT value FROM json_each(?1)) AND reported_at >= ?2 AND comment <> ''
+         ) WHERE n <= ?3 ORDER BY ip, keyId, reportedAtMs DESC, n`,
+      )
+      .all(JSON.stringify(ips), sinceMs, perKey);
   }
 
   async delete({ ip, keyId }: { readonly ip?: string; readonly keyId?: string }, nowMs: number): Promise<number> {
