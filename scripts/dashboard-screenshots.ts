@@ -83,6 +83,33 @@ cli("email", "deny", "throwaway-mail.example", "--reason", "sign-ups from it nev
 cli("email", "allow", "partner-corp.example", "--reason", "our reseller: their staff sign up in bulk");
 cli("ip", "allow", "AS15169", "--reason", "Google's resolvers, for the office network check");
 cli("ip", "deny", "81.2.69.0/24", "--reason", "card testing from this range, ticket 4711", "--until", "2027-01-15");
+const rules = join(dataDir, "policy.json");
+await Bun.write(
+  rules,
+  JSON.stringify({
+    rules: [
+      {
+        id: "office",
+        conditions: { any: [{ field: "ip.asn", op: "in", value: ["AS20712"] }] },
+        decision: "allow",
+        reason: "our office network",
+        mode: "enforce",
+      },
+      {
+        id: "disposable-on-vpn",
+        conditions: {
+          all: [
+            { field: "email.disposable", op: "is", value: true },
+            { field: "ip.kind", op: "has_any", value: ["vpn", "hosting"] },
+          ],
+        },
+        decision: "block",
+        reason: "the card-testing wave of 2026-11",
+      },
+    ],
+  }),
+);
+cli("policy", "import", rules);
 
 let server: ServeProcess | undefined;
 let browser: Browser | undefined;
@@ -92,6 +119,8 @@ try {
   const api = (path: string, key: string, init: RequestInit = {}) =>
     fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
   for (let i = 0; i < 40; i++) await api(`/v1/ip-reputation-check?ip=8.8.${i}.8`, checkout.secret);
+  for (const ip of ["81.2.69.142", "8.8.8.8", "1.1.1.1"])
+    await api(`/v1/assess?event=signup&email=someone@throwaway-mail.example&ip=${ip}`, checkout.secret);
   await api("/v1/check?email=nobody@throwaway-mail.example", support.secret);
   await api("/v1/check?email=not-an-address", checkout.secret);
   await api("/v1/reports", checkout.secret, {
@@ -126,6 +155,8 @@ try {
     await shot("dashboard-ip");
     await page.goto(`${url}/dashboard/reports`);
     await shot("dashboard-reports");
+    await page.goto(`${url}/dashboard/policy`);
+    await shot("dashboard-policy");
     await page.goto(`${url}/dashboard/audit`);
     await shot("dashboard-audit");
     await signOut(page);

@@ -72,7 +72,7 @@ describe("the dashboard in a real browser", () => {
       .map((t) => { const m = t.getScreenCTM(); return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); })`);
     expect((tickPixels as number[]).length).toBeGreaterThan(5);
     expect(Math.min(...(tickPixels as number[]))).toBeGreaterThanOrEqual(11);
-    expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link").count()).toBe(5);
+    expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link").count()).toBe(6);
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "API keys" }).click();
 
     await page.getByRole("link", { name: "Revoke…" }).click();

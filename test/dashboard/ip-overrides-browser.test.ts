@@ -77,7 +77,7 @@ test("check an address, allow its network with a reason after confirming, see th
   await page.close();
 });
 
-/** The placeholders cut off by their field, and the rows whose labels on one line are not level. */
+/** Placeholders cut off by their field, rows whose labels on one line are not level, and how far the page overflows. */
 const FORM_LAYOUT = `(() => {
     const canvas = document.createElement("canvas").getContext("2d");
     const cut = [...document.querySelectorAll("input[placeholder]")].filter((input) => {
@@ -92,14 +92,15 @@ const FORM_LAYOUT = `(() => {
       return labels.filter((a) => labels.some((b) => Math.abs(a.bottom - b.bottom) < a.height && a.top !== b.top))
         .map((a) => row.textContent.trim().slice(0, 40));
     });
-    return { cut, uneven };
+    const overflow = document.documentElement.scrollWidth - innerWidth;
+    return { cut, uneven, overflow: Math.max(overflow, 0) };
   })()`;
 
 test.each([
   [1280, 800],
   [390, 844],
 ])(
-  "at %i px the forms' labels of a row are level, every placeholder is whole, Until is a UTC day",
+  "at %i px no page is wider than the window, labels of a row are level, placeholders whole, Until a UTC day",
   async (width, height) => {
     const page = await browser.newPage({ viewport: { width, height } });
     await page.goto(`${server.url}/dashboard`);
@@ -110,11 +111,12 @@ test.each([
       "/dashboard/email",
       "/dashboard/audit",
       "/dashboard/reports",
+      "/dashboard/policy",
       "/dashboard/ip?check=8.8.8.8",
     ]) {
       await page.goto(`${server.url}${path}`);
-      const layout = (await page.evaluate(FORM_LAYOUT)) as { cut: string[]; uneven: string[] };
-      expect({ path, ...layout }).toEqual({ path, cut: [], uneven: [] });
+      const layout = (await page.evaluate(FORM_LAYOUT)) as { cut: string[]; uneven: string[]; overflow: number };
+      expect({ path, ...layout }).toEqual({ path, cut: [], uneven: [], overflow: 0 });
     }
     for (const id of ["#allow-until", "#until"]) {
       const until = page.locator(id);

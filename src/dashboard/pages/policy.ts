@@ -111,12 +111,12 @@ function ruleWeek(rule: PolicyRule, week: PolicyWeek): SafeHtml {
 
 function weekTable(week: PolicyWeek): SafeHtml {
   if (week.byEvent.size === 0) return html`<p>No assessment was counted.</p>`;
-  return html`<table class="numbers">
+  return html`<div class="table-wrap"><table class="numbers">
 <thead><tr><th>Event</th><th>Assessments</th>${DECISIONS.map((d) => html`<th>${d}</th>`)}</tr></thead>
 <tbody>
 ${[...week.byEvent].map(
   ([event, tally]) =>
     html`<tr data-event="${event}"><td>${event}</td><td class="num">${n(tally.assessed)}</td>${DECISIONS.map((d) => html`<td class="num">${n(tally.decisions[d])}</td>`)}</tr>`,
 )}
-</tbody></table>`;
+</tbody></table></div>`;
 }
