@@ -147,9 +147,10 @@ export function writeSources(dir: string, sources: object[]): string {
   return file;
 }
 
-/** Runs `riskcheck update` on `dir` with its sources.json; its standard output, or an error with it. */
-export async function runUpdate(dir: string): Promise<string> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir], {
+/** Runs `riskcheck update` on `dir` with its sources.json (and `env`, `args`); its standard output, or an error with it. */
+export async function runUpdate(dir: string, env: Record<string, string> = {}, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/cli/main.ts"), "update", "--data-dir", dir, ...args], {
+    env: { ...process.env, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
