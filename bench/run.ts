@@ -8,10 +8,17 @@
  * of 10,000), email, private, unauthorized (401), floor (the IP check's HTTP work alone:
  * bench/floor-server.ts, with ip-distinct's requests), ceiling (the same with the address
  * parsed and a real answer's body for it: an IP answer whose lookups and JSON cost nothing),
- * limits (the price of rate limit and quota), and postgres.
+ * limits (the price of rate limit and quota), assess, and postgres.
+ *
+ * `assess`: GET /v1/assess with an email and an address (the email and ip-random pools, paired)
+ * against one email check plus one IP check, and against itself with a policy of 50 rules that
+ * never match, so every assessment walks them all (bench/policy-rules.ts; switched on the same
+ * server with `riskcheck policy import` between runs): the four alternating in each round, the
+ * server's CPU per request compared.
  *
  *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--starts 5]
- *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,postgres,memory,memory-update,start]
+ *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,assess,postgres,memory,
+ *      memory-update,start]
  *
  * `postgres` runs the IP check on a second riskcheck whose keys, usage and quota are in
  * PostgreSQL (RISKCHECK_TEST_DATABASE_URL's server, or an embedded one started here),
@@ -46,6 +53,7 @@ import {
   writeLines,
   wrk as wrkWith,
 } from "./load.ts";
+import { benchRules } from "./policy-rules.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 import { FEEDS, freshDataDir, serveFeeds, trialSources, writeSources } from "./real-feeds.ts";
 
@@ -68,6 +76,14 @@ const wrk = (server: Server, pathsFile: string, key = "") =>
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
 const addresses = makeAddressPool(10_000);
+const emailPool = makeEmailPool(join(ROOT, "data"), 10_000);
+const assessPaths = writeLines(
+  work,
+  "assess.txt",
+  addresses.map(
+    (a, i) => `/v1/assess?email=${encodeURIComponent(emailPool[i % emailPool.length])}&ip=${encodeURIComponent(a)}`,
+  ),
+);
 const pools = {
   "ip-distinct": DISTINCT,
   floor: DISTINCT,
@@ -80,8 +96,9 @@ const pools = {
   email: writeLines(
     work,
     "email.txt",
-    makeEmailPool(join(ROOT, "data"), 10_000).map((e) => `/v1/check?email=${encodeURIComponent(e)}`),
+    emailPool.map((e) => `/v1/check?email=${encodeURIComponent(e)}`),
   ),
+  assess: assessPaths,
   private: writeLines(
     work,
     "private.txt",
@@ -157,9 +174,33 @@ const ceiling = selected("ceiling")
     )
   : null;
 
+/**
+ * The policy of the bench's server: `riskcheck policy import` of 50 rules that never match, or of none, then
+ * an assessment asked until it answers under the new version (the server reads the rules every second).
+ */
+const rulesFile = writeLines(work, "rules.json", [JSON.stringify(benchRules(50))]);
+const noRulesFile = writeLines(work, "no-rules.json", [JSON.stringify({ rules: [] })]);
+async function servePolicy(withRules: boolean): Promise<void> {
+  const file = withRules ? rulesFile : noRulesFile;
+  const imported = Bun.spawnSync([...cli, "policy", "import", file], {
+    cwd: ROOT,
+    env: { ...process.env, ...serverEnv },
+  });
+  if (imported.exitCode !== 0) throw new Error(`policy import failed: ${imported.stderr.toString()}`);
+  for (const until = Date.now() + 10_000; Date.now() < until; await Bun.sleep(100)) {
+    const answer = await fetch(`${riskcheck.url}/v1/assess?email=someone@gmail.com`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const { policy } = (await answer.json()) as { policy: string };
+    if ((policy !== "default-1") === withRules) return;
+  }
+  throw new Error("the server did not take the new policy within 10 s");
+}
+
 // Warm them (JIT, page cache) before measuring.
 wrk(baseline, pools.email);
 wrk(riskcheck, pools["ip-random"], key);
+if (selected("assess")) wrk(riskcheck, pools.assess, key);
 if (floor) wrk(floor, pools.floor, key);
 if (ceiling) wrk(ceiling, pools.ceiling, key);
 
@@ -187,6 +228,25 @@ if (selected("limits")) {
   for (let round = 0; round < ROUNDS; round++) {
     limitsCost.limited.push(wrk(riskcheck, pools["ip-random"], key));
     limitsCost.unlimited.push(wrk(unlimited, pools["ip-random"], key));
+  }
+}
+
+// An assessment against the two checks it is made of, and against itself under 50 rules, on the same server:
+// alternating in each round.
+const assessCost: Record<"email" | "ip" | "assess" | "rules", WrkResult[]> = {
+  email: [],
+  ip: [],
+  assess: [],
+  rules: [],
+};
+if (selected("assess")) {
+  for (let round = 0; round < ROUNDS; round++) {
+    assessCost.email.push(wrk(riskcheck, pools.email, key));
+    assessCost.ip.push(wrk(riskcheck, pools["ip-random"], key));
+    assessCost.assess.push(wrk(riskcheck, pools.assess, key));
+    await servePolicy(true);
+    assessCost.rules.push(wrk(riskcheck, pools.assess, key));
+    await servePolicy(false);
   }
 }
 
@@ -373,6 +433,18 @@ if (starts.riskcheck.length > 0) {
     `start: bare Bun.serve to its first answer ${bare.toFixed(0)} ms, riskcheck serve to /healthz 200 ${served.toFixed(0)} ms: ${(served / bare).toFixed(1)}× (medians of ${starts.riskcheck.length} alternating starts; goal ≤ 4×)`,
   );
 }
+if (assessCost.assess.length > 0) {
+  const [email, ip, assessed, ruledCpu] = [assessCost.email, assessCost.ip, assessCost.assess, assessCost.rules].map(
+    (xs) => median(xs.map((x) => x.server_cpu_us)),
+  );
+  const non2xx = Object.values(assessCost).reduce((n, xs) => n + xs.reduce((m, x) => m + x.non2xx, 0), 0);
+  console.log(
+    `assess (an email and an address): ${assessed.toFixed(1)} µs CPU/req against an email check's ${email.toFixed(1)} + an IP check's ${ip.toFixed(1)}: ${(assessed / (email + ip)).toFixed(2)}× (goal ≤ 1.2×); ${Math.round(median(assessCost.assess.map(rps)))} req/s`,
+  );
+  console.log(
+    `assess with 50 rules: ${ruledCpu.toFixed(1)} µs CPU/req against ${assessed.toFixed(1)} without: ${((ruledCpu / assessed - 1) * 100).toFixed(1)} % more (goal ≤ 5 %); non-2xx ${non2xx}`,
+  );
+}
 const limitsShare =
   limitsCost.limited.length > 0
     ? 1 - median(limitsCost.limited.map(rps)) / median(limitsCost.unlimited.map(rps))
@@ -409,6 +481,7 @@ writeFileSync(
       limits_share: limitsShare,
       raw: results,
       limits: limitsCost,
+      assess: assessCost,
       postgres: onPostgres,
       memory,
       starts,
