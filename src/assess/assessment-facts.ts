@@ -9,8 +9,6 @@ import { ruleOf } from "../ip/verdict/reputation.ts";
 import type { Level } from "../ip/verdict/reputation-schema.ts";
 import { type Reason, type ReasonCode, reason } from "./reason-codes.ts";
 
-/** The reputation levels from the mildest up: a level's rank is its place here, so `at_least` compares numbers. */
-export const LEVELS_BY_RANK: readonly Level[] = Object.freeze(["ok", "informative", "suspicious", "warning", "bad"]);
 const RANK: Readonly<Record<Level, number>> = Object.freeze({
   ok: 0,
   informative: 1,

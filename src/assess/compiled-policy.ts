@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { kindBit } from "../ip/verdict/network-kinds.ts";
-import { type AssessmentFacts, type EmailSide, type IpSide, LEVELS_BY_RANK } from "./assessment-facts.ts";
+import type { AssessmentFacts, EmailSide, IpSide } from "./assessment-facts.ts";
+import { LEVELS_BY_RANK } from "./level-ranks.ts";
 import { DEFAULT_POLICY, defaultDecision } from "./default-policy.ts";
 import { FIELDS_BY_NAME } from "./policy-fields.ts";
 import {

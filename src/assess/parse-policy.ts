@@ -1,7 +1,7 @@
 import { normaliseDomain } from "../email/domain-name.ts";
 import { KIND_NAMES } from "../ip/verdict/network-kinds.ts";
 import { parseDateText, untilMs } from "../time/calendar-date.ts";
-import { LEVELS_BY_RANK } from "./assessment-facts.ts";
+import { LEVELS_BY_RANK } from "./level-ranks.ts";
 import { FIELDS_BY_NAME, type FieldType, OPERATORS, POLICY_FIELDS } from "./policy-fields.ts";
 import {
   type Condition,

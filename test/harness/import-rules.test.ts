@@ -281,7 +281,7 @@ test("keys, email, reports, admin, db and help start without Elysia, the web lay
   expect(files).toContain("cli/keys.ts"); // the reader follows the imports
   const heavy = [...files].filter(
     (f) =>
-      ["http", "scan"].includes(topFolder(f)) ||
+      ["checks", "http", "scan"].includes(topFolder(f)) ||
       f.startsWith("datasets/update/") ||
       ["datasets/load-snapshot.ts", "cli/serve.ts", "cli/update.ts"].includes(f),
   );
