@@ -66,7 +66,13 @@ export function parseRegionTable(text: string, file: string): Map<string, Geoloc
   return regions;
 }
 
+/** The canonical IANA names, listed once: a formatter made per row cost ~0.3 ms each at every start. */
+let canonicalZones: ReadonlySet<string> | undefined;
+
 function isTimeZone(name: string): boolean {
+  canonicalZones ??= new Set(Intl.supportedValuesOf("timeZone"));
+  if (canonicalZones.has(name)) return true;
+  // An alias ("Asia/Calcutta", "UTC") is not in the list, and is a zone all the same.
   try {
     new Intl.DateTimeFormat("en", { timeZone: name });
     return true;

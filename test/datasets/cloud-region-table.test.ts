@@ -53,6 +53,10 @@ describe("the cloud-region table", () => {
       timezone: "",
     });
   });
+  test("a time zone given by an alias of its canonical name is a time zone", () => {
+    expect(Intl.supportedValuesOf("timeZone")).not.toContain("Asia/Calcutta");
+    expect(table("aws:x,IN,,,Mumbai,19,72,Asia/Calcutta,s").get("aws:x")?.timezone).toBe("Asia/Calcutta");
+  });
   test.each([
     ["aws:x,XX,,,,,,,s", 'regions.csv:3: "XX" is not an ISO 3166-1 alpha-2 country code'],
     ["aws:x,DE,FR-IDF,Île-de-France,Paris,1,2,Europe/Paris,s", '"FR-IDF" is not an ISO 3166-2 subdivision of DE'],

@@ -77,7 +77,8 @@ function buildIndex(): Map<string, Map<string, string>> {
   return codes;
 }
 
-const INDEX = buildIndex();
+/** Built at the first lookup: only compiling a table from an MMDB asks, and a start that finds its tables compiled never does. */
+let index: Map<string, Map<string, string>> | undefined;
 const NONE = new Map<string, string>();
 
 /**
@@ -86,7 +87,8 @@ const NONE = new Map<string, string>();
  */
 export function subdivisionCode(country: string, name: string): string {
   if (!name) return "";
-  const keys = INDEX.get(country) ?? NONE;
+  index ??= buildIndex();
+  const keys = index.get(country) ?? NONE;
   const key = plainKey(country, name);
   return keys.get(compact(key)) || keys.get(loose(country, key)) || "";
 }
