@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type TableColumns, compileRecordTable } from "../ip/geo/compile-record-table.ts";
+import type { TableColumns } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
-import { type OpenedMmdb, openMmdb, parseMmdb } from "../ip/geo/mmdb.ts";
+import type { OpenedMmdb } from "../ip/geo/mmdb.ts";
 import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import {
   RECORD_TABLE_LAYOUT,
@@ -26,6 +26,18 @@ const TABLE_OUTPUTS = {
   "asn-isp": { mmdb: "asnIsp", table: "asnIspTable", columns: "owner" },
 } as const satisfies Record<string, { mmdb: VersionFile; table: VersionFile; columns: "geo" | "owner" }>;
 export type TableOutput = keyof typeof TABLE_OUTPUTS;
+
+/**
+ * The MMDB reader (maxmind) and the compiler, imported when an MMDB is read: a load that maps
+ * its compiled tables needs neither, and importing them was ~45 ms of a start's CPU.
+ */
+export async function tableCompiler() {
+  const [{ openMmdb, parseMmdb }, { compileRecordTable }] = await Promise.all([
+    import("../ip/geo/mmdb.ts"),
+    import("../ip/geo/compile-record-table.ts"),
+  ]);
+  return { openMmdb, parseMmdb, compileRecordTable };
+}
 
 function columnsFor(kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns {
   return kind === "geo" ? geoColumns(mmdb) : OWNER_COLUMNS;
@@ -53,12 +65,13 @@ function writeTable(root: string, output: TableOutput, bytes: Uint8Array): Compi
  * output carried over unchanged keeps the current version's table (a hard link) when it
  * is of this layout; any other is compiled, which decodes and checks every record.
  */
-export function compileVersionTables(
+export async function compileVersionTables(
   staging: string,
   records: Record<string, OutputRecord>,
   rebuilt: ReadonlySet<string>,
   currentRoot: string | null,
-): Record<string, OutputRecord> {
+): Promise<Record<string, OutputRecord>> {
+  const { parseMmdb, compileRecordTable } = await tableCompiler();
   const out = { ...records };
   for (const name of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
     const record = records[name];
@@ -140,6 +153,7 @@ export async function readVersionTable(
     }
   }
   const mmdbFile = versionFiles(root)[spec.mmdb];
+  const { openMmdb, compileRecordTable } = await tableCompiler();
   const mmdb = await openMmdb(mmdbFile);
   const table = compileRecordTable(mmdb, columnsFor(spec.columns, mmdb));
   if (!manifest)

@@ -1,9 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { compileRecordTable } from "../ip/geo/compile-record-table.ts";
 import { geoColumns } from "../ip/geo/geolocation.ts";
-import { type OpenedMmdb, openMmdb } from "../ip/geo/mmdb.ts";
 import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
@@ -11,7 +9,7 @@ import { type IndexFile, readIndexFile } from "../ip/indexes/range-index-file.ts
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
 import { type CuratedData, loadCuratedData } from "./curated-data.ts";
 import type { AsnKindSource } from "../ip/verdict/network-kinds.ts";
-import { type TableOutput, readVersionTable, recordTables } from "./compiled-tables.ts";
+import { type TableOutput, readVersionTable, recordTables, tableCompiler } from "./compiled-tables.ts";
 import type { CompiledTable } from "./manifest.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
@@ -63,18 +61,21 @@ export interface PreparedIp {
 
 type OperatorSlot = "city" | "country" | "owner" | "connectionType";
 
-/** MMDBs dropped into data/mmdb/, sorted by what their metadata says they are. */
-async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, OpenedMmdb | null>> {
-  const found: Record<OperatorSlot, OpenedMmdb | null> = {
+/**
+ * MMDBs dropped into data/mmdb/, sorted by what their metadata says they are, each compiled:
+ * they live outside the versions `update` writes, so every load compiles them.
+ */
+async function operatorTables(dir: string): Promise<Record<OperatorSlot, PreparedTable | null>> {
+  const found: Record<OperatorSlot, PreparedTable | null> = {
     city: null,
     country: null,
     owner: null,
     connectionType: null,
   };
-  if (!existsSync(dir)) return found;
-  for (const name of readdirSync(dir)
-    .filter((n) => n.endsWith(".mmdb"))
-    .sort()) {
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".mmdb")) : [];
+  if (names.length === 0) return found;
+  const { openMmdb, compileRecordTable } = await tableCompiler();
+  for (const name of names.sort()) {
     const mmdb = await openMmdb(join(dir, name));
     const type = mmdb.databaseType;
     const slot: OperatorSlot | null = /connection-type/i.test(type)
@@ -94,23 +95,18 @@ async function openOperatorMmdbs(dir: string): Promise<Record<OperatorSlot, Open
       );
     if (found[slot])
       throw new DatasetError(mmdb.file, `a second ${slot} database beside ${found[slot]!.file}`, "keep only one");
-    found[slot] = mmdb;
+    const columns =
+      slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
+    found[slot] = { table: compileRecordTable(mmdb, columns), file: mmdb.file };
   }
   return found;
 }
 
 /** The city database serving: the operator's file, else the source of the version's city-ipv4 (any GeoLite2 copy is "geolite2"). */
-function geoSourceName(operatorCity: OpenedMmdb | null, manifest: Manifest | null): string {
+function geoSourceName(operatorCity: PreparedTable | null, manifest: Manifest | null): string {
   if (operatorCity) return `mmdb/${basename(operatorCity.file)}`;
   const source = manifest?.outputs["city-ipv4"]?.sources[0] ?? "geolite2";
   return source.includes("geolite2") ? "geolite2" : source;
-}
-
-/** An operator's MMDB, compiled on every load: it lives outside the versions `update` writes. */
-function operatorTable(mmdb: OpenedMmdb, slot: OperatorSlot): PreparedTable {
-  const columns =
-    slot === "owner" ? OWNER_COLUMNS : slot === "connectionType" ? CONNECTION_TYPE_COLUMNS : geoColumns(mmdb);
-  return { table: compileRecordTable(mmdb, columns), file: mmdb.file };
 }
 
 /**
@@ -181,7 +177,7 @@ async function prepareIp(
   files: ReturnType<typeof dataFilesAt>,
 ): Promise<PreparedIp> {
   const notes: string[] = [];
-  const operator = await openOperatorMmdbs(files.operatorMmdbDir);
+  const operator = await operatorTables(files.operatorMmdbDir);
   const compiled = new Map<TableOutput, CompiledTable>();
   const version = async (output: TableOutput, file: string): Promise<PreparedTable> => {
     const table = await readVersionTable(versionRoot, manifest, output);
@@ -192,19 +188,15 @@ async function prepareIp(
   const vf = versionFiles(versionRoot);
   const [cityV4, cityV6, country, owner] = await Promise.all([
     operator.city
-      ? { ...operatorTable(operator.city, "city"), name: "city" }
+      ? { ...operator.city, name: "city" }
       : version("city-ipv4", files.cityV4).then((t) => ({ ...t, name: "city-ipv4" })),
     operator.city ? null : version("city-ipv6", files.cityV6),
-    operator.country ? operatorTable(operator.country, "country") : version("country", files.country),
+    operator.country ?? version("country", files.country),
     // An ASN/ISP database that `update` fetched serves when the operator has none of their own.
-    operator.owner
-      ? operatorTable(operator.owner, "owner")
-      : existsSync(vf.asnIsp)
-        ? version("asn-isp", files.asnIsp)
-        : null,
+    operator.owner ?? (existsSync(vf.asnIsp) ? version("asn-isp", files.asnIsp) : null),
   ]);
   await recordTables(versionRoot, compiled);
-  const connectionType = operator.connectionType && operatorTable(operator.connectionType, "connectionType");
+  const connectionType = operator.connectionType;
   const optionalIndex = (file: string, kind: "labels" | "places") =>
     existsSync(file) ? readIndexFile(file, kind) : null;
   const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, locationFile] = await Promise.all([

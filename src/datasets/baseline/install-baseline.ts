@@ -5,8 +5,7 @@ import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataDirKind, hasDatasetVersion, notADataDirectory } from "../data-dir-kind.ts";
 import { dataFiles } from "../data-layout.ts";
 import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
-import { parseSources } from "../update/sources.ts";
-import { type UpdateReport, runUpdate } from "../update/update.ts";
+import type { UpdateReport } from "../update/update.ts";
 import { activateVersion, withUpdateLock } from "../versions.ts";
 import { type Baseline, checkoutBaselineHere, decompressed, embeddedSeed, embeddedVersionFiles } from "./baseline.ts";
 
@@ -38,6 +37,11 @@ export async function installBaseline(
   baseline: Baseline,
   options: BaselineOptions,
 ): Promise<UpdateReport> {
+  // Imported here, not above: every `serve` imports this file, and only a data directory without a version needs the update.
+  const [{ parseSources }, { runUpdate }] = await Promise.all([
+    import("../update/sources.ts"),
+    import("../update/update.ts"),
+  ]);
   writeSeedFiles(dataDir, baseline.seed);
   const sourcesFile = dataFiles(dataDir).sources;
   const bundled = parseSources(await Bun.file(sourcesFile).text(), sourcesFile).filter((s) => s.url.startsWith("npm:"));
