@@ -60,8 +60,14 @@ const outfiles = release
   : [[undefined, "./dist/riskcheck"] as const];
 for (const [target, outfile] of outfiles) {
   const result = await Bun.build({
-    // The Worker a dataset load runs in is a program of its own inside the executable; the version's files are embedded.
-    entrypoints: ["./src/cli/main.ts", "./src/datasets/load-worker.ts", ...baseline.files],
+    // The Workers a dataset load and the SQLite checkpoints run in are programs of their own inside the
+    // executable; the version's files are embedded.
+    entrypoints: [
+      "./src/cli/main.ts",
+      "./src/datasets/load-worker.ts",
+      "./src/stores/sqlite/checkpoint-worker.ts",
+      ...baseline.files,
+    ],
     compile: { outfile, execArgv: SERVE_RUNTIME_FLAGS, ...(target ? { target } : {}) },
     root: "./src",
     naming: { asset: "[name].[ext]" },

@@ -13,6 +13,7 @@
 import { readFileSync } from "node:fs";
 import { Elysia } from "elysia";
 import { GcPacer, PACER_PERIOD_MS } from "../src/app/gc-pacer.ts";
+import { StorageHealth } from "../src/faults/storage-health.ts";
 import { TrafficCounter } from "../src/metrics/traffic-counter.ts";
 import { type AdmissionDeps, admit } from "../src/http/admission.ts";
 import { listen } from "../src/http/app.ts";
@@ -58,7 +59,7 @@ const deps: AdmissionDeps = {
 };
 const traffic = new TrafficCounter();
 const app = new Elysia({ strictPath: true, systemRouter: false })
-  .use(lifecycle(new RequestMetrics(), console.error))
+  .use(lifecycle(new RequestMetrics(), new StorageHealth(Date.now), console.error))
   .get("/v1/ip-reputation-check", ({ request }) => {
     traffic.served++;
     const admission = admit(deps, request, { permission: "check", usage: "ip", quotaUnits: 1 });

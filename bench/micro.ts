@@ -25,6 +25,8 @@ import { RateLimiter } from "../src/limits/rate-limiter.ts";
 import { sqliteStores } from "../src/stores/sqlite/stores.ts";
 import { openAdminPassword, wireApp } from "../src/app/wiring.ts";
 import { AuditTrail } from "../src/audit/audit-trail.ts";
+import { SqliteWrites } from "../src/stores/sqlite/lock-wait.ts";
+import { DEFAULT_OVERRIDE_LIMITS } from "../src/email/overrides.ts";
 import { makeAddressPool, makeEmailPool } from "./pools.ts";
 
 const DATA = resolve(import.meta.dir, "../data");
@@ -45,12 +47,12 @@ function bench(name: string, fn: (i: number) => unknown, iterations = 300_000): 
 
 const db = openDatabase(":memory:");
 const signal = inMemoryChangeSignal();
-const keys = new SqliteKeyStore(db, signal);
+const keys = new SqliteKeyStore(db, new SqliteWrites(db), signal);
 const { secret, key } = await keys.create({ name: "bench" });
 const authenticator = new KeyAuthenticator(new SqliteKeyIndex(db, signal));
 const limiter = new RateLimiter();
 const policy = { perMinute: 1e12, burst: 1e12 };
-const usage = new UsageRecorder(new SqliteUsageStore(db));
+const usage = new UsageRecorder(new SqliteUsageStore(db, new SqliteWrites(db)));
 const ip = snapshot.ip;
 const v4 = parsed.filter((p) => p.version === 4);
 const v6 = parsed.filter((p) => p.version === 6);
@@ -97,7 +99,7 @@ bench("usage record", () => usage.record(key.id, "ip", "ok", Date.now()));
 
 // The whole request path in-process: the app's own fetch, on prebuilt requests (which name the address, so no server is asked).
 const appStores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
-const appAudit = new AuditTrail(appStores.audit, { now: Date.now, logError: console.error });
+const appAudit = new AuditTrail(appStores, { now: Date.now, logError: console.error });
 const { deps, keys: appKeys } = await wireApp({
   stores: appStores,
   audit: appAudit,
@@ -109,6 +111,7 @@ const { deps, keys: appKeys } = await wireApp({
   logError: console.error,
   refreshState: () => null,
   reports: DEFAULT_REPORT_SETTINGS,
+  overrideLimits: DEFAULT_OVERRIDE_LIMITS,
   metricsToken: null,
 });
 // What the server calls for every request; the API's routes answer synchronously.

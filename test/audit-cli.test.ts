@@ -49,8 +49,9 @@ describe.each(DATABASES)("$name", (database) => {
     expect((await run(["keys", "revoke", created.id], env)).code).toBe(1);
     await ok(["email", "deny", "mailinator.example", "--reason", "throwaway", "--until", "2099-01-01"]);
     await ok(["email", "remove", "mailinator.example"]);
-    await ok(["ip", "deny", "203.0.113.0/24", "--reason", "credential stuffing"]);
-    expect((await run(["ip", "remove", "198.51.100.1"], env)).code).toBe(2);
+    await ok(["ip", "deny", "81.2.69.0/24", "--reason", "credential stuffing"]);
+    await ok(["ip", "allow", "0.0.0.0/0", "--reason", "a drill", "--force"]);
+    expect((await run(["ip", "remove", "81.2.70.1"], env)).code).toBe(2);
     await ok(["reports", "delete", "--ip", "192.0.2.9"]);
     const password = "correct horse battery staple";
     await ok(["admin", "set-password"], password);
@@ -67,6 +68,7 @@ describe.each(DATABASES)("$name", (database) => {
       "key.revoked failed",
       "email_override.added succeeded",
       "email_override.removed succeeded",
+      "ip_override.added succeeded",
       "ip_override.added succeeded",
       "ip_override.removed failed",
       "reports.deleted succeeded",
@@ -87,10 +89,14 @@ describe.each(DATABASES)("$name", (database) => {
       until: { before: null, after: "2099-01-02T00:00:00.000Z" },
     });
     expect(byAction("ip_override.removed")).toMatchObject({
-      target: "198.51.100.1",
+      target: "81.2.70.1",
       detail: "there was no line for it",
     });
     expect(byAction("reports.deleted")).toMatchObject({ target: "address 192.0.2.9", detail: "0 report(s)" });
+    expect(listed.find((e: { target: string }) => e.target === "0.0.0.0/0")).toMatchObject({
+      action: "ip_override.added",
+      detail: "forced: a range broader than /8",
+    });
 
     // Export: one JSON object a line, oldest first, the same events; the file the setting names, the same again.
     const exported = await ok(["audit", "export", "--since", "2000-01-01"]);

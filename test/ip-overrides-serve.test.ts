@@ -127,6 +127,9 @@ describe("IP override lines in a running server", () => {
     [["ip", "deny", "AS0", "--reason", "x"], "is not an AS number"],
     [["ip", "deny", "mailinator.com", "--reason", "x"], "is not an IP address, a CIDR range or an AS number"],
     [["ip", "allow", "81.2.69.142", "--reason", "x", "--until", "2020-01-01"], "has already passed"],
+    [["ip", "allow", "0.0.0.0/0", "--reason", "x"], "is broader than a /8"],
+    [["ip", "allow", "10.0.0.0/8", "--reason", "x", "--force"], "lies in special-purpose space (private use)"],
+    [["ip", "allow", "81.2.69.142", "--reason", "ticket\u001b]0;pwned\u0007 4711"], "one line of text"],
   ])("%j is refused with a usage error naming the problem", (args, message) => {
     const refused = runCli(args, env);
     expect(refused.code).toBe(2);

@@ -2,6 +2,7 @@ import { checkNewPassword } from "../dashboard/admin-password.ts";
 import { PROXY_HEADERS, type ProxyHeader, parseTrustedProxies } from "../ip/address/client-address.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "../ip/verdict/reputation.ts";
 import { DEFAULT_EVIDENCE_RULE, EVIDENCE_RULES } from "../email/evidence-rule.ts";
+import { DEFAULT_OVERRIDE_LIMITS } from "../email/overrides.ts";
 import { problemWithDatabaseUrl } from "../stores/postgres/connection-url.ts";
 import { parseDuration } from "../time/duration.ts";
 import { MAX_TIMER_MS } from "../time/long-timeout.ts";
@@ -348,8 +349,28 @@ export const SERVER_SETTINGS = {
       default: null,
       description:
         "Also write each audit event as one JSON line: stdout (for a CLI command: its standard error), or a file " +
-        "appended to; every command reads it",
+        "appended to, made 0600, never through a symbolic link; every command reads it, and a CLI command run on " +
+        "the server's data directory without it writes to the server's file",
       read: text,
+    }),
+  },
+  /** How many override lines of each kind are kept, and how many of them one API key may add. */
+  overrideLimits: {
+    lines: setting({
+      variable: "RISKCHECK_MAX_OVERRIDE_LINES",
+      readBy: ["serve", "email allow", "email deny", "ip allow", "ip deny"],
+      default: String(DEFAULT_OVERRIDE_LIMITS.lines),
+      description:
+        "Override lines kept of each kind, IP and email: a new line beyond it is refused (409 limit_reached for the admin API)",
+      read: wholeNumbers(1),
+    }),
+    linesPerKey: setting({
+      variable: "RISKCHECK_MAX_OVERRIDE_LINES_PER_KEY",
+      readBy: ["serve"],
+      default: String(DEFAULT_OVERRIDE_LIMITS.linesPerKey),
+      description:
+        "Override lines of each kind one API key may add through /v1/overrides: a new line beyond it is refused (409 limit_reached)",
+      read: wholeNumbers(1),
     }),
   },
 } as const satisfies SettingsTable;

@@ -19,6 +19,7 @@ import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
 import { openStores } from "../stores/open.ts";
 import { openAdminPassword, wireApp } from "./wiring.ts";
 import { openAuditTrail } from "./audit-wiring.ts";
+import { storageFaultOf } from "../faults/storage-fault.ts";
 import { serverActor } from "../audit/actors.ts";
 import { pruneAuditLog } from "../audit/audit-retention.ts";
 import { OverrideExpiries } from "../audit/override-expiries.ts";
@@ -162,10 +163,12 @@ export async function startServer(
     logError: log.error,
     refreshState: () => refresh?.scheduler.state() ?? null,
     warningCommands: warningCommands(config),
+    privatePaths: { [resolve(config.dataDir)]: "the data directory" },
     metricsToken: config.metricsToken,
     reports: config.reports,
     audit,
     mail,
+    overrideLimits: config.overrideLimits,
   });
   const reloads = datasetReloads(config, snapshots, wired.overrides, log);
   refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
@@ -174,6 +177,8 @@ export async function startServer(
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   log.info(`riskcheck listening on ${url} (data: ${config.dataDir}, database: ${stores.description})`);
   startRefresh(config, refresh, snapshot, log);
+  // With the commands to paste, paths included: /healthz, which anyone may read, names them only.
+  for (const warning of wired.deps.dashboard.warnings()) log.info(`datasets: warning: ${warning}`);
   if (!(await wired.keys.list()).some((k) => k.revokedAt === null)) {
     log.info(
       `No API key yet. Create one with: ${hint(config, "keys create --name my-app")} (or in the dashboard at ${url}/dashboard)`,
@@ -325,39 +330,31 @@ function startTimers(
   log: Log,
   onFatal: (reason: string) => void,
 ): () => void {
-  const { usage, serving, overrides, reportWatch, policy, policyCounts } = wired;
+  const { usage, serving, overrides, reportWatch, policy, policyCounts, storage } = wired;
+  /** A background job's failure: logged, and, when the database failed, seen by /healthz. */
+  const failed = (what: string) => (err: Error) => {
+    const fault = storageFaultOf(err);
+    // Every second while the database is away: said once a spell, as the requests' faults are.
+    if (fault === null || storage.noted(fault)) log.error(`${what}: ${err.message}`);
+  };
   const upkeep = setInterval(async () => {
-    await usage.flush().catch((err: Error) => log.error(`usage flush failed, will retry: ${err.message}`));
-    await policyCounts
-      .flush(stores.policy)
-      .catch((err: Error) => log.error(`assessment counts: storing them failed, will retry: ${err.message}`));
-    await serving
-      .tick(Date.now())
-      .catch((err: Error) => log.error(`quota: giving back idle leases failed, will retry: ${err.message}`));
+    await usage.flush().catch(failed("usage flush failed, will retry"));
+    await policyCounts.flush(stores.policy).catch(failed("assessment counts: storing them failed, will retry"));
+    await serving.tick(Date.now()).catch(failed("quota: giving back idle leases failed, will retry"));
   }, config.usageFlushMs);
   // An override line takes effect, or expires, within this: the operator's word needs no update.
   const overrideWatch = setInterval(() => {
-    overrides
-      .refreshEmail()
-      .catch((err: Error) =>
-        log.error(`email overrides: reading them failed, the lines in force stay: ${err.message}`),
-      );
+    overrides.refreshEmail().catch(failed("email overrides: reading them failed, the lines in force stay"));
   }, OVERRIDE_CHECK_MS);
   const ipOverrideWatch = setInterval(() => {
-    overrides
-      .refreshIp()
-      .catch((err: Error) => log.error(`IP overrides: reading them failed, the lines in force stay: ${err.message}`));
+    overrides.refreshIp().catch(failed("IP overrides: reading them failed, the lines in force stay"));
   }, IP_OVERRIDE_CHECK_MS);
   const policyWatch = setInterval(() => {
-    policy
-      .refresh()
-      .catch((err: Error) => log.error(`policy: reading the rules failed, the policy in force stays: ${err.message}`));
+    policy.refresh().catch(failed("policy: reading the rules failed, the policy in force stays"));
   }, POLICY_CHECK_MS);
   // Reports accepted by other instances, and deletions from anywhere, reach this one's verdicts within 10 s.
   const reportSync = setInterval(() => {
-    reportWatch
-      .refresh()
-      .catch((err: Error) => log.error(`reports: reading them failed, the counts in force stay: ${err.message}`));
+    reportWatch.refresh().catch(failed("reports: reading them failed, the counts in force stay"));
   }, REPORT_CHECK_MS);
   // `riskcheck update` swaps the data/current link; notice it without a signal too.
   const versionWatch = setInterval(() => {
@@ -372,11 +369,7 @@ function startTimers(
     }
   }, VERSION_CHECK_MS);
   const server = wired.audit.as(serverActor());
-  const expiries = new OverrideExpiries(
-    async () => ({ email: await stores.emailOverrides.list(), ip: await stores.ipOverrides.list() }),
-    server,
-    config.audit.retentionMs,
-  );
+  const expiries = new OverrideExpiries(overrides.watches, server, config.audit.retentionMs);
   const ruleExpiries = new RuleExpiries(
     async () => (await stores.policy.read()).rules,
     server,
@@ -385,15 +378,11 @@ function startTimers(
   let auditChecks = 0;
   // Expired override lines are recorded within a minute; the log is pruned hourly, and first a minute after start.
   const auditUpkeep = setInterval(async () => {
-    await expiries
-      .check(Date.now())
-      .catch((err: Error) => log.error(`audit: recording expired override lines failed, will retry: ${err.message}`));
-    await ruleExpiries
-      .check(Date.now())
-      .catch((err: Error) => log.error(`audit: recording expired rules failed, will retry: ${err.message}`));
+    await expiries.check(Date.now()).catch(failed("audit: recording expired override lines failed, will retry"));
+    await ruleExpiries.check(Date.now()).catch(failed("audit: recording expired rules failed, will retry"));
     if (auditChecks++ % AUDIT_PRUNES_EVERY_CHECKS === 0)
-      await pruneAuditLog(server, config.audit.retentionMs, Date.now()).catch((err: Error) =>
-        log.error(`audit: pruning the log failed, will retry: ${err.message}`),
+      await pruneAuditLog(server, config.audit.retentionMs, Date.now()).catch(
+        failed("audit: pruning the log failed, will retry"),
       );
   }, AUDIT_CHECK_MS);
   const pacer = new GcPacer(wired.deps.traffic);

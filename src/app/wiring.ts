@@ -6,7 +6,9 @@ import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverri
 import { PolicyCounts } from "../assess/policy-counts.ts";
 import { PolicyWatch } from "../assess/policy-watch.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
-import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
+import { ipOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
+import type { OverrideLimits } from "../email/overrides.ts";
+import { StorageHealth } from "../faults/storage-health.ts";
 import { ipAnswerJson } from "../ip/answer/ip-answer.ts";
 import type { IpAnswer } from "../ip/answer/ip-answer-schema.ts";
 import { AdminPassword } from "../dashboard/admin-password.ts";
@@ -21,7 +23,7 @@ import { ReportOutcomes } from "../metrics/report-outcomes.ts";
 import { LocalReportIndex } from "../reports/local-report-index.ts";
 import type { ReportSettings } from "../reports/report.ts";
 import { ReportWatch } from "../reports/report-watch.ts";
-import type { Stores } from "../stores/stores.ts";
+import type { StoreWrites, Stores } from "../stores/stores.ts";
 import { serverActor } from "../audit/actors.ts";
 import type { AuditTrail } from "../audit/audit-trail.ts";
 import { recordSchemaChange } from "./audit-wiring.ts";
@@ -38,15 +40,22 @@ export interface WiringInput {
   logError: (line: string) => void;
   /** The automatic refresh's state; null when it is off. */
   refreshState: () => RefreshState | null;
-  /** The command lines the dataset warnings name, as this program was run; by their names alone when left out. */
+  /**
+   * The command lines the dataset warnings name, as this program was run, for the log and the
+   * dashboard; by their names alone when left out, and always on /healthz, which anyone may read.
+   */
   warningCommands?: WarningCommands;
+  /** The install's paths (the data directory), said as their names on /healthz. */
+  privatePaths?: Readonly<Record<string, string>>;
   /** When set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | null;
   reports: ReportSettings;
   /** Where administrative acts are recorded. */
-  audit: AuditTrail;
+  audit: AuditTrail<StoreWrites>;
   /** DNS evidence for the email check (a resolver is configured); none when absent. */
   mail?: MailEvidence | null;
+  /** How many override lines the server keeps. */
+  overrideLimits: OverrideLimits;
 }
 
 /**
@@ -56,7 +65,7 @@ export interface WiringInput {
  */
 export function openAdminPassword(
   stores: Stores,
-  audit: AuditTrail,
+  audit: AuditTrail<StoreWrites>,
   environmentPassword: string | null,
 ): Promise<AdminPassword> {
   const server = audit.as(serverActor());
@@ -77,21 +86,28 @@ export async function wireApp(input: WiringInput) {
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
-  const emailWatch = new OverrideWatch(stores.emailOverrides, now);
-  const ipWatch = new IpOverrideWatch(stores.ipOverrides, now);
-  /** The snapshot with the override lines in force: every snapshot served passes through here. */
+  /** For /healthz, which needs no key: the commands by their names alone, and no path of the install. */
+  const publicWarnings = () =>
+    datasetWarnings(input.snapshots.current(), input.refreshState(), now()).map((line) =>
+      Object.entries(input.privatePaths ?? {}).reduce((text, [path, name]) => text.replaceAll(path, name), line),
+    );
+  const emailWatch = new OverrideWatch(stores.emailOverrides, (line) => line.domain, now);
+  const ip = ipOverrideWatch(stores.ipOverrides, now);
+  /** The snapshot with the override lines in force, which the watches change in place: every snapshot served passes through here. */
   const withOverrides = (snapshot: Snapshot): Snapshot =>
-    snapshotWithOverrides(snapshot, { email: emailWatch.active, ip: ipWatch.active });
-  await Promise.all([emailWatch.refresh(), ipWatch.refresh()]);
+    snapshotWithOverrides(snapshot, { email: emailWatch.active, ip: ip.lines });
+  await Promise.all([emailWatch.refresh(), ip.watch.refresh()]);
   input.snapshots.replace(withOverrides(input.snapshots.current()));
-  /** Reads one kind's lines again (when its store changed) and serves them if the lines in force changed. */
-  const refreshing = (watch: { refresh(): Promise<boolean> }) => async (): Promise<void> => {
-    if (await watch.refresh()) input.snapshots.replace(withOverrides(input.snapshots.current()));
+  const overrides = {
+    withOverrides,
+    watches: { email: emailWatch, ip: ip.watch },
+    refreshEmail: async () => void (await emailWatch.refresh()),
+    refreshIp: async () => void (await ip.watch.refresh()),
   };
-  const overrides = { withOverrides, refreshEmail: refreshing(emailWatch), refreshIp: refreshing(ipWatch) };
   const policy = new PolicyWatch(stores.policy, now);
   await policy.refresh();
   const policyCounts = new PolicyCounts();
+  const storage = new StorageHealth(now);
   const batchItems = new BatchItemMetrics();
   const authenticator = new KeyAuthenticator(serving.keys, now);
   const reportIndex = new LocalReportIndex(input.reports.windowMs, now, (keyId) => authenticator.isActive(keyId));
@@ -126,6 +142,7 @@ export async function wireApp(input: WiringInput) {
       refreshOverrides: overrides.refreshEmail,
       ipOverrides: stores.ipOverrides,
       refreshIpOverrides: overrides.refreshIp,
+      overrideLimits: input.overrideLimits,
       checkAddress: (ip) => {
         const snapshot = input.snapshots.current();
         return JSON.parse(ipAnswerJson(snapshot.ip, ip, snapshot.sources, reportIndex)) as IpAnswer;
@@ -156,8 +173,10 @@ export async function wireApp(input: WiringInput) {
       ip: stores.ipOverrides,
       refreshEmail: overrides.refreshEmail,
       refreshIp: overrides.refreshIp,
+      limits: input.overrideLimits,
     },
-    warnings,
+    storage,
+    warnings: publicWarnings,
     audit,
     refreshState: input.refreshState,
     mail: input.mail ?? null,
@@ -173,7 +192,8 @@ export async function wireApp(input: WiringInput) {
       token: input.metricsToken,
       startedMs,
       now,
+      storage,
     },
   };
-  return { deps, keys, usage, serving, overrides, reportWatch, audit, policy, policyCounts };
+  return { deps, keys, usage, serving, overrides, reportWatch, audit, policy, policyCounts, storage };
 }

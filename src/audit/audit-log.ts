@@ -28,11 +28,6 @@ export interface AuditLog {
   read(filter: AuditFilter, page: AuditPage): Promise<AuditEntry[]>;
   /** Removes the events before the ISO instant; how many went. */
   prune(before: string): Promise<number>;
-  /**
-   * Whether an act's failure can be recorded here: not when the failure was this database
-   * being unavailable (SQLite locked by another process), which recording would wait out again.
-   */
-  canRecordFailure(err: unknown): boolean;
 }
 
 /** A stored row as both databases give it back. */

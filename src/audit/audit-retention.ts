@@ -6,7 +6,7 @@ import type { AuditRecorder } from "./audit-trail.ts";
  */
 export async function pruneAuditLog(audit: AuditRecorder, retentionMs: number, nowMs: number): Promise<number> {
   const before = new Date(nowMs - retentionMs).toISOString();
-  const pruned = await audit.trail.log.prune(before);
+  const pruned = await audit.log.prune(before);
   if (pruned > 0)
     await audit.record("audit.pruned", "audit log", {
       detail: `${pruned} event(s) from before ${before} (RISKCHECK_AUDIT_RETENTION)`,

@@ -30,8 +30,11 @@ function keyChange(before: KeyRecord | null, after: KeyRecord): AuditChange {
   return change;
 }
 
-/** The key store, every change recorded in the audit log by `audit`'s actor: created, updated, rotated, revoked, or the failure. */
-export function auditedKeyStore(keys: KeyStore, audit: AuditRecorder): KeyStore {
+/**
+ * The key store, every change recorded in the audit log by `audit`'s actor, in the change's own
+ * transaction: created, updated, rotated, revoked, or the failure.
+ */
+export function auditedKeyStore(keys: KeyStore, audit: AuditRecorder<{ readonly keys: KeyStore }>): KeyStore {
   const changed = ({ before, after }: KeyChange) => ({ target: keyTarget(after), change: keyChange(before, after) });
   /** The target a failure names: the key with that id, as the log names keys, else the words given. */
   const named = async (idOrName: string) => {
@@ -45,16 +48,16 @@ export function auditedKeyStore(keys: KeyStore, audit: AuditRecorder): KeyStore 
       audit.act(
         "key.created",
         input.name,
-        () => keys.create(input, now),
+        (tx) => tx.keys.create(input, now),
         ({ key }) => ({ target: keyTarget(key), change: keyChange(null, key) }),
       ),
     update: async (idOrName, changes) =>
-      audit.act("key.updated", await named(idOrName), () => keys.update(idOrName, changes), changed),
+      audit.act("key.updated", await named(idOrName), (tx) => tx.keys.update(idOrName, changes), changed),
     rotate: async (idOrName, graceMs, now) =>
       audit.act(
         "key.rotated",
         await named(idOrName),
-        () => keys.rotate(idOrName, graceMs, now),
+        (tx) => tx.keys.rotate(idOrName, graceMs, now),
         (rotated) => ({
           ...changed(rotated),
           detail: `new secret ${rotated.after.prefix}…; the previous one ${rotated.after.previousSecretEndsAt === null ? "stopped at once" : `works until ${rotated.after.previousSecretEndsAt}`}`,
@@ -64,7 +67,7 @@ export function auditedKeyStore(keys: KeyStore, audit: AuditRecorder): KeyStore 
       audit.act(
         "key.revoked",
         await named(idOrName),
-        () => keys.revoke(idOrName, now),
+        (tx) => tx.keys.revoke(idOrName, now),
         (after) => ({ target: keyTarget(after), change: { revokedAt: { before: null, after: after.revokedAt } } }),
       ),
   };

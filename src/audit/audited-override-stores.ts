@@ -1,10 +1,17 @@
-import type { OverrideLine, OverrideStore } from "../email/overrides.ts";
+import {
+  type LineStore,
+  OverrideError,
+  type OverrideLimits,
+  type OverrideLine,
+  type OverrideStore,
+  sameWords,
+} from "../email/overrides.ts";
 import type { IpOverrideLine, IpOverrideStore } from "../ip/overrides/ip-override.ts";
 import type { AuditChange } from "./audit-event.ts";
 import type { AuditRecorder } from "./audit-trail.ts";
 
 /** What an override line says, as the log records it: the author typed is the actor's business. */
-type LineWords = Pick<OverrideLine, "action" | "reason" | "until">;
+type LineWords = Pick<OverrideLine, "action" | "reason" | "until" | "keyId">;
 
 /** The words that differ between a line as it was and as it is (null: no line). */
 export function lineChange(before: LineWords | null, after: LineWords | null): AuditChange {
@@ -17,53 +24,128 @@ export function lineChange(before: LineWords | null, after: LineWords | null): A
   return change;
 }
 
-interface LineStore<L> {
-  list(): Promise<L[]>;
-  put(line: L): Promise<void>;
+/** The stores an override act writes, by kind. */
+export interface OverrideWrites {
+  readonly emailOverrides: OverrideStore;
+  readonly ipOverrides: IpOverrideStore;
+}
+
+/** What a put did: the line stored, and whether it replaced one (`before`) or found it as asked already (`changed` false). */
+export interface PutOutcome<L> {
+  readonly line: L;
+  readonly before: L | null;
+  readonly changed: boolean;
+}
+
+/** The lines of one kind, read as stored, every change recorded by `audit`'s actor in the change's own transaction. */
+export interface AuditedLines<L> extends Pick<LineStore<L>, "list" | "page" | "find"> {
+  /**
+   * Adds the line or replaces the one for its target; a line already there as asked is left
+   * as it is, and nothing is recorded. A new line beyond the limits is refused (OverrideError
+   * `limit_reached`), and the refusal recorded. `detail` says more on the record (a forced breadth).
+   */
+  put(line: L, detail?: string | null): Promise<PutOutcome<L>>;
+  /** Whether there was a line to remove; a removal that found none is recorded as failed. */
   remove(target: string): Promise<boolean>;
 }
 
-/** put and remove of one kind of line, recorded: a removal that found no line is a failed one. */
 function auditedLines<L extends LineWords>(
   store: LineStore<L>,
-  audit: AuditRecorder,
+  linesOf: (tx: OverrideWrites) => LineStore<L>,
+  audit: AuditRecorder<OverrideWrites>,
   kind: "email_override" | "ip_override",
   targetOf: (line: L) => string,
-): LineStore<L> {
-  const current = async (target: string) => (await store.list()).find((line) => targetOf(line) === target) ?? null;
+  limits: OverrideLimits,
+): AuditedLines<L> {
   return {
     list: () => store.list(),
-    put: async (line) => {
-      const before = await current(targetOf(line));
-      await audit.act(
+    page: (filter, after, limit) => store.page(filter, after, limit),
+    find: (target) => store.find(target),
+    put: (line, detail = null) =>
+      audit.act(
         `${kind}.added`,
         targetOf(line),
-        () => store.put(line),
-        () => ({ change: lineChange(before, line), detail: before === null ? null : "replaced the line there was" }),
-      );
-    },
-    remove: async (target) => {
-      const before = await current(target);
-      return audit.act(
-        `${kind}.removed`,
-        target,
-        () => store.remove(target),
-        (removed) =>
-          removed ? { change: lineChange(before, null) } : { outcome: "failed", detail: "there was no line for it" },
-      );
-    },
+        async (tx): Promise<PutOutcome<L>> => {
+          const lines = linesOf(tx);
+          const before = await lines.find(targetOf(line));
+          if (before !== null && sameWords(before, line)) return { line: before, before, changed: false };
+          if (before === null)
+            refuseBeyondLimits(await lines.counts(line.keyId ?? null), line.keyId !== undefined, limits);
+          await lines.put(line);
+          return { line, before, changed: true };
+        },
+        ({ before, changed }) =>
+          changed
+            ? {
+                change: lineChange(before, line),
+                detail:
+                  [before === null ? null : "replaced the line there was", detail].filter(Boolean).join("; ") || null,
+              }
+            : null,
+      ),
+    remove: (target) =>
+      audit
+        .act(
+          `${kind}.removed`,
+          target,
+          async (tx) => {
+            const lines = linesOf(tx);
+            const before = await lines.find(target);
+            if (before !== null) await lines.remove(target);
+            return before;
+          },
+          (before) =>
+            before === null
+              ? { outcome: "failed", detail: "there was no line for it" }
+              : { change: lineChange(before, null) },
+        )
+        .then((before) => before !== null),
   };
+}
+
+/** A new line is refused once its kind holds `limits.lines`, or its API key has added `limits.linesPerKey`. */
+function refuseBeyondLimits(counts: { total: number; byKey: number }, byKey: boolean, limits: OverrideLimits): void {
+  if (counts.total >= limits.lines)
+    throw new OverrideError(
+      `there are ${counts.total} lines of this kind already, the most the server keeps (RISKCHECK_MAX_OVERRIDE_LINES): remove some first`,
+      "limit_reached",
+    );
+  if (byKey && counts.byKey >= limits.linesPerKey)
+    throw new OverrideError(
+      `this API key has added ${counts.byKey} lines of this kind, the most one key may ` +
+        `(RISKCHECK_MAX_OVERRIDE_LINES_PER_KEY): remove some first`,
+      "limit_reached",
+    );
 }
 
 /** The email override lines, every addition and removal recorded by `audit`'s actor. */
-export function auditedEmailOverrides(store: OverrideStore, audit: AuditRecorder): OverrideStore {
-  return auditedLines<OverrideLine>(store, audit, "email_override", (line) => line.domain);
+export function auditedEmailOverrides(
+  store: OverrideStore,
+  audit: AuditRecorder<OverrideWrites>,
+  limits: OverrideLimits,
+): AuditedLines<OverrideLine> {
+  return auditedLines(
+    store,
+    (tx) => tx.emailOverrides,
+    audit,
+    "email_override",
+    (line) => line.domain,
+    limits,
+  );
 }
 
 /** The IP override lines, likewise. */
-export function auditedIpOverrides(store: IpOverrideStore, audit: AuditRecorder): IpOverrideStore {
-  return {
-    ...auditedLines<IpOverrideLine>(store, audit, "ip_override", (line) => line.target),
-    generation: () => store.generation(),
-  };
+export function auditedIpOverrides(
+  store: IpOverrideStore,
+  audit: AuditRecorder<OverrideWrites>,
+  limits: OverrideLimits,
+): AuditedLines<IpOverrideLine> {
+  return auditedLines(
+    store,
+    (tx) => tx.ipOverrides,
+    audit,
+    "ip_override",
+    (line) => line.target,
+    limits,
+  );
 }

@@ -43,15 +43,21 @@ function replacement({ before, after }: EditResult): { change: AuditChange; deta
   };
 }
 
-/** The rules read and edited, every edit recorded by `audit`'s actor: an edit that meets no rule or breaks a limit is a failed one. */
-export function auditedPolicy(store: PolicyStore, audit: AuditRecorder): PolicyEditor {
+/**
+ * The rules read and edited, every edit recorded by `audit`'s actor in the edit's transaction: an edit that meets no
+ * rule or breaks a limit is a failed one.
+ */
+export function auditedPolicy(
+  store: PolicyStore,
+  audit: AuditRecorder<{ readonly policy: PolicyStore }>,
+): PolicyEditor {
   return {
     read: () => store.read(),
     apply: (edit) =>
       audit.act(
         edit.action === "replaced" ? "policy.replaced" : `policy_rule.${edit.action}`,
         edit.target,
-        () => editPolicy(store, edit),
+        (tx) => editPolicy(tx.policy, edit),
         (result) =>
           edit.action === "replaced"
             ? replacement(result)

@@ -21,7 +21,7 @@ export async function setPassword({ values }: ParsedCommandLine<typeof ADMIN_SET
     await audit.act(
       `admin_password.${how}`,
       "dashboard",
-      () => setAdminPassword(adminPassword, password),
+      (tx) => setAdminPassword(tx.adminPassword, password),
       () => ({ detail: "every dashboard session was signed out" }),
     );
   });

@@ -3,11 +3,11 @@ import { resolve as resolvePath } from "node:path";
 import { type Config, ownDbPath } from "../app/config.ts";
 import { openStores } from "../stores/open.ts";
 import { dataDirKind, notADataDirectory } from "../datasets/data-dir-kind.ts";
-import type { Stores } from "../stores/stores.ts";
+import type { StoreWrites } from "../stores/stores.ts";
 import { cliActor } from "../audit/actors.ts";
 import type { AuditRecorder } from "../audit/audit-trail.ts";
 import type { Actor } from "../audit/audit-event.ts";
-import { auditedStores, openAuditTrail, recordSchemaChange } from "../app/audit-wiring.ts";
+import { type AuditedStores, auditedStores, openAuditTrail, recordSchemaChange } from "../app/audit-wiring.ts";
 
 /** The flags a command was given that choose its SQLite file. */
 type DatabaseFlags = { readonly "data-dir"?: string; readonly db?: string };
@@ -58,7 +58,7 @@ function prepareDatabase(config: Config, values: DatabaseFlags): () => void {
 }
 
 /** What a command does with the stores: every key and override change it makes is on the record, and `audit` records the rest. */
-type StoresUse<T> = (stores: Stores, audit: AuditRecorder) => Promise<T>;
+type StoresUse<T> = (stores: AuditedStores, audit: AuditRecorder<StoreWrites>) => Promise<T>;
 
 /**
  * Runs `use` on the configured database's stores, as the CLI's user on this host, and closes
@@ -76,7 +76,7 @@ export async function withStores<T>(config: Config, use: StoresUse<T>, actor: Ac
       false,
     ).as(actor);
     await recordSchemaChange(stores, audit);
-    return await use(auditedStores(stores, audit), audit);
+    return await use(auditedStores(stores, audit, config.overrideLimits), audit);
   } finally {
     await stores.close();
   }

@@ -2,10 +2,16 @@ import { currentUser } from "../audit/actors.ts";
 import { loadConfig } from "../app/config.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { hint } from "../app/self-command.ts";
-import { OverrideError, type OverrideLine, activeOverrides, overrideLine } from "../email/overrides.ts";
+import {
+  OverrideError,
+  type OverrideLine,
+  activeOverrides,
+  overrideLine,
+  publicSuffixForced,
+} from "../email/overrides.ts";
 import { normaliseDomain } from "../email/domain-name.ts";
 import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
-import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
+import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT, settingVariables } from "./commands.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
 import { untilText } from "../time/calendar-date.ts";
@@ -29,7 +35,8 @@ export const UNTIL = {
 const FORCE = {
   name: "force",
   type: "boolean",
-  description: "Accept a public suffix (co.uk, com): the line then covers every domain registered under it",
+  description:
+    "Accept a public suffix (co.uk, com, github.io): the line then covers every domain registered under it; recorded as forced",
 } as const satisfies FlagSpec;
 export const AUTHOR = {
   name: "author",
@@ -49,6 +56,7 @@ export const EMAIL_ALLOW = {
   details: [SETTLES],
   operand: DOMAIN,
   flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
+  environment: settingVariables("email allow"),
   examples: [
     'riskcheck email allow example-corp.com --reason "our own staff domain; listed by one list since 2026-08"',
     'riskcheck email allow shop.example --reason "ticket 4711" --until 2027-01-31',
@@ -61,6 +69,7 @@ export const EMAIL_DENY = {
   details: [SETTLES],
   operand: DOMAIN,
   flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
+  environment: settingVariables("email deny"),
   examples: ['riskcheck email deny fresh-throwaway.example --reason "sign-up wave of 2026-11-20, temporary inboxes"'],
 } as const satisfies CommandSpec;
 
@@ -100,11 +109,14 @@ const put =
       throw err;
     }
     const config = loadConfig(values, process.env);
-    await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) => emailOverrides.put(line));
+    const { changed } = await withStoresMadeIfNeeded(config, values, ({ emailOverrides }) =>
+      emailOverrides.put(line, values.force ? publicSuffixForced(line.domain) : null),
+    );
     const until = line.until ? ` until ${untilText(line.until)}` : "";
     console.log(
       `${line.domain} and its subdomains are ${action === "allow" ? "never" : "always"} disposable${until} ` +
-        `(${line.reason}; by ${line.author}). Running servers apply it within 10 s.`,
+        `(${line.reason}; by ${line.author}). ` +
+        (changed ? "Running servers apply it within 10 s." : "The line was there already as it is: nothing changed."),
     );
     return 0;
   };

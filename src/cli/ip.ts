@@ -2,9 +2,15 @@ import { loadConfig } from "../app/config.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { hint } from "../app/self-command.ts";
 import { OverrideError } from "../email/overrides.ts";
-import { type IpOverrideLine, ipOverrideLine, ipOverrideTarget, isActive } from "../ip/overrides/ip-override.ts";
-import type { CommandSpec, ParsedCommandLine } from "./command-spec.ts";
-import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT } from "./commands.ts";
+import {
+  type IpOverrideLine,
+  ipOverrideLine,
+  ipOverrideTarget,
+  isActive,
+  rangeForced,
+} from "../ip/overrides/ip-override.ts";
+import type { CommandSpec, FlagSpec, ParsedCommandLine } from "./command-spec.ts";
+import { DATABASE_URL, DATA_DIR, DB, JSON_OUTPUT, settingVariables } from "./commands.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { AUTHOR, REASON, UNTIL } from "./email.ts";
 import { currentUser } from "../audit/actors.ts";
@@ -14,22 +20,32 @@ import { printTable } from "./table.ts";
 
 const TARGET = {
   name: "TARGET",
-  description: "An address (203.0.113.7), a CIDR range (203.0.113.0/24, 2001:db8::/32) or a network (AS15169)",
+  description: "An address (81.2.69.142), a CIDR range (81.2.69.0/24, 2a00:1450::/32) or a network (AS15169)",
 };
 const SETTLES =
   "A running server (every instance, with PostgreSQL) applies it within 3 s, without an update. It beats every " +
-  "feed, report and list; where lines overlap the most specific decides: an address over a range, a longer prefix " +
-  "over a shorter one, a range over a network (AS).";
+  "feed, report and list; where lines overlap, the address's own line decides, else the longest range covering it, " +
+  "else its network's (AS) line, else a range broader than /8 (/16 for IPv6), which only --force stores. A range " +
+  "of special-purpose space only (private, loopback, documentation) is refused: the check answers such addresses " +
+  "before any line.";
+const FORCE = {
+  name: "force",
+  type: "boolean",
+  description:
+    "Accept a range broader than /8 (/16 for IPv6): a default for that space, which any narrower line and AS line " +
+    "beat; recorded as forced",
+} as const satisfies FlagSpec;
 
 export const IP_ALLOW = {
   name: "ip allow",
   summary: "Never report TARGET as risky: its verdict is ok, whatever the feeds and reports say",
   details: [SETTLES],
   operand: TARGET,
-  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
+  flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
+  environment: settingVariables("ip allow"),
   examples: [
-    'riskcheck ip allow 203.0.113.7 --reason "partner\'s API server, ticket 4711"',
-    'riskcheck ip allow 198.51.100.0/24 --reason "our Berlin office" --until 2027-06-30',
+    'riskcheck ip allow 81.2.69.142 --reason "partner\'s API server, ticket 4711"',
+    'riskcheck ip allow 81.2.69.0/24 --reason "our Bracknell office" --until 2027-06-30',
     'riskcheck ip allow AS64500 --reason "mobile carrier gateway, false positives since 2026-10"',
   ],
 } as const satisfies CommandSpec;
@@ -39,8 +55,9 @@ export const IP_DENY = {
   summary: "Always report TARGET as risky: its verdict is bad",
   details: [SETTLES],
   operand: TARGET,
-  flags: [REASON, UNTIL, AUTHOR, DATA_DIR, DB, DATABASE_URL],
-  examples: ['riskcheck ip deny 192.0.2.0/24 --reason "card-testing wave of 2026-11-20" --until 2026-12-31'],
+  flags: [REASON, UNTIL, AUTHOR, FORCE, DATA_DIR, DB, DATABASE_URL],
+  environment: settingVariables("ip deny"),
+  examples: ['riskcheck ip deny 185.220.101.0/24 --reason "card-testing wave of 2026-11-20" --until 2026-12-31'],
 } as const satisfies CommandSpec;
 
 export const IP_LIST = {
@@ -58,7 +75,7 @@ export const IP_REMOVE = {
   summary: "Remove the override line of TARGET; the feeds decide again",
   operand: { name: "TARGET", description: "The address, range or network of the line, as listed" },
   flags: [DATA_DIR, DB, DATABASE_URL],
-  examples: ["riskcheck ip remove 203.0.113.7", "riskcheck ip remove AS64500"],
+  examples: ["riskcheck ip remove 81.2.69.142", "riskcheck ip remove AS64500"],
 } as const satisfies CommandSpec;
 
 const usageErrors = <T>(make: () => T): T => {
@@ -81,16 +98,20 @@ const put =
           reason: values.reason,
           author: values.author ?? currentUser(),
           until: values.until ?? null,
+          force: values.force,
         },
         new Date(),
       ),
     );
     const config = loadConfig(values, process.env);
-    await withStoresMadeIfNeeded(config, values, ({ ipOverrides }) => ipOverrides.put(line));
+    const { changed } = await withStoresMadeIfNeeded(config, values, ({ ipOverrides }) =>
+      ipOverrides.put(line, values.force ? rangeForced(line.target) : null),
+    );
     const until = line.until ? ` until ${line.until}` : "";
     console.log(
       `${line.target} is ${action === "allow" ? "never risky (ok)" : "always risky (bad)"}${until} ` +
-        `(${line.reason}; by ${line.author}). Running servers apply it within 3 s.`,
+        `(${line.reason}; by ${line.author}). ` +
+        (changed ? "Running servers apply it within 3 s." : "The line was there already as it is: nothing changed."),
     );
     return 0;
   };

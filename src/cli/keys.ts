@@ -1,3 +1,4 @@
+import { parseGrace } from "../keys/rotation-grace.ts";
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { KEYS_CREATE, KEYS_LIST, KEYS_REVOKE, KEYS_ROTATE, KEYS_UPDATE, KEYS_USAGE } from "./commands.ts";
 import { type Config, loadConfig } from "../app/config.ts";
@@ -10,7 +11,6 @@ import { type KeyChanges, KeyStoreError, keyNamed } from "../keys/key-store.ts";
 import { OUTCOME_KINDS, dailyOutcomes, outcomeTotals } from "../keys/usage-outcomes.ts";
 import type { KeyUsage } from "../keys/usage-store.ts";
 import { hint } from "../app/self-command.ts";
-import { parseDuration } from "../time/duration.ts";
 import { withExistingStores, withStoresMadeIfNeeded } from "./database.ts";
 import { printTable } from "./table.ts";
 
@@ -85,9 +85,9 @@ function shown(value: unknown): string {
 }
 
 export async function rotateKey({ values, operand }: ParsedCommandLine<typeof KEYS_ROTATE>): Promise<number> {
-  const grace = values.grace === undefined ? 86_400_000 : values.grace === "0" ? 0 : parseDuration(values.grace);
-  if (grace === null)
-    throw new UsageError(`--grace must be a duration such as 90s, 30m, 24h or 7d, or 0; got "${values.grace}"`);
+  const parsed = values.grace === undefined ? { graceMs: 86_400_000 } : parseGrace(values.grace);
+  if ("error" in parsed) throw new UsageError(`--grace: ${parsed.error}`);
+  const grace = parsed.graceMs;
   const config = loadConfig(values, process.env);
   const { after, secret } = await withExistingStores(config, values, ({ keys }) =>
     asUsageError(() => keys.rotate(operand, grace)),

@@ -9,6 +9,7 @@ import { DATA_DIR, DATABASE_URL, DB, JSON_OUTPUT } from "./commands.ts";
 import { withExistingStores } from "./database.ts";
 import { parseDateText, sinceMs } from "../time/calendar-date.ts";
 import type { AuditRecorder } from "../audit/audit-trail.ts";
+import type { StoreWrites } from "../stores/stores.ts";
 import { reportsTarget } from "../audit/reports-target.ts";
 
 const SINCE = {
@@ -99,14 +100,13 @@ export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS
     throw new UsageError("say which reports go: --ip IP, --key NAME, or both");
   const ip = values.ip === undefined ? undefined : address(values.ip);
   const deleted = await withExistingStores(loadConfig(values, process.env), values, async (stores, audit) => {
-    if (values.key === undefined)
-      return deletedReports(audit, ip, null, () => stores.reports.delete({ ip }, Date.now()));
+    if (values.key === undefined) return deletedReports(audit, ip, null, (tx) => tx.reports.delete({ ip }, Date.now()));
     const keys = (await stores.keys.list()).filter((k) => k.id === values.key || k.name === values.key);
     if (keys.length === 0)
       throw new UsageError(`--key: no key has the id or name "${values.key}"; see "riskcheck keys list"`);
     let n = 0;
     for (const key of keys)
-      n += await deletedReports(audit, ip, key, () => stores.reports.delete({ ip, keyId: key.id }, Date.now()));
+      n += await deletedReports(audit, ip, key, (tx) => tx.reports.delete({ ip, keyId: key.id }, Date.now()));
     return n;
   });
   const whose = [ip === undefined ? "" : ` of ${ip}`, values.key === undefined ? "" : ` by ${values.key}`].join("");
@@ -116,10 +116,10 @@ export async function deleteReports({ values }: ParsedCommandLine<typeof REPORTS
 
 /** One deletion, on the record with how many reports went. */
 function deletedReports(
-  audit: AuditRecorder,
+  audit: AuditRecorder<StoreWrites>,
   ip: string | undefined,
   key: { id: string; name: string } | null,
-  work: () => Promise<number>,
+  work: (tx: StoreWrites) => Promise<number>,
 ): Promise<number> {
   return audit.act("reports.deleted", reportsTarget(ip ?? null, key), work, (n) => ({ detail: `${n} report(s)` }));
 }

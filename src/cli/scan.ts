@@ -4,7 +4,8 @@ import { type Config, loadConfig } from "../app/config.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { type OverridesInForce, withOverrides } from "../datasets/snapshot.ts";
 import { OverrideWatch } from "../email/override-watch.ts";
-import { IpOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
+import { ipOverrideWatch } from "../ip/overrides/ip-override-watch.ts";
+import { OverrideLines } from "../ip/overrides/override-lines.ts";
 import { LocalReportIndex } from "../reports/local-report-index.ts";
 import { formatDuration } from "../time/duration.ts";
 import { openStores } from "../stores/open.ts";
@@ -238,7 +239,7 @@ interface DatabaseState {
 async function databaseState(config: Config): Promise<DatabaseState> {
   if (config.databaseUrl === null && !existsSync(config.dbPath)) {
     return {
-      overrides: { email: new Map(), ip: [] },
+      overrides: { email: new Map(), ip: new OverrideLines() },
       reports: null,
       notes: [
         `email and IP overrides and local reports: none applied, no database at ${config.dbPath} (scan creates ` +
@@ -254,9 +255,9 @@ async function databaseState(config: Config): Promise<DatabaseState> {
     throw new Error(`scan: cannot read the server's database: ${(err as Error).message}`);
   }
   try {
-    const watch = new OverrideWatch(stores.emailOverrides, Date.now);
-    const ipWatch = new IpOverrideWatch(stores.ipOverrides, Date.now);
-    await Promise.all([watch.refresh(), ipWatch.refresh()]);
+    const watch = new OverrideWatch(stores.emailOverrides, (line) => line.domain, Date.now);
+    const ip = ipOverrideWatch(stores.ipOverrides, Date.now);
+    await Promise.all([watch.refresh(), ip.watch.refresh()]);
     const nowMs = Date.now();
     const active = new Set((await stores.keys.list()).filter((k) => k.revokedAt === null).map((k) => k.id));
     const reports = new LocalReportIndex(
@@ -266,9 +267,9 @@ async function databaseState(config: Config): Promise<DatabaseState> {
     );
     await stores.reports.changes(null, nowMs - config.reports.windowMs, (rows) => reports.add(rows));
     const lines = watch.active.size;
-    const ipLines = ipWatch.active.length;
+    const ipLines = ip.watch.active.size;
     return {
-      overrides: { email: watch.active, ip: ipWatch.active },
+      overrides: { email: watch.active, ip: ip.lines },
       reports,
       notes: [
         `email overrides: ${lines} ${lines === 1 ? "line" : "lines"} in force, from ${stores.description}`,

@@ -1,10 +1,12 @@
 import type { PolicyStore } from "../assess/policy-store.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { AuditTrail } from "../audit/audit-trail.ts";
-import type { OverrideStore } from "../email/overrides.ts";
+import type { OverrideWrites } from "../audit/audited-override-stores.ts";
+import type { OverrideLimits, OverrideStore } from "../email/overrides.ts";
 import type { ParsedIp } from "../ip/address/parse.ts";
 import type { IpAnswer } from "../ip/answer/ip-answer-schema.ts";
 import type { IpOverrideStore } from "../ip/overrides/ip-override.ts";
-import type { OverrideInForce } from "../ip/overrides/override-table.ts";
+import type { OverrideInForce } from "../ip/overrides/override-lines.ts";
 import type { ServerLimits } from "../keys/key-settings.ts";
 import type { KeyStore } from "../keys/key-store.ts";
 import type { UsageRecorder } from "../keys/usage-recorder.ts";
@@ -50,6 +52,16 @@ export interface DashboardDeps {
     /** Serves the rules as stored now, in this instance (the others follow within 2 s). */
     readonly refresh: () => Promise<unknown>;
   };
-  /** Where every act of a signed-in user, and every sign-in, is recorded. */
-  readonly audit: AuditTrail;
+  /** Where every act of a signed-in user, and every sign-in, is recorded, each act in its own transaction. */
+  readonly audit: AuditTrail<DashboardWrites>;
+  /** How many override lines the server keeps. */
+  readonly overrideLimits: OverrideLimits;
 }
+
+/** What the dashboard's acts write, in the act's transaction. */
+export type DashboardWrites = OverrideWrites & {
+  readonly keys: KeyStore;
+  readonly policy: PolicyStore;
+  readonly reports: ReportStore;
+  readonly audit: AuditLog;
+};

@@ -1,11 +1,11 @@
 import { dashboardActor } from "../audit/actors.ts";
 import type { AuditRecorder } from "../audit/audit-trail.ts";
 import { auditedKeyStore } from "../audit/audited-key-store.ts";
-import { auditedEmailOverrides, auditedIpOverrides } from "../audit/audited-override-stores.ts";
-import type { OverrideStore } from "../email/overrides.ts";
-import type { IpOverrideStore } from "../ip/overrides/ip-override.ts";
+import { type AuditedLines, auditedEmailOverrides, auditedIpOverrides } from "../audit/audited-override-stores.ts";
+import type { OverrideLine } from "../email/overrides.ts";
+import type { IpOverrideLine } from "../ip/overrides/ip-override.ts";
 import type { KeyStore } from "../keys/key-store.ts";
-import type { DashboardDeps } from "./dashboard-deps.ts";
+import type { DashboardDeps, DashboardWrites } from "./dashboard-deps.ts";
 import { field, readForm } from "./forms.ts";
 import { passwordNotSetPage, signInPage } from "./pages/sign-in.ts";
 import { page, problem, redirect } from "./responses.ts";
@@ -25,10 +25,10 @@ export interface SignedIn {
 /** A signed-in user's state-changing request, its CSRF token checked: the stores it changes record its acts as its own. */
 export interface AuthorisedPost extends SignedIn {
   readonly form: URLSearchParams;
-  readonly audit: AuditRecorder;
+  readonly audit: AuditRecorder<DashboardWrites>;
   readonly keys: KeyStore;
-  readonly emailOverrides: OverrideStore;
-  readonly ipOverrides: IpOverrideStore;
+  readonly emailOverrides: AuditedLines<OverrideLine>;
+  readonly ipOverrides: AuditedLines<IpOverrideLine>;
 }
 
 export const SESSION_COOKIE = "rc_session";
@@ -90,8 +90,8 @@ export class Gate {
       ...current,
       audit,
       keys: auditedKeyStore(this.deps.keys, audit),
-      emailOverrides: auditedEmailOverrides(this.deps.emailOverrides, audit),
-      ipOverrides: auditedIpOverrides(this.deps.ipOverrides, audit),
+      emailOverrides: auditedEmailOverrides(this.deps.emailOverrides, audit, this.deps.overrideLimits),
+      ipOverrides: auditedIpOverrides(this.deps.ipOverrides, audit, this.deps.overrideLimits),
     };
   }
 

@@ -23,6 +23,11 @@ export function problem(title: string, text: string, status: number, extra: Reco
   return page(messagePage(title, text), status, extra);
 }
 
+/** What a page or form gets when the database failed under it: what happened, and when to try again. */
+export function unavailable(text: string, retryAfterSeconds: number): Response {
+  return problem("Try again shortly", text, 503, { "retry-after": String(retryAfterSeconds) });
+}
+
 /** See other: where a form's action leads once it is done. */
 export function redirect(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ location, ...SECURITY_HEADERS });

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import type { AddressRange } from "../ip/address/address-range.ts";
 import { targetOfRange } from "../ip/overrides/ip-override.ts";
-import type { OverrideInForce } from "../ip/overrides/override-table.ts";
+import type { OverrideInForce } from "../ip/overrides/override-lines.ts";
 import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";

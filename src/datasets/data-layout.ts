@@ -75,5 +75,7 @@ export function dataFiles(dataDir: string) {
     ipDenylist: join(dataDir, "ip", "denylist.txt"),
     /** MaxMind or DB-IP files the operator adds; recognised by their database type. */
     operatorMmdbDir: join(dataDir, "mmdb"),
+    /** The file the server writes the audit log's JSON lines to (RISKCHECK_AUDIT_LOG), for the CLI run on this directory. */
+    auditLinesFile: join(dataDir, "audit-lines"),
   } as const;
 }

@@ -73,7 +73,7 @@ export async function assembleIpDatasets(
       ownerLookup: ownerTable && ownerLookup(ownerTable),
       connectionTypeLookup: connectionTable && connectionTypeLookup(connectionTable),
       allowlistFile: p.curated.allowlist,
-      overrides: new OverrideTable(p.curated.allowlist),
+      overrides: OverrideTable.of(p.curated.allowlist),
     },
     datasets,
     notes,

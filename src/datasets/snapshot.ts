@@ -2,8 +2,7 @@ import type { DomainLists } from "../email/domain-lists.ts";
 import type { FreeListNames } from "../email/explanation.ts";
 import type { OverrideLine } from "../email/overrides.ts";
 import type { IpDatasets } from "../ip/answer/ip-facts.ts";
-import type { IpOverrideLine } from "../ip/overrides/ip-override.ts";
-import { type OverrideInForce, OverrideTable } from "../ip/overrides/override-table.ts";
+import type { OverrideLines } from "../ip/overrides/override-lines.ts";
 import type { Manifest } from "./manifest.ts";
 
 export interface DatasetInfo {
@@ -17,7 +16,10 @@ export interface DatasetInfo {
   readonly date: string | null;
 }
 
-/** Everything a request reads, loaded at once and never changed; a reload replaces it whole. */
+/**
+ * Everything a request reads, loaded at once and never changed (a reload replaces it whole),
+ * but for the operator's override lines, which change in place (OverridesInForce).
+ */
 export interface Snapshot {
   readonly email: DomainLists;
   readonly ip: IpDatasets;
@@ -30,25 +32,21 @@ export interface Snapshot {
   readonly loadedAt: string;
 }
 
-/** The operator's override lines in force, from the database. */
+/**
+ * The operator's override lines in force, from the database. The server's change in place, a
+ * line at a time, as the watches follow the store: every snapshot served shares them.
+ */
 export interface OverridesInForce {
   readonly email: ReadonlyMap<string, OverrideLine>;
-  readonly ip: readonly IpOverrideLine[];
+  readonly ip: OverrideLines;
 }
 
-/**
- * The snapshot answering with the operator's override lines in force: what `serve` answers
- * with, and `scan`. The IP lines are compiled here with the allowlist file's, into one table.
- */
+/** The snapshot answering with the operator's override lines in force: what `serve` answers with, and `scan`. */
 export function withOverrides(snapshot: Snapshot, active: OverridesInForce): Snapshot {
-  const ipLines = [
-    ...active.ip.map((line): OverrideInForce => ({ ...line, source: "database" })),
-    ...snapshot.ip.allowlistFile,
-  ];
   return Object.freeze({
     ...snapshot,
     email: { ...snapshot.email, overrides: active.email },
-    ip: { ...snapshot.ip, overrides: new OverrideTable(ipLines) },
+    ip: { ...snapshot.ip, overrides: snapshot.ip.overrides.withDatabase(active.ip) },
   });
 }
 

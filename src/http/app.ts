@@ -32,7 +32,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ strictPath: true, systemRouter: false });
   const listening = () => app.server as Bun.Server<unknown> | null;
   return app
-    .use(lifecycle(deps.metrics.requests, deps.logError))
+    .use(lifecycle(deps.metrics.requests, deps.storage, deps.logError))
     .use(api(deps, listening))
     .use(operator(deps))
     .use(dashboard(deps.dashboard, deps.client, listening));

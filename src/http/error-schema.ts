@@ -23,3 +23,21 @@ export const RetryableErrorSchema = Type.Unsafe({
     },
   },
 });
+
+/** The database's 503 (errors.ts, storageFaultResponse). */
+export const StorageErrorSchema = Type.Object(
+  {
+    error: Type.Literal("service_unavailable"),
+    reason: Type.Union([
+      Type.Literal("locked"),
+      Type.Literal("unreachable"),
+      Type.Literal("full"),
+      Type.Literal("failing"),
+    ]),
+    outcome: Type.Union([Type.Literal("not_done"), Type.Literal("unknown")], {
+      description: "Whether the request's change was surely not made, or may have been (always `not_done` for a read).",
+    }),
+    message: Type.String(),
+  },
+  { $id: "StorageError", additionalProperties: false },
+);

@@ -1,6 +1,7 @@
 /** The one place that turns failures into `{error, message[, retry_after]}` responses. */
 
 import { CHECK_ERRORS } from "../checks/item-error.ts";
+import { RETRY_AFTER_SECONDS, type StorageUnavailable } from "../faults/storage-fault.ts";
 import { JSON_HEADERS } from "./json-response.ts";
 
 export interface ApiError {
@@ -92,11 +93,6 @@ export const API_ERRORS = Object.freeze({
     "Metrics need the token set in RISKCHECK_METRICS_TOKEN: Authorization: Bearer <token>",
   ),
   notFound: define(404, "not_found", "No such endpoint; see the API reference in docs/api.md"),
-  storeBusy: define(
-    503,
-    "service_unavailable",
-    "The database is locked by another process; nothing of this request was stored: send it again after Retry-After seconds",
-  ),
   internal: define(500, "internal_error", "The server failed to answer this request; the details are in its log"),
 });
 
@@ -124,5 +120,48 @@ export function errorResponse(e: ApiError, headers: Readonly<Record<string, stri
   return new Response(bodies.get(e) ?? JSON.stringify({ error: e.error, message: e.message }), {
     status: e.status,
     headers,
+  });
+}
+
+/** What each fault's sentence says the database is. */
+const DATABASE_IS = {
+  locked: "locked by another process",
+  unreachable: "not reachable",
+  full: "out of disk space",
+  failing: "failing",
+} as const;
+
+/**
+ * What a 503 says when the database failed: whether anything happened — for a read, nothing
+ * changed; for a write, nothing was changed, or, when the database stopped answering as the
+ * change was being committed, that it may have been: check before sending it again.
+ */
+export function storageFaultText(fault: StorageUnavailable, method: string): string {
+  const is = `The database is ${DATABASE_IS[fault.reason]}`;
+  const wait = RETRY_AFTER_SECONDS[fault.reason];
+  if (method === "GET" || method === "HEAD") return `${is}: this could not be read; try again after ${wait} seconds`;
+  if (fault.outcome === "unknown")
+    return (
+      `${is}: it stopped answering while this change was being committed, so the change may or may not have been ` +
+      `made; look before sending it again, after ${wait} seconds`
+    );
+  return `${is}: nothing of this request was changed; send it again after ${wait} seconds`;
+}
+
+/** The database's 503: `outcome` says whether the request's change was surely not made (`not_done`) or may have been (`unknown`). */
+export function storageFaultResponse(
+  fault: StorageUnavailable,
+  method: string,
+  headers: Readonly<Record<string, string>> = JSON_HEADERS,
+): Response {
+  const body = {
+    error: "service_unavailable",
+    reason: fault.reason,
+    outcome: fault.outcome,
+    message: storageFaultText(fault, method),
+  };
+  return new Response(JSON.stringify(method === "GET" || method === "HEAD" ? { ...body, outcome: "not_done" } : body), {
+    status: 503,
+    headers: { ...headers, "retry-after": String(RETRY_AFTER_SECONDS[fault.reason]) },
   });
 }

@@ -1,6 +1,9 @@
 import { Elysia } from "elysia";
 import { ENDPOINTS, type Endpoint, RequestMetrics } from "../metrics/request-metrics.ts";
-import { API_ERRORS, errorResponse } from "./errors.ts";
+import { API_ERRORS, errorResponse, storageFaultResponse, storageFaultText } from "./errors.ts";
+import { RETRY_AFTER_SECONDS, storageFaultOf } from "../faults/storage-fault.ts";
+import type { StorageHealth } from "../faults/storage-health.ts";
+import { unavailable } from "../dashboard/responses.ts";
 import { synchronous } from "./synchronous.ts";
 
 const OTHER = RequestMetrics.endpointIndex("other");
@@ -31,10 +34,12 @@ function endpointOf(path: string): number {
 
 /**
  * What every request goes through around its route: timed and counted for /metrics by
- * route, and the one error path. Whatever no route takes is the 404 body; whatever a
- * route throws is logged with its stack and answered with the 500 body, never the stack.
+ * route, and the one error path. Whatever no route takes is the 404 body; a database that
+ * failed under a route (locked, unreachable, full) is noted for /healthz and answered 503
+ * with Retry-After, JSON for the API and a page for the dashboard; whatever else a route
+ * throws is logged with its stack and answered with the 500 body, never the stack.
  */
-export function lifecycle(requests: RequestMetrics, logError: (message: string) => void) {
+export function lifecycle(requests: RequestMetrics, storage: StorageHealth, logError: (message: string) => void) {
   return new Elysia()
     .derive(
       { as: "global" },
@@ -57,11 +62,19 @@ export function lifecycle(requests: RequestMetrics, logError: (message: string) 
         return errorResponse(API_ERRORS.notFound);
       }
       const where = `${request.method} ${path}`;
-      logError(`${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      const fault = storageFaultOf(error);
+      // A database that fails is said once a spell (and again when why changes): /healthz and /metrics follow the rest.
+      if (fault === null)
+        logError(`${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      else if (storage.noted(fault)) logError(`${where}: ${fault.message} (answered 503 while it lasts)`);
+      const status = fault === null ? 500 : 503;
       // Set when the route had begun; an error before that (none is known) is counted, not timed.
       const startedMs = (context as { startedMs?: number }).startedMs;
-      if (startedMs === undefined) requests.count(endpointOf(path), 500);
-      else requests.record(endpointOf(path), 500, performance.now() - startedMs);
-      return errorResponse(API_ERRORS.internal);
+      if (startedMs === undefined) requests.count(endpointOf(path), status);
+      else requests.record(endpointOf(path), status, performance.now() - startedMs);
+      if (fault === null) return errorResponse(API_ERRORS.internal);
+      return path.startsWith("/dashboard")
+        ? unavailable(storageFaultText(fault, request.method), RETRY_AFTER_SECONDS[fault.reason])
+        : storageFaultResponse(fault, request.method);
     });
 }

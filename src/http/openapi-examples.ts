@@ -238,6 +238,7 @@ export const OVERRIDE_EXAMPLES = {
         active: true,
       },
     ],
+    next: null,
   },
   refusals: {
     invalid_target: {
@@ -252,6 +253,23 @@ export const OVERRIDE_EXAMPLES = {
       request: { kind: "ip", target: "81.2.69.7", action: "allow", reason: "r", until: "2026-01-31" },
       message: "until 2026-01-31 has already passed",
     },
+    too_broad: {
+      request: { kind: "ip", target: "0.0.0.0/0", action: "allow", reason: "r" },
+      message:
+        "0.0.0.0/0 is broader than a /8: a line there would decide for a large share of the internet; name narrower " +
+        'ranges, or insist with "force": true',
+    },
+    special_purpose: {
+      request: { kind: "ip", target: "10.0.0.0/8", action: "allow", reason: "r" },
+      message:
+        "10.0.0.0/8 lies in special-purpose space (private use): the check answers its addresses as such without " +
+        "looking at any line, so a line there would never apply",
+    },
+  },
+  limitReached: {
+    request: { kind: "ip", target: "81.2.70.0/24", action: "deny", reason: "r" },
+    message:
+      "there are 2 lines of this kind already, the most the server keeps (RISKCHECK_MAX_OVERRIDE_LINES): remove some first",
   },
 };
 

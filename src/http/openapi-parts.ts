@@ -1,5 +1,5 @@
 import type { ApiError } from "./errors.ts";
-import { ErrorSchema, RetryableErrorSchema } from "./error-schema.ts";
+import { ErrorSchema, RetryableErrorSchema, StorageErrorSchema } from "./error-schema.ts";
 
 /**
  * What the routes' operations (each route's `…_OPERATIONS`, beside its handler) are written
@@ -48,3 +48,59 @@ export const QUOTA_HEADERS = {
   "X-Quota-Reset": ref("headers", "X-Quota-Reset"),
 };
 export const RETRY_HEADERS = { ...RATE_HEADERS, "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset") };
+
+/** A failed database's examples, as the answers say them (errors.ts, storageFaultText). */
+export const STORAGE_EXAMPLES = {
+  locked: {
+    summary: "A backup holding SQLite's write lock",
+    value: {
+      error: "service_unavailable",
+      reason: "locked",
+      outcome: "not_done",
+      message:
+        "The database is locked by another process: nothing of this request was changed; send it again after 2 seconds",
+    },
+  },
+  unknown: {
+    summary: "PostgreSQL gone while the change was being committed",
+    value: {
+      error: "service_unavailable",
+      reason: "unreachable",
+      outcome: "unknown",
+      message:
+        "The database is not reachable: it stopped answering while this change was being committed, so the change " +
+        "may or may not have been made; look before sending it again, after 5 seconds",
+    },
+  },
+  unreachable: {
+    summary: "PostgreSQL stopped",
+    value: {
+      error: "service_unavailable",
+      reason: "unreachable",
+      outcome: "not_done",
+      message: "The database is not reachable: this could not be read; try again after 5 seconds",
+    },
+  },
+} as const;
+
+/**
+ * The 503 of a route whose database failed (locked by another process, unreachable, full): never a
+ * 500, with when to try again and whether the change may have been made.
+ */
+export function storageUnavailable(examples: readonly (keyof typeof STORAGE_EXAMPLES)[], read = false) {
+  return {
+    description: read
+      ? "The database failed: nothing could be read; try again after `Retry-After` seconds. The checks keep answering from memory."
+      : "The database is locked by another process, unreachable, out of disk space or failing: try again after " +
+        "`Retry-After` seconds. `outcome` says whether the request's change was surely not made (`not_done`) or may " +
+        "have been (`unknown`: the database stopped answering while it was being committed; look before sending it " +
+        "again). The checks keep answering from memory meanwhile, and `/healthz` says `degraded`.",
+    headers: {
+      ...RATE_HEADERS,
+      "Retry-After": integerHeader(
+        "Seconds to wait before trying again: 2 (locked), 5 (unreachable), 30 (full), 10 (failing).",
+      ),
+    },
+    content: jsonContent(StorageErrorSchema, Object.fromEntries(examples.map((e) => [e, STORAGE_EXAMPLES[e]]))),
+  };
+}

@@ -1,4 +1,4 @@
-import { parseAllowedNetworks } from "./allowed-networks.ts";
+import { ANYWHERE, allowedNetworksOf, parseAllowedNetworks } from "./allowed-networks.ts";
 import { parseExpiry } from "./expiry.ts";
 import { utcMinute } from "../time/utc-minute.ts";
 import { KEY_NAME_MAX_LENGTH, normaliseKeyName } from "./key-name.ts";
@@ -342,7 +342,7 @@ export const KEY_SETTINGS = {
     column: "allowed_networks",
     default: [],
     check: (networks) => {
-      const parsed = parseAllowedNetworks(networks.join(","));
+      const parsed = allowedNetworksOf(networks);
       return "error" in parsed ? parsed : { value: parsed.networks };
     },
     toColumn: (networks) => (networks.length === 0 ? null : networks.join(",")),
@@ -362,7 +362,7 @@ export const KEY_SETTINGS = {
           "comma-separated; from elsewhere 403 forbidden. any: anywhere",
       },
       parse: (text) => {
-        const parsed = parseAllowedNetworks(text.trim().toLowerCase() === "any" ? "" : text);
+        const parsed = parseAllowedNetworks(text);
         return "error" in parsed ? { error: `--allow-from: ${parsed.error}` } : { value: parsed.networks };
       },
     },
@@ -370,10 +370,10 @@ export const KEY_SETTINGS = {
       name: "allow-from",
       label: "Allowed from",
       input: { kind: "text" },
-      shown: (networks) => networks.join(", "),
-      placeholder: () => "anywhere",
+      shown: (networks) => (networks.length === 0 ? ANYWHERE : networks.join(", ")),
+      placeholder: () => ANYWHERE,
       help: () =>
-        "Addresses or CIDRs, comma-separated (10.0.0.0/8, 2001:db8::/32); empty: anywhere. Elsewhere the API answers 403.",
+        `Addresses or CIDRs, comma-separated (10.0.0.0/8, 2001:db8::/32), or ${ANYWHERE}. Elsewhere the API answers 403.`,
       read: (form) => {
         const parsed = parseAllowedNetworks(once(form, "allow-from") ?? "");
         return "error" in parsed ? parsed : { value: parsed.networks };

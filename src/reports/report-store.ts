@@ -50,16 +50,13 @@ export interface AddLimits {
   readonly dailyAddresses: number;
 }
 
-/** The store could not take the write now (another process holds its lock): nothing was written; try again. */
-export class ReportStoreBusy extends Error {}
-
 /** Local abuse reports where they are kept: SQLite or PostgreSQL. */
 export interface ReportStore {
   /**
    * Stores one key's reports in one transaction, committed before it returns, and says of
    * each whether it was stored, a duplicate (of the key's report of the same address and
    * category made after `dedupSinceMs`, or earlier in the same call) or past the key's
-   * daily limit of distinct addresses. Throws ReportStoreBusy when the database is locked.
+   * daily limit of distinct addresses. A database locked, unreachable or full throws StorageUnavailable.
    */
   add(keyId: string, reports: readonly NewReport[], nowMs: number, limits: AddLimits): Promise<AddOutcome[]>;
   /** Newest first. */

@@ -27,8 +27,8 @@ const TABLES = [
   ["admin_sessions", ["token_hash", "csrf_token", "created_at", "expires_at"]],
   ["sign_in_failures", ["client", "failures", "window_start", "locked_until", "lockouts", "last_failure"]],
   ["reports", ["key_id", "ip", "category", "comment", "reported_at"]],
-  ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until"]],
-  ["ip_overrides", ["target", "action", "reason", "author", "created_at", "until"]],
+  ["email_overrides", ["domain", "action", "reason", "author", "created_at", "until", "key_id"]],
+  ["ip_overrides", ["target", "action", "reason", "author", "created_at", "until", "key_id"]],
   ["policy_counts", ["day", "event", "rule", "outcome", "count"]],
   // PostgreSQL numbers the events anew, in the order SQLite wrote them.
   ["audit_log", ["at", "action", "outcome", "target", "actor", "channel", "change", "detail", "once"]],

@@ -3,6 +3,7 @@ import type { KeyRecord } from "../keys/key-record.ts";
 import { type Checked, type ColumnValue, KEY_SETTING_ROWS, type KeySettings } from "../keys/key-settings.ts";
 import { type KeyChanges, KeyStoreError, type NewKey, keyNamed } from "../keys/key-store.ts";
 import { displayPrefix, generateSecret, hashSecret } from "../keys/secret.ts";
+import { MAX_GRACE_MS } from "../keys/rotation-grace.ts";
 
 /**
  * A key as both databases store it: its state, and a column for each of its settings
@@ -78,8 +79,8 @@ export function updatedRow(row: KeyRow, changes: KeyChanges): KeyRow {
 
 /** The row with a new secret; the current one becomes the previous, working for `graceMs`. */
 export function rotatedRow(row: KeyRow, graceMs: number, now: Date): { row: KeyRow; secret: string } {
-  if (!(Number.isInteger(graceMs) && graceMs >= 0))
-    throw new KeyStoreError("invalid", "a grace period is a duration such as 24h, or 0");
+  if (!(Number.isInteger(graceMs) && graceMs >= 0 && graceMs <= MAX_GRACE_MS))
+    throw new KeyStoreError("invalid", "a grace period is a duration such as 24h, at most 30 days, or 0");
   const secret = generateSecret();
   const grace = graceMs > 0;
   return {

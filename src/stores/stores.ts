@@ -11,13 +11,10 @@ import type { OverrideStore } from "../email/overrides.ts";
 import type { IpOverrideStore } from "../ip/overrides/ip-override.ts";
 import type { ReportStore } from "../reports/report-store.ts";
 
-/** Everything riskcheck keeps in its database, SQLite or PostgreSQL: what the CLI and the dashboard use. */
-export interface Stores {
+/** What an administrative act writes, with its audit event: the stores, bound to one transaction in `Stores.transaction`. */
+export interface StoreWrites {
   readonly keys: KeyStore;
-  readonly usage: UsageStore;
-  readonly sessions: SessionStore;
   readonly adminPassword: AdminPasswordStore;
-  readonly signInThrottle: SignInThrottle;
   /** The operator's allow and deny lines for email domains. */
   readonly emailOverrides: OverrideStore;
   /** The operator's allow and deny lines for addresses, ranges and networks. */
@@ -28,6 +25,19 @@ export interface Stores {
   readonly reports: ReportStore;
   /** Every administrative act, append-only. */
   readonly audit: AuditLog;
+}
+
+/** Everything riskcheck keeps in its database, SQLite or PostgreSQL: what the CLI and the dashboard use. */
+export interface Stores extends StoreWrites {
+  readonly usage: UsageStore;
+  readonly sessions: SessionStore;
+  readonly signInThrottle: SignInThrottle;
+  /**
+   * Runs `work` in one transaction, with the stores it is given: what it writes is committed
+   * together or not at all (an act and its audit event). A database that fails throws
+   * StorageUnavailable, saying whether the work may have been committed.
+   */
+  transaction<T>(work: (tx: StoreWrites) => Promise<T>): Promise<T>;
   /** The schema versions opening moved the database between (from 0: made new), or null when it was up to date. */
   readonly schemaChange: SchemaChange | null;
   /** Which database, for messages: its path, or its URL without the password. */

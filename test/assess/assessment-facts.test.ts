@@ -52,7 +52,7 @@ async function snapshot(): Promise<Snapshot> {
       ...base.ip,
       feeds: new ReputationIndex(feeds.build({}, reporting)),
       evidence: new Map([["tor-exits", new EvidenceIndex(tor.build())]]),
-      overrides: new OverrideTable([
+      overrides: OverrideTable.of([
         { target: "81.2.69.170", action: "allow", ...LINE, source: "database" },
         { target: "81.2.69.171", action: "deny", ...LINE, source: "database" },
       ]),

@@ -4,6 +4,8 @@ import { pruneAuditLog } from "../../src/audit/audit-retention.ts";
 import { AuditTrail } from "../../src/audit/audit-trail.ts";
 import type { AuditEntry } from "../../src/audit/audit-event.ts";
 import { OverrideExpiries } from "../../src/audit/override-expiries.ts";
+import { OverrideWatch } from "../../src/email/override-watch.ts";
+import { ipOverrideWatch } from "../../src/ip/overrides/ip-override-watch.ts";
 import type { Stores } from "../../src/stores/stores.ts";
 import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS, startTestPostgres } from "../support/postgres.ts";
@@ -52,7 +54,7 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       "permissions-shown": "1",
       permission: "check",
       expires: "",
-      "allow-from": "",
+      "allow-from": "any",
     });
     const rotated = SECRET_PATTERN.exec(await post(`/dashboard/keys/${key.id}/rotate`, { grace: "1h" }))![0];
     await post(`/dashboard/keys/${key.id}/revoke`, { confirm: "yes" });
@@ -60,12 +62,12 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
     await post("/dashboard/email/remove", { domain: "mailinator.example" });
     await post("/dashboard/ip", {
       action: "allow",
-      target: "192.0.2.0/24",
+      target: "81.2.69.0/24",
       reason: "office",
       until: "",
       confirm: "yes",
     });
-    await post("/dashboard/ip/remove", { target: "192.0.2.0/24" });
+    await post("/dashboard/ip/remove", { target: "81.2.69.0/24" });
     await post("/dashboard/reports/delete", { ip: "192.0.2.1", confirm: "yes" });
     await post("/dashboard/sign-out", {});
 
@@ -162,15 +164,23 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       created: "2026-11-01T00:00:00.000Z",
       until: "2026-12-01T00:00:00.000Z",
     });
-    const expiries = (s: Stores) =>
-      new OverrideExpiries(
-        async () => ({ email: await s.emailOverrides.list(), ip: await s.ipOverrides.list() }),
-        new AuditTrail(s.audit, { now: () => nowMs, logError: (line) => expect(line).toBeUndefined() }).as(
-          serverActor(),
+    const expiries = async (s: Stores) => {
+      const watches = {
+        email: new OverrideWatch(
+          s.emailOverrides,
+          (line) => line.domain,
+          () => nowMs,
         ),
+        ip: ipOverrideWatch(s.ipOverrides, () => nowMs).watch,
+      };
+      await Promise.all([watches.email.refresh(), watches.ip.refresh()]);
+      return new OverrideExpiries(
+        watches,
+        new AuditTrail(s, { now: () => nowMs, logError: (line) => expect(line).toBeUndefined() }).as(serverActor()),
         400 * 86_400_000,
       );
-    const [one, two] = [expiries(stores), expiries(other)];
+    };
+    const [one, two] = [await expiries(stores), await expiries(other)];
     await Promise.all([one.check(nowMs), two.check(nowMs), one.check(nowMs)]);
     const expired = await events(stores);
     expect(expired.map((e) => `${e.action} ${e.target} ${e.channel}`)).toEqual([
@@ -179,7 +189,7 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
     expect(expired[0].detail).toContain("in force until 2026-11-20T00:00:00.000Z");
 
     const lines: string[] = [];
-    const trail = new AuditTrail(stores.audit, {
+    const trail = new AuditTrail(stores, {
       now: () => nowMs + 401 * 86_400_000,
       lines: (entry) => lines.push(JSON.stringify(entry)),
       logError: (line) => expect(line).toBeUndefined(),

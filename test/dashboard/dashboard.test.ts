@@ -274,6 +274,8 @@ describe("keys in the dashboard", () => {
       [{ quota: "lots" }, "IP checks per month must be empty"],
       [{ expires: "yesterday" }, "is not an expiry"],
       [{ "allow-from": "10.0.0.0/99" }, "is not an address or CIDR"],
+      [{ "allow-from": "" }, "the text was empty"],
+      [{ "allow-from": "10.0.0.1/8" }, "has host bits set: the network is 10.0.0.0/8"],
     ] as const) {
       const bad = await browser.post(`/dashboard/keys/${key.id}`, { ...form, ...change });
       expect(bad.res.status).toBe(400);
@@ -283,8 +285,12 @@ describe("keys in the dashboard", () => {
   });
 
   test("rotation from the key page: the new secret once, both work through the grace; no grace asks first", async () => {
-    const { browser, csrf, request, newKey, clock } = await signedIn();
+    const { browser, csrf, request, newKey, clock, keys } = await signedIn();
     const { key, secret: first } = await newKey("rotating");
+    const forever = await browser.post(`/dashboard/keys/${key.id}/rotate`, { csrf, grace: "999999d" });
+    expect(forever.res.status).toBe(400);
+    expect(forever.body).toContain("a grace is at most 30d");
+    expect((await keys.find(key.id))?.previousSecretEndsAt).toBeNull();
     const rotated = await browser.post(`/dashboard/keys/${key.id}/rotate`, { csrf, grace: "1h" });
     expect(rotated.res.status).toBe(200);
     const second = rotated.body.match(/<code id="new-key">(rk_[^<]+)<\/code>/)![1];

@@ -75,7 +75,10 @@ describe("the email overrides page", () => {
       { domain: "co.uk", action: "deny", reason: "spam wave" },
       "co.uk is a public suffix: a line there would make every domain under it disposable",
     ],
-    [{ domain: "example-corp.com", action: "deny", reason: "nul \u0000 inside" }, "without NUL characters"],
+    [
+      { domain: "example-corp.com", action: "deny", reason: "nul \u0000 inside" },
+      "without control or invisible formatting characters",
+    ],
   ])("%j is refused with 400 and a reason, and stores nothing", async (form, message) => {
     const t = await signedIn();
     const { res, body } = await t.browser.post("/dashboard/email", { csrf: t.csrf, ...form });

@@ -128,4 +128,71 @@ describe("the IP overrides page", () => {
     expect((await t.browser.get("/dashboard/ip")).body).toContain("expired 2026-02-01 00:00 UTC");
     expect(await t.level("8.8.8.8")).toBe("informative");
   });
+
+  test("the lines come 50 a page, in target order, filtered by answer and by the start of the target", async () => {
+    const t = await signedIn();
+    const targets = Array.from({ length: 120 }, (_, i) => `81.2.${60 + Math.floor(i / 100)}.${i % 100}`);
+    for (const [i, target] of targets.entries())
+      await t.stores.ipOverrides.put({
+        target,
+        action: i % 3 === 0 ? "deny" : "allow",
+        reason: "r",
+        author: "ops",
+        created: "2026-11-23T00:00:00.000Z",
+        until: null,
+      });
+    const shown = (body: string) => [...body.matchAll(/data-target="([^"]+)"/g)].map((m) => m[1]);
+    const seen: string[] = [];
+    let path: string | null = "/dashboard/ip";
+    while (path !== null) {
+      const { body } = await t.browser.get(path);
+      expect(shown(body).length).toBeLessThanOrEqual(50);
+      seen.push(...shown(body));
+      path = /<a href="([^"]+)" rel="next">/.exec(body)?.[1]?.replaceAll("&amp;", "&") ?? null;
+    }
+    expect(seen).toEqual([...targets].sort());
+    const denied = shown((await t.browser.get("/dashboard/ip?action=deny&target=81.2.61.")).body);
+    expect(denied).toEqual(["81.2.61.11", "81.2.61.14", "81.2.61.17", "81.2.61.2", "81.2.61.5", "81.2.61.8"]);
+    expect((await t.browser.get("/dashboard/ip?action=maybe")).res.status).toBe(400);
+  });
+
+  test("a range broader than /8 is added only with “even broader” ticked, through the confirmation; private space never", async () => {
+    const t = await signedIn();
+    const line = { csrf: t.csrf, action: "allow", target: "0.0.0.0/0", reason: "a drill", until: "", checked: "" };
+    const refused = await t.browser.post("/dashboard/ip", line);
+    expect(refused.res.status).toBe(400);
+    expect(refused.body).toContain("tick “even broader than /8” to insist");
+    const confirm = await t.browser.post("/dashboard/ip", { ...line, force: "yes" });
+    expect(confirm.body).toContain('<input type="hidden" name="force" value="yes">');
+    const added = await t.browser.post("/dashboard/ip", { ...line, force: "yes", confirm: "yes" });
+    expect(added.res.status).toBe(303);
+    expect((await t.stores.ipOverrides.find("0.0.0.0/0"))?.action).toBe("allow");
+    const [event] = await t.stores.audit.read({ target: "0.0.0.0/0" }, { order: "newest_first", limit: 1 });
+    expect(event.detail).toBe("forced: a range broader than /8");
+    const lan = await t.browser.post("/dashboard/ip", { ...line, target: "10.0.0.0/8", force: "yes", confirm: "yes" });
+    expect(lan.res.status).toBe(400);
+    expect(lan.body).toContain("lies in special-purpose space (private use)");
+  });
+
+  test("a form whose database fails gets a page that says so and when to try again, never a 500", async () => {
+    const t = await signedIn();
+    const stores = t.stores;
+    Object.assign(stores, {
+      transaction: () =>
+        Promise.reject(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL", errno: 13 })),
+    });
+    const res = await t.browser.post("/dashboard/ip", {
+      csrf: t.csrf,
+      action: "deny",
+      target: "81.2.69.0/24",
+      reason: "r",
+      until: "",
+      checked: "",
+      confirm: "yes",
+    });
+    expect(res.res.status).toBe(503);
+    expect(res.res.headers.get("retry-after")).toBe("30");
+    expect(res.res.headers.get("content-type")).toContain("text/html");
+    expect(res.body).toContain("The database is out of disk space: nothing of this request was changed");
+  });
 });

@@ -1,29 +1,16 @@
-import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { BUNDLED_SOURCES, runCliAsync } from "../support/processes.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 import { scaled } from "../support/slowness.ts";
+import { smallDisk } from "../support/small-disk.ts";
 
 setDefaultTimeout(scaled(60_000));
 
-/** A 512 KiB tmpfs, where the machine lets this process mount one (root); null elsewhere. */
-const small = (() => {
-  if (process.getuid?.() !== 0) return null;
-  const dir = mkdtempSync(join(tmpdir(), "riskcheck-full-"));
-  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir]).exitCode !== 0) {
-    rmdirSync(dir);
-    return null;
-  }
-  return dir;
-})();
-afterAll(() => {
-  if (small) {
-    Bun.spawnSync(["umount", small]);
-    rmdirSync(small);
-  }
-});
+/** A 512 KiB tmpfs, where the machine lets this process mount one. */
+const small = smallDisk("512k");
 
 // Skipped where no small file system can be mounted (not root, or a container that refuses mounts):
 // filling the real disk instead would disturb the whole machine.

@@ -106,6 +106,25 @@ describe("each publisher's format, read as it documents it", () => {
       `refused 3 rows: line 6 (the country is not an ISO 3166-1 code), line 7 (the region is not an ISO 3166-2 code of the row's country), line 8 (country "XX" is not an ISO 3166-1 code)`,
     );
   });
+  test("a row with host bits, an unknown subdivision or control characters in its city is refused; one without a country places nothing", () => {
+    const good = Array.from({ length: 20 }, (_, i) => `104.28.${i}.0/27,US,US-NY,New York,`);
+    const rows = [
+      ...good,
+      "8.8.8.8/16,US,,,",
+      "104.29.0.0/27,DE,DE-ZZZ,Berlin,",
+      "104.29.1.0/27,DE,DE-BE,Ber\u001b[2Jlin,",
+      "104.29.2.0/27,DE,DE-BE,Ber\u202elin,",
+      "104.29.3.0/24,,,,",
+    ];
+    const location = FORMATS["geofeed-csv"].parse(bytes(rows.join("\n")), "location");
+    expect(location.entries).toBe(20);
+    expect(location.note).toBe(
+      'refused 5 rows: line 21 (host bits set: the prefix is 8.8.0.0/16), line 22 (region "DE-ZZZ" is no ISO 3166-2 subdivision of DE), line 23 (the city holds control or invisible formatting characters), line 24 (the city holds control or invisible formatting characters), line 25 (104.29.3.0/24: no country, which would blank the location the database gives it)',
+    );
+    const relay = parseGeofeedCsv(bytes(rows.join("\n")), "relay");
+    expect(relay.entries).toBe(21);
+    expect(relay.value.at(-1)).toEqual({ range: expect.anything(), count: 1 });
+  });
   test("a file most of whose rows are no geofeed rows is refused whole, without repeating them", () => {
     const rows = Array.from({ length: 20 }, (_, i) => `name;${i};value`);
     expect(() => parseGeofeedCsv(bytes(["104.28.0.0/27,US,,,", ...rows].join("\n")))).toThrow(
@@ -115,12 +134,12 @@ describe("each publisher's format, read as it documents it", () => {
   });
   test("rows for private space, or broader than the feed may be, are refused and named: a relay's up to /12, an operator's location feed up to /16", () => {
     const feed = bytes(
-      "10.0.0.0/16,US,,,\nfd00::/64,US,,,\n104.0.0.0/12,US,,,\n198.51.100.0/24,US,,,\n2a02:26f7::/20,FR,,,\n104.28.28.0/26,GB,GB-ENG,London,\n",
+      "10.0.0.0/16,US,,,\nfd00::/64,US,,,\n104.0.0.0/12,US,,,\n198.51.100.0/24,US,,,\n2a02:2000::/20,FR,,,\n104.28.28.0/26,GB,GB-ENG,London,\n",
     );
     const relay = parseGeofeedCsv(feed, "relay");
     expect(relay.entries).toBe(2);
     expect(relay.note).toBe(
-      "refused 4 rows: line 1 (10.0.0.0/16: private or special-purpose space), line 2 (fd00::/64: private or special-purpose space), line 4 (198.51.100.0/24: private or special-purpose space), line 5 (2a02:26f7::/20: broader than /24)",
+      "refused 4 rows: line 1 (10.0.0.0/16: private or special-purpose space), line 2 (fd00::/64: private or special-purpose space), line 4 (198.51.100.0/24: private or special-purpose space), line 5 (2a02:2000::/20: broader than /24)",
     );
     const location = FORMATS["geofeed-csv"].parse(feed, "location");
     expect(location.entries).toBe(1);

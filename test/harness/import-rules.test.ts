@@ -23,6 +23,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   // TypeBox schema forms for the answers' declarations.
   schema: [],
+  // What a failing database is (locked, unreachable, full), whichever kind it is, and what this instance saw of it.
+  faults: [],
   email: ["schema", "time"],
   limits: [],
   // An IP override line's reason and expiry are checked as an email line's are (one parser, email/overrides.ts).
@@ -36,7 +38,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   checks: ["datasets", "email", "ip"],
   assess: ["checks", "datasets", "email", "ip", "schema", "time"],
   // The audit log's events, and the stores' ports it records acts on.
-  audit: ["assess", "email", "ip", "keys"],
+  audit: ["assess", "email", "faults", "ip", "keys"],
   scan: ["assess", "checks", "datasets", "email", "ip", "text"],
   dashboard: ["assess", "audit", "email", "ip", "keys", "reports", "requests", "text", "time"],
   http: [
@@ -46,6 +48,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "dashboard",
     "datasets",
     "email",
+    "faults",
     "ip",
     "keys",
     "limits",
@@ -54,7 +57,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "requests",
     "schema",
   ],
-  stores: ["assess", "audit", "dashboard", "email", "ip", "keys", "limits", "reports"],
+  stores: ["assess", "audit", "dashboard", "email", "faults", "ip", "keys", "limits", "reports", "runtime"],
   app: [
     "assess",
     "audit",
@@ -62,6 +65,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "datasets",
     "dns",
     "email",
+    "faults",
     "http",
     "ip",
     "keys",
@@ -81,6 +85,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "datasets",
     "dns",
     "email",
+    "faults",
     "http",
     "ip",
     "keys",

@@ -18,7 +18,9 @@ import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import type { Permission } from "../../src/keys/permissions.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import type { Stores } from "../../src/stores/stores.ts";
-import { ReportStoreBusy } from "../../src/reports/report-store.ts";
+import { lockedError } from "../../src/stores/sqlite/lock-wait.ts";
+import { OverrideTable } from "../../src/ip/overrides/override-table.ts";
+import { StorageUnavailable } from "../../src/faults/storage-fault.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
 import { scaled } from "../support/slowness.ts";
@@ -49,7 +51,10 @@ const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 const { snapshot: bundled } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);
 // IP datasets with nothing but the allowlist file's lines (none), which the app compiles as it starts: the first lookup fails.
 const broken = (part: "email" | "ip") =>
-  ({ ...bundled, [part]: part === "ip" ? { allowlistFile: [] } : null }) as unknown as Snapshot;
+  ({
+    ...bundled,
+    [part]: part === "ip" ? { allowlistFile: [], overrides: OverrideTable.of([]) } : null,
+  }) as unknown as Snapshot;
 
 /** Every documented operation, with its path and method. */
 function operations(): { path: string; method: Method; operation: Operation }[] {
@@ -79,7 +84,9 @@ function ask(
     permissions?: readonly Permission[];
     allowedNetworks?: string[];
     failingReports?: boolean;
-    lockedReports?: boolean;
+    locked?: boolean;
+    commitAnswerLost?: boolean;
+    unreachable?: boolean;
     prepare?: (stores: Stores) => Promise<void>;
   } = {},
 ) {
@@ -90,8 +97,12 @@ function ask(
       rateBurst: 100,
       ipQuotaPerMonth: 1000,
       ...options,
-      ...(options.failingReports ? { stores: withFailingReports(new Error("disk I/O error")) } : {}),
-      ...(options.lockedReports ? { stores: withFailingReports(new ReportStoreBusy("locked")) } : {}),
+      ...(options.failingReports ? { stores: withFailingWrites(new Error("disk I/O error")) } : {}),
+      ...(options.locked ? { stores: withFailingWrites(lockedError("/var/lib/riskcheck/riskcheck.sqlite")) } : {}),
+      ...(options.commitAnswerLost ? { stores: withCommitAnswerLost() } : {}),
+      ...(options.unreachable
+        ? { stores: withFailingWrites(Object.assign(new Error("Connection refused"), { code: "ECONNREFUSED" })) }
+        : {}),
     });
     const created = await t.newKey("test", {
       ...(options.permissions ? { permissions: options.permissions } : {}),
@@ -118,11 +129,30 @@ function ask(
   };
 }
 
-/** Stores whose report writes fail, as a full disk (or a lock held elsewhere: ReportStoreBusy) would make them. */
-function withFailingReports(failure: Error): Stores {
+/** Stores whose acts are committed, and then the database stops answering: as PostgreSQL killed at the COMMIT. */
+function withCommitAnswerLost(): Stores {
   const stores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
-  const reports = Object.assign(Object.create(stores.reports), { add: () => Promise.reject(failure) });
-  return { ...stores, reports, serving: stores.serving };
+  return {
+    ...stores,
+    transaction: async (work) => {
+      await stores.transaction(work);
+      throw new StorageUnavailable("the connection to the database was lost", "unreachable", "unknown");
+    },
+  };
+}
+
+/** Stores whose reports, acts and pages of override lines fail: as a broken disk would, or a lock held elsewhere. */
+function withFailingWrites(failure: Error): Stores {
+  const stores = sqliteStores(openDatabase(":memory:"), inMemoryChangeSignal(), ":memory:");
+  const failing = <T extends object>(store: T, method: string): T =>
+    Object.assign(Object.create(store), { [method]: () => Promise.reject(failure) });
+  return {
+    ...stores,
+    reports: failing(stores.reports, "add"),
+    ipOverrides: failing(stores.ipOverrides, "page"),
+    transaction: () => Promise.reject(failure),
+    serving: stores.serving,
+  };
 }
 
 const CHECK = "/v1/check";
@@ -384,11 +414,13 @@ const SCENARIOS: Scenario[] = [
     path: REPORTS,
     method: "post",
     status: 503,
-    example: "service_unavailable",
-    answer: ask(REPORTS, { ...REPORTER, lockedReports: true, body: REPORT_EXAMPLES.request }),
+    example: "locked",
+    answer: ask(REPORTS, { ...REPORTER, locked: true, body: REPORT_EXAMPLES.request }),
   },
   { path: OVERRIDES, status: 200, example: "lines", answer: ask(OVERRIDES, { ...MANAGER, prepare: withExampleLines }) },
   { path: OVERRIDES, status: 400, example: "unknown_kind", answer: ask(`${OVERRIDES}?kind=asn`, MANAGER) },
+  { path: OVERRIDES, status: 400, example: "invalid_parameter", answer: ask(`${OVERRIDES}?limit=5000`, MANAGER) },
+  { path: OVERRIDES, status: 503, example: "unreachable", answer: ask(OVERRIDES, { ...MANAGER, unreachable: true }) },
   { path: OVERRIDES, status: 401, example: "missing_key", answer: ask(OVERRIDES, { key: "none" }) },
   { path: OVERRIDES, status: 401, example: "unknown_key", answer: ask(OVERRIDES, { key: "unknown" }) },
   { path: OVERRIDES, status: 401, example: "revoked_key", answer: ask(OVERRIDES, { ...MANAGER, key: "revoked" }) },
@@ -405,6 +437,49 @@ const SCENARIOS: Scenario[] = [
     status: 201,
     example: "added",
     answer: ask(OVERRIDES, { ...MANAGER, body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 200,
+    example: "unchanged",
+    answer: ask(OVERRIDES, { ...MANAGER, prepare: withExampleLines, body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 409,
+    example: "limit_reached",
+    answer: ask(OVERRIDES, {
+      ...MANAGER,
+      overrideLimits: { lines: 2, linesPerKey: 2 },
+      prepare: async (stores) => {
+        await withExampleLines(stores);
+        await stores.ipOverrides.put({
+          target: "81.2.71.0/24",
+          action: "deny",
+          reason: "r",
+          author: "ops",
+          created: OVERRIDE_EXAMPLES.line.created,
+          until: null,
+        });
+      },
+      body: OVERRIDE_EXAMPLES.limitReached.request,
+    }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 503,
+    example: "locked",
+    answer: ask(OVERRIDES, { ...MANAGER, locked: true, body: OVERRIDE_EXAMPLES.request }),
+  },
+  {
+    path: OVERRIDES,
+    method: "post",
+    status: 503,
+    example: "unknown",
+    answer: ask(OVERRIDES, { ...MANAGER, commitAnswerLost: true, body: OVERRIDE_EXAMPLES.request }),
   },
   {
     path: OVERRIDES,
@@ -504,6 +579,13 @@ const SCENARIOS: Scenario[] = [
     status: 404,
     example: "override_not_found",
     answer: ask(`${OVERRIDES}/ip:192.0.2.1`, { ...MANAGER, method: "DELETE" }),
+  },
+  {
+    path: `${OVERRIDES}/{id}`,
+    method: "delete",
+    status: 503,
+    example: "locked",
+    answer: ask(ONE_LINE, { ...MANAGER, locked: true, method: "DELETE" }),
   },
   {
     path: `${OVERRIDES}/{id}`,

@@ -464,8 +464,18 @@ describe.each(STORE_BACKENDS)("POST /v1/reports on $name", (backend) => {
     }
     expect(res.status).toBe(503);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await res.json()).toEqual({ error: "service_unavailable", message: expect.any(String) });
-    expect(t.errors).toEqual([]);
+    expect(await res.json()).toEqual({
+      error: "service_unavailable",
+      reason: "locked",
+      outcome: "not_done",
+      message: expect.stringContaining("nothing of this request was changed"),
+    });
+    // Said once in the log, with the path and what to do; /healthz says degraded.
+    expect(t.errors).toEqual([expect.stringContaining("(answered 503 while it lasts)")]);
+    expect(((await (await t.request("/healthz")).json()) as { storage: unknown }).storage).toMatchObject({
+      status: "degraded",
+      reason: "locked",
+    });
     expect(await (await a.post({ ip: QUIET, category: "attack" })).json()).toEqual({
       accepted: 1,
       duplicates: 0,

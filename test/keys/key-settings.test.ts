@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { allowedFrom, parseAllowedNetworks } from "../../src/keys/allowed-networks.ts";
 import { parseExpiry } from "../../src/keys/expiry.ts";
+import { parseGrace } from "../../src/keys/rotation-grace.ts";
 import { KeyAuthenticator, keyIndexOf } from "../../src/keys/key-authenticator.ts";
 import { keyStatus, rotationEndsAt } from "../../src/keys/key-record.ts";
 import { newKeyRow, rotatedRow, toRecord, keyEntryOf } from "../../src/stores/key-row.ts";
@@ -38,10 +39,21 @@ describe("allowed networks", () => {
     expect(parseAllowedNetworks(" 10.0.0.0/8 ,2001:db8::/32, 192.0.2.7,10.0.0.0/8")).toEqual({
       networks: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"],
     });
-    expect(parseAllowedNetworks("")).toEqual({ networks: [] });
+    expect(parseAllowedNetworks(" Any ")).toEqual({ networks: [] });
   });
   test.each(["10.0.0.0/33", "10.0.0/8", "example.com", "2001:db8::/129", "10.0.0.0/08"])("%p is refused", (text) => {
     expect(parseAllowedNetworks(text)).toEqual({ error: expect.stringContaining("not an address or CIDR") });
+  });
+  test.each([
+    ["", 'or "any" for anywhere; the text was empty'],
+    ["   ", "the text was empty"],
+    ["10.0.0.0/8,", "an entry of the list is empty"],
+    ["10.0.0.0/8,,192.0.2.7", "an entry of the list is empty"],
+    ["10.0.0.1/8", '"10.0.0.1/8" has host bits set: the network is 10.0.0.0/8'],
+    ["2001:db8::1/32", "the network is 2001:db8::/32"],
+    ["any,10.0.0.0/8", '"any" is not an address or CIDR'],
+  ])("%p is refused: an empty text never means anywhere, host bits are not dropped", (text, message) => {
+    expect(parseAllowedNetworks(text)).toEqual({ error: expect.stringContaining(message) });
   });
   test("at most 100", () => {
     const many = Array.from({ length: 101 }, (_, i) => `10.0.${i}.0/24`).join(",");
@@ -123,5 +135,22 @@ describe("usage by outcome", () => {
       reports_accepted: 40,
     });
     expect(Object.keys(days[2].endpoints)).toEqual(["email", "ip", "report"]);
+  });
+});
+
+describe("a rotation's grace and a key's expiry are bounded", () => {
+  test("a grace of at most 30 days, or 0", () => {
+    expect(parseGrace("30d")).toEqual({ graceMs: 30 * 86_400_000 });
+    expect(parseGrace(" 0 ")).toEqual({ graceMs: 0 });
+    expect(parseGrace("999999d")).toEqual({ error: expect.stringContaining("a grace is at most 30d") });
+    expect(parseGrace("31d")).toEqual({ error: expect.stringContaining("at most 30d") });
+    expect(parseGrace("soon")).toEqual({ error: expect.stringContaining("is a duration such as") });
+    const { row } = newKeyRow({ name: "k" }, new Date(NOW));
+    expect(() => rotatedRow(row, 31 * 86_400_000, new Date(NOW))).toThrow("at most 30 days");
+  });
+  test("an expiry at most ten years ahead; further is never", () => {
+    expect(parseExpiry("3650d", NOW)).toEqual({ expiresAt: new Date(NOW + 3650 * 86_400_000).toISOString() });
+    for (const text of ["999999d", "9999-01-01"])
+      expect(parseExpiry(text, NOW)).toEqual({ error: expect.stringContaining("more than ten years ahead") });
   });
 });

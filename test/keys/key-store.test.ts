@@ -1,3 +1,4 @@
+import { SqliteWrites } from "../../src/stores/sqlite/lock-wait.ts";
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ import {
 function memoryStore() {
   const db = openDatabase(":memory:");
   const signal = inMemoryChangeSignal();
-  return { db, signal, keys: new SqliteKeyStore(db, signal) };
+  return { db, signal, keys: new SqliteKeyStore(db, new SqliteWrites(db), signal) };
 }
 
 describe("secrets", () => {
@@ -73,7 +74,7 @@ describe("key store in SQLite", () => {
     const dir = mkdtempSync(join(tmpdir(), "rk-store-"));
     const path = join(dir, "keys.sqlite");
     const db = openDatabase(path);
-    const keys = new SqliteKeyStore(db, openChangeSignal(`${path}-signal`));
+    const keys = new SqliteKeyStore(db, new SqliteWrites(db), openChangeSignal(`${path}-signal`));
     const { secret } = await keys.create({ name: "app" });
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     db.close();
@@ -111,7 +112,7 @@ describe("key authenticator over SQLite", () => {
     const serverSignal = openChangeSignal(`${path}-signal`);
     const auth = new KeyAuthenticator(new SqliteKeyIndex(serverDb, serverSignal, () => 0));
     const cliDb = openDatabase(path);
-    const cli = new SqliteKeyStore(cliDb, openChangeSignal(`${path}-signal`));
+    const cli = new SqliteKeyStore(cliDb, new SqliteWrites(cliDb), openChangeSignal(`${path}-signal`));
     const { key, secret } = await cli.create({ name: "b" });
     expect(auth.authenticate(secret).outcome).toBe("active");
     await cli.revoke(key.id);
@@ -128,7 +129,9 @@ describe("key authenticator over SQLite", () => {
     const signal = inMemoryChangeSignal();
     const auth = new KeyAuthenticator(new SqliteKeyIndex(db, signal, () => now));
     const other = openDatabase(path);
-    const { key, secret } = await new SqliteKeyStore(other, inMemoryChangeSignal()).create({ name: "c" });
+    const { key, secret } = await new SqliteKeyStore(other, new SqliteWrites(other), inMemoryChangeSignal()).create({
+      name: "c",
+    });
     expect(auth.authenticate(secret).outcome).toBe("active");
     other.query("UPDATE api_keys SET revoked_at = '2026-01-01T00:00:00Z' WHERE id = ?").run(key.id);
     now = 1_500;

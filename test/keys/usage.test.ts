@@ -1,3 +1,4 @@
+import { SqliteWrites } from "../../src/stores/sqlite/lock-wait.ts";
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
@@ -8,8 +9,8 @@ import type { LastUse, UsageRow, UsageStore } from "../../src/keys/usage-store.t
 
 function setup() {
   const db = openDatabase(":memory:");
-  const keys = new SqliteKeyStore(db, inMemoryChangeSignal());
-  const store = new SqliteUsageStore(db);
+  const keys = new SqliteKeyStore(db, new SqliteWrites(db), inMemoryChangeSignal());
+  const store = new SqliteUsageStore(db, new SqliteWrites(db));
   return { db, keys, store, recorder: new UsageRecorder(store) };
 }
 

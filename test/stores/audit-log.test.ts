@@ -97,5 +97,10 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
     ]);
     await expect(backend.execute("UPDATE audit_log SET actor = 'someone else'")).rejects.toThrow(/append-only/);
     expect((await stores.audit.read({}, { order: "oldest_first", limit: 10 }))[1].actor).toBe("alice@vm1");
+    // Nor delete one, but what retention let go: by hand, the events since its cutoff stay.
+    await expect(backend.execute("DELETE FROM audit_log")).rejects.toThrow(/only its retention deletes events/);
+    if (backend.name === "PostgreSQL")
+      await expect(backend.execute("TRUNCATE audit_log")).rejects.toThrow(/only its retention deletes events/);
+    expect(await stores.audit.read({}, { order: "oldest_first", limit: 10 })).toHaveLength(2);
   });
 });

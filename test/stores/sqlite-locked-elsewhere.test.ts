@@ -1,3 +1,4 @@
+import { SqliteWrites } from "../../src/stores/sqlite/lock-wait.ts";
 import { Database } from "bun:sqlite";
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
@@ -6,6 +7,11 @@ import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { makeDataDir, runCli, runCliAsync, startServe } from "../support/processes.ts";
 import { SLOWNESS, scaled } from "../support/slowness.ts";
 import { eventually } from "../support/deadline.ts";
+import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
+import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
+import { createTestApp } from "../support/test-app.ts";
+import { DashboardClient, csrfOf } from "../support/dashboard-client.ts";
+import { DASHBOARD_PASSWORD } from "../support/signed-in-dashboard.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
 setDefaultTimeout(scaled(60_000));
@@ -67,7 +73,7 @@ test("a sign-in attempt waits for a lock between turns of the event loop, not on
   const other = new Database(dbPath);
   try {
     other.exec("BEGIN IMMEDIATE");
-    const throttle = new SqliteSignInThrottle(serving);
+    const throttle = new SqliteSignInThrottle(serving, new SqliteWrites(serving));
     const attempt = throttle.begin("192.0.2.1", Date.now());
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
@@ -83,4 +89,44 @@ test("a sign-in attempt waits for a lock between turns of the event loop, not on
     other.close();
     serving.close();
   }
+});
+
+test("with the lock held elsewhere, a sign-in, a key made in the dashboard and an override line answer 503 with Retry-After, and change nothing", async () => {
+  const dbPath = join(makeDataDir(), "r.sqlite");
+  const stores = sqliteStores(openDatabase(dbPath, 0, true), inMemoryChangeSignal(), dbPath);
+  const t = await createTestApp({ stores, adminPassword: DASHBOARD_PASSWORD });
+  const browser = new DashboardClient((r) => t.handle(r));
+  const signedIn = new DashboardClient((r) => t.handle(r));
+  expect((await signedIn.signIn(DASHBOARD_PASSWORD)).status).toBe(303);
+  const csrf = csrfOf((await signedIn.get("/dashboard")).body);
+  const { secret } = await t.newKey("tool", { permissions: ["manage"] });
+  const before = (await stores.audit.read({}, { order: "newest_first", limit: 1000 })).length;
+  const other = new Database(dbPath);
+  other.exec("BEGIN IMMEDIATE");
+  let answers: Response[];
+  let keyPage = "";
+  try {
+    answers = await Promise.all([
+      browser.signIn(DASHBOARD_PASSWORD),
+      signedIn.post("/dashboard/keys", { csrf, name: "made-while-locked" }).then((r) => ((keyPage = r.body), r.res)),
+      t.request("/v1/overrides", {
+        key: secret,
+        method: "POST",
+        body: JSON.stringify({ kind: "ip", target: "81.2.69.0/24", action: "deny", reason: "r" }),
+      }),
+    ]);
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+  }
+  expect(answers.map((a) => [a.status, a.headers.get("retry-after")])).toEqual([
+    [503, "2"],
+    [503, "2"],
+    [503, "2"],
+  ]);
+  expect(keyPage).toContain("The database is locked by another process: nothing of this request was changed");
+  expect(((await answers[2].json()) as { reason: string }).reason).toBe("locked");
+  expect((await t.keys.list()).map((k) => k.name)).toEqual(["tool"]);
+  expect(await stores.ipOverrides.list()).toEqual([]);
+  expect(await stores.audit.read({}, { order: "newest_first", limit: 1000 })).toHaveLength(before);
 });

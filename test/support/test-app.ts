@@ -15,6 +15,8 @@ import { AuditTrail } from "../../src/audit/audit-trail.ts";
 import type { NewKey } from "../../src/keys/key-store.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
 import type { MailEvidence } from "../../src/email/mail-evidence.ts";
+import { DEFAULT_OVERRIDE_LIMITS, type OverrideLimits } from "../../src/email/overrides.ts";
+import type { WarningCommands } from "../../src/datasets/freshness.ts";
 
 export const FIXTURE_EMAIL_LISTS = {
   disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
@@ -59,6 +61,9 @@ export interface TestAppOptions {
   stores?: Stores;
   /** DNS evidence for the email check; off unless given. */
   mail?: MailEvidence;
+  overrideLimits?: OverrideLimits;
+  warningCommands?: WarningCommands;
+  privatePaths?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -72,8 +77,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const errors: string[] = [];
   const client = { address: options.clientAddress ?? "203.0.113.7", https: false };
-  const audit = new AuditTrail(stores.audit, { now: () => clock.now, logError: (line) => void errors.push(line) });
-  const { deps, keys, usage, serving, overrides, reportWatch, policy, policyCounts } = await wireApp({
+  const audit = new AuditTrail(stores, { now: () => clock.now, logError: (line) => void errors.push(line) });
+  const { deps, keys, usage, serving, overrides, reportWatch, policy, policyCounts, storage } = await wireApp({
     stores,
     snapshots: new SnapshotHolder(options.snapshot ?? (await testSnapshot())),
     limits: {
@@ -89,6 +94,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
     metricsToken: options.metricsToken ?? null,
     reports: options.reports ?? DEFAULT_REPORT_SETTINGS,
     mail: options.mail ?? null,
+    overrideLimits: options.overrideLimits ?? DEFAULT_OVERRIDE_LIMITS,
+    warningCommands: options.warningCommands,
+    privatePaths: options.privatePaths,
   });
   const app = createApp(deps);
   /** Hands a request to the app as it is; redirects are the test's to follow. */
@@ -131,6 +139,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     /** The policy in force (refresh() reads the store as the server does every second) and its counts. */
     policy,
     policyCounts,
+    storage,
     clock,
     client,
     errors,

@@ -1,6 +1,6 @@
 import { KeyStoreError } from "../../keys/key-store.ts";
 import { dailyOutcomes } from "../../keys/usage-outcomes.ts";
-import { parseDuration } from "../../time/duration.ts";
+import { parseGrace } from "../../keys/rotation-grace.ts";
 import type { DashboardDeps } from "../dashboard-deps.ts";
 import { field } from "../forms.ts";
 import type { ClientInfo, Gate } from "../gate.ts";
@@ -64,15 +64,15 @@ export class KeyActions {
   async rotateKey(request: Request, id: string, client: ClientInfo): Promise<Response> {
     const current = await this.gate.authorisedPost(request, client);
     if (current instanceof Response) return current;
-    const grace = field(current.form, "grace") ?? "";
-    const graceMs = grace === "0" ? 0 : parseDuration(grace);
-    if (graceMs === null)
+    const grace = parseGrace(field(current.form, "grace") ?? "");
+    if ("error" in grace)
       return this.keyView(
         current.session,
         id,
-        { text: "Choose how long the old secret keeps working.", error: true },
+        { text: `Choose how long the old secret keeps working: ${grace.error}.`, error: true },
         400,
       );
+    const { graceMs } = grace;
     const key = await this.deps.keys.find(id);
     if (!key) return noSuchKey();
     if (graceMs === 0 && field(current.form, "confirm") !== "yes")

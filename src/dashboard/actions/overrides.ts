@@ -1,8 +1,8 @@
 import { normaliseDomain } from "../../email/domain-name.ts";
-import { OverrideError, overrideLine } from "../../email/overrides.ts";
+import { type LineFilter, OverrideError, overrideLine, publicSuffixForced } from "../../email/overrides.ts";
 import { parseCidr } from "../../ip/address/address-range.ts";
 import { parseIpAddress } from "../../ip/address/parse.ts";
-import { ipOverrideLine, ipOverrideTarget, targetOfRange } from "../../ip/overrides/ip-override.ts";
+import { ipOverrideLine, ipOverrideTarget, rangeForced, targetOfRange } from "../../ip/overrides/ip-override.ts";
 import type { DashboardDeps } from "../dashboard-deps.ts";
 import { field } from "../forms.ts";
 import type { AuthorisedPost, ClientInfo, Gate, SignedIn } from "../gate.ts";
@@ -16,7 +16,7 @@ interface NewLine {
   readonly target: string;
   readonly action: "allow" | "deny";
   readonly reason: string;
-  put(post: AuthorisedPost): Promise<void>;
+  put(post: AuthorisedPost): Promise<unknown>;
 }
 
 /** What differs between the email and the IP lines' actions. */
@@ -26,8 +26,15 @@ interface OverrideLines {
   readonly signedOut: "sign-in" | "back";
   /** Whether the page checks an address (`?check=`) and shows a line once more before adding it. */
   readonly checksFirst: boolean;
-  /** The lines the page lists. */
-  lines(deps: DashboardDeps): Promise<Omit<ShownLine, "active">[]>;
+  /** At most `limit` stored lines the page lists, after the target `after` (null: the first page), that the filter holds. */
+  lines(
+    deps: DashboardDeps,
+    filter: LineFilter,
+    after: string | null,
+    limit: number,
+  ): Promise<Omit<ShownLine, "active">[]>;
+  /** Lines of a file that apply too, shown first on the first page (the IP allowlist file's, a few). */
+  fileLines(deps: DashboardDeps, filter: LineFilter): Omit<ShownLine, "active">[];
   /** Throws an OverrideError naming what is wrong. */
   line(form: URLSearchParams, now: Date): NewLine;
   /** The stored target the remove form names; throws an OverrideError when it names none. */
@@ -40,6 +47,26 @@ interface OverrideLines {
 }
 
 const AUTHOR = "dashboard";
+/** Lines a page shows: a page stays small however many lines there are. */
+const LINES_PER_PAGE = 50;
+
+/** The page's filters and where it starts, as the address bar gives them. */
+interface Query {
+  readonly filter: LineFilter;
+  readonly after: string | null;
+}
+
+/** `?action=&target=&after=`, each checked: a wrong one is the page's 400 with a sentence. */
+function listingOf(params: URLSearchParams): Query | { error: string } {
+  const action = params.get("action") || undefined;
+  if (action !== undefined && action !== "allow" && action !== "deny") return { error: "Choose allow or deny." };
+  const prefix = params.get("target")?.trim() || undefined;
+  const after = params.get("after") || null;
+  for (const text of [prefix, after])
+    if (text !== undefined && text !== null && (text.length > 255 || /[\p{Cc}\p{Cf}]/u.test(text)))
+      return { error: "A target is at most 255 characters, without control characters." };
+  return { filter: { ...(action ? { action } : {}), ...(prefix ? { prefix } : {}) }, after };
+}
 
 const KINDS: Readonly<Record<OverrideKind, OverrideLines>> = {
   email: {
@@ -49,7 +76,9 @@ const KINDS: Readonly<Record<OverrideKind, OverrideLines>> = {
     ]),
     signedOut: "sign-in",
     checksFirst: false,
-    lines: async (deps) => (await deps.emailOverrides.list()).map((l) => ({ ...l, target: l.domain })),
+    lines: async (deps, filter, after, limit) =>
+      (await deps.emailOverrides.page(filter, after, limit)).map((l) => ({ ...l, target: l.domain })),
+    fileLines: () => [],
     line: (form, now) => {
       const line = overrideLine(
         {
@@ -62,7 +91,8 @@ const KINDS: Readonly<Record<OverrideKind, OverrideLines>> = {
         },
         now,
       );
-      return { ...line, target: line.domain, put: (post) => post.emailOverrides.put(line) };
+      const forced = line.domain && field(form, "force") === "yes" ? publicSuffixForced(line.domain) : null;
+      return { ...line, target: line.domain, put: (post) => post.emailOverrides.put(line, forced) };
     },
     removal: (text) => {
       const domain = normaliseDomain(text);
@@ -84,10 +114,12 @@ const KINDS: Readonly<Record<OverrideKind, OverrideLines>> = {
     ]),
     signedOut: "back",
     checksFirst: true,
-    lines: async (deps) => [
-      ...(await deps.ipOverrides.list()),
-      ...deps.ipAllowlistFile().map((l) => ({ ...l, action: "allow" as const, fromFile: true })),
-    ],
+    lines: (deps, filter, after, limit) => deps.ipOverrides.page(filter, after, limit),
+    fileLines: (deps, filter) =>
+      deps
+        .ipAllowlistFile()
+        .filter((l) => (filter.action ?? "allow") === "allow" && l.target.startsWith(filter.prefix ?? ""))
+        .map((l) => ({ ...l, action: "allow" as const, fromFile: true })),
     line: (form, now) => {
       const line = ipOverrideLine(
         {
@@ -96,15 +128,21 @@ const KINDS: Readonly<Record<OverrideKind, OverrideLines>> = {
           reason: field(form, "reason") ?? "",
           author: AUTHOR,
           until: field(form, "until") || null,
+          force: field(form, "force") === "yes",
         },
         now,
       );
-      return { ...line, put: (post) => post.ipOverrides.put(line) };
+      const forced = field(form, "force") === "yes" ? rangeForced(line.target) : null;
+      return { ...line, put: (post) => post.ipOverrides.put(line, forced) };
     },
     removal: (text) => ipOverrideTarget(text).text,
     remove: (post, target) => post.ipOverrides.remove(target),
     refresh: (deps) => deps.refreshIpOverrides(),
-    inFormWords: (message) => message.replace("--reason", "a reason").replace("--until", "the date"),
+    inFormWords: (message) =>
+      message
+        .replace("--reason", "a reason")
+        .replace("--until", "the date")
+        .replace("insist with --force", "tick “even broader than /8” to insist"),
   },
 };
 
@@ -133,8 +171,10 @@ export class OverridesActions {
         ? await this.gate.sessionOrSignIn(request, client)
         : await this.gate.sessionOrBack(request);
     if (current instanceof Response) return current;
-    const check = new URL(request.url).searchParams.get("check");
-    return this.page(current, check, doneNotice(request, this.lines.notices));
+    const params = new URL(request.url).searchParams;
+    const listing = listingOf(params);
+    if ("error" in listing) return this.page(current, null, { text: listing.error, error: true }, 400);
+    return this.page(current, params.get("check"), doneNotice(request, this.lines.notices), 200, listing);
   }
 
   async add(request: Request, client: ClientInfo): Promise<Response> {
@@ -150,7 +190,12 @@ export class OverridesActions {
       if (this.lines.checksFirst && field(form, "confirm") !== "yes")
         return page(
           ipOverrideConfirmPage(
-            { ...line, until: field(form, "until") ?? "", checked: checked ?? "" },
+            {
+              ...line,
+              until: field(form, "until") ?? "",
+              checked: checked ?? "",
+              force: field(form, "force") === "yes",
+            },
             current.session.csrfToken,
           ),
         );
@@ -180,14 +225,29 @@ export class OverridesActions {
     return redirect(`${this.path}?done=removed`);
   }
 
-  private async page(current: SignedIn, check: string | null, notice?: Notice, status = 200): Promise<Response> {
+  private async page(
+    current: SignedIn,
+    check: string | null,
+    notice?: Notice,
+    status = 200,
+    listing: Query = { filter: {}, after: null },
+  ): Promise<Response> {
     const nowMs = this.deps.now();
-    const lines = (await this.lines.lines(this.deps)).map((l) => ({
-      ...l,
-      active: l.until === null || Date.parse(l.until) > nowMs,
-    }));
+    const found = await this.lines.lines(this.deps, listing.filter, listing.after, LINES_PER_PAGE + 1);
+    const stored = found.slice(0, LINES_PER_PAGE);
+    const lines = [...(listing.after === null ? this.lines.fileLines(this.deps, listing.filter) : []), ...stored].map(
+      (l) => ({ ...l, active: l.until === null || Date.parse(l.until) > nowMs }),
+    );
     const checked = this.lines.checksFirst && check !== null && check.trim() !== "" ? this.checked(check.trim()) : null;
-    return page(overridesPage(this.kind, { lines, csrfToken: current.session.csrfToken, notice, checked }), status);
+    const shown = {
+      ...listing.filter,
+      ...(listing.after === null ? {} : { after: listing.after }),
+      next: found.length > LINES_PER_PAGE ? stored[stored.length - 1].target : null,
+    };
+    return page(
+      overridesPage(this.kind, { lines, listing: shown, csrfToken: current.session.csrfToken, notice, checked }),
+      status,
+    );
   }
 
   /** The address's answer, and the lines the page offers: the address, its /24 (IPv6: /48), its network. */

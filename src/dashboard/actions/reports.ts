@@ -57,7 +57,7 @@ export class ReportsActions {
     const deleted = await current.audit.act(
       "reports.deleted",
       reportsTarget(ip?.text ?? null, keyId === undefined ? null : { id: keyId, name: key?.name ?? "no such key" }),
-      () => this.deps.reports.store.delete({ ip: ip?.text, keyId }, this.deps.now()),
+      (tx) => tx.reports.delete({ ip: ip?.text, keyId }, this.deps.now()),
       (n) => ({ detail: `${n} report(s)` }),
     );
     await this.deps.reports.refresh();

@@ -31,6 +31,8 @@ export interface PendingLine {
   readonly until: string;
   /** The address checked, to show again afterwards. */
   readonly checked: string;
+  /** Broader than /8 (/16 for IPv6), insisted on. */
+  readonly force: boolean;
 }
 
 /** The IP page's first part: check an address, see why it is answered so, and allow it in one step. */
@@ -94,6 +96,7 @@ export function ipOverrideConfirmPage(line: PendingLine, csrfToken: string): str
   <input type="hidden" name="reason" value="${line.reason}">
   <input type="hidden" name="until" value="${line.until}">
   <input type="hidden" name="checked" value="${line.checked}">
+  ${line.force ? html`<input type="hidden" name="force" value="yes">` : ""}
   <div class="row"><button class="${line.action === "deny" ? "danger" : ""}" type="submit">Yes, ${line.action} ${line.target}</button> <a href="/dashboard/ip${line.checked ? `?check=${encodeURIComponent(line.checked)}` : ""}">Cancel</a></div>
 </form>`,
     { csrfToken },

@@ -24,8 +24,20 @@ export interface ShownLine {
   readonly fromFile?: boolean;
 }
 
+/** The page of lines shown: its filters as the address bar has them, and where the next page starts. */
+export interface OverridesListing {
+  readonly action?: "allow" | "deny";
+  /** Text the targets start with. */
+  readonly prefix?: string;
+  /** The target the page starts after; undefined: the first page. */
+  readonly after?: string;
+  /** The target the next page starts after; null: this is the last. */
+  readonly next: string | null;
+}
+
 export interface OverridesView {
   readonly lines: readonly ShownLine[];
+  readonly listing: OverridesListing;
   readonly csrfToken: string;
   readonly notice?: Notice;
   /** An address checked from the IP page. */
@@ -83,18 +95,19 @@ export const OVERRIDE_PAGES: Readonly<Record<OverrideKind, OverridesPage>> = {
   ip: {
     path: "/dashboard/ip",
     title: "IP overrides",
-    intro: html`A line decides for an address, a CIDR range or a network (AS number), over every feed, report and list; where lines overlap the most specific decides (an address over a range, a longer prefix over a shorter one, a range over a network). Every running server applies it within 3 s; <code>?explain=1</code> shows it with its reason.`,
+    intro: html`A line decides for an address, a CIDR range or a network (AS number), over every feed, report and list. Where lines overlap, the address's own line decides, else the longest range covering it, else its network's (AS) line, else a range broader than /8 (/16 for IPv6), which only “even broader” adds. Special-purpose space (private, loopback, documentation) is refused: the check answers it before any line. Every running server applies a line within 3 s; <code>?explain=1</code> shows it with its reason.`,
     target: {
       name: "target",
       label: "Address, range or network",
       heading: "Target",
       maxLength: 64,
-      placeholder: "203.0.113.0/24 or AS64500",
+      placeholder: "81.2.69.0/24 or AS64500",
     },
     offered: IP_ANSWERS,
     listed: IP_ANSWERS,
     until: ipUntil,
-    extraFields: "",
+    extraFields: html`<div><label><input name="force" type="checkbox" value="yes"> even broader than /8 (/16 for IPv6)</label></div>
+    `,
     addButton: "Add line…",
   },
 };
@@ -124,16 +137,43 @@ ${kind === "ip" ? checkForm(view.checked ?? null, csrfToken) : ""}
   </div>
 </form>
 <h2>Override lines</h2>
+${filters(p, view.listing)}
 ${
   lines.length === 0
-    ? html`<p>No override lines.</p>`
+    ? html`<p>No override line${view.listing.action || view.listing.prefix ? " matches" : view.listing.after ? " after these" : "s"}.</p>`
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${p.target.heading}</th><th>Answer</th><th>Reason</th><th>Author</th><th>Added</th><th>Until</th><th></th></tr></thead>
 <tbody>
 ${lines.map((l) => lineRow(p, l, csrfToken))}
 </tbody></table></div>`
-}`;
+}${pager(p, view.listing)}`;
   return layout(p.title, body, { csrfToken });
+}
+
+/** The filters: an answer, and the start of the targets; a new filter starts at the first page. */
+function filters(p: OverridesPage, listing: OverridesListing): SafeHtml {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${(listing.action ?? "") === value ? html` selected` : ""}>${label}</option>`;
+  return html`<form method="get" action="${p.path}" class="filters">
+<label>Answer <select name="action">${option("", "any")}${option("allow", p.listed.allow)}${option("deny", p.listed.deny)}</select></label>
+<label>${p.target.heading} starts with <input name="target" value="${listing.prefix ?? ""}" maxlength="255"></label>
+<button class="secondary" type="submit">Filter</button></form>`;
+}
+
+function pageLink(p: OverridesPage, listing: OverridesListing, after: string | undefined): string {
+  const params = new URLSearchParams();
+  if (listing.action) params.set("action", listing.action);
+  if (listing.prefix) params.set("target", listing.prefix);
+  if (after !== undefined) params.set("after", after);
+  const query = params.toString();
+  return query ? `${p.path}?${query}` : p.path;
+}
+
+function pager(p: OverridesPage, listing: OverridesListing): SafeHtml | "" {
+  if (listing.after === undefined && listing.next === null) return "";
+  return html`<nav class="pager" aria-label="Pages of the override lines">
+${listing.after !== undefined ? html`<a href="${pageLink(p, listing, undefined)}">« First</a>` : ""}
+${listing.next !== null ? html`<a href="${pageLink(p, listing, listing.next)}" rel="next">Next ›</a>` : ""}</nav>`;
 }
 
 function lineRow(p: OverridesPage, l: ShownLine, csrfToken: string): SafeHtml {

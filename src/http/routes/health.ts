@@ -5,20 +5,30 @@ import { jsonResponse } from "../json-response.ts";
 import { Type } from "@sinclair/typebox";
 import { Nullable } from "../../schema/json-schema.ts";
 import { type PathOperations, jsonContent } from "../openapi-parts.ts";
+import type { StorageState } from "../../faults/storage-health.ts";
 
+/**
+ * `/healthz`: 200 while the datasets serve; `status` is `degraded` while the database fails
+ * (the checks answer from memory, writes answer 503), `storage` says why and since when.
+ */
 export function health(
   snapshots: SnapshotHolder,
   startedMs: number,
   nowMs: number,
   warnings: string[],
   refresh: RefreshState | null,
+  storage: StorageState,
 ): Response {
   const snapshot = snapshots.current();
   const usedBy = outputsBySource(snapshot);
   const at = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
   return jsonResponse(
     JSON.stringify({
-      status: "ok",
+      status: storage.status,
+      storage:
+        storage.status === "ok"
+          ? { status: "ok" }
+          : { status: "degraded", reason: storage.reason, since: storage.since, last_fault_at: storage.lastFaultAt },
       uptime_seconds: Math.floor((nowMs - startedMs) / 1000),
       dataset_version: snapshot.version,
       snapshot_loaded_at: snapshot.loadedAt,
@@ -65,7 +75,30 @@ const dated = (description?: string) =>
 
 export const HealthSchema = Type.Object(
   {
-    status: Type.Unsafe<"ok">({ const: "ok" }),
+    status: Type.Unsafe<"ok" | "degraded">({
+      enum: ["ok", "degraded"],
+      description: "degraded while the database fails: the checks answer from memory, writes answer 503.",
+    }),
+    storage: Type.Union(
+      [
+        Type.Object({ status: Type.Literal("ok") }, { additionalProperties: false }),
+        Type.Object(
+          {
+            status: Type.Literal("degraded"),
+            reason: Type.Union([
+              Type.Literal("locked"),
+              Type.Literal("unreachable"),
+              Type.Literal("full"),
+              Type.Literal("failing"),
+            ]),
+            since: Type.String({ format: "date-time", description: "The first fault of this spell." }),
+            last_fault_at: Type.String({ format: "date-time" }),
+          },
+          { additionalProperties: false },
+        ),
+      ],
+      { description: "What this instance saw of its database: degraded from a fault until 10 s pass without one." },
+    ),
     uptime_seconds: Type.Integer({ minimum: 0 }),
     dataset_version: Type.String({ description: "The dataset version folder being served." }),
     snapshot_loaded_at: Type.String({ format: "date-time" }),

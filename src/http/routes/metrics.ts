@@ -13,6 +13,8 @@ import type { MailEvidence } from "../../email/mail-evidence.ts";
 import { API_ERRORS, errorResponse } from "../errors.ts";
 import { JSON_TYPE } from "../json-response.ts";
 import { type PathOperations, errorExample, errorSchema, jsonContent } from "../openapi-parts.ts";
+import type { StorageHealth } from "../../faults/storage-health.ts";
+import { RETRY_AFTER_SECONDS, type StorageFaultReason, storageFaultOf } from "../../faults/storage-fault.ts";
 
 export interface MetricsDeps {
   readonly requests: RequestMetrics;
@@ -30,6 +32,7 @@ export interface MetricsDeps {
   readonly token: string | null;
   readonly startedMs: number;
   readonly now: () => number;
+  readonly storage: StorageHealth;
 }
 
 const BUCKET_BOUNDS = [...DURATION_BUCKETS_SECONDS.map(String), "+Inf"];
@@ -117,10 +120,31 @@ export async function metrics(deps: MetricsDeps, request: Request): Promise<Resp
   const updated = Date.parse(deps.lastUpdateSuccess() ?? "");
   if (!Number.isNaN(updated)) text.sample("riskcheck_update_last_success_timestamp_seconds", {}, updated / 1000);
 
-  const byStatus: Record<KeyStatus, number> = { active: 0, expired: 0, revoked: 0 };
-  for (const key of await deps.keys.list()) byStatus[keyStatus(key, nowMs)]++;
-  text.family("riskcheck_keys", "gauge", "API keys, by status.");
-  for (const [status, count] of Object.entries(byStatus)) text.sample("riskcheck_keys", { status }, count);
+  text.family(
+    "riskcheck_storage_faults_total",
+    "counter",
+    "Times the database failed under a request or a background job, by reason (locked, unreachable, full, failing).",
+  );
+  const faults = deps.storage.counts();
+  for (const reason of Object.keys(RETRY_AFTER_SECONDS) as StorageFaultReason[])
+    text.sample("riskcheck_storage_faults_total", { reason }, faults.get(reason) ?? 0);
+  const storage = deps.storage.state();
+  text.family("riskcheck_storage_degraded", "gauge", "1 while the database fails (as /healthz says degraded), else 0.");
+  text.sample("riskcheck_storage_degraded", {}, storage.status === "degraded" ? 1 : 0);
+
+  // Read from the database: while it fails, the scrape goes without these rather than without every metric.
+  const keys = await deps.keys.list().catch((err: unknown) => {
+    const fault = storageFaultOf(err);
+    if (fault === null) throw err;
+    deps.storage.noted(fault);
+    return null;
+  });
+  if (keys !== null) {
+    const byStatus: Record<KeyStatus, number> = { active: 0, expired: 0, revoked: 0 };
+    for (const key of keys) byStatus[keyStatus(key, nowMs)]++;
+    text.family("riskcheck_keys", "gauge", "API keys, by status.");
+    for (const [status, count] of Object.entries(byStatus)) text.sample("riskcheck_keys", { status }, count);
+  }
 
   text.family("riskcheck_build_info", "gauge", "The running version, as a label; always 1.");
   text.sample("riskcheck_build_info", { version: pkg.version }, 1);

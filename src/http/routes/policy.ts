@@ -18,6 +18,7 @@ import { POLICY_LIMITS } from "../../assess/parse-policy.ts";
 import { Nullable, StringEnum } from "../../schema/json-schema.ts";
 import type { PolicyStore } from "../../assess/policy-store.ts";
 import { apiActor } from "../../audit/actors.ts";
+import type { AuditLog } from "../../audit/audit-log.ts";
 import type { AuditTrail } from "../../audit/audit-trail.ts";
 import { auditedPolicy } from "../../audit/audited-policy.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
@@ -31,8 +32,8 @@ export interface PolicyDeps extends AdmissionDeps {
   readonly policyStore: PolicyStore;
   /** The policy in force here; `refresh` serves the rules as stored now, so the answer that follows an edit already applies it. */
   readonly policy: { readonly current: CompiledPolicy; refresh(): Promise<boolean> };
-  /** Every edit is recorded, by the key and the client address. */
-  readonly audit: AuditTrail;
+  /** Every edit is recorded, by the key and the client address, in the edit's transaction. */
+  readonly audit: AuditTrail<{ readonly audit: AuditLog; readonly policy: PolicyStore }>;
 }
 
 /** A key with `manage`; no quota. */

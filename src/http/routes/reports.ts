@@ -10,10 +10,12 @@ import {
   checkReport,
   dayStartMs,
 } from "../../reports/report.ts";
-import { type AddOutcome, type ReportStore, ReportStoreBusy } from "../../reports/report-store.ts";
+import type { AddOutcome, ReportStore } from "../../reports/report-store.ts";
+import { storageFaultOf } from "../../faults/storage-fault.ts";
+import type { StorageHealth } from "../../faults/storage-health.ts";
 import { type AdmissionDeps, type AdmissionRule, type BodyStep, admit } from "../admission.ts";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "../batch-limits.ts";
-import { API_ERRORS, type ApiError, errorResponse } from "../errors.ts";
+import { API_ERRORS, type ApiError, storageFaultResponse } from "../errors.ts";
 import { jsonObjectOf, readBodyText } from "../../requests/request-body.ts";
 import { Type } from "@sinclair/typebox";
 import { OneOf, StringEnum } from "../../schema/json-schema.ts";
@@ -23,9 +25,9 @@ import {
   RETRY_HEADERS,
   errorExample,
   errorSchema,
-  integerHeader,
   jsonContent,
   ref,
+  storageUnavailable,
 } from "../openapi-parts.ts";
 import { REPORT_EXAMPLES } from "../openapi-examples.ts";
 
@@ -37,15 +39,14 @@ export interface ReportDeps extends AdmissionDeps {
     readonly settings: ReportSettings;
     readonly outcomes: ReportOutcomes;
   };
+  readonly storage: StorageHealth;
+  readonly logError: (line: string) => void;
 }
 
 /** `POST /v1/reports`. The route reads its body itself, with its own limit: Elysia parses none. */
 export function reportRoute(deps: ReportDeps) {
   return new Elysia().post("/v1/reports", ({ request }) => postReports(deps, request), { parse: "none" });
 }
-
-/** What a 503 asks the client to wait before it sends the same reports again. */
-const STORE_BUSY_RETRY_AFTER_S = 2;
 
 type Body = { readonly items: readonly unknown[]; readonly single: boolean };
 
@@ -110,8 +111,10 @@ export async function postReports(deps: ReportDeps, request: Request): Promise<R
             },
           );
   } catch (err) {
-    if (!(err instanceof ReportStoreBusy)) throw err;
-    return errorResponse(API_ERRORS.storeBusy, { ...headers, "retry-after": String(STORE_BUSY_RETRY_AFTER_S) });
+    const fault = storageFaultOf(err);
+    if (fault === null) throw err;
+    if (deps.storage.noted(fault)) deps.logError(`POST /v1/reports: ${fault.message} (answered 503 while it lasts)`);
+    return storageFaultResponse(fault, "POST", headers);
   }
   const accepted = valid.filter((_, i) => added[i] === "stored").map((v) => v.report);
   valid.forEach((v, i) => {
@@ -250,18 +253,7 @@ export const REPORT_OPERATIONS = {
           }),
         },
         "500": ref("responses", "InternalError"),
-        "503": {
-          description:
-            "Another process holds the database's write lock (over 2 s): nothing was stored; send the same " +
-            "request again after `Retry-After` seconds.",
-          headers: {
-            ...RATE_HEADERS,
-            "Retry-After": integerHeader("Seconds to wait before sending the request again."),
-          },
-          content: jsonContent(errorSchema([API_ERRORS.storeBusy]), {
-            service_unavailable: errorExample(API_ERRORS.storeBusy, "The database locked by a backup"),
-          }),
-        },
+        "503": storageUnavailable(["locked"]),
       },
     },
   },

@@ -89,3 +89,16 @@ const SPECIAL = (() => {
 export function isGlobalUnicast(ip: ParsedIp): boolean {
   return SPECIAL.lookup(ip) === NOT_FOUND;
 }
+
+/**
+ * What special-purpose space the whole range is ("private use", "documentation (TEST-NET-3)",
+ * or "special-purpose" where it spans several blocks), or null when any of it is global unicast.
+ */
+export function specialPurposeName(range: AddressRange): string | null {
+  if (subtractRanges([range], SPECIAL_RANGES).length > 0) return null;
+  const within = NOT_GLOBAL.find(([cidr]) => {
+    const block = rangeOfCidr(cidr);
+    return block.version === range.version && block.first <= range.first && range.last <= block.last;
+  });
+  return within?.[1] ?? "special-purpose";
+}

@@ -1,5 +1,6 @@
 import { type AddressRange, cidrsOfRange, parseCidr } from "../address/address-range.ts";
-import { OverrideError, overrideTerms } from "../../email/overrides.ts";
+import { specialPurposeName } from "../address/special-purpose.ts";
+import { type LineInput, type LineStore, OverrideError, type OverrideRow, lineWords } from "../../email/overrides.ts";
 
 /**
  * An operator's word on an address, a range or a network: never risky (allow, the verdict
@@ -15,36 +16,21 @@ export interface IpOverrideLine {
   readonly created: string;
   /** From this instant on the line no longer applies; null: until removed. */
   readonly until: string | null;
+  /** The id of the API key that added it (see OverrideLine). */
+  readonly keyId?: string;
 }
 
 /** Where the lines are kept: SQLite or PostgreSQL, read by every running instance. */
-export interface IpOverrideStore {
-  list(): Promise<IpOverrideLine[]>;
-  /** Adds the line, replacing any line for the same target. */
-  put(line: IpOverrideLine): Promise<void>;
-  /** Whether a line was there to remove. */
-  remove(target: string): Promise<boolean>;
-  /** A number that moves whenever any process adds, replaces or removes a line: cheap to ask every second. */
-  generation(): Promise<number>;
-}
+export type IpOverrideStore = LineStore<IpOverrideLine>;
 
-/** A line as both databases keep it. */
-export interface IpOverrideRow {
-  target: string;
-  action: "allow" | "deny";
-  reason: string;
-  author: string;
-  created_at: string;
-  until: string | null;
-}
-
-export const ipLineOfRow = (r: IpOverrideRow): IpOverrideLine => ({
+export const ipLineOfRow = (r: OverrideRow): IpOverrideLine => ({
   target: r.target,
   action: r.action,
   reason: r.reason,
   author: r.author,
   created: r.created_at,
   until: r.until,
+  ...(r.key_id === null ? {} : { keyId: r.key_id }),
 });
 
 /** What a line is about, and the target as kept. */
@@ -87,14 +73,54 @@ export function targetOfRange(range: AddressRange): string {
   return Number(cidr.slice(slash + 1)) === (range.version === 4 ? 32 : 128) ? cidr.slice(0, slash) : cidr;
 }
 
-/** Checks an operator's input and makes the line: the target in its kept form, a reason, an expiry in the future. */
-export function ipOverrideLine(
-  input: { target: string; action: "allow" | "deny"; reason: string; author: string; until?: string | null },
-  now: Date,
-): IpOverrideLine {
-  const { text } = ipOverrideTarget(input.target);
-  const { reason, until } = overrideTerms(input, now);
-  return { target: text, action: input.action, reason, author: input.author, created: now.toISOString(), until };
+/**
+ * The broadest range a line may cover unless forced (`--force`, `"force": true`): a /8 of
+ * IPv4, a /16 of IPv6. A broader line is a default for its space: any narrower line decides
+ * before it, an AS line included (override-table.ts).
+ */
+export const BROADEST_PREFIX: Readonly<Record<4 | 6, number>> = Object.freeze({ 4: 8, 6: 16 });
+
+/** The prefix length of a range target ("203.0.113.0/24": 24), or null for an address or an AS number. */
+function prefixOf(target: string): { version: 4 | 6; length: number } | null {
+  const slash = target.indexOf("/");
+  if (slash === -1) return null;
+  return { version: target.includes(":") ? 6 : 4, length: Number(target.slice(slash + 1)) };
+}
+
+/** What a forced line was forced past, for the audit log; null when the target needed no force. */
+export function rangeForced(target: string): string | null {
+  const prefix = prefixOf(target);
+  if (prefix === null || prefix.length >= BROADEST_PREFIX[prefix.version]) return null;
+  return `forced: a range broader than /${BROADEST_PREFIX[prefix.version]}`;
+}
+
+/**
+ * Checks an operator's input and makes the line: the target in its kept form, not broader than
+ * BROADEST_PREFIX unless `force`, and not only special-purpose space (private, loopback,
+ * documentation, multicast…), which the check answers before any line and so never applies a
+ * line to; a reason; an expiry in the future.
+ */
+export function ipOverrideLine(input: LineInput & { target: string }, now: Date): IpOverrideLine {
+  const { kind, text } = ipOverrideTarget(input.target);
+  if (kind !== "asn") {
+    const special = specialPurposeName(parseCidr(text)!);
+    if (special !== null)
+      throw new OverrideError(
+        `${text} lies in special-purpose space (${special}): the check answers its addresses as such without looking ` +
+          `at any line, so a line there would never apply`,
+        "special_purpose",
+      );
+  }
+  if (!input.force && rangeForced(text) !== null) {
+    const { version } = prefixOf(text)!;
+    throw new OverrideError(
+      `${text} is broader than a /${BROADEST_PREFIX[version]}: a line there would decide for ` +
+        `${version === 4 ? "a large share of the internet" : "a large part of the IPv6 internet"}; name narrower ` +
+        `ranges, or insist with --force`,
+      "too_broad",
+    );
+  }
+  return { target: text, ...lineWords(input, now) };
 }
 
 /** Whether the line applies at `nowMs`. */

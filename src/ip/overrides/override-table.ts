@@ -1,69 +1,51 @@
 import type { ParsedIp } from "../address/parse.ts";
-import { RangeIndexBuilder } from "../indexes/range-index-builder.ts";
-import { NOT_FOUND, RangeIndex } from "../indexes/range-index.ts";
-import { parseCidr } from "../address/address-range.ts";
-import type { IpOverrideLine } from "./ip-override.ts";
-
-/** Where a line in force came from: the database, or `data/ip/allowlist.txt`. */
-export interface OverrideInForce extends IpOverrideLine {
-  readonly source: "database" | "allowlist-file";
-}
+import { BROADEST_PREFIX } from "./ip-override.ts";
+import { type OverrideInForce, OverrideLines } from "./override-lines.ts";
 
 /**
- * The override lines in force, compiled for the request path: the address and range lines
- * into sorted, non-overlapping intervals, each holding the most specific line that covers
- * it (the longer prefix; at equal prefixes a database line beats the allowlist file's), and
- * the AS lines in a map. A lookup is one binary search and, when no range line covers the
- * address, one map read: no database, nothing allocated. Kept apart from the datasets'
- * indexes: it changes on every `riskcheck ip allow`, they change on updates.
+ * The override lines in force for the request path: the database's (kept in step with the
+ * store by the watch, a line at a time) and the allowlist file's (with the datasets). The line
+ * that decides for an address:
+ *
+ * 1. the longest address or range line covering it, no broader than BROADEST_PREFIX;
+ * 2. else the line of its network (AS);
+ * 3. else the longest broader range line (one that was forced).
+ *
+ * At the same target a database line beats the allowlist file's. A lookup allocates nothing:
+ * a few map reads per prefix length in use. Kept apart from the datasets' indexes: it changes
+ * on every `riskcheck ip allow`, they change on updates.
  */
 export class OverrideTable {
-  private readonly lines: readonly OverrideInForce[];
-  private readonly ranges: RangeIndex;
-  private readonly byAsn: ReadonlyMap<number, OverrideInForce>;
+  constructor(
+    private readonly file: OverrideLines,
+    private readonly database: OverrideLines,
+  ) {}
 
-  /** `lines` apply as given: expired ones are left out by the caller. */
-  constructor(lines: readonly OverrideInForce[]) {
-    this.lines = lines;
-    const builder = new RangeIndexBuilder<number>();
-    const prefixes: number[] = [];
-    const byAsn = new Map<number, OverrideInForce>();
-    lines.forEach((line, at) => {
-      // Lines are kept in ipOverrideTarget's form: read back without writing them again. A row
-      // edited by hand into something else decides nothing (riskcheck ip list still shows it).
-      const { target } = line;
-      prefixes[at] = -1;
-      if (target.startsWith("AS")) {
-        const asn = Number(target.slice(2));
-        if (Number.isInteger(asn) && (!byAsn.has(asn) || line.source === "database")) byAsn.set(asn, line);
-        return;
-      }
-      const range = parseCidr(target);
-      if (range === null) return;
-      const slash = target.indexOf("/");
-      prefixes[at] = slash === -1 ? 128 : Number(target.slice(slash + 1));
-      builder.add(range, at);
-    });
-    const morePrecise = (a: number, b: number) =>
-      prefixes[a] - prefixes[b] || (lines[a].source === "database" ? 1 : 0) - (lines[b].source === "database" ? 1 : 0);
-    this.ranges = new RangeIndex(
-      builder.build(
-        (covering) => covering.reduce((best, at) => (morePrecise(at, best) > 0 ? at : best)),
-        (at) => at,
-      ),
-    );
-    this.byAsn = byAsn;
+  /** A table of lines from both sources, each to its side. */
+  static of(lines: readonly OverrideInForce[]): OverrideTable {
+    const from = (source: OverrideInForce["source"]) => OverrideLines.of(lines.filter((l) => l.source === source));
+    return new OverrideTable(from("allowlist-file"), from("database"));
   }
 
-  get size(): number {
-    return this.lines.length;
+  /** The same allowlist file's lines with `database`'s (the live ones the watch keeps). */
+  withDatabase(database: OverrideLines): OverrideTable {
+    return new OverrideTable(this.file, database);
   }
 
   /** The line that decides for the address, whose network is `asn` (0: unknown), or null. */
   lookup(ip: ParsedIp, asn: number): OverrideInForce | null {
-    if (this.lines.length === 0) return null;
-    const at = this.ranges.lookup(ip);
-    if (at !== NOT_FOUND) return this.lines[at];
-    return (asn !== 0 && this.byAsn.get(asn)) || null;
+    if (this.database.size === 0 && this.file.size === 0) return null;
+    const broadest = BROADEST_PREFIX[ip.version];
+    const narrow = this.longest(ip, broadest, 128);
+    if (narrow !== null) return narrow;
+    const byNetwork = asn === 0 ? undefined : (this.database.asn(asn) ?? this.file.asn(asn));
+    return byNetwork ?? this.longest(ip, 0, broadest - 1);
+  }
+
+  private longest(ip: ParsedIp, shortest: number, longest: number): OverrideInForce | null {
+    const database = this.database.covering(ip, shortest, longest);
+    const file = this.file.covering(ip, shortest, longest);
+    if (file === null) return database?.line ?? null;
+    return database !== null && database.length >= file.length ? database.line : file.line;
   }
 }

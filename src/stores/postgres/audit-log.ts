@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { boundedTransaction } from "./bounded-transaction.ts";
 import type { AuditEntry, AuditEvent } from "../../audit/audit-event.ts";
 import { type AuditFilter, type AuditLog, type AuditPage, type AuditRow, entryOfRow } from "../../audit/audit-log.ts";
 
@@ -32,12 +33,11 @@ export class PostgresAuditLog implements AuditLog {
     return rows.map(entryOfRow);
   }
 
-  canRecordFailure(): boolean {
-    return true;
-  }
-
   async prune(before: string): Promise<number> {
-    const rows = await this.sql`DELETE FROM audit_log WHERE at < ${before} RETURNING id`;
-    return rows.length;
+    return boundedTransaction(this.sql, async (tx) => {
+      await tx`UPDATE audit_retention SET pruned_before = greatest(pruned_before, ${before})`;
+      const rows = await tx`DELETE FROM audit_log WHERE at < ${before} RETURNING id`;
+      return rows.length;
+    });
   }
 }

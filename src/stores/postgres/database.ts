@@ -176,6 +176,97 @@ const MIGRATIONS: readonly string[] = [
      count   BIGINT NOT NULL,
      PRIMARY KEY (day, event, rule, outcome)
    );`,
+  // As SQLite's: every change to an override line moves the one generation and logs its target under it (the last
+  // 10,000), so that instances read what changed; lines count by kind and by the API key that added them ('' : all).
+  // Pages of lines go in byte order, as SQLite's: the indexes are in the "C" collation whatever the database's.
+  // The generation's row lock, held to the commit, hands out generations in commit order. Counts are locked before
+  // the generation, by the triggers as by an act that reads them first, so that two acts never wait on each other.
+  `ALTER TABLE email_overrides ADD COLUMN key_id TEXT;
+   ALTER TABLE ip_overrides ADD COLUMN key_id TEXT;
+   CREATE INDEX email_overrides_in_order ON email_overrides (domain COLLATE "C");
+   CREATE INDEX ip_overrides_in_order ON ip_overrides (target COLLATE "C");
+   CREATE INDEX email_overrides_by_action ON email_overrides (action, domain COLLATE "C");
+   CREATE INDEX ip_overrides_by_action ON ip_overrides (action, target COLLATE "C");
+   DROP TRIGGER ip_overrides_changed ON ip_overrides;
+   DROP FUNCTION riskcheck_ip_overrides_changed();
+   DROP TABLE ip_override_changes;
+   CREATE TABLE override_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL);
+   INSERT INTO override_generation VALUES (1, 0);
+   CREATE TABLE override_changes (seq BIGINT PRIMARY KEY, kind TEXT NOT NULL, target TEXT NOT NULL);
+   CREATE TABLE override_counts (kind TEXT NOT NULL, key_id TEXT NOT NULL, lines BIGINT NOT NULL, PRIMARY KEY (kind, key_id));
+   INSERT INTO override_counts SELECT 'email', '', count(*) FROM email_overrides;
+   INSERT INTO override_counts SELECT 'ip', '', count(*) FROM ip_overrides;
+   CREATE FUNCTION riskcheck_override_logged(line_kind text, line_target text) RETURNS void LANGUAGE plpgsql AS $$
+   DECLARE
+     g bigint;
+   BEGIN
+     UPDATE override_generation SET generation = generation + 1 RETURNING generation INTO g;
+     INSERT INTO override_changes VALUES (g, line_kind, line_target);
+     DELETE FROM override_changes WHERE seq <= g - 10000;
+   END $$;
+   CREATE FUNCTION riskcheck_override_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     line_kind text := TG_ARGV[0];
+     old_target text;
+     new_target text;
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       new_target := to_jsonb(NEW) ->> TG_ARGV[1];
+       UPDATE override_counts SET lines = lines + 1 WHERE kind = line_kind AND key_id = '';
+       IF NEW.key_id IS NOT NULL THEN
+         INSERT INTO override_counts VALUES (line_kind, NEW.key_id, 1)
+           ON CONFLICT (kind, key_id) DO UPDATE SET lines = override_counts.lines + 1;
+       END IF;
+       PERFORM riskcheck_override_logged(line_kind, new_target);
+     ELSIF TG_OP = 'DELETE' THEN
+       old_target := to_jsonb(OLD) ->> TG_ARGV[1];
+       UPDATE override_counts SET lines = lines - 1 WHERE kind = line_kind AND key_id IN ('', OLD.key_id);
+       PERFORM riskcheck_override_logged(line_kind, old_target);
+     ELSE
+       old_target := to_jsonb(OLD) ->> TG_ARGV[1];
+       new_target := to_jsonb(NEW) ->> TG_ARGV[1];
+       IF NEW.key_id IS DISTINCT FROM OLD.key_id THEN
+         UPDATE override_counts SET lines = lines - 1 WHERE kind = line_kind AND key_id = OLD.key_id;
+         IF NEW.key_id IS NOT NULL THEN
+           INSERT INTO override_counts VALUES (line_kind, NEW.key_id, 1)
+             ON CONFLICT (kind, key_id) DO UPDATE SET lines = override_counts.lines + 1;
+         END IF;
+       END IF;
+       PERFORM riskcheck_override_logged(line_kind, old_target);
+       IF new_target IS DISTINCT FROM old_target THEN
+         PERFORM riskcheck_override_logged(line_kind, new_target);
+       END IF;
+     END IF;
+     RETURN NULL;
+   END $$;
+   -- A TRUNCATE empties the log: every instance then reads all lines again.
+   CREATE FUNCTION riskcheck_overrides_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     UPDATE override_counts SET lines = 0 WHERE kind = TG_ARGV[0];
+     UPDATE override_generation SET generation = generation + 1;
+     DELETE FROM override_changes;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER email_overrides_changed AFTER INSERT OR UPDATE OR DELETE ON email_overrides
+     FOR EACH ROW EXECUTE FUNCTION riskcheck_override_changed('email', 'domain');
+   CREATE TRIGGER email_overrides_truncated AFTER TRUNCATE ON email_overrides
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_overrides_truncated('email');
+   CREATE TRIGGER ip_overrides_changed AFTER INSERT OR UPDATE OR DELETE ON ip_overrides
+     FOR EACH ROW EXECUTE FUNCTION riskcheck_override_changed('ip', 'target');
+   CREATE TRIGGER ip_overrides_truncated AFTER TRUNCATE ON ip_overrides
+     FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_overrides_truncated('ip');`,
+  // As SQLite's: only retention deletes events, those before the cutoff it notes first in the same transaction; no TRUNCATE.
+  `CREATE TABLE audit_retention (id INTEGER PRIMARY KEY CHECK (id = 1), pruned_before TEXT NOT NULL);
+   INSERT INTO audit_retention VALUES (1, '');
+   CREATE FUNCTION riskcheck_audit_log_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP = 'TRUNCATE' OR OLD.at >= (SELECT pruned_before FROM audit_retention) THEN
+       RAISE EXCEPTION 'the audit log is append-only: only its retention deletes events';
+     END IF;
+     RETURN OLD;
+   END $$;
+   CREATE TRIGGER audit_log_kept BEFORE DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION riskcheck_audit_log_kept();
+   CREATE TRIGGER audit_log_not_truncated BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION riskcheck_audit_log_kept();`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

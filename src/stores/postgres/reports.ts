@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { boundedTransaction } from "./bounded-transaction.ts";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
 import {
   type AddLimits,
@@ -9,7 +10,6 @@ import {
   type ReportFilter,
   type ReportRow,
   type ReportStore,
-  ReportStoreBusy,
   ROWS_PER_PAGE,
   firstOfEach,
 } from "../../reports/report-store.ts";
@@ -43,47 +43,40 @@ export class PostgresReportStore implements ReportStore {
   async add(keyId: string, reports: readonly NewReport[], nowMs: number, limits: AddLimits): Promise<AddOutcome[]> {
     const first = firstOfEach(reports);
     const candidates = reports.filter((_, i) => first[i]);
-    try {
-      return await this.sql.begin(async (tx) => {
-        await tx.unsafe(`SET LOCAL lock_timeout = '${REPORT_LOCK_TIMEOUT}'`);
-        await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report:' || ${keyId}))`;
-        const recent = await tx<{ ip: string; category: string }[]>`
+    return this.sql.begin(async (tx) => {
+      await tx.unsafe(`SET LOCAL lock_timeout = '${REPORT_LOCK_TIMEOUT}'`);
+      await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report:' || ${keyId}))`;
+      const recent = await tx<{ ip: string; category: string }[]>`
           SELECT DISTINCT r.ip, r.category FROM reports r
           JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text, category text) ON r.ip =
             x.ip AND r.category = x.category
           WHERE r.key_id = ${keyId} AND r.reported_at > ${limits.dedupSinceMs}`;
-        const today = await tx<{ ip: string }[]>`
+      const today = await tx<{ ip: string }[]>`
           SELECT DISTINCT r.ip FROM reports r JOIN json_to_recordset(${JSON.stringify(candidates)}::text::json) AS x(ip text) ON r.ip = x.ip
           WHERE r.key_id = ${keyId} AND r.reported_at >= ${limits.daySinceMs}`;
-        const [{ n }] = await tx<
-          { n: number }[]
-        >`SELECT count(DISTINCT ip)::int AS n FROM reports WHERE key_id = ${keyId} AND reported_at >= ${limits.daySinceMs}`;
-        const already = new Set(recent.map((r) => `${r.ip} ${r.category}`));
-        const reportedToday = new Set(today.map((r) => r.ip));
-        let used = n;
-        const outcomes = reports.map((r, i): AddOutcome => {
-          if (!first[i] || already.has(`${r.ip} ${r.category}`)) return "duplicate";
-          if (!reportedToday.has(r.ip)) {
-            if (used >= limits.dailyAddresses) return "limit_reached";
-            used++;
-            reportedToday.add(r.ip);
-          }
-          return "stored";
-        });
-        const fresh = reports.filter((_, i) => outcomes[i] === "stored");
-        if (fresh.length > 0) {
-          await tx`INSERT INTO reports (key_id, ip, category, comment, reported_at)
+      const [{ n }] = await tx<
+        { n: number }[]
+      >`SELECT count(DISTINCT ip)::int AS n FROM reports WHERE key_id = ${keyId} AND reported_at >= ${limits.daySinceMs}`;
+      const already = new Set(recent.map((r) => `${r.ip} ${r.category}`));
+      const reportedToday = new Set(today.map((r) => r.ip));
+      let used = n;
+      const outcomes = reports.map((r, i): AddOutcome => {
+        if (!first[i] || already.has(`${r.ip} ${r.category}`)) return "duplicate";
+        if (!reportedToday.has(r.ip)) {
+          if (used >= limits.dailyAddresses) return "limit_reached";
+          used++;
+          reportedToday.add(r.ip);
+        }
+        return "stored";
+      });
+      const fresh = reports.filter((_, i) => outcomes[i] === "stored");
+      if (fresh.length > 0) {
+        await tx`INSERT INTO reports (key_id, ip, category, comment, reported_at)
                    SELECT ${keyId}, x.ip, x.category, x.comment, ${nowMs} FROM
                      json_to_recordset(${JSON.stringify(fresh)}::text::json) AS x(ip text, category text, comment text)`;
-        }
-        return outcomes;
-      });
-    } catch (err) {
-      // 55P03: lock_not_available, the lock_timeout ran out.
-      if ((err as { errno?: string }).errno === "55P03")
-        throw new ReportStoreBusy(`the reports table is locked by another session: ${(err as Error).message}`);
-      throw err;
-    }
+      }
+      return outcomes;
+    });
   }
 
   async list({ ip, sinceMs, limit }: ReportFilter): Promise<StoredReport[]> {
@@ -165,7 +158,7 @@ export class PostgresReportStore implements ReportStore {
     nowMs: number,
     run: (tx: SQL) => Promise<{ count: number }>,
   ): Promise<number> {
-    return this.sql.begin(async (tx) => {
+    return boundedTransaction(this.sql, async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtext('riskcheck-report-deletions'))`;
       const { count } = await run(tx);
       if (count > 0)

@@ -13,13 +13,27 @@ import { PostgresSessionStore } from "./sessions.ts";
 import { PostgresSignInThrottle } from "./sign-in-throttle.ts";
 import { PostgresUsageStore } from "./usage-store.ts";
 import { PostgresReportStore } from "./reports.ts";
-import type { SchemaChange, Stores } from "../stores.ts";
+import type { SchemaChange, StoreWrites, Stores } from "../stores.ts";
 import { PostgresAuditLog } from "./audit-log.ts";
+import { actTransaction } from "./bounded-transaction.ts";
 
 export async function openPostgresStores(url: string): Promise<Stores> {
   let schemaChange: SchemaChange | null = null;
   const sql = await openPostgres(url, (from, to) => (schemaChange = { from, to }));
   return postgresStores(sql, redactedDatabaseUrl(url), schemaChange);
+}
+
+/** The stores an act writes, over `sql`: the pool, or an act's transaction. */
+function storeWrites(sql: SQL): StoreWrites {
+  return {
+    keys: new PostgresKeyStore(sql),
+    adminPassword: new PostgresAdminPasswordStore(sql),
+    emailOverrides: new PostgresOverrideStore(sql),
+    ipOverrides: new PostgresIpOverrideStore(sql),
+    policy: new PostgresPolicyStore(sql),
+    reports: new PostgresReportStore(sql),
+    audit: new PostgresAuditLog(sql),
+  };
 }
 
 /**
@@ -28,16 +42,11 @@ export async function openPostgresStores(url: string): Promise<Stores> {
  */
 export function postgresStores(sql: SQL, description: string, schemaChange: SchemaChange | null = null): Stores {
   return {
-    keys: new PostgresKeyStore(sql),
+    ...storeWrites(sql),
     usage: new PostgresUsageStore(sql),
     sessions: new PostgresSessionStore(sql),
-    adminPassword: new PostgresAdminPasswordStore(sql),
     signInThrottle: new PostgresSignInThrottle(sql),
-    emailOverrides: new PostgresOverrideStore(sql),
-    ipOverrides: new PostgresIpOverrideStore(sql),
-    policy: new PostgresPolicyStore(sql),
-    reports: new PostgresReportStore(sql),
-    audit: new PostgresAuditLog(sql),
+    transaction: (work) => actTransaction(sql, (tx) => work(storeWrites(tx))),
     schemaChange,
     description: `PostgreSQL ${description}`,
     replacedOnDisk: () => null,

@@ -1,9 +1,12 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 import type { AdminPasswordStore } from "../../dashboard/admin-password.ts";
 
 export class SqliteAdminPasswordStore implements AdminPasswordStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writes: Writes,
+  ) {}
 
   async passwordHash(): Promise<string | null> {
     return (
@@ -22,6 +25,6 @@ export class SqliteAdminPasswordStore implements AdminPasswordStore {
         .run(hash, now.toISOString());
       this.db.exec("DELETE FROM admin_sessions");
     });
-    await writeWhenUnlocked(this.db, () => replace.immediate());
+    await this.writes.run(() => replace.immediate());
   }
 }

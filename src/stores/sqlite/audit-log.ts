@@ -1,19 +1,22 @@
 import type { Database } from "bun:sqlite";
 import type { AuditEntry, AuditEvent } from "../../audit/audit-event.ts";
 import { type AuditFilter, type AuditLog, type AuditPage, type AuditRow, entryOfRow } from "../../audit/audit-log.ts";
-import { DatabaseLocked, writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 
 const COLUMNS = "id, at, action, outcome, target, actor, channel, change, detail";
 
 export class SqliteAuditLog implements AuditLog {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writes: Writes,
+  ) {}
 
   async append(event: AuditEvent, once?: string): Promise<AuditEntry | null> {
     const insert = this.db.query<AuditRow, (string | null)[]>(
       `INSERT INTO audit_log (at, action, outcome, target, actor, channel, change, detail, once)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (once) DO NOTHING RETURNING ${COLUMNS}`,
     );
-    const row = await writeWhenUnlocked(this.db, () =>
+    const row = await this.writes.run(() =>
       insert.get(
         event.at,
         event.action,
@@ -45,12 +48,11 @@ export class SqliteAuditLog implements AuditLog {
     return rows.map(entryOfRow);
   }
 
-  canRecordFailure(err: unknown): boolean {
-    return !(err instanceof DatabaseLocked);
-  }
-
   async prune(before: string): Promise<number> {
-    const remove = this.db.query("DELETE FROM audit_log WHERE at < ?");
-    return (await writeWhenUnlocked(this.db, () => remove.run(before))).changes;
+    const prune = this.db.transaction(() => {
+      this.db.query("UPDATE audit_retention SET pruned_before = max(pruned_before, ?1)").run(before);
+      return this.db.query("DELETE FROM audit_log WHERE at < ?").run(before).changes;
+    });
+    return this.writes.run(() => prune.immediate());
   }
 }

@@ -136,6 +136,79 @@ const MIGRATIONS: readonly string[] = [
      count   INTEGER NOT NULL,
      PRIMARY KEY (day, event, rule, outcome)
    );`,
+  // Override lines read a change at a time: every change to a line, by any process or by hand, moves the one
+  // generation and logs the target under it (the last 10,000 of them; one that has fallen further behind reads
+  // every line), so that an instance reads what changed since it last looked rather than every line. Lines count
+  // by kind and by the API key that added them (key_id '' counts them all), for the limits. A page of lines by action, in target order, is an index range.
+  `ALTER TABLE email_overrides ADD COLUMN key_id TEXT;
+   ALTER TABLE ip_overrides ADD COLUMN key_id TEXT;
+   CREATE INDEX email_overrides_by_action ON email_overrides (action, domain);
+   CREATE INDEX ip_overrides_by_action ON ip_overrides (action, target);
+   DROP TRIGGER ip_overrides_inserted;
+   DROP TRIGGER ip_overrides_updated;
+   DROP TRIGGER ip_overrides_deleted;
+   DROP TABLE ip_override_changes;
+   CREATE TABLE override_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+   INSERT INTO override_generation VALUES (1, 0);
+   CREATE TABLE override_changes (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, target TEXT NOT NULL);
+   CREATE TABLE override_counts (kind TEXT NOT NULL, key_id TEXT NOT NULL, lines INTEGER NOT NULL, PRIMARY KEY (kind, key_id)) WITHOUT ROWID;
+   INSERT INTO override_counts SELECT 'email', '', count(*) FROM email_overrides;
+   INSERT INTO override_counts SELECT 'ip', '', count(*) FROM ip_overrides;
+   CREATE TRIGGER email_overrides_inserted AFTER INSERT ON email_overrides BEGIN
+     UPDATE override_counts SET lines = lines + 1 WHERE kind = 'email' AND key_id IN ('', NEW.key_id);
+     INSERT INTO override_counts SELECT 'email', NEW.key_id, 1
+       WHERE NEW.key_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM override_counts WHERE kind = 'email' AND key_id = NEW.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'email', NEW.domain FROM override_generation;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;
+   CREATE TRIGGER email_overrides_updated AFTER UPDATE ON email_overrides BEGIN
+     UPDATE override_counts SET lines = lines - 1 WHERE kind = 'email' AND key_id = OLD.key_id AND NEW.key_id IS NOT OLD.key_id;
+     UPDATE override_counts SET lines = lines + 1 WHERE kind = 'email' AND key_id = NEW.key_id AND NEW.key_id IS NOT OLD.key_id;
+     INSERT INTO override_counts SELECT 'email', NEW.key_id, 1 WHERE NEW.key_id IS NOT NULL AND NEW.key_id IS NOT OLD.key_id
+       AND NOT EXISTS (SELECT 1 FROM override_counts WHERE kind = 'email' AND key_id = NEW.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'email', OLD.domain FROM override_generation;
+     UPDATE override_generation SET generation = generation + 1 WHERE NEW.domain IS NOT OLD.domain;
+     INSERT INTO override_changes SELECT generation, 'email', NEW.domain FROM override_generation WHERE NEW.domain IS NOT OLD.domain;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;
+   CREATE TRIGGER email_overrides_deleted AFTER DELETE ON email_overrides BEGIN
+     UPDATE override_counts SET lines = lines - 1 WHERE kind = 'email' AND key_id IN ('', OLD.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'email', OLD.domain FROM override_generation;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;
+   CREATE TRIGGER ip_overrides_inserted AFTER INSERT ON ip_overrides BEGIN
+     UPDATE override_counts SET lines = lines + 1 WHERE kind = 'ip' AND key_id IN ('', NEW.key_id);
+     INSERT INTO override_counts SELECT 'ip', NEW.key_id, 1
+       WHERE NEW.key_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM override_counts WHERE kind = 'ip' AND key_id = NEW.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'ip', NEW.target FROM override_generation;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;
+   CREATE TRIGGER ip_overrides_updated AFTER UPDATE ON ip_overrides BEGIN
+     UPDATE override_counts SET lines = lines - 1 WHERE kind = 'ip' AND key_id = OLD.key_id AND NEW.key_id IS NOT OLD.key_id;
+     UPDATE override_counts SET lines = lines + 1 WHERE kind = 'ip' AND key_id = NEW.key_id AND NEW.key_id IS NOT OLD.key_id;
+     INSERT INTO override_counts SELECT 'ip', NEW.key_id, 1 WHERE NEW.key_id IS NOT NULL AND NEW.key_id IS NOT OLD.key_id
+       AND NOT EXISTS (SELECT 1 FROM override_counts WHERE kind = 'ip' AND key_id = NEW.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'ip', OLD.target FROM override_generation;
+     UPDATE override_generation SET generation = generation + 1 WHERE NEW.target IS NOT OLD.target;
+     INSERT INTO override_changes SELECT generation, 'ip', NEW.target FROM override_generation WHERE NEW.target IS NOT OLD.target;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;
+   CREATE TRIGGER ip_overrides_deleted AFTER DELETE ON ip_overrides BEGIN
+     UPDATE override_counts SET lines = lines - 1 WHERE kind = 'ip' AND key_id IN ('', OLD.key_id);
+     UPDATE override_generation SET generation = generation + 1;
+     INSERT INTO override_changes SELECT generation, 'ip', OLD.target FROM override_generation;
+     DELETE FROM override_changes WHERE seq <= (SELECT generation FROM override_generation) - 10000;
+   END;`,
+  // Append-only, deletes included: only retention deletes events, those before the cutoff it notes first, in the same transaction.
+  `CREATE TABLE audit_retention (id INTEGER PRIMARY KEY CHECK (id = 1), pruned_before TEXT NOT NULL);
+   INSERT INTO audit_retention VALUES (1, '');
+   CREATE TRIGGER audit_log_kept BEFORE DELETE ON audit_log WHEN OLD.at >= (SELECT pruned_before FROM audit_retention)
+   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: only its retention deletes events'); END;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

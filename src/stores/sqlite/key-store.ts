@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 import type { ChangeSignal } from "./change-signal.ts";
 import type { KeyRecord } from "../../keys/key-record.ts";
 import {
@@ -30,6 +30,7 @@ import {
 export class SqliteKeyStore implements KeyStore {
   constructor(
     private readonly db: Database,
+    private readonly writes: Writes,
     private readonly signal: ChangeSignal,
   ) {}
 
@@ -88,10 +89,10 @@ export class SqliteKeyStore implements KeyStore {
     });
   }
 
-  /** One immediate transaction, then the announcement to the serving processes. */
+  /** One immediate transaction, then, once it is committed, the announcement to the serving processes. */
   private async write<T>(work: () => T): Promise<T> {
-    const result = await writeWhenUnlocked(this.db, () => this.db.transaction(work).immediate());
-    this.signal.bump();
+    const result = await this.writes.run(() => this.db.transaction(work).immediate());
+    this.writes.afterCommit(() => this.signal.bump());
     return result;
   }
 

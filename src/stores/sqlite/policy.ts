@@ -2,12 +2,13 @@ import type { Database } from "bun:sqlite";
 import { storedRules } from "../../assess/policy-edits.ts";
 import type { PolicyRule } from "../../assess/policy-rule.ts";
 import { type PolicyCount, type PolicyStore, type StoredPolicy, rulesJson } from "../../assess/policy-store.ts";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 
 /** The operator's rules, one JSON document in one row, and the assessments' daily counts, in SQLite. */
 export class SqlitePolicyStore implements PolicyStore {
   constructor(
     private readonly db: Database,
+    private readonly writes: Writes,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -21,7 +22,7 @@ export class SqlitePolicyStore implements PolicyStore {
       "UPDATE policy SET rules = ?, revision = revision + 1, updated_at = ? WHERE id = 1 AND revision = ?",
     );
     const at = new Date(this.now()).toISOString();
-    return (await writeWhenUnlocked(this.db, () => update.run(rulesJson(rules), at, revision))).changes > 0;
+    return (await this.writes.run(() => update.run(rulesJson(rules), at, revision))).changes > 0;
   }
 
   async revision(): Promise<number> {
@@ -37,7 +38,7 @@ export class SqlitePolicyStore implements PolicyStore {
     const write = this.db.transaction(() => {
       for (const r of rows) add.run(r.day, r.event, r.rule, r.outcome, r.count);
     });
-    await writeWhenUnlocked(this.db, () => write.immediate());
+    await this.writes.run(() => write.immediate());
   }
 
   async countsSince(day: string): Promise<PolicyCount[]> {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { DatabaseLocked, writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 import type { NewReport, ReportCategory, StoredReport } from "../../reports/report.ts";
 import {
   type AddLimits,
@@ -10,7 +10,6 @@ import {
   type ReportFilter,
   type ReportRow,
   type ReportStore,
-  ReportStoreBusy,
   ROWS_PER_PAGE,
   firstOfEach,
 } from "../../reports/report-store.ts";
@@ -38,7 +37,10 @@ export class SqliteReportStore implements ReportStore {
   private readonly addressesToday: Statement<{ n: number }, [string, number]>;
   private readonly insert: Statement<unknown, [string, string, string, string | null, number]>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly writes: Writes,
+  ) {
     this.recent = db.query(
       "SELECT 1 AS found FROM reports WHERE key_id = ? AND ip = ? AND category = ? AND reported_at > ? LIMIT 1",
     );
@@ -65,22 +67,16 @@ export class SqliteReportStore implements ReportStore {
         return "stored";
       });
     });
-    return busyAsReportStoreBusy(() =>
-      writeWhenUnlocked(
-        this.db,
-        () => {
-          // The 200 promises the reports are on disk: this commit waits for the WAL's fsync,
-          // which the connection's synchronous = NORMAL leaves to the next checkpoint.
-          this.db.exec("PRAGMA synchronous = FULL");
-          try {
-            return write.immediate();
-          } finally {
-            this.db.exec("PRAGMA synchronous = NORMAL");
-          }
-        },
-        REPORT_LOCK_PATIENCE_MS,
-      ),
-    );
+    return this.writes.run(() => {
+      // The 200 promises the reports are on disk: this commit waits for the WAL's fsync,
+      // which the connection's synchronous = NORMAL leaves to the next checkpoint.
+      this.db.exec("PRAGMA synchronous = FULL");
+      try {
+        return write.immediate();
+      } finally {
+        this.db.exec("PRAGMA synchronous = NORMAL");
+      }
+    }, REPORT_LOCK_PATIENCE_MS);
   }
 
   async list({ ip, sinceMs, limit }: ReportFilter): Promise<StoredReport[]> {
@@ -179,16 +175,7 @@ export class SqliteReportStore implements ReportStore {
       }
       return deleted;
     });
-    return writeWhenUnlocked(this.db, () => write.immediate());
-  }
-}
-
-async function busyAsReportStoreBusy<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (err instanceof DatabaseLocked) throw new ReportStoreBusy(err.message);
-    throw err;
+    return this.writes.run(() => write.immediate());
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 import {
   MAX_SESSION_TOKEN_LENGTH,
   type Session,
@@ -10,7 +10,10 @@ import {
 } from "../../dashboard/sessions.ts";
 
 export class SqliteSessionStore implements SessionStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writes: Writes,
+  ) {}
 
   async create(nowMs: number): Promise<{ token: string; session: Session }> {
     const { token, session, row } = newSession(nowMs);
@@ -20,7 +23,7 @@ export class SqliteSessionStore implements SessionStore {
         .query("INSERT INTO admin_sessions (token_hash, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?)")
         .run(row.token_hash, row.csrf_token, row.created_at, row.expires_at);
     });
-    await writeWhenUnlocked(this.db, () => store.immediate());
+    await this.writes.run(() => store.immediate());
     return { token, session };
   }
 
@@ -38,7 +41,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async destroy(token: string | undefined): Promise<void> {
     if (token)
-      await writeWhenUnlocked(this.db, () =>
+      await this.writes.run(() =>
         this.db.query("DELETE FROM admin_sessions WHERE token_hash = ?").run(sessionDigest(token)),
       );
   }

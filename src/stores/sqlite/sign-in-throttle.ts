@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 import {
   type ClientRow,
   DEFAULT_THROTTLE,
@@ -18,6 +18,7 @@ import {
 export class SqliteSignInThrottle implements SignInThrottle {
   constructor(
     private readonly db: Database,
+    private readonly writes: Writes,
     private readonly policy: ThrottlePolicy = DEFAULT_THROTTLE,
   ) {}
 
@@ -43,11 +44,11 @@ export class SqliteSignInThrottle implements SignInThrottle {
         .run(client, next.failures, next.window_start, next.locked_until, next.lockouts, nowMs);
       return { wait: 0, lockedIfWrong: next.locked_until > nowMs };
     });
-    return await writeWhenUnlocked(this.db, () => begin.immediate());
+    return await this.writes.run(() => begin.immediate());
   }
 
   async unlock(address: string | null, nowMs: number): Promise<string[]> {
-    const removed = await writeWhenUnlocked(this.db, () =>
+    const removed = await this.writes.run(() =>
       this.db
         .query<{ client: string; locked_until: number }, [string | null]>(
           "DELETE FROM sign_in_failures WHERE ?1 IS NULL OR client = ?1 RETURNING client, locked_until",

@@ -13,8 +13,10 @@ import { SqliteKeyStore } from "./key-store.ts";
 import { SqliteUsageStore } from "./usage-store.ts";
 import { LocalMonthlyQuota } from "../../limits/local-monthly-quota.ts";
 import { SqliteReportStore } from "./reports.ts";
-import type { SchemaChange, Stores } from "../stores.ts";
+import type { SchemaChange, StoreWrites, Stores } from "../stores.ts";
 import { SqliteAuditLog } from "./audit-log.ts";
+import { SqliteWrites, type Writes } from "./lock-wait.ts";
+import { checkpointElsewhere } from "./checkpoints.ts";
 
 /** The file beside the database through which processes announce changes to keys. */
 function signalPath(dbPath: string): string {
@@ -51,6 +53,19 @@ function fileIdentity(path: string): string | null {
   return stat ? `${stat.dev}:${stat.ino}` : null;
 }
 
+/** The stores an act writes, their writes going through `writes`. */
+function storeWrites(db: Database, writes: Writes, keysChanged: ChangeSignal): StoreWrites {
+  return {
+    keys: new SqliteKeyStore(db, writes, keysChanged),
+    adminPassword: new SqliteAdminPasswordStore(db, writes),
+    emailOverrides: new SqliteOverrideStore(db, writes),
+    ipOverrides: new SqliteIpOverrideStore(db, writes),
+    policy: new SqlitePolicyStore(db, writes),
+    reports: new SqliteReportStore(db, writes),
+    audit: new SqliteAuditLog(db, writes),
+  };
+}
+
 /** One instance's stores in one SQLite database; its quota is counted in memory, seeded from usage. */
 export function sqliteStores(
   db: Database,
@@ -58,28 +73,26 @@ export function sqliteStores(
   description: string,
   schemaChange: SchemaChange | null = null,
 ): Stores {
-  const usage = new SqliteUsageStore(db);
+  const writes = new SqliteWrites(db);
+  const usage = new SqliteUsageStore(db, writes);
   return {
-    keys: new SqliteKeyStore(db, keysChanged),
+    ...storeWrites(db, writes, keysChanged),
     usage,
-    sessions: new SqliteSessionStore(db),
-    adminPassword: new SqliteAdminPasswordStore(db),
-    signInThrottle: new SqliteSignInThrottle(db),
-    emailOverrides: new SqliteOverrideStore(db),
-    ipOverrides: new SqliteIpOverrideStore(db),
-    policy: new SqlitePolicyStore(db),
-    reports: new SqliteReportStore(db),
-    audit: new SqliteAuditLog(db),
+    sessions: new SqliteSessionStore(db, writes),
+    signInThrottle: new SqliteSignInThrottle(db, writes),
+    transaction: (work) => writes.transaction((inAct) => work(storeWrites(db, inAct, keysChanged))),
     schemaChange,
     description: `SQLite ${description}`,
     replacedOnDisk: () => null,
-    serving: async ({ now }) => {
+    serving: async ({ now, logError }) => {
       const startedMs = now();
+      // A database in memory has no WAL to checkpoint.
+      const checkpoints = db.filename && db.filename !== ":memory:" ? checkpointElsewhere(db, logError) : null;
       return {
         keys: new SqliteKeyIndex(db, keysChanged, now),
         quota: new LocalMonthlyQuota(usage.ipQuotaUsedThisMonth(startedMs), startedMs),
         tick: async () => {},
-        release: async () => {},
+        release: async () => checkpoints?.stop(),
       };
     },
     close: async () => {

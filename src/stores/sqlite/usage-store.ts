@@ -10,11 +10,14 @@ import {
   usageWindow,
 } from "../../keys/usage-store.ts";
 import { utcDay, utcMonthStart } from "../../keys/usage.ts";
-import { writeWhenUnlocked } from "./lock-wait.ts";
+import type { Writes } from "./lock-wait.ts";
 
 /** Daily usage counters in SQLite. */
 export class SqliteUsageStore implements UsageStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writes: Writes,
+  ) {}
 
   async flush(rows: readonly UsageRow[], lastUsed: ReadonlyMap<string, LastUse>): Promise<void> {
     if (rows.length === 0 && lastUsed.size === 0) return;
@@ -29,7 +32,7 @@ export class SqliteUsageStore implements UsageStore {
       for (const r of rows) add.run(r.keyId, r.day, r.endpoint, r.outcome, r.count);
       for (const [id, { at, ip }] of lastUsed) touch.run(at, id, ip);
     });
-    await writeWhenUnlocked(this.db, () => write.immediate());
+    await this.writes.run(() => write.immediate());
   }
 
   /** Successful IP checks per key since the first day of the month containing `nowMs`: the quota's starting point. */

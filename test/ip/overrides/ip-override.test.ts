@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { OverrideError } from "../../../src/email/overrides.ts";
-import { ipOverrideLine, ipOverrideTarget } from "../../../src/ip/overrides/ip-override.ts";
+import { ipOverrideLine, ipOverrideTarget, rangeForced } from "../../../src/ip/overrides/ip-override.ts";
 
 const NOW = new Date(Date.UTC(2026, 10, 25, 12));
 
@@ -47,11 +47,11 @@ describe("an IP override line", () => {
   test("keeps the target's form, the reason trimmed, and reads --until as the email lines do (the day included)", () => {
     expect(
       ipOverrideLine(
-        { target: "2001:DB8::/48", action: "deny", reason: " wave ", author: "jane", until: "2026-12-31" },
+        { target: "2A00:1450::/48", action: "deny", reason: " wave ", author: "jane", until: "2026-12-31" },
         NOW,
       ),
     ).toEqual({
-      target: "2001:db8::/48",
+      target: "2a00:1450::/48",
       action: "deny",
       reason: "wave",
       author: "jane",
@@ -66,14 +66,39 @@ describe("an IP override line", () => {
     ["invalid_reason", { reason: "x".repeat(501) }],
     ["until_passed", { until: "2026-11-24" }],
     ["invalid_until", { until: "soon" }],
-  ])("refused with %s", (code, change) => {
-    expect(() =>
-      ipOverrideLine({ target: "203.0.113.7", action: "allow", reason: "r", author: "a", ...change }, NOW),
-    ).toThrow(OverrideError);
+    ["invalid_reason", { reason: "ticket\u001b[2J 4711" }],
+    ["invalid_reason", { reason: "line one\r\nline two" }],
+    ["invalid_reason", { reason: "bell\u0007" }],
+    ["invalid_reason", { reason: "\u202eevil" }],
+    ["invalid_reason", { reason: "zero\u200bwidth" }],
+    ["too_broad", { target: "0.0.0.0/0" }],
+    ["too_broad", { target: "80.0.0.0/7" }],
+    ["too_broad", { target: "2a00::/15" }],
+    ["special_purpose", { target: "10.0.0.0/8" }],
+    ["special_purpose", { target: "10.1.2.3" }],
+    ["special_purpose", { target: "203.0.113.0/24" }],
+    ["special_purpose", { target: "fc00::/7", force: true }],
+    ["special_purpose", { target: "2001:db8::1" }],
+  ])("refused with %s: %j", (code, change) => {
+    let error: unknown;
     try {
-      ipOverrideLine({ target: "203.0.113.7", action: "allow", reason: "r", author: "a", ...change }, NOW);
+      ipOverrideLine({ target: "81.2.69.7", action: "allow", reason: "r", author: "a", ...change }, NOW);
     } catch (err) {
-      expect((err as OverrideError).code).toBe(code as OverrideError["code"]);
+      error = err;
+    }
+    expect(error).toBeInstanceOf(OverrideError);
+    expect((error as OverrideError).code).toBe(code as OverrideError["code"]);
+  });
+
+  test("a range broader than /8 (/16 of IPv6) is taken when forced, and says so for the log; a /8, an AS and public space as it is", () => {
+    const line = (target: string, force = false) =>
+      ipOverrideLine({ target, action: "allow", reason: "r", author: "a", force }, NOW).target;
+    expect(line("0.0.0.0/0", true)).toBe("0.0.0.0/0");
+    expect(rangeForced("0.0.0.0/0")).toBe("forced: a range broader than /8");
+    expect(rangeForced("2a00::/12")).toBe("forced: a range broader than /16");
+    for (const target of ["81.0.0.0/8", "2a00::/16", "AS15169", "81.2.69.7", "100.0.0.0/8"]) {
+      expect(line(target)).toBe(target);
+      expect(rangeForced(target)).toBeNull();
     }
   });
 });

@@ -1,4 +1,5 @@
-import { type AddressRange, parseCidr } from "../../../ip/address/address-range.ts";
+import { iso31662 } from "iso-3166";
+import { type AddressRange, cidrsOfRange, parseCidr } from "../../../ip/address/address-range.ts";
 import { countryName } from "../../../ip/geo/country.ts";
 import type { Place } from "../../../ip/indexes/declared-location-index.ts";
 import { touchesSpecialPurpose } from "../clip-special-purpose.ts";
@@ -10,6 +11,10 @@ import { MB, ipListFormat } from "./source-format.ts";
 const WHAT = "an RFC 8805 geofeed";
 const COUNTRY = /^[A-Z]{2}$/;
 const REGION = /^([A-Z]{2})-[A-Z0-9]{1,3}$/;
+/** Every ISO 3166-2 subdivision: `DE-ZZZ` has the form of one and is none. */
+const SUBDIVISIONS: ReadonlySet<string> = new Set(iso31662.map((s) => s.code));
+/** What a city's name may not hold: control and invisible formatting characters, line breaks. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 const MAX_CITY = 100;
 /** Apple's relay feed, the largest known, has about 800,000. */
 const MAX_ROWS = 5_000_000;
@@ -30,10 +35,13 @@ export const GEOFEED_BROADEST: Readonly<Record<string, { readonly v4: number; re
  * An RFC 8805 self-published geofeed, as iCloud Private Relay publishes its egress
  * ranges (mask-api.icloud.com/egress-ip-ranges.csv) and ISPs and companies publish theirs:
  * one `prefix,country,region,city,postal` row per range, `#` comments. The country is
- * ISO 3166-1 alpha-2, the region ISO 3166-2 ("US-CA") of that country; either may be
- * empty. Each range carries its place. A row that cannot be right (no prefix, an unknown
- * country, private space, a prefix broader than `feeds` allows) is refused and named in
- * the note; too many such rows and the file is no geofeed.
+ * ISO 3166-1 alpha-2, the region an ISO 3166-2 subdivision ("US-CA") of that country, or
+ * empty. Each range carries its place. A row that cannot be right is refused and named in
+ * the note: no prefix, or one with host bits set (`8.8.8.8/16`, which would silently widen);
+ * an unknown country or subdivision; a city with control characters; private space; a prefix
+ * broader than `feeds` allows; in a location feed, no country (RFC 8805 allows it, but the row
+ * would blank what the database knows of the range; a relay's row without one marks its exit
+ * and declares no place). Too many such rows and the file is no geofeed.
  */
 export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSource<FeedEntry[]> {
   const text = listText(bytes, WHAT);
@@ -54,15 +62,21 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
     const malformed =
       range === null
         ? "not a prefix"
-        : country !== "" && !countryName(country)
-          ? COUNTRY.test(country)
-            ? `country "${country}" is not an ISO 3166-1 code`
-            : "the country is not an ISO 3166-1 code"
-          : region !== "" && REGION.exec(region)?.[1] !== country
-            ? "the region is not an ISO 3166-2 code of the row's country"
-            : city.length > MAX_CITY
-              ? `the city is longer than ${MAX_CITY} characters`
-              : null;
+        : hostBits(prefix, range)
+          ? `host bits set: the prefix is ${cidrsOfRange(range)[0]}`
+          : country !== "" && !countryName(country)
+            ? COUNTRY.test(country)
+              ? `country "${country}" is not an ISO 3166-1 code`
+              : "the country is not an ISO 3166-1 code"
+            : region !== "" && (REGION.exec(region)?.[1] !== country || !SUBDIVISIONS.has(region))
+              ? REGION.exec(region)?.[1] === country
+                ? `region "${region}" is no ISO 3166-2 subdivision of ${country}`
+                : "the region is not an ISO 3166-2 code of the row's country"
+              : city.length > MAX_CITY
+                ? `the city is longer than ${MAX_CITY} characters`
+                : UNPRINTABLE.test(city)
+                  ? "the city holds control or invisible formatting characters"
+                  : null;
     const outOfBounds =
       range === null
         ? null
@@ -70,10 +84,17 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
           ? `${prefix}: private or special-purpose space`
           : tooBroad(range, broadest)
             ? `${prefix}: broader than /${range.version === 4 ? broadest.v4 : broadest.v6}`
-            : null;
+            : country === "" && feeds === "location"
+              ? `${prefix}: no country, which would blank the location the database gives it`
+              : null;
     if (malformed !== null || outOfBounds !== null) {
       refused.push(`line ${i + 1} (${malformed ?? outOfBounds})`);
       if (malformed !== null) malformedRows++;
+      continue;
+    }
+    // A relay's exit without a country is still an exit; it declares no place, which would blank the database's.
+    if (country === "") {
+      entries.push({ range: range!, count: 1 });
       continue;
     }
     const key = `${country},${region},${city}`;
@@ -98,6 +119,12 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
     ? `refused ${refused.length} row${refused.length > 1 ? "s" : ""}: ${named}${refused.length > NAMED_REFUSALS ? ` and ${refused.length - NAMED_REFUSALS} more` : ""}`
     : undefined;
   return { value: entries, entries: entries.length, dataDate: null, ...(note ? { note } : {}) };
+}
+
+/** Whether a prefix names an address below its network: parseCidr drops those bits, which would widen the row. */
+function hostBits(prefix: string, range: AddressRange): boolean {
+  const slash = prefix.indexOf("/");
+  return slash !== -1 && parseCidr(prefix.slice(0, slash))!.first !== range.first;
 }
 
 function tooBroad(range: AddressRange, broadest: { readonly v4: number; readonly v6: number }): boolean {

@@ -1,0 +1,39 @@
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
+import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
+import { makeDataDir } from "../support/processes.ts";
+import { scaled } from "../support/slowness.ts";
+import { eventually } from "../support/deadline.ts";
+
+setDefaultTimeout(scaled(30_000));
+
+test("a serving database is checkpointed by a Worker of its own, never in a commit on the serving thread", async () => {
+  const path = join(makeDataDir(), "r.sqlite");
+  const db = openDatabase(path, 0, true);
+  const stores = sqliteStores(db, inMemoryChangeSignal(), path);
+  const serving = await stores.serving({ now: Date.now, logError: (line) => expect(line).toBeUndefined() });
+  try {
+    expect(db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint).toBe(0);
+    const fileBefore = statSync(path).size;
+    // Some 20,000 pages of WAL frames, past the 1,000 at which a commit would checkpoint by itself.
+    for (let i = 0; i < 3_000; i++) {
+      await stores.ipOverrides.put({
+        target: `81.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+        action: "deny",
+        reason: "r".repeat(400),
+        author: "ops",
+        created: "2026-11-23T00:00:00.000Z",
+        until: null,
+      });
+    }
+    // Only a checkpoint writes the database file itself; the serving connection makes none.
+    await eventually("the Worker's checkpoint", 5_000, () => statSync(path).size > fileBefore + 1_000_000);
+    expect((await stores.ipOverrides.counts(null)).total).toBe(3_000);
+  } finally {
+    await serving.release();
+    await stores.close();
+  }
+});
