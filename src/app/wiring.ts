@@ -1,5 +1,5 @@
 import { TrafficCounter } from "../metrics/traffic-counter.ts";
-import { type WarningCommands, datasetWarnings } from "../datasets/freshness.ts";
+import { GENERIC_WARNING_COMMANDS, type WarningCommands, datasetWarnings } from "../datasets/freshness.ts";
 import { lastUpdateSuccess } from "../metrics/last-update-success.ts";
 import type { RefreshState } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, type SnapshotHolder, withOverrides as snapshotWithOverrides } from "../datasets/snapshot.ts";
@@ -86,9 +86,16 @@ export async function wireApp(input: WiringInput) {
   const usage = new UsageRecorder(stores.usage);
   const serving = await stores.serving({ now, logError: input.logError });
   const warnings = () => datasetWarnings(input.snapshots.current(), input.refreshState(), now(), input.warningCommands);
-  /** For /healthz, which needs no key: the commands by their names alone, and no path of the install. */
+  /**
+   * For /healthz, which needs no key: the commands by their names alone (the flag that stopped the
+   * refresh as it is), and no path of the install.
+   */
+  const publicCommands = {
+    ...GENERIC_WARNING_COMMANDS,
+    refreshOffBy: input.warningCommands?.refreshOffBy ?? GENERIC_WARNING_COMMANDS.refreshOffBy,
+  };
   const publicWarnings = () =>
-    datasetWarnings(input.snapshots.current(), input.refreshState(), now()).map((line) =>
+    datasetWarnings(input.snapshots.current(), input.refreshState(), now(), publicCommands).map((line) =>
       Object.entries(input.privatePaths ?? {}).reduce((text, [path, name]) => text.replaceAll(path, name), line),
     );
   const emailWatch = new OverrideWatch(stores.emailOverrides, (line) => line.domain, now);
