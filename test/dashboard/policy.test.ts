@@ -82,6 +82,8 @@ describe("dashboard: the assessment rules", () => {
       rule: JSON.stringify(wrong),
     });
     expect(refused.res.status).toBe(400);
+    // The rule sent stays in the form, escaped, to be mended.
+    expect(refused.body).toMatch(/<textarea id="rule"[^>]*>\{&quot;id&quot;:&quot;disposable-hosting&quot;/);
     expect(refused.body).toContain(
       "Refused, nothing changed: rule &quot;disposable-hosting&quot;: conditions.all[0].field: unknown field",
     );

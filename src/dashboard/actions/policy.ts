@@ -18,7 +18,7 @@ import type { DashboardDeps } from "../dashboard-deps.ts";
 import { field } from "../forms.ts";
 import type { AuthorisedPost, ClientInfo, Gate, SignedIn } from "../gate.ts";
 import type { Notice } from "../pages/notice.ts";
-import { type PolicyWeek, policyPage } from "../pages/policy.ts";
+import { type PolicyView, type PolicyWeek, policyPage } from "../pages/policy.ts";
 import { doneNotice, page, redirect } from "../responses.ts";
 
 const AUTHOR = "dashboard";
@@ -97,13 +97,20 @@ export class PolicyActions {
     } catch (err) {
       const refused = refusal(err);
       if (refused === null) throw err;
-      return this.page(current, { text: refused.text, error: true }, refused.status);
+      // The rule or set sent stays in its form, to be mended rather than written again.
+      const drafts = { rule: field(current.form, "rule") ?? "", set: field(current.form, "set") ?? "" };
+      return this.page(current, { text: refused.text, error: true }, refused.status, drafts);
     }
     await this.deps.policy.refresh();
     return redirect(`/dashboard/policy?done=${done}`);
   }
 
-  private async page(current: SignedIn | AuthorisedPost, notice?: Notice, status = 200): Promise<Response> {
+  private async page(
+    current: SignedIn | AuthorisedPost,
+    notice?: Notice,
+    status = 200,
+    drafts?: PolicyView["drafts"],
+  ): Promise<Response> {
     const nowMs = this.deps.now();
     const since = dayOf(nowMs - (DAYS - 1) * 86_400_000);
     const [{ revision, rules }, counts] = await Promise.all([
@@ -117,6 +124,7 @@ export class PolicyActions {
       week: week(rules, counts, since),
       csrfToken: current.session.csrfToken,
       notice,
+      drafts,
     };
     return page(policyPage(view), status);
   }

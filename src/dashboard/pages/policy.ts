@@ -21,6 +21,8 @@ export interface PolicyView {
   readonly week: PolicyWeek;
   readonly csrfToken: string;
   readonly notice?: Notice;
+  /** What a refused form sent, shown in it again. */
+  readonly drafts?: { readonly rule: string; readonly set: string };
 }
 
 const DONE: Readonly<Record<Decision, string>> = { allow: "allowed", challenge: "challenged", block: "blocked" };
@@ -44,7 +46,7 @@ ${weekTable(week)}
 <form method="post" action="/dashboard/policy/rules">
   <input type="hidden" name="csrf" value="${csrfToken}">
   <label for="rule">Rule</label>
-  <textarea id="rule" name="rule" rows="9" required spellcheck="false" placeholder='{"id": "disposable-on-vpn", "conditions": {"all": [{"field": "email.disposable", "op": "is", "value": true}, {"field": "ip.kind", "op": "has_any", "value": ["vpn", "hosting"]}]}, "decision": "block", "reason": "why, for whoever asks"}'></textarea>
+  <textarea id="rule" name="rule" rows="9" required spellcheck="false" placeholder='{"id": "disposable-on-vpn", "conditions": {"all": [{"field": "email.disposable", "op": "is", "value": true}, {"field": "ip.kind", "op": "has_any", "value": ["vpn", "hosting"]}]}, "decision": "block", "reason": "why, for whoever asks"}'>${view.drafts?.rule ?? ""}</textarea>
   <div class="row">
     <div><label for="position">Place (optional, from 1)</label><input id="position" name="position" type="text" inputmode="numeric" maxlength="4"></div>
     <div><button type="submit">Add rule</button></div>
@@ -55,7 +57,7 @@ ${weekTable(week)}
 <form method="post" action="/dashboard/policy">
   <input type="hidden" name="csrf" value="${csrfToken}">
   <label for="set">Rule set</label>
-  <textarea id="set" name="set" rows="6" required spellcheck="false" placeholder='{"rules": []}'></textarea>
+  <textarea id="set" name="set" rows="6" required spellcheck="false" placeholder='{"rules": []}'>${view.drafts?.set ?? ""}</textarea>
   <div class="row">
     <div><label><input name="shadow" type="checkbox" value="yes"> every rule in shadow</label></div>
     <div><button class="secondary" type="submit">Replace the set</button></div>
