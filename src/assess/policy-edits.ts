@@ -9,18 +9,10 @@ export class RuleNotFound extends Error {
   }
 }
 
-/**
- * Reading the rules and changing them, as the CLI, the dashboard and the admin API do: the store's own,
- * or recorded (audit/audited-policy.ts).
- */
+/** Reading the rules and changing them, as the CLI, the dashboard and the admin API do, each edit recorded (audit/audited-policy.ts). */
 export interface PolicyEditor {
   read(): Promise<StoredPolicy>;
   apply(edit: PolicyEdit): Promise<EditResult>;
-}
-
-/** The store's own reads and edits, unrecorded: for tests, and under a recorder. */
-export function storeEditor(store: PolicyStore): PolicyEditor {
-  return { read: () => store.read(), apply: (edit) => editPolicy(store, edit) };
 }
 
 /** The stored set kept moving under the edit: every try met another writer's newer revision. */
