@@ -9,8 +9,9 @@ import { createApp, listen } from "../../src/http/app.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
-import type { Stores } from "../../src/stores/stores.ts";
+import type { StoreWrites, Stores } from "../../src/stores/stores.ts";
 import { openAdminPassword, wireApp } from "../../src/app/wiring.ts";
+import { hashPassword } from "../../src/dashboard/admin-password.ts";
 import { AuditTrail } from "../../src/audit/audit-trail.ts";
 import type { NewKey } from "../../src/keys/key-store.ts";
 import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/report.ts";
@@ -66,6 +67,22 @@ export interface TestAppOptions {
   privatePaths?: Readonly<Record<string, string>>;
 }
 
+const passwordHashes = new Map<string, Promise<string>>();
+
+/**
+ * The dashboard password of a test app. On the fresh in-memory database it is stored as `admin
+ * set-password` stores it, hashed once per test process: argon2id is memory-hard by design (about
+ * 0.1 s of a core, 0.25 s on a loaded machine), and the sign-ins still check it in full. On stores
+ * a test gives, it comes from RISKCHECK_ADMIN_PASSWORD as in the server, its storing recorded.
+ */
+async function testAdminPassword(stores: Stores, audit: AuditTrail<StoreWrites>, options: TestAppOptions) {
+  const password = options.adminPassword ?? null;
+  if (password === null || options.stores) return openAdminPassword(stores, audit, password);
+  if (!passwordHashes.has(password)) passwordHashes.set(password, hashPassword(password));
+  await stores.adminPassword.replacePasswordHash(await passwordHashes.get(password)!, new Date());
+  return openAdminPassword(stores, audit, null);
+}
+
 /**
  * The real app over an in-memory database (or the stores given), with a clock the test
  * moves; requests go to the app's `handle`, as a server hands them over. `listen()` serves
@@ -85,7 +102,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       rate: { perMinute: options.ratePerMinute ?? 6000, burst: options.rateBurst ?? 1000 },
       ipQuotaPerMonth: options.ipQuotaPerMonth ?? 0,
     },
-    password: await openAdminPassword(stores, audit, options.adminPassword ?? null),
+    password: await testAdminPassword(stores, audit, options),
     audit,
     now: () => clock.now,
     client: { address: () => parseIpAddress(client.address), info: () => client },
