@@ -91,7 +91,7 @@ test("a sign-in attempt waits for a lock between turns of the event loop, not on
   }
 });
 
-test("with the lock held elsewhere, a sign-in, a key made in the dashboard and an override line answer 503 with Retry-After, and change nothing", async () => {
+test("with the lock held elsewhere, a sign-in, a key made in the dashboard, an override line and a rule answer 503 with Retry-After, and change nothing", async () => {
   const dbPath = join(makeDataDir(), "r.sqlite");
   const stores = sqliteStores(openDatabase(dbPath, 0, true), inMemoryChangeSignal(), dbPath);
   const t = await createTestApp({ stores, adminPassword: DASHBOARD_PASSWORD });
@@ -114,6 +114,16 @@ test("with the lock held elsewhere, a sign-in, a key made in the dashboard and a
         method: "POST",
         body: JSON.stringify({ kind: "ip", target: "81.2.69.0/24", action: "deny", reason: "r" }),
       }),
+      t.request("/v1/policy/rules", {
+        key: secret,
+        method: "POST",
+        body: JSON.stringify({
+          id: "no-hosting",
+          conditions: { all: [{ field: "ip.kind", op: "has", value: "hosting" }] },
+          decision: "block",
+          reason: "r",
+        }),
+      }),
     ]);
   } finally {
     other.exec("ROLLBACK");
@@ -123,10 +133,16 @@ test("with the lock held elsewhere, a sign-in, a key made in the dashboard and a
     [503, "2"],
     [503, "2"],
     [503, "2"],
+    [503, "2"],
   ]);
   expect(keyPage).toContain("The database is locked by another process: nothing of this request was changed");
-  expect(((await answers[2].json()) as { reason: string }).reason).toBe("locked");
+  for (const api of [answers[2], answers[3]])
+    expect((await api.json()) as { reason: string; outcome: string }).toMatchObject({
+      reason: "locked",
+      outcome: "not_done",
+    });
   expect((await t.keys.list()).map((k) => k.name)).toEqual(["tool"]);
   expect(await stores.ipOverrides.list()).toEqual([]);
+  expect((await stores.policy.read()).rules).toEqual([]);
   expect(await stores.audit.read({}, { order: "newest_first", limit: 1000 })).toHaveLength(before);
 });
