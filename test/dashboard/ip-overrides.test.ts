@@ -125,7 +125,7 @@ describe("the IP overrides page", () => {
       until: "2026-02-01T00:00:00.000Z",
     });
     await t.ipOverrides.refresh();
-    expect((await t.browser.get("/dashboard/ip")).body).toContain("expired 2026-02-01 00:00 UTC");
+    expect((await t.browser.get("/dashboard/ip")).body).toContain("expired 2026-01-31 (the day included)");
     expect(await t.level("8.8.8.8")).toBe("informative");
   });
 

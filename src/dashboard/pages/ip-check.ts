@@ -5,13 +5,16 @@ import { layout } from "./layout.ts";
 import { sectionNav } from "./section-nav.ts";
 import { untilInput } from "./until-input.ts";
 import { utcMinute } from "../../time/utc-minute.ts";
+import { untilText } from "../../time/calendar-date.ts";
 
 /** What an IP line answers, in words. */
 export const IP_ANSWERS = { allow: "never risky (allow)", deny: "always risky (deny)" } as const;
 
-/** An IP line's expiry as the instant it ends. */
-export function ipUntil(until: string | null): string {
-  return until === null ? "until removed" : utcMinute(until);
+/** An override line's expiry as the operator gave it: a day (the day included), or an instant. */
+export function lineUntil(until: string | null): string {
+  if (until === null) return "until removed";
+  const given = untilText(until);
+  return given === until ? utcMinute(until) : `${given} (the day included)`;
 }
 
 /** An address looked up from the page: the API's answer with its reasons, and what the page may offer to allow. */
@@ -59,7 +62,7 @@ function checkedView({ input, answer, offers }: CheckedAddress, csrfToken: strin
 <p>Verdict: <strong class="level-${r.reputation}">${r.reputation}</strong>, ${r.risky ? "risky" : "not risky"} (${r.sum} independent reports${r.kind.length ? html`; ${r.kind.join(", ")}` : ""}). Rule: <code>${reasons.rule.id}</code>.</p>
 ${
   line
-    ? html`<p>Decided by the line <code>${line.target}</code>, ${IP_ANSWERS[line.action]}: “${line.reason}”, by ${line.author}, ${ipUntil(line.until)}${line.source === "allowlist-file" ? " (data/ip/allowlist.txt)" : ""}.</p>`
+    ? html`<p>Decided by the line <code>${line.target}</code>, ${IP_ANSWERS[line.action]}: “${line.reason}”, by ${line.author}, ${lineUntil(line.until)}${line.source === "allowlist-file" ? " (data/ip/allowlist.txt)" : ""}.</p>`
     : ""
 }
 ${

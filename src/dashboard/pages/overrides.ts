@@ -1,6 +1,5 @@
-import { untilText } from "../../time/calendar-date.ts";
 import { type SafeHtml, html } from "../html.ts";
-import { type CheckedAddress, IP_ANSWERS, checkForm, ipUntil } from "./ip-check.ts";
+import { type CheckedAddress, IP_ANSWERS, checkForm, lineUntil } from "./ip-check.ts";
 import { untilInput } from "./until-input.ts";
 import { layout } from "./layout.ts";
 import { type Notice, noticeLine } from "./notice.ts";
@@ -61,7 +60,6 @@ interface OverridesPage {
   /** The answer as the form offers it and as the table says it. */
   readonly offered: Readonly<Record<ShownLine["action"], string>>;
   readonly listed: Readonly<Record<ShownLine["action"], string>>;
-  readonly until: (until: string | null) => string;
   /** Fields of this kind only, before the button. */
   readonly extraFields: SafeHtml | "";
   /** "Add line…" when a confirmation page comes first. */
@@ -82,12 +80,6 @@ export const OVERRIDE_PAGES: Readonly<Record<OverrideKind, OverridesPage>> = {
     },
     offered: { allow: "never disposable (allow)", deny: "always disposable (deny)" },
     listed: { allow: "never disposable", deny: "always disposable" },
-    // As the operator gave it: a day (the day included), or an instant.
-    until: (until) => {
-      if (until === null) return "until removed";
-      const given = untilText(until);
-      return given === until ? utcMinute(until) : `${given} (the day included)`;
-    },
     extraFields: html`<div><label><input name="force" type="checkbox" value="yes"> even on a public suffix (co.uk …)</label></div>
     `,
     addButton: "Add line",
@@ -105,7 +97,6 @@ export const OVERRIDE_PAGES: Readonly<Record<OverrideKind, OverridesPage>> = {
     },
     offered: IP_ANSWERS,
     listed: IP_ANSWERS,
-    until: ipUntil,
     extraFields: html`<div><label><input name="force" type="checkbox" value="yes"> even broader than /8 (/16 for IPv6)</label></div>
     `,
     addButton: "Add line…",
@@ -154,10 +145,12 @@ ${lines.map((l) => lineRow(p, l, csrfToken))}
 function filters(p: OverridesPage, listing: OverridesListing): SafeHtml {
   const option = (value: string, label: string) =>
     html`<option value="${value}"${(listing.action ?? "") === value ? html` selected` : ""}>${label}</option>`;
-  return html`<form method="get" action="${p.path}" class="filters">
-<label>Answer <select name="action">${option("", "any")}${option("allow", p.listed.allow)}${option("deny", p.listed.deny)}</select></label>
-<label>${p.target.heading} starts with <input name="target" value="${listing.prefix ?? ""}" maxlength="255"></label>
-<button class="secondary" type="submit">Filter</button></form>`;
+  return html`<form method="get" action="${p.path}" class="row">
+<div><label for="filter-action">Answer</label><select id="filter-action" name="action">
+  ${option("", "any")}${option("allow", p.listed.allow)}${option("deny", p.listed.deny)}</select></div>
+<div><label for="filter-target">${p.target.heading} starts with</label><input id="filter-target" name="target" type="search"
+  value="${listing.prefix ?? ""}" maxlength="255"></div>
+<div><button class="secondary" type="submit">Filter</button></div></form>`;
 }
 
 function pageLink(p: OverridesPage, listing: OverridesListing, after: string | undefined): string {
@@ -186,7 +179,7 @@ function lineRow(p: OverridesPage, l: ShownLine, csrfToken: string): SafeHtml {
 <td data-label="Reason">${l.reason}</td>
 <td data-label="Author">${l.author}</td>
 <td data-label="Added" class="num">${l.created ? utcMinute(l.created) : ""}</td>
-<td data-label="Until" class="num">${l.active ? p.until(l.until) : html`expired ${p.until(l.until)}`}</td>
+<td data-label="Until" class="num">${l.active ? lineUntil(l.until) : html`expired ${lineUntil(l.until)}`}</td>
 <td>${remove}</td>
 </tr>`;
 }
