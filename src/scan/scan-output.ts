@@ -110,7 +110,7 @@ class CsvFormat implements RowFormat {
       line +=
         f === null
           ? ",,,,"
-          : `,${f.located.geo.country_code},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
+          : `,${f.located.countryCode},${csvField(asnText(f.owner))},${csvField(f.owner.organization)},${f.connectionType}`;
       line += `,${r.risky},${r.reputation},${kindText(r.kind)}`;
       if (this.answers.explain) reasons = this.answers.ipReasonsJson(ip);
     }
