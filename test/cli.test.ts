@@ -166,17 +166,15 @@ describe("help", () => {
     expect(runCli(["-h"]).stdout).toBe(overview.stdout);
   });
 
-  test("every command answers --help and help COMMAND alike: synopsis, options, example; exit 0", () => {
-    for (const command of commands) {
-      const words = command.split(" ");
-      const viaFlag = runCli([...words, "--help"]);
-      expect(viaFlag.code).toBe(0);
-      expect(viaFlag.stderr).toBe("");
-      expect(runCli(["help", ...words]).stdout).toBe(viaFlag.stdout);
-      expect(viaFlag.stdout).toStartWith(`usage: riskcheck ${command}`);
-      expect(viaFlag.stdout).toContain("  -h, --help");
-      expect(viaFlag.stdout).toMatch(new RegExp(`\nExamples?:\n  (.*\\| )?riskcheck ${command}`));
-    }
+  test.each(commands)("%s answers --help and help COMMAND alike: synopsis, options, example; exit 0", (command) => {
+    const words = command.split(" ");
+    const viaFlag = runCli([...words, "--help"]);
+    expect(viaFlag.code).toBe(0);
+    expect(viaFlag.stderr).toBe("");
+    expect(runCli(["help", ...words]).stdout).toBe(viaFlag.stdout);
+    expect(viaFlag.stdout).toStartWith(`usage: riskcheck ${command}`);
+    expect(viaFlag.stdout).toContain("  -h, --help");
+    expect(viaFlag.stdout).toMatch(new RegExp(`\nExamples?:\n  (.*\\| )?riskcheck ${command}`));
   });
 
   test("--help wins over the other arguments, even wrong ones", () => {
