@@ -52,7 +52,8 @@ export function hint(config: Config, args: string): string {
 export function updateHint(config: Config): string {
   const dataDir = resolve(config.dataDir);
   const sources = resolve(config.sourcesFile);
-  return `${selfCommand()} update --data-dir ${shellWord(dataDir)}${sources === join(dataDir, "sources.json") ? "" : ` --sources ${shellWord(sources)}`}`;
+  const ownSources = sources === join(dataDir, "sources.json") ? "" : ` --sources ${shellWord(sources)}`;
+  return `${selfCommand()} update --data-dir ${shellWord(dataDir)}${ownSources}`;
 }
 
 /** The commands /healthz's and the dashboard's warnings name, for this server's data and database. */

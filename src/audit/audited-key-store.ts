@@ -58,10 +58,11 @@ export function auditedKeyStore(keys: KeyStore, audit: AuditRecorder<{ readonly 
         "key.rotated",
         await named(idOrName),
         (tx) => tx.keys.rotate(idOrName, graceMs, now),
-        (rotated) => ({
-          ...changed(rotated),
-          detail: `new secret ${rotated.after.prefix}…; the previous one ${rotated.after.previousSecretEndsAt === null ? "stopped at once" : `works until ${rotated.after.previousSecretEndsAt}`}`,
-        }),
+        (rotated) => {
+          const endsAt = rotated.after.previousSecretEndsAt;
+          const previous = endsAt === null ? "stopped at once" : `works until ${endsAt}`;
+          return { ...changed(rotated), detail: `new secret ${rotated.after.prefix}…; the previous one ${previous}` };
+        },
       ),
     revoke: async (idOrName, now) =>
       audit.act(

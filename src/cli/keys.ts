@@ -48,7 +48,8 @@ export async function createKey({ values }: ParsedCommandLine<typeof KEYS_CREATE
     console.log(JSON.stringify({ ...keyJson(key, Date.now()), key: secret }));
   } else {
     console.log(
-      `Created ${key.id} "${key.name}"${key.expiresAt ? `, expiring ${key.expiresAt}` : ""}. This is the only time the key is shown; store it now:`,
+      `Created ${key.id} "${key.name}"${key.expiresAt ? `, expiring ${key.expiresAt}` : ""}. ` +
+        "This is the only time the key is shown; store it now:",
     );
     console.log(secret);
   }

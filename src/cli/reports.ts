@@ -79,10 +79,11 @@ export async function listReports({ values }: ParsedCommandLine<typeof REPORTS_L
   if (values.json) console.log(JSON.stringify(reports.map(reportJson), null, 2));
   else if (reports.length === 0) console.log("No reports.");
   else
-    for (const r of reports)
-      console.log(
-        `${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${escapeControlCharacters(r.keyName)} (${r.keyId})${r.comment ? `  "${escapeControlCharacters(r.comment)}"` : ""}`,
-      );
+    for (const r of reports) {
+      const comment = r.comment ? `  "${escapeControlCharacters(r.comment)}"` : "";
+      const key = `${escapeControlCharacters(r.keyName)} (${r.keyId})`;
+      console.log(`${new Date(r.reportedAtMs).toISOString()}  ${r.ip}  ${r.category}  ${key}${comment}`);
+    }
   return 0;
 }
 

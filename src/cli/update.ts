@@ -155,7 +155,8 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
   );
   if (report.version) {
     const pruned = report.pruned.length
-      ? ` Removed ${report.pruned.length} version${report.pruned.length === 1 ? "" : "s"} outside the ${config.keepVersions} kept along its history (--keep-versions; versions rolled back from are outside it).`
+      ? ` Removed ${report.pruned.length} version${report.pruned.length === 1 ? "" : "s"} outside the ` +
+        `${config.keepVersions} kept along its history (--keep-versions; versions rolled back from are outside it).`
       : "";
     console.log(
       `Dataset version ${report.version} is current (${seconds} s). A running server picks it up within seconds.${pruned}`,

@@ -77,7 +77,10 @@ const DAMAGED_FIX =
   "run `riskcheck update --force` to write the version again, or remove the file (each start then compiles the " +
   "lists from email/evidence/ until an update writes it)";
 
-/** The pack at `file`, mapped (`mapDataFile`), its checksum and every array's length checked; a DatasetError naming the file when it is damaged. */
+/**
+ * The pack at `file`, mapped (`mapDataFile`), its checksum and every array's length checked; a DatasetError naming
+ * the file when it is damaged.
+ */
 export function readEvidencePack(file: string): CompiledEvidence {
   const { bytes } = mapDataFile(file);
   try {

@@ -15,7 +15,9 @@ export function reportsCsv(reports: readonly StoredReport[]): string {
     reports
       .map(
         (r) =>
-          `${[new Date(r.reportedAtMs).toISOString(), r.ip, r.category, r.keyId, r.keyName, r.comment ?? ""].map((value) => spreadsheetCsvField(escapeControlCharacters(value))).join(",")}\n`,
+          `${[new Date(r.reportedAtMs).toISOString(), r.ip, r.category, r.keyId, r.keyName, r.comment ?? ""]
+            .map((value) => spreadsheetCsvField(escapeControlCharacters(value)))
+            .join(",")}\n`,
       )
       .join("")
   );

@@ -31,8 +31,10 @@ export function shrinkRefusals(checks: readonly ShrinkCheck[], maxShrink: number
     }));
     const changed = involved.filter((i) => i.what !== null).map((i) => `${i.source} (${i.what})`);
     const unchanged = involved.length - changed.length;
+    const others = unchanged ? `; ${unchanged} other source${unchanged === 1 ? "" : "s"} unchanged` : "";
     refusals.push(
-      `${name} would shrink from ${before.count} to ${count} (−${loss} %, more than --max-shrink ${maxShrink}); its sources: ${changed.join(", ") || "none changed"}${unchanged ? `; ${unchanged} other source${unchanged === 1 ? "" : "s"} unchanged` : ""}`,
+      `${name} would shrink from ${before.count} to ${count} (−${loss} %, more than --max-shrink ${maxShrink}); ` +
+        `its sources: ${changed.join(", ") || "none changed"}${others}`,
     );
   }
   return refusals;

@@ -193,7 +193,12 @@ export const REPORT_OPERATIONS = {
       operationId: "report",
       summary: "Report abusive addresses your own services saw: the verdict's `local` source",
       description:
-        'One report, or `{"reports": [...]}` with up to 1,000. Needs a key with the `report` permission; one rate-limit token per request, no quota. A key\'s repeat of a report (same address and category) within RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW (90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.',
+        'One report, or `{"reports": [...]}` with up to 1,000. Needs a key with the `report` permission; one ' +
+        "rate-limit token per request, no quota. A key's repeat of a report (same address and category) within " +
+        "RISKCHECK_REPORT_DEDUP (24 h) is a duplicate. A key reports at most RISKCHECK_REPORT_KEY_DAILY_LIMIT " +
+        "distinct addresses a day (UTC); a report of a further one is rejected with `limit_reached`. In the IP " +
+        "check, `local` adds the number of distinct keys that reported the address within RISKCHECK_REPORT_WINDOW " +
+        "(90 days), each key once whatever its categories. The 200 is sent once the accepted reports are committed.",
       security: [{ apiKey: [] }],
       requestBody: {
         required: true,
@@ -216,7 +221,8 @@ export const REPORT_OPERATIONS = {
         },
         "400": {
           description:
-            'The body is not JSON, not one report nor `{"reports": [...]}`, holds over 1,000 reports, or is one report that is wrong (its error).',
+            'The body is not JSON, not one report nor `{"reports": [...]}`, holds over 1,000 reports, ' +
+            "or is one report that is wrong (its error).",
           headers: RATE_HEADERS,
           content: jsonContent(
             errorSchema([

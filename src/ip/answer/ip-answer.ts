@@ -67,7 +67,10 @@ const KIND_JSON = new Map(
 
 /** JSON.stringify(reputation); its strings are fixed names and its numbers integers. */
 function reputationJson(r: Reputation): string {
-  return `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`;
+  return (
+    `{"risky":${r.risky},"reputation":"${r.reputation}","bot":${r.bot},"probe":${r.probe},"rate":${r.rate},` +
+    `"attack":${r.attack},"crawler":${r.crawler},"sum":${r.sum},"kind":${KIND_JSON.get(r.kind)}}`
+  );
 }
 
 export function answerObject(

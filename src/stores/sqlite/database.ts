@@ -139,7 +139,8 @@ const MIGRATIONS: readonly string[] = [
   // Override lines read a change at a time: every change to a line, by any process or by hand, moves the one
   // generation and logs the target under it (the last 10,000 of them; one that has fallen further behind reads
   // every line), so that an instance reads what changed since it last looked rather than every line. Lines count
-  // by kind and by the API key that added them (key_id '' counts them all), for the limits. A page of lines by action, in target order, is an index range.
+  // by kind and by the API key that added them (key_id '' counts them all), for the limits. A page of lines by
+  // action, in target order, is an index range.
   `ALTER TABLE email_overrides ADD COLUMN key_id TEXT;
    ALTER TABLE ip_overrides ADD COLUMN key_id TEXT;
    CREATE INDEX email_overrides_by_action ON email_overrides (action, domain);

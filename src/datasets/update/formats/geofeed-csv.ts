@@ -115,8 +115,9 @@ export function parseGeofeedCsv(bytes: Uint8Array, feeds = "relay"): ParsedSourc
   if (entries.length > MAX_ROWS)
     throw new ContentError(`has ${entries.length} rows; ${WHAT} holds at most ${MAX_ROWS}`);
   const named = refused.slice(0, NAMED_REFUSALS).join(", ");
+  const more = refused.length > NAMED_REFUSALS ? ` and ${refused.length - NAMED_REFUSALS} more` : "";
   const note = refused.length
-    ? `refused ${refused.length} row${refused.length > 1 ? "s" : ""}: ${named}${refused.length > NAMED_REFUSALS ? ` and ${refused.length - NAMED_REFUSALS} more` : ""}`
+    ? `refused ${refused.length} row${refused.length > 1 ? "s" : ""}: ${named}${more}`
     : undefined;
   return { value: entries, entries: entries.length, dataDate: null, ...(note ? { note } : {}) };
 }

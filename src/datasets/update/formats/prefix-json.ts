@@ -46,7 +46,8 @@ export function parsePrefixJson(bytes: Uint8Array): ParsedSource<FeedEntry[]> {
   }
   if (entries.length === 0)
     throw new ContentError(
-      'has no prefixes, though it parses: a file its publisher moved or retired often answers so (its first bytes are in the update log); expected {"prefixes":[{"ipv4Prefix":…}]} or one {"cidr":…} object a line',
+      "has no prefixes, though it parses: a file its publisher moved or retired often answers so (its first bytes " +
+        'are in the update log); expected {"prefixes":[{"ipv4Prefix":…}]} or one {"cidr":…} object a line',
     );
   checkRejects(entries.length, rejected, firstRejected, "CIDR prefixes");
   return { value: entries, entries: entries.length, dataDate };
