@@ -22,8 +22,6 @@ export const TOR_EXITS_SOURCE = "tor-exits";
 
 /** What a policy reads of the email address. */
 export class EmailSide {
-  private parents: readonly string[] | null = null;
-
   constructor(
     readonly domain: string,
     readonly disposable: boolean,
@@ -31,17 +29,6 @@ export class EmailSide {
     /** DNS evidence said no mail can reach the domain; false when it was not asked or did not answer. */
     readonly undeliverable = false,
   ) {}
-
-  /** The domain and each of its parents ("a.b.com", "b.com", "com"), cut once for all the rules that list domains. */
-  get domainAndParents(): readonly string[] {
-    if (this.parents === null) {
-      const names = [this.domain];
-      for (let dot = this.domain.indexOf("."); dot !== -1; dot = this.domain.indexOf(".", dot + 1))
-        names.push(this.domain.slice(dot + 1));
-      this.parents = names;
-    }
-    return this.parents;
-  }
 }
 
 /** What a policy reads of the address. */
@@ -132,12 +119,14 @@ function ipFacts(snapshot: Snapshot, c: IpChecked, reasons: Reason[]): IpSide {
   }
   if (r.reputation !== "ok")
     reasons.push(reason(`ip.reputation.${r.reputation}` as ReasonCode, levelFact(snapshot, c)));
-  const network = asnText(f.owner);
-  const inNetwork = network === "" ? "" : ` (${network})`;
   // A Tor exit is a VPN of its own kind: one signal, one reason.
+  const vpn = !side.tor && (kinds & KIND.vpn) !== 0;
+  const hosting = (kinds & KIND.hosting) !== 0;
+  const network = vpn || hosting ? asnText(f.owner) : "";
+  const inNetwork = network === "" ? "" : ` (${network})`;
   if (side.tor) reasons.push(reason("ip.tor", `${f.ip} is a Tor exit`));
-  else if (kinds & KIND.vpn) reasons.push(reason("ip.kind.vpn", `${f.ip} is in a VPN network${inNetwork}`));
-  if (kinds & KIND.hosting) reasons.push(reason("ip.kind.hosting", `${f.ip} is in a hosting network${inNetwork}`));
+  else if (vpn) reasons.push(reason("ip.kind.vpn", `${f.ip} is in a VPN network${inNetwork}`));
+  if (hosting) reasons.push(reason("ip.kind.hosting", `${f.ip} is in a hosting network${inNetwork}`));
   if (f.local !== null) {
     let keys = 0;
     for (const category of f.local.categories) keys += category.counted;

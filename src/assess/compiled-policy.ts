@@ -105,14 +105,28 @@ function compileDecide(rules: readonly PolicyRule[]): (f: AssessmentFacts) => Po
     rule: i === -1 ? null : rules[i],
     shadow: s === null || s.length === 0 ? null : s.map((j) => rules[j]),
   });
+  // What a domain no list holds reads: never written, so most rows allocate nothing for the lists.
+  const inNoList = new Uint8Array(domainTests);
+  // Every listed name ends in one of these labels: a domain ending in another is in no list, nor is a parent of it.
+  const lastLabels = new Set([...domains.keys()].map((name) => name.slice(name.lastIndexOf(".") + 1)));
+  /** Which of the rules' domain lists hold the domain or a parent ("a.b.com", "b.com", "com"): one Map read per name. */
+  const listsHolding = (domain: string): Uint8Array => {
+    if (!lastLabels.has(domain.slice(domain.lastIndexOf(".") + 1))) return inNoList;
+    let d = inNoList;
+    for (let from = 0; from !== -1; ) {
+      const lists = domains.get(from === 0 ? domain : domain.slice(from));
+      if (lists !== undefined) {
+        if (d === inNoList) d = new Uint8Array(domainTests);
+        for (const j of lists) d[j] = 1;
+      }
+      const dot = domain.indexOf(".", from);
+      from = dot === -1 ? -1 : dot + 1;
+    }
+    return d;
+  };
   return (f) => {
     const e = f.email;
-    let d: Uint8Array | null = null;
-    if (domainTests !== 0 && e !== null) {
-      // Which of the rules' domain lists hold the domain or a parent: one Map read per name, however many lists.
-      d = new Uint8Array(domainTests);
-      for (const name of e.domainAndParents) for (const j of domains.get(name) ?? []) d[j] = 1;
-    }
+    const d = domainTests !== 0 && e !== null ? listsHolding(e.domain) : null;
     const s: number[] | null = shadows ? [] : null;
     for (const rules of functions) {
       const i = rules(f, e, f.ip, d, s!);

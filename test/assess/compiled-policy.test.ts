@@ -79,6 +79,13 @@ const COMPARISONS: Row[] = [
     [email({ domain: "notexample.com" }), email({ domain: "example.com.au" }), noEmail],
   ],
   ["email.domain", "not_in", ["example.com"], [email({ domain: "example.org" })], [facts(), noEmail]],
+  [
+    "email.domain",
+    "in",
+    ["co.uk", "shop.test"],
+    [email({ domain: "a.b.co.uk" }), email({ domain: "x.shop.test" })],
+    [email({ domain: "co.uk.example" }), email({ domain: "shop.test.org" }), email({ domain: "x.test" }), noEmail],
+  ],
   ["ip.given", "is", true, [facts()], [noIp]],
   ["ip.level", "equals", "warning", [facts()], [ip({ level: 4 }), noIp]],
   ["ip.level", "at_least", "warning", [facts(), ip({ level: 4 })], [ip({ level: 2 }), noIp]],
