@@ -1,4 +1,4 @@
-import type { ApiError } from "./errors.ts";
+import { API_ERRORS, type ApiError } from "./errors.ts";
 import { ErrorSchema, RetryableErrorSchema, StorageErrorSchema } from "./error-schema.ts";
 
 /**
@@ -102,5 +102,27 @@ export function storageUnavailable(examples: readonly (keyof typeof STORAGE_EXAM
       ),
     },
     content: jsonContent(StorageErrorSchema, Object.fromEntries(examples.map((e) => [e, STORAGE_EXAMPLES[e]]))),
+  };
+}
+
+/**
+ * The 429 of a keyed route: its rate limit, and its monthly quota when `quota` says how a request
+ * passes it (the example's summary) and the quota headers it carries.
+ */
+export function tooManyRequests(description: string, quota?: { example: string; headers: object }) {
+  const rateLimited = errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket");
+  if (quota === undefined)
+    return {
+      description,
+      headers: RETRY_HEADERS,
+      content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), { rate_limit_exceeded: rateLimited }),
+    };
+  return {
+    description,
+    headers: { ...RETRY_HEADERS, ...quota.headers },
+    content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
+      rate_limit_exceeded: rateLimited,
+      quota_exceeded: errorExample(API_ERRORS.quotaExceeded, quota.example),
+    }),
   };
 }

@@ -20,12 +20,12 @@ import { ASSESS_EXAMPLES } from "../openapi-examples.ts";
 import {
   type PathOperations,
   RATE_HEADERS,
-  RETRY_HEADERS,
   errorExample,
   errorSchema,
   integerHeader,
   jsonContent,
   ref,
+  tooManyRequests,
 } from "../openapi-parts.ts";
 import { type QueryValue, flagParam, queryParam, wantsExplanation } from "../query.ts";
 import { synchronous } from "../synchronous.ts";
@@ -291,15 +291,10 @@ function assessOperation(method: "get" | "post") {
               }),
             },
           }),
-      "429": {
-        description:
-          "The key's rate limit is used up, or (for a request that gives an address) its monthly quota; nothing was answered or counted.",
-        headers: { ...RETRY_HEADERS, ...QUOTA_WITH_ADDRESS },
-        content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
-          rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-          quota_exceeded: errorExample(API_ERRORS.quotaExceeded, "An address beyond the key's monthly quota"),
-        }),
-      },
+      "429": tooManyRequests(
+        "The key's rate limit is used up, or (for a request that gives an address) its monthly quota; nothing was answered or counted.",
+        { example: "An address beyond the key's monthly quota", headers: QUOTA_WITH_ADDRESS },
+      ),
       "500": ref("responses", "InternalError"),
     },
   };

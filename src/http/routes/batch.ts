@@ -27,11 +27,11 @@ import {
   type PathOperations,
   QUOTA_HEADERS,
   RATE_HEADERS,
-  RETRY_HEADERS,
   errorExample,
   errorSchema,
   jsonContent,
   ref,
+  tooManyRequests,
 } from "../openapi-parts.ts";
 import { BATCH_EXAMPLES } from "../openapi-examples.ts";
 import type { MailEvidence } from "../../email/mail-evidence.ts";
@@ -351,19 +351,11 @@ export const BATCH_OPERATIONS = {
             body_too_large: errorExample(API_ERRORS.batchTooLarge, "A body over 1 MiB"),
           }),
         },
-        "429": {
-          description:
-            "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly " +
+        "429": tooManyRequests(
+          "The key's rate limit is used up, or the batch's IP items do not fit in what is left of its monthly " +
             "quota; nothing was answered or counted.",
-          headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
-          content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
-            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-            quota_exceeded: errorExample(
-              API_ERRORS.quotaExceeded,
-              "More IP items than the key's monthly quota has left",
-            ),
-          }),
-        },
+          { example: "More IP items than the key's monthly quota has left", headers: QUOTA_HEADERS },
+        ),
         "500": ref("responses", "InternalError"),
       },
     },

@@ -10,11 +10,11 @@ import { EmailAnswerSchema } from "../../email/email-answer-schema.ts";
 import {
   type PathOperations,
   RATE_HEADERS,
-  RETRY_HEADERS,
   errorExample,
   errorSchema,
   jsonContent,
   ref,
+  tooManyRequests,
 } from "../openapi-parts.ts";
 import { EMAIL_EXAMPLES } from "../openapi-examples.ts";
 import type { MailEvidence } from "../../email/mail-evidence.ts";
@@ -111,13 +111,7 @@ export const EMAIL_CHECK_OPERATIONS = {
         },
         "401": ref("responses", "Unauthorized"),
         "403": ref("responses", "Forbidden"),
-        "429": {
-          description: "The key's rate limit is used up.",
-          headers: RETRY_HEADERS,
-          content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
-            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-          }),
-        },
+        "429": tooManyRequests("The key's rate limit is used up."),
         "500": ref("responses", "InternalError"),
       },
     },

@@ -14,11 +14,11 @@ import {
   type PathOperations,
   QUOTA_HEADERS,
   RATE_HEADERS,
-  RETRY_HEADERS,
   errorExample,
   errorSchema,
   jsonContent,
   ref,
+  tooManyRequests,
 } from "../openapi-parts.ts";
 import { IP_EXAMPLES } from "../openapi-examples.ts";
 
@@ -119,19 +119,11 @@ export const IP_CHECK_OPERATIONS = {
         },
         "401": ref("responses", "Unauthorized"),
         "403": ref("responses", "Forbidden"),
-        "429": {
-          description:
-            "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the " +
+        "429": tooManyRequests(
+          "The key's rate limit or its monthly quota is used up. For the quota, `X-RateLimit-Reset` is the " +
             "seconds until the month ends (UTC).",
-          headers: { ...RETRY_HEADERS, ...QUOTA_HEADERS },
-          content: jsonContent(errorSchema([API_ERRORS.rateLimited, API_ERRORS.quotaExceeded], true), {
-            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-            quota_exceeded: errorExample(
-              API_ERRORS.quotaExceeded,
-              "Beyond the key's monthly quota of successful IP checks",
-            ),
-          }),
-        },
+          { example: "Beyond the key's monthly quota of successful IP checks", headers: QUOTA_HEADERS },
+        ),
         "500": ref("responses", "InternalError"),
       },
     },

@@ -22,12 +22,12 @@ import { OneOf, StringEnum } from "../../schema/json-schema.ts";
 import {
   type PathOperations,
   RATE_HEADERS,
-  RETRY_HEADERS,
   errorExample,
   errorSchema,
   jsonContent,
   ref,
   storageUnavailable,
+  tooManyRequests,
 } from "../openapi-parts.ts";
 import { REPORT_EXAMPLES } from "../openapi-examples.ts";
 
@@ -251,13 +251,7 @@ export const REPORT_OPERATIONS = {
             body_too_large: errorExample(API_ERRORS.reportsTooLarge, "A body over 1 MiB"),
           }),
         },
-        "429": {
-          description: "The key's rate limit is used up; nothing was stored.",
-          headers: RETRY_HEADERS,
-          content: jsonContent(errorSchema([API_ERRORS.rateLimited], true), {
-            rate_limit_exceeded: errorExample(API_ERRORS.rateLimited, "Beyond the key's bucket"),
-          }),
-        },
+        "429": tooManyRequests("The key's rate limit is used up; nothing was stored."),
         "500": ref("responses", "InternalError"),
         "503": storageUnavailable(["locked"]),
       },
