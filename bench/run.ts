@@ -13,8 +13,9 @@
  * `assess`: GET /v1/assess with an email and an address (the email and ip-random pools, paired)
  * against one email check plus one IP check, and against itself with a policy of 50 rules that
  * never match, so every assessment walks them all (bench/policy-rules.ts; switched on the same
- * server with `riskcheck policy import` between runs): the four alternating in each round, the
- * server's CPU per request compared.
+ * server with `riskcheck policy import` between runs, each switch followed by a settling run while
+ * the JIT compiles the new code): the four alternating in each round, the server's CPU per request
+ * compared, and what a switch costs once.
  *
  *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--starts 5]
  *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,assess,postgres,memory,
@@ -232,21 +233,29 @@ if (selected("limits")) {
 }
 
 // An assessment against the two checks it is made of, and against itself under 50 rules, on the same server:
-// alternating in each round.
-const assessCost: Record<"email" | "ip" | "assess" | "rules", WrkResult[]> = {
+// alternating in each round. A switch of the policy is new code: over the next seconds the JIT compiles the new
+// rules and the request path again, once per change of the rules. So each switch is followed by a settling run,
+// twice a round long and kept apart (`toRules`, `toNone`), and the rounds compare what a request costs after it;
+// the settling runs tell what a switch costs once.
+const assessCost: Record<"email" | "ip" | "assess" | "rules" | "toRules" | "toNone", WrkResult[]> = {
   email: [],
   ip: [],
   assess: [],
   rules: [],
+  toRules: [],
+  toNone: [],
 };
+const settle = () => wrkWith(riskcheck, pools.assess, key, { durationSeconds: 2 * DURATION, connections: CONNECTIONS });
 if (selected("assess")) {
   for (let round = 0; round < ROUNDS; round++) {
     assessCost.email.push(wrk(riskcheck, pools.email, key));
     assessCost.ip.push(wrk(riskcheck, pools["ip-random"], key));
     assessCost.assess.push(wrk(riskcheck, pools.assess, key));
     await servePolicy(true);
+    assessCost.toRules.push(settle());
     assessCost.rules.push(wrk(riskcheck, pools.assess, key));
     await servePolicy(false);
+    assessCost.toNone.push(settle());
   }
 }
 
@@ -443,6 +452,12 @@ if (assessCost.assess.length > 0) {
   );
   console.log(
     `assess with 50 rules: ${ruledCpu.toFixed(1)} µs CPU/req against ${assessed.toFixed(1)} without: ${((ruledCpu / assessed - 1) * 100).toFixed(1)} % more (goal ≤ 5 %); non-2xx ${non2xx}`,
+  );
+  /** A settling run's CPU beyond what its requests cost at the rounds' median: what the switch cost, once. */
+  const onceMs = (runs: WrkResult[], perRequestUs: number) =>
+    median(runs.map((x) => (x.requests * (x.server_cpu_us - perRequestUs)) / 1000));
+  console.log(
+    `a switch of the policy, once (the settling run's CPU beyond its requests at that cost): to the 50 rules ${onceMs(assessCost.toRules, ruledCpu).toFixed(0)} ms, back to none ${onceMs(assessCost.toNone, assessed).toFixed(0)} ms`,
   );
 }
 const limitsShare =
