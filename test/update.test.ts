@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   BUNDLED_SOURCES,
@@ -10,6 +10,7 @@ import {
   startServe,
 } from "./support/processes.ts";
 import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { excerptMmdb } from "./support/mmdb-writer.ts";
 import { scaled } from "./support/slowness.ts";
 
 // These tests start real processes; a loaded machine needs more than the 5 s default.
@@ -72,8 +73,16 @@ beforeAll(async () => {
   publish("/vpn-asn.txt", "AS64500 # test network\n");
   // 81.2.69.0/24 as numbers, in the ip-location-db "-num" CSV layout.
   publish("/asn-ipv4-num.csv", '1359103232,1359103487,64500,"Test Net, Ltd"\n');
-  // MaxMind ships its databases as a .tar.gz with one folder inside.
-  const city = await Bun.file(join(BUNDLED_DATA_DIR, "current/geo/city-ipv4.mmdb")).bytes();
+  // MaxMind ships its databases as a .tar.gz with one folder inside. The networks of the addresses
+  // asked below, with their records from the bundled city data: compiling all of it takes seconds.
+  const city = excerptMmdb(await Bun.file(join(BUNDLED_DATA_DIR, "current/geo/city-ipv4.mmdb")).bytes(), [
+    "81.2.69.142",
+    "45.12.0.9",
+    "77.90.185.20",
+    "66.249.66.1",
+    "8.8.4.4",
+    "203.0.114.9",
+  ]);
   publish(
     "/GeoLite2-City.tar.gz",
     Bun.gzipSync(
@@ -167,7 +176,9 @@ describe("riskcheck update against a loopback feed server", () => {
   });
 
   test("a first update adds every source to what the bundled data gives", async () => {
-    const run = await update();
+    // The city excerpt's 6 networks in place of the bundled 3.7 million: the output guard would refuse
+    // that shrink (the guard's own tests are below); every later update is guarded as usual.
+    const run = await update("--max-shrink", "1");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/ipsum\s+updated\s+40\s+2026-08-22/);
     expect(run.stdout).toMatch(/disposable\s+updated\s+30\b/);
@@ -193,7 +204,7 @@ describe("riskcheck update against a loopback feed server", () => {
     expect((await ask("/v1/ip-reputation-check?ip=10.1.2.3")).reputation.reputation).toBe("ok");
   });
 
-  test("update compiles each MMDB output into the table serve maps, its CRC-32 and SHA-256 in the manifest", () => {
+  test("update compiles each new MMDB output into the table serve maps, its CRC-32 and SHA-256 in the manifest", () => {
     const version = current().replace("datasets/", "");
     const manifest = manifestOf(version);
     const tableOf = (v: string, output: string) => {
@@ -210,11 +221,13 @@ describe("riskcheck update against a loopback feed server", () => {
       expect(bytes.length).toBe(compiled.bytes);
       return statSync(file).ino;
     };
-    // The country and IPv4 city databases came from the test's own sources: compiled anew. The
-    // IPv6 city one is the bundled file, unchanged: its table is the base version's, hard-linked.
-    for (const output of ["country", "city-ipv4"])
-      expect(tableOf(version, output)).not.toBe(tableOf(manifest.base, output));
-    expect(tableOf(version, "city-ipv6")).toBe(tableOf(manifest.base, "city-ipv6"));
+    // The IPv4 city database came from the test's own source: compiled anew. The IPv6 city one is
+    // the bundled file, unchanged, and the test's country source serves the bundled bytes: their
+    // tables are the base version's, hard-linked.
+    expect(tableOf(version, "city-ipv4")).not.toBe(tableOf(manifest.base, "city-ipv4"));
+    for (const output of ["country", "city-ipv6"])
+      expect(tableOf(version, output)).toBe(tableOf(manifest.base, output));
+    expect(manifest.outputs.country.sources).toEqual(["country"]);
   });
 
   test("every source reports the date of its data, not when it was installed or fetched", async () => {
@@ -267,11 +280,26 @@ describe("riskcheck update against a loopback feed server", () => {
 
   test("--force rebuilds every output even when every source answers 304", async () => {
     const before = current();
+    const table = (version: string, output: string) =>
+      join(dataDir, version, manifestOf(version.replace("datasets/", "")).outputs[output].compiled.file);
+    // A table whose MMDB is the same is kept, unless it no longer has its CRC-32: this one is compiled anew.
+    const damaged = table(before, "city-ipv4");
+    const intact = readFileSync(damaged);
+    const replace = (bytes: Uint8Array) => {
+      writeFileSync(`${damaged}.new`, bytes); // a new file: the server maps the old one
+      renameSync(`${damaged}.new`, damaged);
+    };
+    replace(intact.map((byte, i) => (i === intact.length - 1 ? byte ^ 1 : byte)));
     const run = await update("--force");
+    const damagedInode = statSync(damaged).ino;
+    replace(intact);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/reputation-index\s+\d+\s+\d+/);
     expect(current()).not.toBe(before);
     expect(manifestOf(current().replace("datasets/", "")).base).toBe(before.replace("datasets/", ""));
+    expect(statSync(table(current(), "city-ipv6")).ino).toBe(statSync(table(before, "city-ipv6")).ino);
+    expect(statSync(table(current(), "city-ipv4")).ino).not.toBe(damagedInode);
+    expect(readFileSync(table(current(), "city-ipv4")).equals(intact)).toBe(true);
   });
 
   test("an HTML page in place of a list is refused, a broken feed keeps its data, and the others go ahead", async () => {

@@ -47,6 +47,18 @@ function sha256Of(bytes: Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
+function crc32Of(file: string): number {
+  let crc32 = 0;
+  eachPiece(file, (piece) => {
+    crc32 = Bun.hash.crc32(piece, crc32);
+  });
+  return crc32;
+}
+
+function sameBytes(file: string, other: string): boolean {
+  return existsSync(other) && readFileSync(file).equals(readFileSync(other));
+}
+
 /** Writes a table into the version folder; what the manifest records of it. */
 function writeTable(root: string, output: TableOutput, bytes: Uint8Array): CompiledTable {
   const file = versionFiles(root)[TABLE_OUTPUTS[output].table];
@@ -62,14 +74,16 @@ function writeTable(root: string, output: TableOutput, bytes: Uint8Array): Compi
 
 /**
  * `update`'s compile step: every MMDB output of the staged version gets its table. An
- * output carried over unchanged keeps the current version's table (a hard link) when it
- * is of this layout; any other is compiled, which decodes and checks every record.
+ * output carried over unchanged, or rebuilt (`--force`) into the same bytes as the current
+ * version's MMDB, keeps the current version's table (a hard link) when it is of this layout
+ * and its CRC-32 is still the one recorded; any other is compiled, which decodes and checks
+ * every record (seconds for the bundled city data).
  */
 export async function compileVersionTables(
   staging: string,
   records: Record<string, OutputRecord>,
   rebuilt: ReadonlySet<string>,
-  currentRoot: string | null,
+  current: { readonly root: string; readonly manifest: Manifest } | null,
 ): Promise<Record<string, OutputRecord>> {
   const { parseMmdb, compileRecordTable } = await tableCompiler();
   const out = { ...records };
@@ -77,13 +91,20 @@ export async function compileVersionTables(
     const record = records[name];
     if (!record) continue;
     const spec = TABLE_OUTPUTS[name];
-    const kept = record.compiled;
-    const keptFile = kept && currentRoot ? join(currentRoot, kept.file) : null;
-    if (!rebuilt.has(name) && kept?.layout === RECORD_TABLE_LAYOUT && keptFile && existsSync(keptFile)) {
-      linkOrCopy(keptFile, join(staging, kept.file));
-      continue;
-    }
     const mmdbFile = versionFiles(staging)[spec.mmdb];
+    const kept = current?.manifest.outputs[name]?.compiled;
+    if (current && kept?.layout === RECORD_TABLE_LAYOUT) {
+      const keptFile = join(current.root, kept.file);
+      if (
+        existsSync(keptFile) &&
+        (!rebuilt.has(name) || sameBytes(mmdbFile, versionFiles(current.root)[spec.mmdb])) &&
+        (kept.crc32 === undefined || crc32Of(keptFile) === kept.crc32)
+      ) {
+        linkOrCopy(keptFile, join(staging, kept.file));
+        out[name] = { ...record, compiled: kept };
+        continue;
+      }
+    }
     const mmdb = parseMmdb(readFileSync(mmdbFile), mmdbFile);
     out[name] = {
       ...record,

@@ -302,7 +302,12 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
       created: now.toISOString(),
       base: currentName,
       sources: Object.fromEntries([...held].map(([name, h]) => [name, h.record])),
-      outputs: await compileVersionTables(staging, outputs.records, rebuilt, currentRoot),
+      outputs: await compileVersionTables(
+        staging,
+        outputs.records,
+        rebuilt,
+        current && currentRoot ? { root: currentRoot, manifest: current } : null,
+      ),
     };
     writeManifest(out.manifest, manifest);
     // The table of mail servers stays with the lists, DNS evidence on or off; an update with it on resolves more below.
