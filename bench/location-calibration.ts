@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { clipSpecialPurpose } from "../src/datasets/update/clip-special-purpose.ts";
 import { FORMATS, type SourceFormat } from "../src/datasets/update/formats/index.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
-import { parseRegionTable } from "../src/datasets/cloud-region-table.ts";
+import { parseRegionTable, placeChecks } from "../src/datasets/cloud-region-table.ts";
 import { ipFacts } from "../src/ip/answer/ip-facts.ts";
 import { type ParsedIp, formatIPv4, parseIpAddress } from "../src/ip/address/parse.ts";
 import { cidrsOfRange } from "../src/ip/address/address-range.ts";
@@ -33,6 +33,7 @@ writeSources(dir, trialSources(feeds.base).sources);
 const regions = parseRegionTable(
   readFileSync(join(ROOT, "data/curated/cloud-regions.csv"), "utf8"),
   "cloud-regions.csv",
+  await placeChecks(),
 );
 
 /** The range's first usable address: past the network address where the range has more than two. */

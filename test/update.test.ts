@@ -549,9 +549,11 @@ describe("staging never writes through to the current version", () => {
     expect(run.stderr).toContain("the new dataset version was not installed");
     expect(readFileSync(manifest, "utf8")).toBe(text);
     expect(readlinkSync(join(dir, "current"))).toBe(before);
-    expect(readdirSync(join(dir, "datasets")).filter((name) => !name.startsWith(".update-lock"))).toEqual([
-      before.replace("datasets/", ""),
-    ]);
+    // No staging folder is left: only the version before, the lock and the record of checked files.
+    const kept = readdirSync(join(dir, "datasets")).filter(
+      (name) => !name.startsWith(".update-lock") && name !== ".checked-files.json",
+    );
+    expect(kept).toEqual([before.replace("datasets/", "")]);
   });
 });
 

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { TableColumns } from "../ip/geo/compile-record-table.ts";
-import { geoColumns } from "../ip/geo/geolocation.ts";
 import type { OpenedMmdb } from "../ip/geo/mmdb.ts";
 import { OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import {
@@ -15,6 +14,7 @@ import { DatasetError } from "../ip/dataset-error.ts";
 import { eachPiece, mapDataFile } from "../ip/mapped-file.ts";
 import { type CompiledTable, type Manifest, type OutputRecord, readManifest, writeManifest } from "./manifest.ts";
 import { linkOrCopy, writeFileAtomically } from "./staged-files.ts";
+import { CheckedFiles } from "./checked-files.ts";
 
 type VersionFile = keyof ReturnType<typeof versionFiles>;
 
@@ -32,15 +32,14 @@ export type TableOutput = keyof typeof TABLE_OUTPUTS;
  * its compiled tables needs neither, and importing them was ~45 ms of a start's CPU.
  */
 export async function tableCompiler() {
-  const [{ openMmdb, parseMmdb }, { compileRecordTable }] = await Promise.all([
+  const [{ openMmdb, parseMmdb }, { compileRecordTable }, { geoColumns }] = await Promise.all([
     import("../ip/geo/mmdb.ts"),
     import("../ip/geo/compile-record-table.ts"),
+    import("../ip/geo/mmdb-record.ts"),
   ]);
-  return { openMmdb, parseMmdb, compileRecordTable };
-}
-
-function columnsFor(kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns {
-  return kind === "geo" ? geoColumns(mmdb) : OWNER_COLUMNS;
+  const columnsFor = (kind: "geo" | "owner", mmdb: OpenedMmdb): TableColumns =>
+    kind === "geo" ? geoColumns(mmdb) : OWNER_COLUMNS;
+  return { openMmdb, parseMmdb, compileRecordTable, geoColumns, columnsFor };
 }
 
 function sha256Of(bytes: Uint8Array): string {
@@ -85,7 +84,7 @@ export async function compileVersionTables(
   rebuilt: ReadonlySet<string>,
   current: { readonly root: string; readonly manifest: Manifest } | null,
 ): Promise<Record<string, OutputRecord>> {
-  const { parseMmdb, compileRecordTable } = await tableCompiler();
+  const { parseMmdb, compileRecordTable, columnsFor } = await tableCompiler();
   const out = { ...records };
   for (const name of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
     const record = records[name];
@@ -139,29 +138,33 @@ export async function readVersionTable(
   root: string,
   manifest: Manifest | null,
   output: TableOutput,
+  checked: CheckedFiles,
 ): Promise<ReadTable> {
   const spec = TABLE_OUTPUTS[output];
   const recorded = manifest?.outputs[output]?.compiled;
   const file = recorded && join(root, recorded.file);
   if (recorded && file && recorded.layout === RECORD_TABLE_LAYOUT && existsSync(file)) {
+    const bySha256 = recorded.crc32 === undefined;
+    const unchanged = !bySha256 && checked.passed(file, `crc32:${recorded.crc32}`);
     // The sums are of the file as read, so that they touch none of the mapping's pages: only lookups do.
     let crc32 = 0;
-    const bySha256 = recorded.crc32 === undefined;
     const sha256 = bySha256 ? new Bun.CryptoHasher("sha256") : null;
-    eachPiece(file, (piece) => {
-      crc32 = Bun.hash.crc32(piece, crc32);
-      sha256?.update(piece);
-    });
+    if (!unchanged)
+      eachPiece(file, (piece) => {
+        crc32 = Bun.hash.crc32(piece, crc32);
+        sha256?.update(piece);
+      });
     const { bytes, mapped } = mapDataFile(file);
     try {
       const intact =
         bytes.byteLength === recorded.bytes &&
-        (sha256 ? sha256.digest("hex") === recorded.sha256 : crc32 === recorded.crc32);
+        (unchanged || (sha256 ? sha256.digest("hex") === recorded.sha256 : crc32 === recorded.crc32));
       if (!intact)
         throw new DatasetError(
           file,
           `damaged compiled table (its ${bySha256 ? "SHA-256" : "CRC-32"} is not the one the manifest records)`,
         );
+      if (!unchanged) checked.note(file, `crc32:${crc32}`);
       return {
         table: readRecordTableFile(bytes, file),
         note: mapped ? null : `${file} is read into memory: this user may not open it for writing, which mapping needs`,
@@ -174,7 +177,7 @@ export async function readVersionTable(
     }
   }
   const mmdbFile = versionFiles(root)[spec.mmdb];
-  const { openMmdb, compileRecordTable } = await tableCompiler();
+  const { openMmdb, compileRecordTable, columnsFor } = await tableCompiler();
   const mmdb = await openMmdb(mmdbFile);
   const table = compileRecordTable(mmdb, columnsFor(spec.columns, mmdb));
   if (!manifest)
@@ -219,12 +222,14 @@ export async function compileMissingTables(root: string): Promise<string[]> {
   if (!manifest) return [];
   const compiled = new Map<TableOutput, CompiledTable>();
   const notes: string[] = [];
+  const checked = CheckedFiles.of(dirname(root));
   for (const output of Object.keys(TABLE_OUTPUTS) as TableOutput[]) {
     if (!manifest.outputs[output] || !existsSync(versionFiles(root)[TABLE_OUTPUTS[output].mmdb])) continue;
-    const table = await readVersionTable(root, manifest, output);
+    const table = await readVersionTable(root, manifest, output, checked);
     if (table.compiled) compiled.set(output, table.compiled);
     if (table.note) notes.push(table.note);
   }
   await recordTables(root, compiled);
+  checked.save();
   return notes;
 }

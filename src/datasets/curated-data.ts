@@ -6,7 +6,8 @@ import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
 import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
 import type { Geolocation } from "../ip/geo/geo-record.ts";
-import { parseRegionTable } from "./cloud-region-table.ts";
+import { CheckedFiles } from "./checked-files.ts";
+import { parseRegionTable, placeChecks } from "./cloud-region-table.ts";
 import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
 import type { dataFiles } from "./data-layout.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
@@ -24,6 +25,7 @@ type CuratedFiles = Pick<
   | "scannerRanges"
   | "ipAllowlist"
   | "ipDenylist"
+  | "versions"
 >;
 
 /** The hand-kept lists under data/curated/ and what a listing means. */
@@ -98,12 +100,31 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
       else ranges.add(cidr, { source: list.source, flags: list.bits });
     }
   }
-  const regions = regionTable ? parseRegionTable(regionTable.text, regionTable.file) : new Map<string, Geolocation>();
+  const regions = regionTable ? await readRegionTable(regionTable, files.versions) : new Map<string, Geolocation>();
   const datasets = [
     ...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []),
     ...[...asnLists, ...rangeLists, ...present].map((list) => list.info),
   ];
   return { asnKindSources, ranges: ranges.build(), regions, datasets, expired, allowlist };
+}
+
+/**
+ * The cloud-region table, its rows' subdivisions and time zones checked unless this very table (its file unchanged, its
+ * text the same) passed those checks before: they cost a start more than all the rest of the curated data.
+ */
+async function readRegionTable(
+  table: { file: string; text: string },
+  versions: string,
+): Promise<Map<string, Geolocation>> {
+  const checked = CheckedFiles.of(versions);
+  const check = `places:${Bun.hash.crc32(table.text)}`;
+  const unchanged = checked.passed(table.file, check);
+  const regions = parseRegionTable(table.text, table.file, unchanged ? null : await placeChecks());
+  if (!unchanged) {
+    checked.note(table.file, check);
+    checked.save();
+  }
+  return regions;
 }
 
 function allowLine(range: AddressRange, until: number | null, modified: string | null): OverrideInForce {

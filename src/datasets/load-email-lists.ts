@@ -12,6 +12,7 @@ import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../email/evidence-rule
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { parseEvidenceFile } from "./email-evidence-file.ts";
 import { parseMailServersFile } from "./mail-servers-file.ts";
+import { CheckedFiles } from "./checked-files.ts";
 import { readEvidencePack, writeEvidencePack } from "./email-evidence-pack.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
 import { type TextDataset, readTextDataset } from "./read-text-dataset.ts";
@@ -75,7 +76,12 @@ async function versionEvidence(
   files: ReturnType<typeof dataFilesAt>,
   manifest: Manifest | null,
 ): Promise<CompiledEvidence | null> {
-  if (existsSync(files.emailEvidencePack)) return readEvidencePack(files.emailEvidencePack);
+  if (existsSync(files.emailEvidencePack)) {
+    const checked = CheckedFiles.of(files.versions);
+    const pack = readEvidencePack(files.emailEvidencePack, checked);
+    checked.save();
+    return pack;
+  }
   const sources = await listedSources(files.emailEvidence, manifest);
   return sources && compileEvidence(sources);
 }

@@ -49,7 +49,14 @@ export async function assembleIpDatasets(
     { name: "reputation-index", file: p.paths.reputationIndex, entries: feeds.rangeCount, date: null },
     ...p.curated.datasets,
   ];
-  const locations = p.locationFile ? new DeclaredLocations(p.locationFile, p.curated.regions) : NO_DECLARED_LOCATIONS;
+  // The ISO 3166-2 list (~60 ms to import) only for a version that declares locations.
+  const locations = p.locationFile
+    ? new DeclaredLocations(
+        p.locationFile,
+        p.curated.regions,
+        (await import("../ip/geo/subdivision-codes.ts")).subdivisionNames(),
+      )
+    : NO_DECLARED_LOCATIONS;
   const notes = locations.unplaced.length
     ? [
         ...p.notes,

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { geoColumns } from "../ip/geo/geolocation.ts";
 import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
 import { AsnIndex } from "../ip/indexes/asn-index.ts";
-import { type IndexFile, readIndexFile } from "../ip/indexes/range-index-file.ts";
+import { type IndexFile, type IndexKind, readIndexFile } from "../ip/indexes/range-index-file.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
+import { CheckedFiles } from "./checked-files.ts";
 import { type CuratedData, loadCuratedData } from "./curated-data.ts";
 import type { AsnKindSource } from "../ip/verdict/network-kinds.ts";
 import { type TableOutput, readVersionTable, recordTables, tableCompiler } from "./compiled-tables.ts";
@@ -74,7 +74,7 @@ async function operatorTables(dir: string): Promise<Record<OperatorSlot, Prepare
   };
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".mmdb")) : [];
   if (names.length === 0) return found;
-  const { openMmdb, compileRecordTable } = await tableCompiler();
+  const { openMmdb, compileRecordTable, geoColumns } = await tableCompiler();
   for (const name of names.sort()) {
     const mmdb = await openMmdb(join(dir, name));
     const type = mmdb.databaseType;
@@ -132,15 +132,24 @@ async function readFeedAsnKinds(file: string): Promise<{ source: string; kind: s
   }
 }
 
+/** The index at `file`, its ranges' order checked unless the record says it was on this very file. */
+async function readCheckedIndex(file: string, kind: IndexKind, checked: CheckedFiles): Promise<IndexFile> {
+  const check = `ranges:${kind}`;
+  const ordered = checked.passed(file, check);
+  const index = await readIndexFile(file, kind, ordered);
+  if (!ordered) checked.note(file, check);
+  return index;
+}
+
 /** One evidence index per IP list of the version, by source name. */
-async function readEvidence(dir: string): Promise<[string, IndexFile][]> {
+async function readEvidence(dir: string, checked: CheckedFiles): Promise<[string, IndexFile][]> {
   if (!existsSync(dir)) return [];
   const names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
   return Promise.all(
     names.map(
       async (name): Promise<[string, IndexFile]> => [
         name.slice(0, -4),
-        await readIndexFile(join(dir, name), "evidence"),
+        await readCheckedIndex(join(dir, name), "evidence", checked),
       ],
     ),
   );
@@ -179,8 +188,9 @@ async function prepareIp(
   const notes: string[] = [];
   const operator = await operatorTables(files.operatorMmdbDir);
   const compiled = new Map<TableOutput, CompiledTable>();
+  const checked = CheckedFiles.of(files.versions);
   const version = async (output: TableOutput, file: string): Promise<PreparedTable> => {
-    const table = await readVersionTable(versionRoot, manifest, output);
+    const table = await readVersionTable(versionRoot, manifest, output, checked);
     if (table.note) notes.push(table.note);
     if (table.compiled) compiled.set(output, table.compiled);
     return { table: table.table, file };
@@ -198,17 +208,18 @@ async function prepareIp(
   await recordTables(versionRoot, compiled);
   const connectionType = operator.connectionType;
   const optionalIndex = (file: string, kind: "labels" | "places") =>
-    existsSync(file) ? readIndexFile(file, kind) : null;
+    existsSync(file) ? readCheckedIndex(file, kind, checked) : null;
   const [asnFile, feedFile, curated, feedAsnKinds, evidence, labelFile, locationFile] = await Promise.all([
-    readIndexFile(files.asnIndex, "asn"),
-    readIndexFile(files.reputationIndex, "reputation"),
+    readCheckedIndex(files.asnIndex, "asn", checked),
+    readCheckedIndex(files.reputationIndex, "reputation", checked),
     loadCuratedData(files),
     readFeedAsnKinds(files.feedAsnKinds),
-    readEvidence(files.evidence),
+    readEvidence(files.evidence, checked),
     optionalIndex(files.infrastructureLabels, "labels"),
     // A version built before cloud regions were read has its relay places alone, in rows of the same form.
     optionalIndex(existsSync(files.declaredLocations) ? files.declaredLocations : files.relayPlaces, "places"),
   ]);
+  checked.save();
   const asnKindSources = curated.asnKindSources;
   for (const { source, kind, asns } of feedAsnKinds) {
     for (const asn of asns)

@@ -1,5 +1,6 @@
 import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { threadId } from "node:worker_threads";
 
 /**
  * Writes beside and renames over, so a reader sees the old file or the new one, and a
@@ -7,7 +8,8 @@ import { dirname, join } from "node:path";
  */
 export function writeFileAtomically(path: string, data: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}`;
+  // The thread too: a load's Worker and the serving thread may write the same file at once.
+  const temporary = `${path}.tmp-${process.pid}-${threadId}`;
   try {
     writeFileSync(temporary, data);
     renameSync(temporary, path);

@@ -1,20 +1,23 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseRegionTable } from "../../src/datasets/cloud-region-table.ts";
+import { parseRegionTable, placeChecks } from "../../src/datasets/cloud-region-table.ts";
 import { loadCuratedData } from "../../src/datasets/curated-data.ts";
 import { dataFiles } from "../../src/datasets/data-layout.ts";
 import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
 
 const HEADER = "key,country,subdivision,subdivision_name,city,latitude,longitude,time_zone,source";
-const table = (...rows: string[]) => parseRegionTable(`# a table\n${HEADER}\n${rows.join("\n")}\n`, "regions.csv");
+const CHECKS = await placeChecks();
+const table = (...rows: string[]) =>
+  parseRegionTable(`# a table\n${HEADER}\n${rows.join("\n")}\n`, "regions.csv", CHECKS);
 
 describe("the cloud-region table", () => {
   test("the shipped table reads, and places the regions the issue's users see answered as US", () => {
     const regions = parseRegionTable(
       readFileSync(join(BUNDLED_DATA_DIR, "curated", "cloud-regions.csv"), "utf8"),
       "cloud-regions.csv",
+      CHECKS,
     );
     expect(regions.size).toBeGreaterThan(200);
     expect(regions.get("aws:eu-central-1")).toEqual({
@@ -72,8 +75,35 @@ describe("the cloud-region table", () => {
   });
   test("a region listed twice, or a table without its header, is refused", () => {
     expect(() => table("aws:x,DE,,,,,,,s", "aws:x,FR,,,,,,,s")).toThrow("regions.csv:4: aws:x is listed twice");
-    expect(() => parseRegionTable("aws:x,DE,,,,,,,s\n", "regions.csv")).toThrow("regions.csv:1: the header is not");
-    expect(() => parseRegionTable("# only comments\n", "regions.csv")).toThrow("regions.csv: has no header line");
+    expect(() => parseRegionTable("aws:x,DE,,,,,,,s\n", "regions.csv", CHECKS)).toThrow(
+      "regions.csv:1: the header is not",
+    );
+    expect(() => parseRegionTable("# only comments\n", "regions.csv", CHECKS)).toThrow(
+      "regions.csv: has no header line",
+    );
+  });
+});
+
+describe("a table checked once", () => {
+  test("is not checked against the ISO list again while it is unchanged; an edited one is, at the next load", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rk-regions-"));
+    try {
+      cpSync(join(BUNDLED_DATA_DIR, "curated"), join(dir, "curated"), { recursive: true });
+      const file = join(dir, "curated", "cloud-regions.csv");
+      expect((await loadCuratedData(dataFiles(dir))).regions.get("aws:eu-central-1")?.region).toBe("HE");
+      expect(readFileSync(join(dir, "datasets", ".checked-files.json"), "utf8")).toContain('"places:');
+      // Unchanged, it loads as before, without the ISO list.
+      expect((await loadCuratedData(dataFiles(dir))).regions.get("aws:eu-central-1")?.region).toBe("HE");
+      writeFileSync(file, readFileSync(file, "utf8").replace("DE,DE-HE,", "DE,DE-ZZZ,"));
+      await expect(loadCuratedData(dataFiles(dir))).rejects.toThrow('"DE-ZZZ" is not an ISO 3166-2 subdivision of DE');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a table whose rows passed needs neither list to be read again", () => {
+    const rows = `${HEADER}\naws:x,DE,DE-HE,Hesse,Frankfurt,50.11,8.68,Europe/Berlin,s\n`;
+    expect(parseRegionTable(rows, "regions.csv", null)).toEqual(parseRegionTable(rows, "regions.csv", CHECKS));
   });
 });
 

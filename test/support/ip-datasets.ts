@@ -4,7 +4,8 @@
  */
 import type { IpDatasets } from "../../src/ip/answer/ip-facts.ts";
 import { compileRecordTable } from "../../src/ip/geo/compile-record-table.ts";
-import { CompiledGeolocation, geoColumns } from "../../src/ip/geo/geolocation.ts";
+import { CompiledGeolocation } from "../../src/ip/geo/geolocation.ts";
+import { geoColumns } from "../../src/ip/geo/mmdb-record.ts";
 import { type OpenedMmdb, openMmdb } from "../../src/ip/geo/mmdb.ts";
 import type { RecordTableFile } from "../../src/ip/geo/record-table-file.ts";
 import type { Thresholds } from "../../src/ip/verdict/reputation.ts";

@@ -1,21 +1,5 @@
-import type { TableColumns } from "./compile-record-table.ts";
 import { COUNTRY_PLACES } from "./country-places.ts";
-import {
-  type FlatRecord,
-  type Geolocation,
-  type Located,
-  type MaxMindRecord,
-  NOT_LOCATED,
-  type RecordSchema,
-  countryJson,
-  fromFlatRecord,
-  fromMaxMindRecord,
-  UNKNOWN_LOCATION,
-  placeJson,
-  schemaOfRecord,
-  tailJson,
-} from "./geo-record.ts";
-import type { OpenedMmdb } from "./mmdb.ts";
+import { type Geolocation, type Located, NOT_LOCATED, UNKNOWN_LOCATION, tailJson } from "./geo-record.ts";
 import { NO_ORDINAL, RecordTable } from "./record-table.ts";
 import type { RecordTableFile } from "./record-table-file.ts";
 import type { ParsedIp } from "../address/parse.ts";
@@ -27,28 +11,6 @@ export interface GeoLookup {
   lookup(ip: ParsedIp): Located;
 }
 
-/** Addresses that any real city or country database knows, to see which schema it writes. */
-const PROBES = [
-  "8.8.8.8",
-  "81.2.69.142",
-  "1.1.1.1",
-  "2.125.160.216",
-  "2001:4860:4860::8888",
-  "2a03:2880:f12f:83:face:b00c:0:25de",
-  "2001:218::1",
-];
-
-/** The record schema of a database, from the shape of its records, else from its type name. */
-export function schemaOf(mmdb: OpenedMmdb): RecordSchema {
-  const ipv6 = mmdb.reader.metadata.ipVersion === 6;
-  for (const probe of PROBES) {
-    if (!ipv6 && probe.includes(":")) continue;
-    const schema = schemaOfRecord(mmdb.reader.get(probe));
-    if (schema) return schema;
-  }
-  return /^(GeoIP|GeoLite|DBIP)/i.test(mmdb.databaseType) ? "maxmind" : "flat";
-}
-
 /** The strings a geolocation table keeps per record: the country code and the answer's three JSON parts. */
 const COUNTRY_CODE = 0;
 const COUNTRY_JSON = 1;
@@ -56,18 +18,6 @@ const PLACE_JSON = 2;
 const TAIL_JSON = 3;
 /** A few hundred values among all records: made into strings once, on load. */
 const COUNTRY_COLUMNS = [COUNTRY_CODE, COUNTRY_JSON];
-
-/** A city or country database's columns: what `GeoTable` reads per record, computed once when it is compiled. */
-export function geoColumns(mmdb: OpenedMmdb): TableColumns {
-  const flat = schemaOf(mmdb) === "flat";
-  return {
-    count: 4,
-    of(record) {
-      const geo = flat ? fromFlatRecord(record as FlatRecord) : fromMaxMindRecord(record as MaxMindRecord);
-      return [geo.country_code, countryJson(geo), placeJson(geo), tailJson(geo)];
-    },
-  };
-}
 
 /** The IP answer's JSON parts for every record of one city or country database, read by record number. */
 class GeoTable {

@@ -92,3 +92,8 @@ export function subdivisionCode(country: string, name: string): string {
   const key = plainKey(country, name);
   return keys.get(compact(key)) || keys.get(loose(country, key)) || "";
 }
+
+/** Each ISO 3166-2 code's name ("DE-BE" → "Berlin"). */
+export function subdivisionNames(): ReadonlyMap<string, string> {
+  return new Map(iso31662.map((s) => [s.code, s.name]));
+}

@@ -1,4 +1,3 @@
-import { iso31662 } from "iso-3166";
 import type { AddressRange } from "../address/address-range.ts";
 import type { ParsedIp } from "../address/parse.ts";
 import { countryName } from "../geo/country.ts";
@@ -85,8 +84,6 @@ interface LoadedRow {
   readonly name: string;
 }
 
-const REGION_NAMES = new Map(iso31662.map((s) => [s.code, s.name]));
-
 /**
  * Declared locations, each row's answer parts made once when the snapshot loads: one range
  * lookup per address. A provider's region gives the table's whole place. A geofeed row
@@ -99,8 +96,11 @@ export class DeclaredLocations {
   /** The providers' regions the table has no row for: their ranges keep the database's location. */
   readonly unplaced: readonly string[];
 
-  /** `regions`: the curated region table, by name ("aws:eu-central-1"). */
-  constructor(file: IndexFile, regions: ReadonlyMap<string, Geolocation>) {
+  /**
+   * `regions`: the curated region table, by name ("aws:eu-central-1"); `regionNames`: each ISO 3166-2 code's name,
+   * which a geofeed row does not give.
+   */
+  constructor(file: IndexFile, regions: ReadonlyMap<string, Geolocation>, regionNames: ReadonlyMap<string, string>) {
     this.ranges = new RangeIndex(file.columns);
     this.rows = ((file.meta.rows as string[][] | undefined) ?? []).map(
       ([source, country, region, city, names = ""]): LoadedRow => {
@@ -111,7 +111,7 @@ export class DeclaredLocations {
             country: countryName(country),
             country_code: country,
             region: region.slice(3),
-            region_name: REGION_NAMES.get(region) ?? "",
+            region_name: regionNames.get(region) ?? "",
             city,
           };
           return { place, source, located: located(geo), name: `geofeed:${source}` };
@@ -163,4 +163,8 @@ export class DeclaredLocations {
   }
 }
 
-export const NO_DECLARED_LOCATIONS = new DeclaredLocations(new DeclaredLocationIndexBuilder().build(), new Map());
+export const NO_DECLARED_LOCATIONS = new DeclaredLocations(
+  new DeclaredLocationIndexBuilder().build(),
+  new Map(),
+  new Map(),
+);

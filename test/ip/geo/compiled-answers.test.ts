@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { Reader, type Response as MmdbRecord } from "maxmind";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { COUNTRY_PLACES } from "../../../src/ip/geo/country-places.ts";
-import { type FlatRecord, type Located, NOT_LOCATED, fromFlatRecord, located } from "../../../src/ip/geo/geo-record.ts";
+import { type Located, NOT_LOCATED, located } from "../../../src/ip/geo/geo-record.ts";
+import { type FlatRecord, fromFlatRecord } from "../../../src/ip/geo/mmdb-record.ts";
 import { BUNDLED_DATA_DIR, bundledIpDatasets } from "../../support/test-app.ts";
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { parseCidr } from "../../../src/ip/address/address-range.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { UNKNOWN_LOCATION, located } from "../../../src/ip/geo/geo-record.ts";
+import { subdivisionNames } from "../../../src/ip/geo/subdivision-codes.ts";
 import {
   type Declaration,
   DeclaredLocationIndexBuilder,
@@ -46,7 +47,7 @@ const BERLIN_DB = located({
 function index(rows: [string, Declaration][]): DeclaredLocations {
   const builder = new DeclaredLocationIndexBuilder();
   for (const [cidr, declaration] of rows) builder.add(parseCidr(cidr)!, declaration);
-  return new DeclaredLocations(builder.build(), REGIONS);
+  return new DeclaredLocations(builder.build(), REGIONS, subdivisionNames());
 }
 const at = (d: DeclaredLocations, ip: string, db = ASHBURN) => {
   const entry = d.entryOf(parseIpAddress(ip)!);
@@ -105,6 +106,7 @@ describe("declared locations", () => {
     const d = new DeclaredLocations(
       { ...built, meta: { rows: (built.meta.rows as string[][]).map((row) => row.slice(0, 4)) } },
       REGIONS,
+      subdivisionNames(),
     );
     expect(at(d, "104.28.28.1")).toMatchObject({
       geo: { country_code: "DE", city: "Berlin" },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fromFlatRecord, fromMaxMindRecord, schemaOfRecord } from "../../../src/ip/geo/geo-record.ts";
+import { fromFlatRecord, fromMaxMindRecord, schemaOfRecord } from "../../../src/ip/geo/mmdb-record.ts";
 
 /** Shaped like a GeoIP2-City / GeoLite2-City / DBIP-City-Lite record. */
 const MUNICH = {
