@@ -362,7 +362,10 @@ ceiling?.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
 
 // Starts alternating, after the other servers are gone, so that both sides meet the same machine.
-const starts: { baseline: number[]; riskcheck: number[] } = { baseline: [], riskcheck: [] };
+const starts: { baseline: { ms: number; cpuMs: number }[]; riskcheck: { ms: number; cpuMs: number }[] } = {
+  baseline: [],
+  riskcheck: [],
+};
 if (selected("start")) {
   const startEnv = { ...serverEnv, RISKCHECK_DB: join(work, "start.sqlite") };
   for (let i = 0; i < Number(values.starts); i++) {
@@ -437,9 +440,10 @@ if (typeof memory.afterUpdate === "string")
   console.log(`  after a default update: not measured, ${memory.afterUpdate}`);
 else if (memory.afterUpdate) console.log(`  after a default update on the snapshots: ${line(memory.afterUpdate)}`);
 if (starts.riskcheck.length > 0) {
-  const [bare, served] = [median(starts.baseline), median(starts.riskcheck)];
+  const [bare, served] = [median(starts.baseline.map((s) => s.ms)), median(starts.riskcheck.map((s) => s.ms))];
+  const [bareCpu, servedCpu] = [starts.baseline, starts.riskcheck].map((xs) => median(xs.map((s) => s.cpuMs)));
   console.log(
-    `start: bare Bun.serve to its first answer ${bare.toFixed(0)} ms, riskcheck serve to /healthz 200 ${served.toFixed(0)} ms: ${(served / bare).toFixed(1)}× (medians of ${starts.riskcheck.length} alternating starts; goal ≤ 4×)`,
+    `start: bare Bun.serve to its first answer ${bare.toFixed(0)} ms, riskcheck serve to /healthz 200 ${served.toFixed(0)} ms: ${(served / bare).toFixed(1)}× (medians of ${starts.riskcheck.length} alternating starts; goal ≤ 4×); CPU by then ${bareCpu.toFixed(0)} and ${servedCpu.toFixed(0)} ms`,
   );
 }
 if (assessCost.assess.length > 0) {
