@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { GcPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "../datasets/freshness.ts";
@@ -13,6 +13,8 @@ import { RefreshScheduler } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, SnapshotHolder } from "../datasets/snapshot.ts";
 import type { StartedLoad } from "../datasets/start-load.ts";
 import { currentVersion } from "../datasets/versions.ts";
+import { dataFiles } from "../datasets/data-layout.ts";
+import { releaseVersionPages } from "../datasets/version-pages.ts";
 import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
 import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
@@ -248,9 +250,12 @@ function datasetReloads(config: Config, snapshots: SnapshotHolder, overrides: Wi
       const version = currentVersion(config.dataDir);
       try {
         const next = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
+        const replaced = snapshots.current().version;
         snapshots.replace(overrides.withOverrides(next.snapshot));
         loadedVersion = next.snapshot.version || version;
         log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);
+        if (replaced !== "" && replaced !== next.snapshot.version)
+          await releaseVersionPages(join(dataFiles(config.dataDir).versions, replaced));
       } catch (err) {
         loadedVersion = version; // not retried until the version changes again
         log.error(`datasets: reload failed, still serving ${snapshots.current().version}: ${(err as Error).message}`);

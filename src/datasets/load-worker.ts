@@ -6,6 +6,7 @@
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { buffersOf } from "./transfer-buffers.ts";
+import { releaseVersionPages } from "./version-pages.ts";
 
 declare const self: Worker;
 
@@ -26,6 +27,8 @@ self.onmessage = async (event: MessageEvent<LoadRequest>) => {
       emailOnly && emailRule !== null
         ? await (await import("./prepare-email.ts")).prepareEmailPart(dataDir, root, emailRule)
         : await (await import("./prepare-datasets.ts")).prepareDatasets(dataDir, root, emailRule);
+    // The checks read whole files (a checksum, the ranges' order): their pages go until a request reads them.
+    if (root !== undefined) await releaseVersionPages(root);
     self.postMessage({ prepared }, buffersOf(prepared));
   } catch (err) {
     const error =
