@@ -499,3 +499,5 @@ await Bun.write(
   ),
 );
 console.log(`\nsaved ${out}`);
+// The data directories: two copies of the bundled version each, ~330 MB a run.
+rmSync(work, { recursive: true, force: true });
