@@ -24,8 +24,8 @@ export async function placeChecks(): Promise<PlaceChecks> {
  * The curated cloud-region table (data/curated/cloud-regions.csv): where each provider's region
  * is, by name ("aws:eu-central-1"), as the answer gives it. A field the provider does not
  * state is empty in the row and stays empty in the answer (no zip ever: a region has none).
- * A row that cannot be right throws a DatasetError naming file:line. `checks`: null for a table whose every row
- * passed them before, byte for byte (`curated-data.ts` knows), which only the other checks are run on.
+ * A row that cannot be right throws a DatasetError naming file:line. `checks` null: this very text passed them
+ * before (`curated-data.ts` keeps the record), so only the checks that need neither list run.
  */
 export function parseRegionTable(text: string, file: string, checks: PlaceChecks | null): Map<string, Geolocation> {
   const regions = new Map<string, Geolocation>();
