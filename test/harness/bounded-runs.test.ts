@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { eventually, stopProcess } from "../support/deadline.ts";
@@ -98,4 +98,36 @@ describe("a test run is bounded", () => {
     await eventually("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)), 50);
     expect(readdirSync(run.temp)).toEqual([live]);
   });
+
+  // Skipped where this process cannot mount a tmpfs (not root, or a container that refuses mounts).
+  test.concurrent.skipIf(!canMountTmpfs())(
+    "an ended run's folder goes even with a file system a test left mounted in it",
+    async () => {
+      const ended = Bun.spawn(["true"]);
+      await ended.exited;
+      const leftover = `riskcheck-test-${ended.pid}-abcdef`;
+      let mountPoint = "";
+      const run = runTests("test/harness/readme-commands.test.ts", {}, (temp) => {
+        mountPoint = join(temp, leftover, "riskcheck-full-x");
+        mkdirSync(mountPoint, { recursive: true });
+        expect(Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]).exitCode).toBe(0);
+      });
+      try {
+        expect(await run.proc.exited).toBe(0);
+        await eventually("the leftover folder to be deleted", 5_000, () => !existsSync(join(run.temp, leftover)), 50);
+        expect(readFileSync("/proc/self/mounts", "utf8")).not.toContain(mountPoint);
+      } finally {
+        Bun.spawnSync(["umount", "-l", mountPoint]);
+      }
+    },
+  );
 });
+
+function canMountTmpfs(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const dir = mkdtempSync(join(tmpdir(), "riskcheck-mount-probe-"));
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).exitCode === 0;
+  if (mounted) Bun.spawnSync(["umount", dir]);
+  rmdirSync(dir);
+  return mounted;
+}

@@ -1,8 +1,8 @@
 import { afterAll, setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { stopTestPostgres } from "./postgres.ts";
-import { descendantsOf, killProcesses } from "./run-leftovers.ts";
-import { removeRunTempFolder, startRunTempFolder } from "./run-temp-folder.ts";
+import { descendantsOf, killProcesses, removeFolder } from "./run-leftovers.ts";
+import { startRunTempFolder } from "./run-temp-folder.ts";
 import { scaled } from "./slowness.ts";
 
 // Preloaded (bunfig.toml): runs before the first test file and its hook after the last (with --parallel,
@@ -23,7 +23,7 @@ afterAll(async () => {
         `test run: killing ${left.length} process(es) that tests left running: ${left.map(([pid]) => commandOf(pid)).join("; ")}`,
       );
     killProcesses(new Map(left));
-    removeRunTempFolder(temp);
+    removeFolder(temp);
   }
 }, scaled(30_000));
 

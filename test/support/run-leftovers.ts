@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -104,4 +104,31 @@ function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Deletes a run's temp folder, first detaching (lazily: a file still open or mapped there keeps
+ * it busy) the file systems a test mounted inside it and could not unmount, as a run killed
+ * before its teardown leaves them.
+ */
+export function removeFolder(folder: string): void {
+  for (const mountPoint of mountPointsUnder(folder)) Bun.spawnSync(["umount", "-l", mountPoint]);
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/** Deepest first; none where /proc is not there. */
+function mountPointsUnder(folder: string): string[] {
+  let mounts: string;
+  try {
+    mounts = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return [];
+  }
+  return mounts
+    .split("\n")
+    .map((line) =>
+      (line.split(" ")[1] ?? "").replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8))),
+    )
+    .filter((mountPoint) => mountPoint.startsWith(`${folder}/`))
+    .sort((a, b) => b.length - a.length);
 }

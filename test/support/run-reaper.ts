@@ -6,8 +6,8 @@
  * whose data lies in the folder, then deletes the folder. A run that ends normally deletes the
  * folder itself, and this process then exits too.
  */
-import { existsSync, rmSync } from "node:fs";
-import { descendantsOf, killProcesses, stopPostmastersIn } from "./run-leftovers.ts";
+import { existsSync } from "node:fs";
+import { descendantsOf, killProcesses, removeFolder, stopPostmastersIn } from "./run-leftovers.ts";
 
 const POLL_MS = 500;
 const [parentPid, folder] = [Number(process.argv[2]), process.argv[3]];
@@ -18,7 +18,7 @@ while (existsSync(folder)) {
   if (!isAlive(parentPid)) {
     killProcesses(children);
     await stopPostmastersIn(folder);
-    rmSync(folder, { recursive: true, force: true });
+    removeFolder(folder);
     break;
   }
   children = descendantsOf(parentPid);
