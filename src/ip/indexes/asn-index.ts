@@ -3,6 +3,7 @@ import { NAME_RULES, kindsInName } from "../verdict/network-kinds.ts";
 import { RangeIndexBuilder } from "./range-index-builder.ts";
 import type { IndexFile } from "./range-index-file.ts";
 import { RangeIndex } from "./range-index.ts";
+import { Utf8Text } from "./utf8-text.ts";
 import type { ParsedIp } from "../address/parse.ts";
 
 export interface AsnRange extends AddressRange {
@@ -44,7 +45,13 @@ export function compileAsnIndex(rows: Iterable<AsnRange>, meta: Record<string, u
   for (let entry = 0; entry < nameKinds.length; entry++)
     nameKinds[entry] = kindsInName(text.slice(payload[entry * 3 + 1], payload[entry * 3 + 2]));
   const names: NameKindsMeta = { rules: NAME_RULES, bytes: Buffer.from(nameKinds).toString("base64") };
-  return { kind: "asn", columns, payload: Uint32Array.from(payload), text, meta: { ...meta, nameKinds: names } };
+  return {
+    kind: "asn",
+    columns,
+    payload: Uint32Array.from(payload),
+    text: new TextEncoder().encode(text),
+    meta: { ...meta, nameKinds: names },
+  };
 }
 
 /** Whether the index carries what its names say under the patterns in force (`update` builds anew one that does not). */
@@ -58,15 +65,15 @@ export function hasCurrentNameKinds(file: Pick<IndexFile, "meta">): boolean {
  */
 export class AsnIndex {
   private readonly ranges: RangeIndex;
-  /** Per entry: ASN, start and end of the organisation in `text`. */
+  /** Per entry: ASN, start and end (UTF-16 offsets) of the organisation in `text`. */
   private readonly payload: Uint32Array;
-  private readonly text: string;
+  private readonly text: Utf8Text;
   private readonly meta: Record<string, unknown>;
 
   constructor(file: IndexFile) {
     this.ranges = new RangeIndex(file.columns);
     this.payload = file.payload;
-    this.text = file.text;
+    this.text = new Utf8Text(file.text);
     this.meta = file.meta;
   }
 

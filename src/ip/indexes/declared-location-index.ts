@@ -69,7 +69,13 @@ export class DeclaredLocationIndexBuilder {
         return id;
       },
     );
-    return { kind: "places", columns, payload: Uint32Array.from(rows.keys()), text: "", meta: { ...meta, rows } };
+    return {
+      kind: "places",
+      columns,
+      payload: Uint32Array.from(rows.keys()),
+      text: new Uint8Array(0),
+      meta: { ...meta, rows },
+    };
   }
 }
 

@@ -43,7 +43,7 @@ export class EvidenceIndexBuilder {
         return entry;
       },
     );
-    return { kind: "evidence", columns, payload: Uint32Array.from(payload), text: "", meta };
+    return { kind: "evidence", columns, payload: Uint32Array.from(payload), text: new Uint8Array(0), meta };
   }
 }
 

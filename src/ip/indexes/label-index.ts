@@ -38,7 +38,13 @@ export class LabelIndexBuilder {
         return id;
       },
     );
-    return { kind: "labels", columns, payload: Uint32Array.from(sets.keys()), text: "", meta: { ...meta, sets } };
+    return {
+      kind: "labels",
+      columns,
+      payload: Uint32Array.from(sets.keys()),
+      text: new Uint8Array(0),
+      meta: { ...meta, sets },
+    };
   }
 }
 

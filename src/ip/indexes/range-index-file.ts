@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { writeSectionedFile } from "../sectioned-file.ts";
 import { DatasetError } from "../dataset-error.ts";
 import { mapDataFile } from "../mapped-file.ts";
@@ -7,13 +8,15 @@ import { type RangeColumns, compareWords } from "./range-index.ts";
  * One compiled index: the six range columns, a uint32 payload table, a UTF-8
  * text blob and a small JSON meta object. Layout: "RCIX", format version, kind,
  * then nine (offset, byte length) pairs, then the sections, 8-byte aligned. The
- * columns are served as views of the mapped file, without parsing.
+ * columns and the text are served as views of the mapped file, without parsing:
+ * a load hands them from its Worker to the serving thread without a copy.
  */
 export interface IndexFile {
   readonly kind: IndexKind;
   readonly columns: RangeColumns;
   readonly payload: Uint32Array;
-  readonly text: string;
+  /** UTF-8 (`Utf8Text` reads it); empty for the kinds that keep their names in `meta`. */
+  readonly text: Uint8Array;
   readonly meta: Record<string, unknown>;
 }
 
@@ -29,13 +32,12 @@ const HEADER_BYTES = 12 + SECTIONS * 8;
 export function encodeIndexFile(file: IndexFile): Uint8Array {
   const kind = KINDS.indexOf(file.kind);
   const c = file.columns;
-  const encoder = new TextEncoder();
   const sections: Uint8Array[] = [
     ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(
       (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
     ),
-    encoder.encode(file.text),
-    encoder.encode(JSON.stringify(file.meta)),
+    file.text,
+    new TextEncoder().encode(JSON.stringify(file.meta)),
   ];
   return writeSectionedFile([MAGIC, FORMAT_VERSION, kind], sections);
 }
@@ -71,9 +73,9 @@ export function decodeIndexFile(
     if (length % 4 !== 0) throw corrupt(`section ${i} is not whole words`);
     return new Uint32Array(bytes.buffer, bytes.byteOffset + offset, length / 4);
   };
-  const utf8 = (i: number) => {
+  const sectionBytes = (i: number) => {
     const { offset, length } = section(i);
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(offset, offset + length));
+    return bytes.subarray(offset, offset + length);
   };
   const columns: RangeColumns = {
     v4Starts: words(0),
@@ -93,11 +95,11 @@ export function decodeIndexFile(
   if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
   const problem = ordered ? null : columnProblem(columns, payload.length / stride);
   if (problem) throw corrupt(problem);
+  const text = sectionBytes(7);
+  if (!isUtf8(text)) throw corrupt("its text is not UTF-8");
   let meta: Record<string, unknown>;
-  let text: string;
   try {
-    text = utf8(7);
-    meta = JSON.parse(utf8(8));
+    meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(sectionBytes(8)));
   } catch (err) {
     throw corrupt((err as Error).message);
   }

@@ -84,7 +84,7 @@ export class ReputationIndexBuilder {
       kind: "reputation",
       columns,
       payload: Uint32Array.from(payload),
-      text: "",
+      text: new Uint8Array(0),
       meta: { ...meta, sources, sourceFlags, sourceSets, reporting: Object.fromEntries(reporting) },
     };
   }

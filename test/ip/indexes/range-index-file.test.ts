@@ -26,7 +26,7 @@ function asnFile(columns: Partial<RangeColumns> = {}, payload = u32(13335, 0, 10
       ...columns,
     },
     payload,
-    text: "CloudflareGoogle LLC",
+    text: new TextEncoder().encode("CloudflareGoogle LLC"),
     meta: { built: "2026-11-23" },
   };
 }
@@ -49,7 +49,7 @@ describe("round trip", () => {
     ]);
     expect([...file.columns.v6Ends]).toEqual([0x20014860, 0xffff, 0xffffffff, 0xffffffff]);
     expect([...file.payload]).toEqual([13335, 0, 10, 15169, 10, 20]);
-    expect(file.text).toBe("CloudflareGoogle LLC");
+    expect(new TextDecoder().decode(file.text)).toBe("CloudflareGoogle LLC");
     expect(file.meta).toEqual({ built: "2026-11-23" });
   });
 
@@ -96,6 +96,7 @@ describe("a damaged file is refused with an error that names it", () => {
     ],
     ["columns of different lengths", patched((v) => v.setUint32(16, 4, true)), "IPv4 columns differ in length"],
     ["meta that is not JSON", patched((v) => v.setUint32(80, 3, true)), "JSON"],
+    ["text that is not UTF-8", patched((v) => v.setUint8(v.getUint32(68, true), 0xff)), "its text is not UTF-8"],
   ] as [string, ArrayBuffer, string][])("%s", async (_, bytes, why) => {
     const path = writeTemp(bytes);
     const refusal = readIndexFile(path, "asn");
