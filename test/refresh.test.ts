@@ -5,6 +5,7 @@ import { parseCommandLine } from "../src/cli/command-spec.ts";
 import { UPDATE } from "../src/cli/commands.ts";
 import { readManifest, writeManifest } from "../src/datasets/manifest.ts";
 import { UpdateChild } from "../src/datasets/refresh-child.ts";
+import { eventually } from "./support/deadline.ts";
 import { BUNDLED_SOURCES, CLI, makeDataDir, runCli, startServe } from "./support/processes.ts";
 import { hostname } from "node:os";
 import { scaled } from "./support/slowness.ts";
@@ -96,10 +97,16 @@ describe("serve keeps its data fresh by itself", () => {
       const deadline = Date.now() + scaled(30_000);
       while ((await attack()) !== 10 && Date.now() < deadline) await Bun.sleep(200);
       expect(await attack()).toBe(10);
+      // The new data serves from the swap; the refresh's success is recorded a moment later, when
+      // its reload returns (after releasing the replaced version's pages).
+      await eventually(
+        "the refresh's success on /healthz",
+        5_000,
+        async () => (await health()).refresh.last_success_at !== null,
+      );
       const after = await health();
       expect(after.warnings.some((w) => w.startsWith("no reputation feed is loaded"))).toBe(false);
       expect(after.sources.map((s) => s.name)).toContain("ipsum");
-      expect(after.refresh.last_success_at).not.toBeNull();
       await server.waitForOutput(/refresh: dataset version \S+ installed/);
       // On the record as the server's doing, and as a JSON line on the server's standard output.
       const version = /refresh: dataset version (\S+) installed/.exec(server.output())![1];
