@@ -46,12 +46,15 @@ function sha256Of(bytes: Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
-function crc32Of(file: string): number {
+/** The file's CRC-32, and its SHA-256 when asked (tables recorded before CRC-32s), in one read. */
+function sumsOf(file: string, withSha256: boolean): { crc32: number; sha256: string | null } {
   let crc32 = 0;
+  const sha256 = withSha256 ? new Bun.CryptoHasher("sha256") : null;
   eachPiece(file, (piece) => {
     crc32 = Bun.hash.crc32(piece, crc32);
+    sha256?.update(piece);
   });
-  return crc32;
+  return { crc32, sha256: sha256?.digest("hex") ?? null };
 }
 
 function sameBytes(file: string, other: string): boolean {
@@ -97,7 +100,7 @@ export async function compileVersionTables(
       if (
         existsSync(keptFile) &&
         (!rebuilt.has(name) || sameBytes(mmdbFile, versionFiles(current.root)[spec.mmdb])) &&
-        (kept.crc32 === undefined || crc32Of(keptFile) === kept.crc32)
+        (kept.crc32 === undefined || sumsOf(keptFile, false).crc32 === kept.crc32)
       ) {
         linkOrCopy(keptFile, join(staging, kept.file));
         out[name] = { ...record, compiled: kept };
@@ -147,18 +150,12 @@ export async function readVersionTable(
     const bySha256 = recorded.crc32 === undefined;
     const unchanged = !bySha256 && checked.passed(file, `crc32:${recorded.crc32}`);
     // The sums are of the file as read, so that they touch none of the mapping's pages: only lookups do.
-    let crc32 = 0;
-    const sha256 = bySha256 ? new Bun.CryptoHasher("sha256") : null;
-    if (!unchanged)
-      eachPiece(file, (piece) => {
-        crc32 = Bun.hash.crc32(piece, crc32);
-        sha256?.update(piece);
-      });
+    const { crc32, sha256 } = unchanged ? { crc32: recorded.crc32!, sha256: null } : sumsOf(file, bySha256);
     const { bytes, mapped } = mapDataFile(file);
     try {
       const intact =
         bytes.byteLength === recorded.bytes &&
-        (unchanged || (sha256 ? sha256.digest("hex") === recorded.sha256 : crc32 === recorded.crc32));
+        (unchanged || (bySha256 ? sha256 === recorded.sha256 : crc32 === recorded.crc32));
       if (!intact)
         throw new DatasetError(
           file,
