@@ -19,22 +19,12 @@ import {
   VERSION,
 } from "./commands.ts";
 import { commandHelp, commandList } from "./help.ts";
-import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST, deleteReports, exportReports, listReports } from "./reports.ts";
-import { SCAN, runScan } from "./scan.ts";
+import { REPORTS_DELETE, REPORTS_EXPORT, REPORTS_LIST } from "./reports-commands.ts";
+import { SCAN } from "./scan-command.ts";
 import { UsageError } from "../app/usage-error.ts";
 import { selfCommand } from "../app/self-command.ts";
-import {
-  EMAIL_ALLOW,
-  EMAIL_DENY,
-  EMAIL_LIST,
-  EMAIL_REMOVE,
-  allowDomain,
-  denyDomain,
-  listOverrides,
-  removeOverride,
-} from "./email.ts";
-import { createKey, keyUsage, listKeys, revokeKey, rotateKey, updateKey } from "./keys.ts";
-import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE, allowIp, denyIp, listIpOverrides, removeIpOverride } from "./ip.ts";
+import { EMAIL_ALLOW, EMAIL_DENY, EMAIL_LIST, EMAIL_REMOVE } from "./email-commands.ts";
+import { IP_ALLOW, IP_DENY, IP_LIST, IP_REMOVE } from "./ip-commands.ts";
 import {
   POLICY_ADD,
   POLICY_ENFORCE,
@@ -44,18 +34,8 @@ import {
   POLICY_MOVE,
   POLICY_REMOVE,
   POLICY_SHADOW,
-  addRule,
-  enforceRule,
-  exportPolicy,
-  importPolicy,
-  listPolicy,
-  moveRuleTo,
-  removeRuleById,
-  shadowRule,
-} from "./policy.ts";
-import { migrateDatabase } from "./db.ts";
-import { setPassword, unlock } from "./admin.ts";
-import { AUDIT_EXPORT, AUDIT_LIST, exportAudit, listAudit } from "./audit.ts";
+} from "./policy-commands.ts";
+import { AUDIT_EXPORT, AUDIT_LIST } from "./audit-commands.ts";
 import type { RunContext } from "./start-serve-load.ts";
 import { BUILD_INFO } from "../runtime/build-info.ts";
 
@@ -82,41 +62,41 @@ function command<C extends CommandSpec>(
 }
 
 const COMMANDS: readonly Command[] = [
-  // serve and update load Elysia and the dataset code when they run (scan does too, in scan.ts):
-  // keys, email, help and the other commands start without it, several times faster.
+  // A command's code is imported when it runs: --help, a usage error or any one command loads the tables and that
+  // command's module alone (serve, update and scan: Elysia and the dataset code; the others: the stores).
   command(SERVE, async (parsed, context) => (await import("./serve.ts")).serve(parsed, context)),
   command(UPDATE, async (parsed) => (await import("./update.ts")).update(parsed)),
-  command(SCAN, runScan),
-  command(KEYS_CREATE, createKey),
-  command(KEYS_LIST, listKeys),
-  command(KEYS_REVOKE, revokeKey),
-  command(KEYS_UPDATE, updateKey),
-  command(KEYS_ROTATE, rotateKey),
-  command(KEYS_USAGE, keyUsage),
-  command(REPORTS_LIST, listReports),
-  command(REPORTS_EXPORT, exportReports),
-  command(REPORTS_DELETE, deleteReports),
-  command(ADMIN_SET_PASSWORD, setPassword),
-  command(ADMIN_UNLOCK, unlock),
-  command(AUDIT_LIST, listAudit),
-  command(AUDIT_EXPORT, exportAudit),
-  command(DB_MIGRATE, migrateDatabase),
-  command(EMAIL_ALLOW, allowDomain),
-  command(EMAIL_DENY, denyDomain),
-  command(EMAIL_LIST, listOverrides),
-  command(EMAIL_REMOVE, removeOverride),
-  command(IP_ALLOW, allowIp),
-  command(IP_DENY, denyIp),
-  command(IP_LIST, listIpOverrides),
-  command(IP_REMOVE, removeIpOverride),
-  command(POLICY_LIST, listPolicy),
-  command(POLICY_ADD, addRule),
-  command(POLICY_ENFORCE, enforceRule),
-  command(POLICY_SHADOW, shadowRule),
-  command(POLICY_MOVE, moveRuleTo),
-  command(POLICY_REMOVE, removeRuleById),
-  command(POLICY_EXPORT, exportPolicy),
-  command(POLICY_IMPORT, importPolicy),
+  command(SCAN, async (parsed) => (await import("./scan.ts")).runScan(parsed)),
+  command(KEYS_CREATE, async (parsed) => (await import("./keys.ts")).createKey(parsed)),
+  command(KEYS_LIST, async (parsed) => (await import("./keys.ts")).listKeys(parsed)),
+  command(KEYS_REVOKE, async (parsed) => (await import("./keys.ts")).revokeKey(parsed)),
+  command(KEYS_UPDATE, async (parsed) => (await import("./keys.ts")).updateKey(parsed)),
+  command(KEYS_ROTATE, async (parsed) => (await import("./keys.ts")).rotateKey(parsed)),
+  command(KEYS_USAGE, async (parsed) => (await import("./keys.ts")).keyUsage(parsed)),
+  command(REPORTS_LIST, async (parsed) => (await import("./reports.ts")).listReports(parsed)),
+  command(REPORTS_EXPORT, async (parsed) => (await import("./reports.ts")).exportReports(parsed)),
+  command(REPORTS_DELETE, async (parsed) => (await import("./reports.ts")).deleteReports(parsed)),
+  command(ADMIN_SET_PASSWORD, async (parsed) => (await import("./admin.ts")).setPassword(parsed)),
+  command(ADMIN_UNLOCK, async (parsed) => (await import("./admin.ts")).unlock(parsed)),
+  command(AUDIT_LIST, async (parsed) => (await import("./audit.ts")).listAudit(parsed)),
+  command(AUDIT_EXPORT, async (parsed) => (await import("./audit.ts")).exportAudit(parsed)),
+  command(DB_MIGRATE, async (parsed) => (await import("./db.ts")).migrateDatabase(parsed)),
+  command(EMAIL_ALLOW, async (parsed) => (await import("./email.ts")).allowDomain(parsed)),
+  command(EMAIL_DENY, async (parsed) => (await import("./email.ts")).denyDomain(parsed)),
+  command(EMAIL_LIST, async (parsed) => (await import("./email.ts")).listOverrides(parsed)),
+  command(EMAIL_REMOVE, async (parsed) => (await import("./email.ts")).removeOverride(parsed)),
+  command(IP_ALLOW, async (parsed) => (await import("./ip.ts")).allowIp(parsed)),
+  command(IP_DENY, async (parsed) => (await import("./ip.ts")).denyIp(parsed)),
+  command(IP_LIST, async (parsed) => (await import("./ip.ts")).listIpOverrides(parsed)),
+  command(IP_REMOVE, async (parsed) => (await import("./ip.ts")).removeIpOverride(parsed)),
+  command(POLICY_LIST, async (parsed) => (await import("./policy.ts")).listPolicy(parsed)),
+  command(POLICY_ADD, async (parsed) => (await import("./policy.ts")).addRule(parsed)),
+  command(POLICY_ENFORCE, async (parsed) => (await import("./policy.ts")).enforceRule(parsed)),
+  command(POLICY_SHADOW, async (parsed) => (await import("./policy.ts")).shadowRule(parsed)),
+  command(POLICY_MOVE, async (parsed) => (await import("./policy.ts")).moveRuleTo(parsed)),
+  command(POLICY_REMOVE, async (parsed) => (await import("./policy.ts")).removeRuleById(parsed)),
+  command(POLICY_EXPORT, async (parsed) => (await import("./policy.ts")).exportPolicy(parsed)),
+  command(POLICY_IMPORT, async (parsed) => (await import("./policy.ts")).importPolicy(parsed)),
   command(VERSION, version),
 ];
 

@@ -281,14 +281,18 @@ test("no import cycles, type-only ones included", () => {
   expect(cycles(edges).map((circle) => circle.join(" → "))).toEqual([]);
 });
 
-test("keys, email, reports, admin, db and help start without Elysia, the web layer or the dataset code: serve, update and scan import theirs when they run", () => {
+test("the CLI starts with the command tables alone: each command imports its code (stores, Elysia, the dataset code) when it runs", () => {
   const { files, packages } = loadedWith(["cli/main.ts", "cli/dispatch.ts"]);
-  expect(files).toContain("cli/keys.ts"); // the reader follows the imports
+  expect(files).toContain("cli/email-commands.ts"); // the reader follows the imports
   const heavy = [...files].filter(
     (f) =>
       ["checks", "http", "scan"].includes(topFolder(f)) ||
+      // The settings table checks a database URL's text; the stores themselves open with their command.
+      (topFolder(f) === "stores" && f !== "stores/postgres/connection-url.ts") ||
       f.startsWith("datasets/update/") ||
-      ["datasets/load-snapshot.ts", "cli/serve.ts", "cli/update.ts"].includes(f),
+      f === "datasets/load-snapshot.ts" ||
+      (f.startsWith("cli/") &&
+        !/^cli\/(main|dispatch|start-serve-load|help|command-spec|commands|[a-z]+-commands?)\.ts$/.test(f)),
   );
   expect(heavy).toEqual([]);
   expect([...packages].filter((name) => name.includes("elysia"))).toEqual([]);
