@@ -329,7 +329,7 @@ function report(name: string, r: ReloadResult): void {
     `reload's peak / steady RSS: ${(r.reloadPeakRssMb / r.steadyRssMb).toFixed(2)} (${r.reloadPeakRssMb.toFixed(0)} MB in the window around the reload, ${r.steadyRssMb.toFixed(0)} MB at the end of the quiet window)`,
   );
   console.log(
-    `cold start to /healthz:     median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`,
+    `cold start to /healthz:     ${r.coldStartsMs.length === 0 ? "not measured (--starts 0)" : `median ${median(r.coldStartsMs).toFixed(0)} ms (${r.coldStartsMs.map((x) => x.toFixed(0)).join(", ")})`}`,
   );
   console.log(`load average:               ${r.load.join(" → ")}`);
 }
