@@ -1,5 +1,5 @@
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
@@ -32,6 +32,49 @@ test("a serving database is checkpointed by a Worker of its own, never in a comm
     // Only a checkpoint writes the database file itself; the serving connection makes none.
     await eventually("the Worker's checkpoint", 5_000, () => statSync(path).size > fileBefore + 1_000_000);
     expect((await stores.ipOverrides.counts(null)).total).toBe(3_000);
+  } finally {
+    await serving.release();
+    await stores.close();
+  }
+});
+
+/** The WAL file's header: its checkpoint sequence and salts change each time a writer starts the WAL again. */
+function walHeader(path: string): string {
+  const fd = openSync(`${path}-wal`, "r");
+  try {
+    const header = Buffer.alloc(24);
+    readSync(fd, header, 0, 24, 0);
+    return header.toString("hex");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+test("the checkpointing Worker starts the WAL again itself: a write on the serving thread appends, never syncs a new WAL", async () => {
+  const path = join(makeDataDir(), "r.sqlite");
+  const db = openDatabase(path, 0, true);
+  const stores = sqliteStores(db, inMemoryChangeSignal(), path);
+  const serving = await stores.serving({ now: Date.now, logError: (line) => expect(line).toBeUndefined() });
+  let n = 0;
+  const write = () =>
+    stores.ipOverrides.put({
+      target: `81.0.0.${n++}`,
+      action: "deny",
+      reason: "r",
+      author: "ops",
+      created: "2026-11-23T00:00:00.000Z",
+      until: null,
+    });
+  try {
+    for (let round = 0; round < 2; round++) {
+      const before = walHeader(path);
+      await write();
+      // The serving connection's commit went after the Worker's frame: the header it would have synced is unchanged.
+      expect(walHeader(path)).toBe(before);
+      // The Worker checkpoints that write and starts the WAL again, before the next one.
+      await eventually("the Worker's new WAL", 5_000, () => walHeader(path) !== before);
+    }
+    expect((await stores.ipOverrides.counts(null)).total).toBe(2);
   } finally {
     await serving.release();
     await stores.close();
