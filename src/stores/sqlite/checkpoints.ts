@@ -12,7 +12,8 @@ const CHECKPOINT_EVERY_MS = 1_000;
  * commit finds the WAL over 1,000 pages, in that commit: copying some 4 MB and syncing the file,
  * tens of milliseconds on a busy disk during which no request is answered (a flood of override
  * writes did it several times a second). The serving connection checkpoints no more; a Worker of
- * its own does, every second. Should the Worker fail, the connection checkpoints again as before.
+ * its own does, every second, and starts the WAL again after each, so the serving connection never
+ * syncs a new WAL's header either. Should the Worker fail, the connection checkpoints again as before.
  */
 export function checkpointElsewhere(db: Database, logError: (line: string) => void): { stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
