@@ -1,7 +1,9 @@
+import { Database } from "bun:sqlite";
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
+import { checkpointElsewhere } from "../../src/stores/sqlite/checkpoints.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import { makeDataDir } from "../support/processes.ts";
@@ -78,5 +80,34 @@ test("the checkpointing Worker starts the WAL again itself: a write on the servi
   } finally {
     await serving.release();
     await stores.close();
+  }
+});
+
+test("a write lock another process holds past the Worker's patience leaves the checkpoints in the Worker", async () => {
+  const path = join(makeDataDir(), "r.sqlite");
+  const db = openDatabase(path, 0, true);
+  const errors: string[] = [];
+  const checkpoints = checkpointElsewhere(db, (line) => errors.push(line));
+  const other = new Database(path);
+  try {
+    db.exec("CREATE TABLE t (x)");
+    // Held through the Worker's first turn and its 1 s busy timeout.
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("INSERT INTO t VALUES (1)");
+    await Bun.sleep(2_500);
+    other.exec("COMMIT");
+    const before = walHeader(path);
+    await eventually(
+      "the Worker's new WAL once the lock is gone",
+      5_000,
+      () => errors.length > 0 || walHeader(path) !== before,
+    );
+    expect(errors).toEqual([]);
+    expect(db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint).toBe(0);
+  } finally {
+    if (other.inTransaction) other.exec("ROLLBACK");
+    other.close();
+    checkpoints.stop();
+    db.close();
   }
 });

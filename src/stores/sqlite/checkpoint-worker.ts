@@ -41,6 +41,8 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
       startWal.immediate();
       startedAtVersion = version;
     } catch (err) {
+      // Another process's write lock held past the timeout: the next turn tries again.
+      if ((err as { code?: string }).code === "SQLITE_BUSY") return;
       self.postMessage({ error: (err as Error).message });
     }
   }, everyMs);
