@@ -5,7 +5,7 @@ import { CLI, type ServeProcess, makeDataDir, runCli, runCliAsync, startServe } 
 import pkg from "../package.json" with { type: "json" };
 import { SERVE_RUNTIME_FLAGS } from "../src/app/runtime-flags.ts";
 import { parsePrometheusText } from "./support/prometheus-text.ts";
-import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "./support/bundled-data.ts";
 import { loadSnapshot } from "../src/datasets/load-snapshot.ts";
 import { DEFAULT_THRESHOLDS } from "../src/ip/verdict/reputation.ts";
 import { scaled } from "./support/slowness.ts";

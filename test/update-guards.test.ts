@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "./support/processes.ts";
-import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "./support/bundled-data.ts";
 import { scaled } from "./support/slowness.ts";
 
 // update's checks on a data directory of its own each, apart from test/update.test.ts's feed server

@@ -9,7 +9,7 @@ import {
   runCliAsync,
   startServe,
 } from "./support/processes.ts";
-import { BUNDLED_DATA_DIR } from "./support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "./support/bundled-data.ts";
 import { excerptMmdb } from "./support/mmdb-writer.ts";
 import { scaled } from "./support/slowness.ts";
 

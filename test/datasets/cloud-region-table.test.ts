@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseRegionTable, placeChecks } from "../../src/datasets/cloud-region-table.ts";
 import { loadCuratedData } from "../../src/datasets/curated-data.ts";
 import { dataFiles } from "../../src/datasets/data-layout.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 
 const HEADER = "key,country,subdivision,subdivision_name,city,latitude,longitude,time_zone,source";
 const CHECKS = await placeChecks();

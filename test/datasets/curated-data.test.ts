@@ -8,7 +8,7 @@ import { dataFiles } from "../../src/datasets/data-layout.ts";
 import { KIND } from "../../src/ip/verdict/network-kinds.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { FLAG, ReputationIndex } from "../../src/ip/indexes/reputation-index.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 
 const CURATED = join(BUNDLED_DATA_DIR, "curated");
 

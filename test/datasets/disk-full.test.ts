@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync, writeFi
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { BUNDLED_SOURCES, runCliAsync } from "../support/processes.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 import { scaled } from "../support/slowness.ts";
 import { smallDisk } from "../support/small-disk.ts";
 

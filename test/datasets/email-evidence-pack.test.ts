@@ -9,7 +9,7 @@ import { compileEvidence } from "../../src/email/compiled-evidence.ts";
 import { EVIDENCE_RULES } from "../../src/email/evidence-rule.ts";
 import { DatasetError } from "../../src/ip/dataset-error.ts";
 import { writeSectionedFile } from "../../src/ip/sectioned-file.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 
 // The bundled version's email lists (its manifest, lists and evidence files), copied so that
 // its compiled pack can be removed, damaged and written again.

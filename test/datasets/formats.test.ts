@@ -13,7 +13,7 @@ import { ContentError } from "../../src/datasets/update/formats/parsed-source.ts
 import { OUTPUTS, OUTPUT_NAMES } from "../../src/datasets/update/outputs.ts";
 import { parsePrefixJson } from "../../src/datasets/update/formats/prefix-json.ts";
 import { cidrsOfRange } from "../../src/ip/address/address-range.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const cidrs = (entries: readonly FeedEntry[]) =>

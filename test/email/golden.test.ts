@@ -5,7 +5,8 @@ import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { isDisposable } from "../../src/email/classify.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
-import { BUNDLED_DATA_DIR, createTestApp } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
+import { createTestApp } from "../support/test-app.ts";
 import { GOLDEN_TABLE } from "./golden-table.ts";
 
 // The real default data: the version `npm install` composed from the bundled sources,

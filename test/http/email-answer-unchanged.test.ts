@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
-import { BUNDLED_DATA_DIR, createTestApp } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
+import { createTestApp } from "../support/test-app.ts";
 
 // Answers recorded before explanations and evidence rules existed, on the same bundled data:
 // without `explain`, every byte must stay as it was.

@@ -5,7 +5,8 @@ import { MailEvidence } from "../../src/email/mail-evidence.ts";
 import type { MailObservation } from "../../src/email/mail-infrastructure.ts";
 import { type NameRecords, startDnsServer } from "../support/dns-server.ts";
 import { scaled } from "../support/slowness.ts";
-import { FIXTURE_EMAIL_LISTS, createTestApp, testSnapshot } from "../support/test-app.ts";
+import { FIXTURE_EMAIL_LISTS } from "../support/bundled-data.ts";
+import { createTestApp, testSnapshot } from "../support/test-app.ts";
 
 /**
  * The email check with DNS evidence on, through the real app, answered by a DNS server on the

@@ -13,7 +13,8 @@ import {
 } from "../../src/http/openapi-examples.ts";
 import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
-import { BUNDLED_DATA_DIR, createTestApp } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
+import { createTestApp } from "../support/test-app.ts";
 
 /**
  * A typed client made from /openapi.json alone: a type for each operation's answer by status

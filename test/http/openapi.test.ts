@@ -22,7 +22,8 @@ import { lockedError } from "../../src/stores/sqlite/lock-wait.ts";
 import { OverrideTable } from "../../src/ip/overrides/override-table.ts";
 import { StorageUnavailable } from "../../src/faults/storage-fault.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
-import { BUNDLED_DATA_DIR, type TestAppOptions, createTestApp } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
+import { type TestAppOptions, createTestApp } from "../support/test-app.ts";
 import { scaled } from "../support/slowness.ts";
 
 /** What a resolved OpenAPI document holds, as far as this test reads it. */

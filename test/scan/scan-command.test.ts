@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mixedEmails } from "../support/mixed-emails.ts";
 import { CLI, type ServeProcess, makeDataDir, runCli, startServe } from "../support/processes.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 import { scaled } from "../support/slowness.ts";
 
 // These tests start real processes that load the bundled data; a loaded machine needs more than the 5 s default.

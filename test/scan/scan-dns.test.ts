@@ -4,7 +4,8 @@ import { buildDomainLists } from "../../src/email/domain-lists.ts";
 import { MailEvidence } from "../../src/email/mail-evidence.ts";
 import { scan } from "../../src/scan/scan.ts";
 import { type NameRecords, startDnsServer } from "../support/dns-server.ts";
-import { FIXTURE_EMAIL_LISTS, testSnapshot } from "../support/test-app.ts";
+import { FIXTURE_EMAIL_LISTS } from "../support/bundled-data.ts";
+import { testSnapshot } from "../support/test-app.ts";
 
 // `scan` takes the check's road with DNS evidence on: the rows no list decides are looked up
 // (here against a DNS server on the loopback address), never more at once than the cap, and

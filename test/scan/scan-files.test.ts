@@ -3,7 +3,7 @@ import { linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, runCli } from "../support/processes.ts";
-import { BUNDLED_DATA_DIR } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 import { scaled } from "../support/slowness.ts";
 
 // Real processes that load the bundled data; a loaded machine needs more than the 5 s default.

@@ -7,7 +7,8 @@ import { CompiledPolicy } from "../../src/assess/compiled-policy.ts";
 import { parseRuleSet } from "../../src/assess/parse-policy.ts";
 import { type ScanOptions, scan } from "../../src/scan/scan.ts";
 import { runCli } from "../support/processes.ts";
-import { BUNDLED_DATA_DIR, testSnapshot } from "../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
+import { testSnapshot } from "../support/test-app.ts";
 import { scaled } from "../support/slowness.ts";
 
 // The CLI tests start a process that loads the bundled data; a loaded machine needs more than the 5 s default.

@@ -5,7 +5,7 @@ import { linkTree } from "../../src/datasets/staged-files.ts";
 import { SERVE_RUNTIME_FLAGS } from "../../src/app/runtime-flags.ts";
 import { stopProcess } from "./deadline.ts";
 import { scaled } from "./slowness.ts";
-import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./test-app.ts";
+import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./bundled-data.ts";
 
 /** The longest a CLI command run by a test may take before it is killed. */
 const CLI_DEADLINE_MS = scaled(60_000);

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { BUNDLED_DATA_DIR, FIXTURE_EMAIL_LISTS } from "./bundled-data.ts";
 import { loadIpDatasets } from "./ip-datasets.ts";
 import { buildDomainLists } from "../../src/email/domain-lists.ts";
 import type { IpDatasets } from "../../src/ip/answer/ip-facts.ts";
@@ -18,16 +18,6 @@ import { DEFAULT_REPORT_SETTINGS, type ReportSettings } from "../../src/reports/
 import type { MailEvidence } from "../../src/email/mail-evidence.ts";
 import { DEFAULT_OVERRIDE_LIMITS, type OverrideLimits } from "../../src/email/overrides.ts";
 import type { WarningCommands } from "../../src/datasets/freshness.ts";
-
-export const FIXTURE_EMAIL_LISTS = {
-  disposable: ["mailinator.com", "tempmail.dev", "edu.pl", "пример.com"],
-  disposableWildcard: ["33mail.com"],
-  free: ["gmail.com", "yahoo.com", "mailinator.com"],
-  freeSupplement: ["tuta.io"],
-  allow: ["duck.com"],
-};
-
-export const BUNDLED_DATA_DIR = resolve(import.meta.dir, "../../data");
 
 let bundledIp: Promise<IpDatasets> | null = null;
 

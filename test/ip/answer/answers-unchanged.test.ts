@@ -2,7 +2,8 @@ import { expect, test } from "bun:test";
 import { Answers } from "../../../src/checks/answers.ts";
 import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { type AnswerDigests, DIGESTS_FILE, answerDigests, sampleAddresses } from "../../support/ip-answer-sample.ts";
-import { BUNDLED_DATA_DIR, testSnapshot } from "../../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../../support/bundled-data.ts";
+import { testSnapshot } from "../../support/test-app.ts";
 
 /**
  * The IP answers on the bundled data, with and without ?explain=1, byte for byte as they were

@@ -9,7 +9,7 @@ import { AnsweredReputationSchema, IpAnswerSchema } from "../../../src/ip/answer
 import { ipAnswerJson } from "../../../src/ip/answer/ip-answer.ts";
 import { DEFAULT_THRESHOLDS } from "../../../src/ip/verdict/reputation.ts";
 import { emailAnswer } from "../../../src/email/email-answer.ts";
-import { BUNDLED_DATA_DIR } from "../../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../../support/bundled-data.ts";
 
 /** The real datasets `npm install` wrote, as the server loads them. */
 const { snapshot } = await loadSnapshot(BUNDLED_DATA_DIR, DEFAULT_THRESHOLDS);

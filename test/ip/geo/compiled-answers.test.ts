@@ -5,7 +5,8 @@ import { parseIpAddress } from "../../../src/ip/address/parse.ts";
 import { COUNTRY_PLACES } from "../../../src/ip/geo/country-places.ts";
 import { type Located, NOT_LOCATED, located } from "../../../src/ip/geo/geo-record.ts";
 import { type FlatRecord, fromFlatRecord } from "../../../src/ip/geo/mmdb-record.ts";
-import { BUNDLED_DATA_DIR, bundledIpDatasets } from "../../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../../support/bundled-data.ts";
+import { bundledIpDatasets } from "../../support/test-app.ts";
 
 /**
  * The answers served from the compiled tables against the same MMDB files decoded

@@ -6,7 +6,7 @@ import { type ParsedIp, parseIpAddress } from "../../../src/ip/address/parse.ts"
 import { decodeIndexFile, encodeIndexFile, readIndexFile } from "../../../src/ip/indexes/range-index-file.ts";
 import { NOT_FOUND } from "../../../src/ip/indexes/range-index.ts";
 import { KIND, NAME_RULES, kindsInName } from "../../../src/ip/verdict/network-kinds.ts";
-import { BUNDLED_DATA_DIR } from "../../support/test-app.ts";
+import { BUNDLED_DATA_DIR } from "../../support/bundled-data.ts";
 
 /** The ASN and organisation of the address's entry, or null. */
 function lookup(index: AsnIndex, address: ParsedIp): { asn: number; organization: string } | null {
