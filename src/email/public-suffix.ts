@@ -1,4 +1,11 @@
-import { getDomain, getPublicSuffix } from "tldts";
+import type * as Tldts from "tldts";
+
+/**
+ * tldts builds its suffix trie as it loads (tens of milliseconds of CPU): loaded at the first name
+ * asked, so that the commands that never ask (keys, admin, --help …) start without it.
+ */
+let tldts: typeof Tldts | undefined;
+const psl = (): typeof Tldts => (tldts ??= require("tldts") as typeof Tldts);
 
 const PSL = { allowPrivateDomains: true } as const;
 /**
@@ -15,15 +22,15 @@ const PSL_NORMALISED = {
 } as const;
 
 export function isPublicSuffix(domain: string): boolean {
-  return getPublicSuffix(domain, PSL) === domain;
+  return psl().getPublicSuffix(domain, PSL) === domain;
 }
 
 /** The public suffix of a normalised name ("" for none). */
 export function publicSuffixOfNormalised(domain: string): string {
-  return getPublicSuffix(domain, PSL_NORMALISED) ?? "";
+  return psl().getPublicSuffix(domain, PSL_NORMALISED) ?? "";
 }
 
 /** The registrable domain of a normalised name (its public suffix and one label more), or null for a public suffix itself. */
 export function registrableOfNormalised(domain: string): string | null {
-  return getDomain(domain, PSL_NORMALISED);
+  return psl().getDomain(domain, PSL_NORMALISED);
 }
