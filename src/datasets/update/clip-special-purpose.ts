@@ -1,8 +1,8 @@
 import { type AddressRange, rangeOfCidr, subtractRanges } from "../../ip/address/address-range.ts";
-import { SPECIAL_PURPOSE_IPV4, SPECIAL_PURPOSE_IPV6 } from "../../ip/address/special-purpose.ts";
+import { specialPurposeCidrs } from "../../ip/address/special-purpose.ts";
 import type { FeedEntry } from "./formats/feed-entry.ts";
 
-const SPECIAL: readonly AddressRange[] = [...SPECIAL_PURPOSE_IPV4, ...SPECIAL_PURPOSE_IPV6].map(rangeOfCidr);
+const SPECIAL: readonly AddressRange[] = [...specialPurposeCidrs(4), ...specialPurposeCidrs(6)].map(rangeOfCidr);
 
 /**
  * Feeds never speak for special-purpose space (FireHOL level 1 lists 10.0.0.0/8):

@@ -58,36 +58,46 @@ const GLOBALLY_REACHABLE: readonly (readonly [cidr: string, name: string])[] = [
   ["2001:30::/28", "drone remote ID entity tags"],
 ];
 
-const SPECIAL_RANGES: readonly AddressRange[] = subtractRanges(
-  NOT_GLOBAL.map(([cidr]) => rangeOfCidr(cidr)),
-  GLOBALLY_REACHABLE.map(([cidr]) => rangeOfCidr(cidr)),
-);
+interface SpecialSpace {
+  readonly ranges: readonly AddressRange[];
+  readonly index: RangeIndex;
+}
+let special: SpecialSpace | undefined;
+
+/** Worked out at the first question (some 40 ms of CPU): a command that asks none starts without it. */
+function specialSpace(): SpecialSpace {
+  if (special) return special;
+  const ranges = subtractRanges(
+    NOT_GLOBAL.map(([cidr]) => rangeOfCidr(cidr)),
+    GLOBALLY_REACHABLE.map(([cidr]) => rangeOfCidr(cidr)),
+  );
+  const builder = new RangeIndexBuilder<true>();
+  for (const r of ranges) builder.add(r, true);
+  special = {
+    ranges,
+    index: new RangeIndex(
+      builder.build(
+        () => true,
+        () => 0,
+      ),
+    ),
+  };
+  return special;
+}
 
 /**
- * The exact special-purpose space as the fewest CIDR blocks, sorted: feed ingest
- * clips entries that overlap it.
+ * The exact special-purpose space of one IP version as the fewest CIDR blocks, sorted: feed
+ * ingest clips entries that overlap it.
  */
-export const SPECIAL_PURPOSE_IPV4: readonly string[] = Object.freeze(
-  SPECIAL_RANGES.filter((r) => r.version === 4).flatMap(cidrsOfRange),
-);
-export const SPECIAL_PURPOSE_IPV6: readonly string[] = Object.freeze(
-  SPECIAL_RANGES.filter((r) => r.version === 6).flatMap(cidrsOfRange),
-);
+export function specialPurposeCidrs(version: 4 | 6): string[] {
+  return specialSpace()
+    .ranges.filter((r) => r.version === version)
+    .flatMap(cidrsOfRange);
+}
 
-const SPECIAL = (() => {
-  const builder = new RangeIndexBuilder<true>();
-  for (const r of SPECIAL_RANGES) builder.add(r, true);
-  return new RangeIndex(
-    builder.build(
-      () => true,
-      () => 0,
-    ),
-  );
-})();
-
-/** False for every address in special-purpose space (see SPECIAL_PURPOSE_IPV4/IPV6). */
+/** False for every address in special-purpose space (see specialPurposeCidrs). */
 export function isGlobalUnicast(ip: ParsedIp): boolean {
-  return SPECIAL.lookup(ip) === NOT_FOUND;
+  return specialSpace().index.lookup(ip) === NOT_FOUND;
 }
 
 /**
@@ -95,7 +105,7 @@ export function isGlobalUnicast(ip: ParsedIp): boolean {
  * or "special-purpose" where it spans several blocks), or null when any of it is global unicast.
  */
 export function specialPurposeName(range: AddressRange): string | null {
-  if (subtractRanges([range], SPECIAL_RANGES).length > 0) return null;
+  if (subtractRanges([range], specialSpace().ranges).length > 0) return null;
   const within = NOT_GLOBAL.find(([cidr]) => {
     const block = rangeOfCidr(cidr);
     return block.version === range.version && block.first <= range.first && range.last <= block.last;
