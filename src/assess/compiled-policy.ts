@@ -64,14 +64,18 @@ function digest(rules: readonly PolicyRule[]): string {
 /**
  * The rules as generated functions, one `if` per rule, each function at most CHUNK comparisons
  * long, which the JIT compiles into straight comparisons: 50 rules of the benchmark's shape cost
- * about 0.5 µs an assessment, where a tree of closures (one per rule, group and comparison) cost
+ * about 0.2 µs an assessment, where a tree of closures (one per rule, group and comparison) cost
  * 2.1–2.7 µs, as much as the two checks; 2,000 comparisons in one function stayed in the slower
  * tiers (2.8 ns each, against 0.13 ns chunked; docs/benchmarks.md). The generated text holds
  * only the fields' expressions from POLICY_FIELDS, operators, rule numbers and whole numbers;
  * every text value and list stays in `k` and is compared as data.
+ *
+ * A list (`in`, `not_in`) is not searched where a rule names it: each field that lists name is
+ * looked up once an assessment, in one Map of all its lists' values, which marks the lists that
+ * hold the value in `d` (a Set each cost 6 ns a comparison, 50 rules of country lists 0.3 µs).
  */
 function compileDecide(rules: readonly PolicyRule[]): (f: AssessmentFacts) => PolicyOutcome {
-  const c: Compilation = { k: [], domains: new Map(), domainTests: 0, comparisons: 0 };
+  const c: Compilation = { k: [], lists: new Map(), listTests: 0, comparisons: 0 };
   const chunks: string[][] = [];
   let size = Number.POSITIVE_INFINITY;
   rules.forEach((rule, i) => {
@@ -90,46 +94,22 @@ function compileDecide(rules: readonly PolicyRule[]): (f: AssessmentFacts) => Po
       new Function(
         "k",
         `"use strict"; return function rules(f, e, p, d, s) {\n  ${tests.join("\n  ")}\n  return -1;\n};`,
-      )(c.k) as (
-        f: AssessmentFacts,
-        e: EmailSide | null,
-        p: IpSide | null,
-        d: Uint8Array | null,
-        s: number[],
-      ) => number,
+      )(c.k) as (f: AssessmentFacts, e: EmailSide | null, p: IpSide | null, d: Uint8Array, s: number[]) => number,
   );
-  const { domains, domainTests } = c;
+  const holding = listsHolding(c);
   const shadows = rules.some((r) => r.mode === "shadow");
   const done = (f: AssessmentFacts, i: number, s: number[] | null): PolicyOutcome => ({
     decision: i === -1 ? defaultDecision(f.score) : rules[i].decision,
     rule: i === -1 ? null : rules[i],
     shadow: s === null || s.length === 0 ? null : s.map((j) => rules[j]),
   });
-  // What a domain no list holds reads: never written, so most rows allocate nothing for the lists.
-  const inNoList = new Uint8Array(domainTests);
-  // Every listed name ends in one of these labels: a domain ending in another is in no list, nor is a parent of it.
-  const lastLabels = new Set([...domains.keys()].map((name) => name.slice(name.lastIndexOf(".") + 1)));
-  /** Which of the rules' domain lists hold the domain or a parent ("a.b.com", "b.com", "com"): one Map read per name. */
-  const listsHolding = (domain: string): Uint8Array => {
-    if (!lastLabels.has(domain.slice(domain.lastIndexOf(".") + 1))) return inNoList;
-    let d = inNoList;
-    for (let from = 0; from !== -1; ) {
-      const lists = domains.get(from === 0 ? domain : domain.slice(from));
-      if (lists !== undefined) {
-        if (d === inNoList) d = new Uint8Array(domainTests);
-        for (const j of lists) d[j] = 1;
-      }
-      const dot = domain.indexOf(".", from);
-      from = dot === -1 ? -1 : dot + 1;
-    }
-    return d;
-  };
   return (f) => {
     const e = f.email;
-    const d = domainTests !== 0 && e !== null ? listsHolding(e.domain) : null;
+    const p = f.ip;
+    const d = holding(f, e, p);
     const s: number[] | null = shadows ? [] : null;
     for (const rules of functions) {
-      const i = rules(f, e, f.ip, d, s!);
+      const i = rules(f, e, p, d, s!);
       if (i !== -1) return done(f, i, s);
     }
     return done(f, -1, s);
@@ -139,13 +119,63 @@ function compileDecide(rules: readonly PolicyRule[]): (f: AssessmentFacts) => Po
 /** Comparisons in one generated function (a rule longer than this gets one of its own). */
 const CHUNK = 128;
 
-/** What the generated function refers to: constants by place in `k`, and each domain list's names, by list. */
+/** What the generated function refers to: constants by place in `k`, and each listed field's values, by list. */
 interface Compilation {
   readonly k: unknown[];
-  /** A listed name → the domain lists (by their number) that hold it. */
-  readonly domains: Map<string, number[]>;
-  domainTests: number;
+  /** By field: a listed value → the lists (by their number, across all fields) that hold it. */
+  readonly lists: Map<string, Map<unknown, number[]>>;
+  listTests: number;
   comparisons: number;
+}
+
+type Holding = (f: AssessmentFacts, e: EmailSide | null, p: IpSide | null) => Uint8Array;
+
+/**
+ * Which lists hold the assessment's values: `d[j]` is 1 when list `j` holds its field's value
+ * (for `email.domain`, the domain or a parent: "a.b.com", "b.com", "com"). Each listed field is
+ * one Map read (a domain, one per name), and most assessments allocate nothing.
+ */
+function listsHolding({ lists, listTests }: Compilation): Holding {
+  // What a value no list holds reads: never written.
+  const inNoList = new Uint8Array(listTests);
+  const mark = (d: Uint8Array, held: number[] | undefined): Uint8Array => {
+    if (held === undefined) return d;
+    const marked = d === inNoList ? new Uint8Array(listTests) : d;
+    for (const j of held) marked[j] = 1;
+    return marked;
+  };
+  const readers = [...lists].map(([name, values]) => {
+    const { side, source, type } = FIELDS_BY_NAME.get(name)!;
+    const guard = GUARDS[side];
+    const read = new Function(
+      "f",
+      "e",
+      "p",
+      `"use strict"; return ${guard === "" ? "" : `!(${guard}) ? undefined : `}${source};`,
+    ) as (f: AssessmentFacts, e: EmailSide | null, p: IpSide | null) => unknown;
+    return { read, values, domain: type === "domain" };
+  });
+  const domains = readers.find((r) => r.domain)?.values as Map<string, number[]> | undefined;
+  // Every listed name ends in one of these labels: a domain ending in another is in no list, nor is a parent of it.
+  const lastLabels = new Set([...(domains?.keys() ?? [])].map((name) => name.slice(name.lastIndexOf(".") + 1)));
+  const markDomain = (d: Uint8Array, domain: string): Uint8Array => {
+    if (!lastLabels.has(domain.slice(domain.lastIndexOf(".") + 1))) return d;
+    let marked = d;
+    for (let from = 0; from !== -1; ) {
+      marked = mark(marked, domains!.get(from === 0 ? domain : domain.slice(from)));
+      const dot = domain.indexOf(".", from);
+      from = dot === -1 ? -1 : dot + 1;
+    }
+    return marked;
+  };
+  return (f, e, p) => {
+    let d = inNoList;
+    for (const { read, values, domain } of readers) {
+      const value = read(f, e, p);
+      if (value !== undefined) d = domain ? markDomain(d, value as string) : mark(d, values.get(value));
+    }
+    return d;
+  };
 }
 
 const RANK = new Map(LEVELS_BY_RANK.map((level, rank) => [level as string, rank]));
@@ -191,12 +221,11 @@ function comparisonOf({ field, op, value }: Condition, c: Compilation): string {
       return `${x} <= ${number(value)}`;
     case "in":
     case "not_in": {
-      if (type === "domain") {
-        const j = c.domainTests++;
-        for (const name of value as string[]) c.domains.set(name, [...(c.domains.get(name) ?? []), j]);
-        return `d[${j}] ${op === "in" ? "===" : "!=="} 1`;
-      }
-      return `${op === "in" ? "" : "!"}${constant(new Set(list()))}.has(${x})`;
+      const j = c.listTests++;
+      const values = c.lists.get(field) ?? new Map<unknown, number[]>();
+      c.lists.set(field, values);
+      for (const v of list()) values.set(v, [...(values.get(v) ?? []), j]);
+      return `d[${j}] ${op === "in" ? "===" : "!=="} 1`;
     }
   }
   throw new Error(`no comparison ${op} on ${field}: the rule was not checked by parse-policy.ts`);

@@ -143,6 +143,54 @@ describe("groups", () => {
     });
 });
 
+describe("lists, each field looked up once for all its lists", () => {
+  const decidedBy = (rules: unknown[], f: AssessmentFacts) => {
+    const outcome = policyOf(rules).decide(f);
+    return { rule: outcome.rule?.id ?? null, shadow: outcome.shadow?.map((r) => r.id) ?? [] };
+  };
+  const rule = (id: string, condition: unknown, mode = "enforce") => when(condition, { id, mode });
+  test("one value in several lists of a field: each list answers for itself", () => {
+    const rules = [
+      rule("a", { field: "ip.country", op: "not_in", value: ["DE", "FR"] }),
+      rule("b", { field: "ip.country", op: "in", value: ["FR", "DE"] }, "shadow"),
+      rule("c", { field: "ip.country", op: "in", value: ["GB"] }, "shadow"),
+      rule("d", { field: "ip.country", op: "in", value: ["DE"] }),
+    ];
+    expect(decidedBy(rules, facts())).toEqual({ rule: "d", shadow: ["b"] });
+    expect(decidedBy(rules, ip({ country: "GB" }))).toEqual({ rule: "a", shadow: [] });
+    expect(decidedBy(rules, ip({ country: "FR" }))).toEqual({ rule: null, shadow: ["b"] });
+  });
+  test("the same value listed for two fields marks only the field that holds it", () => {
+    const rules = [
+      rule("score", { field: "score", op: "in", value: [4] }),
+      rule("level", { field: "ip.level", op: "in", value: ["bad"] }),
+      rule("reports", { field: "ip.reports", op: "in", value: [4, 60] }),
+    ];
+    expect(decidedBy(rules, facts())).toEqual({ rule: "reports", shadow: [] });
+    expect(decidedBy(rules, facts({ score: 4, ip: { ...IP, reports: 0 } }))).toEqual({ rule: "score", shadow: [] });
+    expect(decidedBy(rules, facts({ ip: { ...IP, level: 4, reports: 0 } }))).toEqual({ rule: "level", shadow: [] });
+    expect(decidedBy(rules, facts({ score: 60, ip: { ...IP, reports: 3 } }))).toEqual({ rule: null, shadow: [] });
+  });
+  test("a domain and its parent in different lists: both lists hold the subdomain", () => {
+    const rules = [
+      rule("parent", { field: "email.domain", op: "in", value: ["example.com"] }, "shadow"),
+      rule("exact", { field: "email.domain", op: "in", value: ["mail.example.com", "other.test"] }),
+      rule("not-parent", { field: "email.domain", op: "not_in", value: ["example.com"] }),
+    ];
+    expect(decidedBy(rules, facts())).toEqual({ rule: "exact", shadow: ["parent"] });
+    expect(decidedBy(rules, email({ domain: "example.com" }))).toEqual({ rule: null, shadow: ["parent"] });
+    expect(decidedBy(rules, email({ domain: "x.other.test" }))).toEqual({ rule: "exact", shadow: [] });
+    expect(decidedBy(rules, email({ domain: "example.org" }))).toEqual({ rule: "not-parent", shadow: [] });
+    expect(decidedBy(rules, noEmail)).toEqual({ rule: null, shadow: [] });
+  });
+  test("an assessment whose values no list holds is told apart from one whose are, in any order", () => {
+    const policy = policyOf([rule("a", { field: "ip.asn", op: "in", value: [9009] })]);
+    expect(policy.decide(ip({ asn: 1 })).rule).toBeNull();
+    expect(policy.decide(facts()).rule?.id).toBe("a");
+    expect(policy.decide(ip({ asn: 1 })).rule).toBeNull();
+  });
+});
+
 describe("ordering, shadow and the default", () => {
   const vpn = { field: "ip.kind", op: "has", value: "vpn" };
   const never = { field: "ip.tor", op: "is", value: true };
