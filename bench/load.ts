@@ -14,6 +14,8 @@ export interface WrkResult {
   max_us: number;
   /** The server's CPU time (all its threads) per request: steadier than requests/s on a shared machine. */
   server_cpu_us: number;
+  /** The CPU time of the server's main thread (its JavaScript and HTTP, not the JIT's or GC's helpers) per request, to the ns. */
+  serving_cpu_us: number;
 }
 
 export interface Server {
@@ -44,6 +46,7 @@ export function wrk(
   { durationSeconds, connections }: LoadSettings,
 ): WrkResult {
   const cpuBefore = cpuSeconds(server.proc.pid);
+  const servingBefore = servingNs(server.proc.pid);
   const script =
     pathsFile === DISTINCT
       ? ["-s", join(import.meta.dir, "distinct.lua"), server.url, "--", key]
@@ -52,13 +55,20 @@ export function wrk(
     timeout: (durationSeconds + 30) * 1000,
   });
   const cpu = cpuSeconds(server.proc.pid) - cpuBefore;
+  const serving = servingNs(server.proc.pid) - servingBefore;
   const line = run.stdout
     .toString()
     .split("\n")
     .find((l) => l.startsWith("BENCH "));
   if (!line) throw new Error(`wrk failed: ${run.stderr.toString()}${run.stdout.toString()}`);
   const result = JSON.parse(line.slice(6));
-  return { ...result, server_cpu_us: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };
+  const perRequest = (us: number) => (result.requests > 0 ? us / result.requests : 0);
+  return { ...result, server_cpu_us: perRequest(cpu * 1e6), serving_cpu_us: perRequest(serving / 1e3) };
+}
+
+/** Nanoseconds on CPU of a process's main thread, which runs its JavaScript and Bun.serve (/proc/PID/task/PID/schedstat). */
+function servingNs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]);
 }
 
 /** User + system seconds of a process so far; /proc/PID/stat counts clock ticks of 1/100 s (USER_HZ). */

@@ -11,13 +11,14 @@
  * limits (the price of rate limit and quota), assess, and postgres.
  *
  * `assess`: GET /v1/assess with an email and an address (the email and ip-random pools, paired)
- * against one email check plus one IP check, and against itself with a policy of 50 rules that
- * never match, so every assessment walks them all (bench/policy-rules.ts; switched on the same
- * server with `riskcheck policy import` between runs, each switch followed by a settling run while
- * the JIT compiles the new code): the four alternating in each round, the server's CPU per request
- * compared, and what a switch costs once.
+ * against one email check plus one IP check (the three alternating in each round), and against
+ * itself under a policy of 50 rules that never match, so every assessment walks them all
+ * (bench/policy-rules.ts): a second server, its rules imported before it starts and warmed like
+ * the first, so no round meets the JIT compiling new rules; `--pairs` short runs on each,
+ * alternating which goes first, compared pair by pair on the CPU per request of the serving
+ * thread (and of the whole process), median and range.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--connections 64] [--starts 5]
+ *   bun run bench [--duration 5] [--rounds 3] [--pairs 12] [--connections 64] [--starts 5]
  *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,assess,postgres,memory,
  *      memory-update,start]
  *
@@ -62,6 +63,7 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
+    pairs: { type: "string", default: "12" },
     connections: { type: "string", default: "64" },
     starts: { type: "string", default: "5" },
     only: { type: "string" },
@@ -175,29 +177,6 @@ const ceiling = selected("ceiling")
     )
   : null;
 
-/**
- * The policy of the bench's server: `riskcheck policy import` of 50 rules that never match, or of none, then
- * an assessment asked until it answers under the new version (the server reads the rules every second).
- */
-const rulesFile = writeLines(work, "rules.json", [JSON.stringify(benchRules(50))]);
-const noRulesFile = writeLines(work, "no-rules.json", [JSON.stringify({ rules: [] })]);
-async function servePolicy(withRules: boolean): Promise<void> {
-  const file = withRules ? rulesFile : noRulesFile;
-  const imported = Bun.spawnSync([...cli, "policy", "import", file], {
-    cwd: ROOT,
-    env: { ...process.env, ...serverEnv },
-  });
-  if (imported.exitCode !== 0) throw new Error(`policy import failed: ${imported.stderr.toString()}`);
-  for (const until = Date.now() + 10_000; Date.now() < until; await Bun.sleep(100)) {
-    const answer = await fetch(`${riskcheck.url}/v1/assess?email=someone@gmail.com`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const { policy } = (await answer.json()) as { policy: string };
-    if ((policy !== "default-1") === withRules) return;
-  }
-  throw new Error("the server did not take the new policy within 10 s");
-}
-
 // Warm them (JIT, page cache) before measuring.
 wrk(baseline, pools.email);
 wrk(riskcheck, pools["ip-random"], key);
@@ -232,31 +211,52 @@ if (selected("limits")) {
   }
 }
 
-// An assessment against the two checks it is made of, and against itself under 50 rules, on the same server:
-// alternating in each round. A switch of the policy is new code: over the next seconds the JIT compiles the new
-// rules and the request path again, once per change of the rules. So each switch is followed by a settling run,
-// twice a round long and kept apart (`toRules`, `toNone`), and the rounds compare what a request costs after it;
-// the settling runs tell what a switch costs once.
-const assessCost: Record<"email" | "ip" | "assess" | "rules" | "toRules" | "toNone", WrkResult[]> = {
-  email: [],
-  ip: [],
-  assess: [],
-  rules: [],
-  toRules: [],
-  toNone: [],
-};
-const settle = () => wrkWith(riskcheck, pools.assess, key, { durationSeconds: 2 * DURATION, connections: CONNECTIONS });
+// An assessment against the two checks it is made of, on the same server: alternating in each round.
+const assessCost: Record<"email" | "ip" | "assess", WrkResult[]> = { email: [], ip: [], assess: [] };
+// And against itself under 50 rules, on a server of its own: the rules imported before it starts (a policy that
+// changes is new code the JIT compiles again, once, over the next seconds), then warmed as the first was. Short
+// runs in pairs, which one goes first alternating, each pair compared on its own: the machine's load moves in
+// seconds, and a pair meets the same load on both sides.
+const rulesCost: { none: WrkResult[]; rules: WrkResult[] } = { none: [], rules: [] };
 if (selected("assess")) {
   for (let round = 0; round < ROUNDS; round++) {
     assessCost.email.push(wrk(riskcheck, pools.email, key));
     assessCost.ip.push(wrk(riskcheck, pools["ip-random"], key));
     assessCost.assess.push(wrk(riskcheck, pools.assess, key));
-    await servePolicy(true);
-    assessCost.toRules.push(settle());
-    assessCost.rules.push(wrk(riskcheck, pools.assess, key));
-    await servePolicy(false);
-    assessCost.toNone.push(settle());
   }
+  const rulesEnv = { ...serverEnv, RISKCHECK_DB: join(work, "rules.sqlite") };
+  const rulesKey = createKey(rulesEnv);
+  const imported = Bun.spawnSync(
+    [...cli, "policy", "import", writeLines(work, "rules.json", [JSON.stringify(benchRules(50))])],
+    { cwd: ROOT, env: { ...process.env, ...rulesEnv } },
+  );
+  if (imported.exitCode !== 0) throw new Error(`policy import failed: ${imported.stderr.toString()}`);
+  const ruled = await startProcess([...cli, "serve", "--port", "0"], rulesEnv, /listening on (http:\/\/\S+)/);
+  const policyOf = async (server: Server, bearer: string) =>
+    (
+      (await (
+        await fetch(`${server.url}/v1/assess?email=someone@gmail.com`, {
+          headers: { authorization: `Bearer ${bearer}` },
+        })
+      ).json()) as { policy: string }
+    ).policy;
+  if ((await policyOf(ruled, rulesKey)) === (await policyOf(riskcheck, key)))
+    throw new Error("the second server does not serve the 50 rules");
+  wrk(ruled, pools.assess, rulesKey);
+  const short = { durationSeconds: Math.max(1, Math.round(DURATION / 2)), connections: CONNECTIONS };
+  for (let pair = 0; pair < Number(values.pairs); pair++) {
+    const none = () => rulesCost.none.push(wrkWith(riskcheck, pools.assess, key, short));
+    const rules = () => rulesCost.rules.push(wrkWith(ruled, pools.assess, rulesKey, short));
+    if (pair % 2 === 0) {
+      none();
+      rules();
+    } else {
+      rules();
+      none();
+    }
+  }
+  ruled.proc.kill("SIGTERM");
+  await ruled.proc.exited;
 }
 
 // The same IP check with keys, usage and the quota in PostgreSQL, against the SQLite server.
@@ -447,21 +447,25 @@ if (starts.riskcheck.length > 0) {
   );
 }
 if (assessCost.assess.length > 0) {
-  const [email, ip, assessed, ruledCpu] = [assessCost.email, assessCost.ip, assessCost.assess, assessCost.rules].map(
-    (xs) => median(xs.map((x) => x.server_cpu_us)),
+  const [email, ip, assessed] = [assessCost.email, assessCost.ip, assessCost.assess].map((xs) =>
+    median(xs.map((x) => x.server_cpu_us)),
   );
   const non2xx = Object.values(assessCost).reduce((n, xs) => n + xs.reduce((m, x) => m + x.non2xx, 0), 0);
   console.log(
-    `assess (an email and an address): ${assessed.toFixed(1)} µs CPU/req against an email check's ${email.toFixed(1)} + an IP check's ${ip.toFixed(1)}: ${(assessed / (email + ip)).toFixed(2)}× (goal ≤ 1.2×); ${Math.round(median(assessCost.assess.map(rps)))} req/s`,
+    `assess (an email and an address): ${assessed.toFixed(1)} µs CPU/req against an email check's ${email.toFixed(1)} + an IP check's ${ip.toFixed(1)}: ${(assessed / (email + ip)).toFixed(2)}× (goal ≤ 1.2×); ${Math.round(median(assessCost.assess.map(rps)))} req/s; non-2xx ${non2xx}`,
   );
+}
+if (rulesCost.rules.length > 0) {
+  const pairs = rulesCost.rules.map((r, i) => ({ rules: r, none: rulesCost.none[i] }));
+  const more = (cpu: (x: WrkResult) => number) => {
+    const each = pairs.map((p) => (cpu(p.rules) / cpu(p.none) - 1) * 100).sort((a, b) => a - b);
+    return `${median(each).toFixed(1)} % more (pairs ${each[0].toFixed(1)} .. ${each.at(-1)!.toFixed(1)} %)`;
+  };
+  const us = (xs: WrkResult[], cpu: (x: WrkResult) => number) => median(xs.map(cpu)).toFixed(1);
+  const serving = (x: WrkResult) => x.serving_cpu_us;
+  const all = (x: WrkResult) => x.server_cpu_us;
   console.log(
-    `assess with 50 rules: ${ruledCpu.toFixed(1)} µs CPU/req against ${assessed.toFixed(1)} without: ${((ruledCpu / assessed - 1) * 100).toFixed(1)} % more (goal ≤ 5 %); non-2xx ${non2xx}`,
-  );
-  /** A settling run's CPU beyond what its requests cost at the rounds' median: what the switch cost, once. */
-  const onceMs = (runs: WrkResult[], perRequestUs: number) =>
-    median(runs.map((x) => (x.requests * (x.server_cpu_us - perRequestUs)) / 1000));
-  console.log(
-    `a switch of the policy, once (the settling run's CPU beyond its requests at that cost): to the 50 rules ${onceMs(assessCost.toRules, ruledCpu).toFixed(0)} ms, back to none ${onceMs(assessCost.toNone, assessed).toFixed(0)} ms`,
+    `assess with 50 rules, ${pairs.length} pairs on two servers: serving thread ${us(rulesCost.rules, serving)} µs CPU/req against ${us(rulesCost.none, serving)} without, ${more(serving)} (goal ≤ 5 %); whole process ${us(rulesCost.rules, all)} against ${us(rulesCost.none, all)}, ${more(all)}; non-2xx ${[...rulesCost.rules, ...rulesCost.none].reduce((n, x) => n + x.non2xx, 0)}`,
   );
 }
 const limitsShare =
@@ -501,6 +505,7 @@ writeFileSync(
       raw: results,
       limits: limitsCost,
       assess: assessCost,
+      rules: rulesCost,
       postgres: onPostgres,
       memory,
       starts,
