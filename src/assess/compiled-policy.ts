@@ -169,7 +169,7 @@ function listsHolding({ lists, listTests }: Compilation): Holding {
     return marked;
   };
   return (f, e, p) => {
-    let d = inNoList;
+    let d: Uint8Array = inNoList;
     for (const { read, values, domain } of readers) {
       const value = read(f, e, p);
       if (value !== undefined) d = domain ? markDomain(d, value as string) : mark(d, values.get(value));
