@@ -13,8 +13,8 @@
  * `assess`: GET /v1/assess with an email and an address (the email and ip-random pools, paired)
  * against one email check plus one IP check (the three alternating in each round), and against
  * itself under a policy of 50 rules that never match, so every assessment walks them all
- * (bench/policy-rules.ts): a second server, its rules imported before it starts and warmed like
- * the first, so no round meets the JIT compiling new rules; `--pairs` short runs on each,
+ * (bench/policy-rules.ts): a second server, its rules imported before it starts and warmed as long
+ * as the first ran assessments, so no round meets the JIT compiling new rules; `--pairs` short runs on each,
  * alternating which goes first, compared pair by pair on the CPU per request of the serving
  * thread (and of the whole process), median and range.
  *
@@ -242,7 +242,9 @@ if (selected("assess")) {
     ).policy;
   if ((await policyOf(ruled, rulesKey)) === (await policyOf(riskcheck, key)))
     throw new Error("the second server does not serve the 50 rules");
-  wrk(ruled, pools.assess, rulesKey);
+  // Warmed as long as the first server ran assessments before the pairs, so that both have had as long to compile
+  // (a policy's code is more of it, and at load the JIT's threads wait their turn).
+  wrkWith(ruled, pools.assess, rulesKey, { durationSeconds: (ROUNDS + 1) * DURATION, connections: CONNECTIONS });
   const short = { durationSeconds: Math.max(1, Math.round(DURATION / 2)), connections: CONNECTIONS };
   for (let pair = 0; pair < Number(values.pairs); pair++) {
     const none = () => rulesCost.none.push(wrkWith(riskcheck, pools.assess, key, short));
