@@ -15,8 +15,8 @@ import type { DatasetInfo } from "./snapshot.ts";
 
 /**
  * The IP datasets from what the loading Worker prepared: the compiled tables and indexes
- * open as typed arrays over their transferred buffers; only the tables' strings are decoded, a few
- * milliseconds at a time, so the serving thread keeps answering meanwhile.
+ * open as typed arrays over their transferred buffers; of the tables' strings only the few chunks
+ * that are UTF-8 are decoded now.
  */
 export async function assembleIpDatasets(
   p: PreparedIp,
@@ -27,9 +27,9 @@ export async function assembleIpDatasets(
   const country = p.country?.table ?? null;
   const owner = p.owner?.table ?? null;
   const connectionType = p.connectionType?.table ?? null;
-  const geo = await CompiledGeolocation.open(cityV4, cityV6 ?? cityV4, country);
-  const ownerTable = owner && (await RecordTable.open(owner));
-  const connectionTable = connectionType && (await RecordTable.open(connectionType));
+  const geo = CompiledGeolocation.open(cityV4, cityV6 ?? cityV4, country);
+  const ownerTable = owner && RecordTable.open(owner);
+  const connectionTable = connectionType && RecordTable.open(connectionType);
 
   const asn = new AsnIndex(p.asnFile);
   const feeds = new ReputationIndex(p.feedFile);

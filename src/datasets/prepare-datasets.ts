@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
-import { AsnIndex } from "../ip/indexes/asn-index.ts";
+import { asnEntries } from "../ip/indexes/asn-index.ts";
 import { type IndexFile, type IndexKind, readIndexFile } from "../ip/indexes/range-index-file.ts";
 import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
 import { CheckedFiles } from "./checked-files.ts";
@@ -228,10 +228,9 @@ async function prepareIp(
   const kindsByAsn = new Map(
     [...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]),
   );
-  const asn = new AsnIndex(asnFile);
-  const asnKinds = asn.nameKinds();
-  for (let entry = 0; entry < asn.entryCount; entry++) {
-    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asn.asn(entry)) ?? 0, asnKinds[entry]);
+  const { asns, nameKinds: asnKinds } = asnEntries(asnFile);
+  for (let entry = 0; entry < asns.length; entry++) {
+    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asns[entry]) ?? 0, asnKinds[entry]);
   }
   if (curated.regions.size === 0)
     notes.push(

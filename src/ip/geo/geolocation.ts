@@ -91,15 +91,11 @@ export class CompiledGeolocation implements GeoLookup {
   ) {}
 
   /** Opens the compiled tables (one file may serve both families). */
-  static async open(
-    cityV4: RecordTableFile,
-    cityV6: RecordTableFile,
-    country: RecordTableFile | null,
-  ): Promise<CompiledGeolocation> {
-    const open = async (file: RecordTableFile) => new GeoTable(await RecordTable.open(file, COUNTRY_COLUMNS));
-    const v4 = await open(cityV4);
-    const v6 = cityV6 === cityV4 ? v4 : await open(cityV6);
-    return new CompiledGeolocation(v4, v6, country && (await open(country)));
+  static open(cityV4: RecordTableFile, cityV6: RecordTableFile, country: RecordTableFile | null): CompiledGeolocation {
+    const open = (file: RecordTableFile) => new GeoTable(RecordTable.open(file, COUNTRY_COLUMNS));
+    const v4 = open(cityV4);
+    const v6 = cityV6 === cityV4 ? v4 : open(cityV6);
+    return new CompiledGeolocation(v4, v6, country && open(country));
   }
 
   lookup(ip: ParsedIp): Located {

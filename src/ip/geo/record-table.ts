@@ -5,9 +5,6 @@ import { LATIN1, type RecordTableFile } from "./record-table-file.ts";
 /** No record for the address. */
 export const NO_ORDINAL = -1;
 
-/** Longest the opening holds the event loop before it gives it a turn. */
-const SLICE_MS = 4;
-
 /**
  * A compiled table, served: the tree walk gives the record's number, the number its
  * strings. Everything stays in the table's bytes (a mapped file): a Latin-1 string is made
@@ -31,8 +28,8 @@ export class RecordTable {
     private readonly chunkStarts: Uint32Array,
     /** Per chunk, its text where it is UTF-8; undefined for a Latin-1 chunk, read from the pool. */
     private readonly decoded: readonly (string | undefined)[],
-    /** By column, for those with few distinct values: each record's value, made once. */
-    private readonly made: readonly (readonly string[] | undefined)[],
+    /** By column, for those with few distinct values: each value made, by its string's number. */
+    private readonly made: readonly (Map<number, string> | undefined)[],
   ) {
     this.cells = file.cells;
     this.columns = file.columns;
@@ -42,11 +39,10 @@ export class RecordTable {
   }
 
   /**
-   * Opens the table over its file's bytes, giving the event loop a turn every few
-   * milliseconds. The `few` columns (a country: a few hundred values) get their strings
-   * made here, so reading them makes nothing.
+   * Opens the table over its file's bytes. The strings of the `few` columns (a country: a few hundred
+   * values) are made once each, when first read, so reading them again makes nothing.
    */
-  static async open(file: RecordTableFile, few: readonly number[] = []): Promise<RecordTable> {
+  static open(file: RecordTableFile, few: readonly number[] = []): RecordTable {
     const decoder = new TextDecoder();
     const pool = Buffer.from(file.pool.buffer, file.pool.byteOffset, file.pool.byteLength);
     const chunkStarts = new Uint32Array(file.chunkEnds.length);
@@ -58,27 +54,17 @@ export class RecordTable {
         file.chunkEncodings[i] === LATIN1 ? undefined : decoder.decode(file.pool.subarray(start, file.chunkEnds[i])),
       );
     }
-    const tree = new MmdbTree(file.tree, file.shape, file.jumps);
-    const leafBase = file.shape.nodeCount + 16;
-    const table = new RecordTable(tree, leafBase, file, pool, chunkStarts, decoded, []);
-    if (few.length === 0) return table;
-    let sliceStart = performance.now();
-    const made: string[][] = [];
-    for (const column of few) {
-      const byString = new Map<number, string>();
-      const values: string[] = (made[column] = new Array(file.recordCount));
-      for (let ordinal = 0; ordinal < file.recordCount; ordinal++) {
-        if (ordinal % 16384 === 0 && performance.now() - sliceStart >= SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
-        const string = file.cells[ordinal * file.columns + column];
-        let value = byString.get(string);
-        if (value === undefined) byString.set(string, (value = table.cell(ordinal, column)));
-        values[ordinal] = value;
-      }
-    }
-    return new RecordTable(tree, leafBase, file, pool, chunkStarts, decoded, made);
+    const made: (Map<number, string> | undefined)[] = [];
+    for (const column of few) made[column] = new Map();
+    return new RecordTable(
+      new MmdbTree(file.tree, file.shape, file.jumps),
+      file.shape.nodeCount + 16,
+      file,
+      pool,
+      chunkStarts,
+      decoded,
+      made,
+    );
   }
 
   /** The number of the address's record, or NO_ORDINAL. */
@@ -89,9 +75,15 @@ export class RecordTable {
 
   /** One of the record's strings. */
   cell(ordinal: number, column: number): string {
-    const made = this.made[column];
-    if (made !== undefined) return made[ordinal];
     const string = this.cells[ordinal * this.columns + column];
+    const made = this.made[column];
+    if (made === undefined) return this.text(string);
+    let value = made.get(string);
+    if (value === undefined) made.set(string, (value = this.text(string)));
+    return value;
+  }
+
+  private text(string: number): string {
     const chunk = (string / this.stringsPerChunk) | 0;
     const start = string % this.stringsPerChunk === 0 ? 0 : this.stringEnds[string - 1];
     const end = this.stringEnds[string];

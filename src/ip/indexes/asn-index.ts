@@ -103,10 +103,26 @@ export class AsnIndex {
    * an index compiled without it or under other rules.
    */
   nameKinds(): Uint8Array {
-    if (hasCurrentNameKinds({ meta: this.meta })) {
-      const bytes = Buffer.from((this.meta.nameKinds as NameKindsMeta).bytes, "base64");
-      if (bytes.length === this.entryCount) return new Uint8Array(bytes);
-    }
-    return Uint8Array.from({ length: this.entryCount }, (_, entry) => kindsInName(this.organization(entry)));
+    return (
+      compiledNameKinds(this.meta, this.entryCount) ??
+      Uint8Array.from({ length: this.entryCount }, (_, entry) => kindsInName(this.organization(entry)))
+    );
   }
+}
+
+/**
+ * Each entry's ASN with `nameKinds`, read from the file without opening the index: a load that only
+ * combines them with the ASN lists builds no lookup tables for it.
+ */
+export function asnEntries(file: IndexFile): { readonly asns: Uint32Array; readonly nameKinds: Uint8Array } {
+  const count = file.payload.length / 3;
+  const asns = new Uint32Array(count);
+  for (let entry = 0; entry < count; entry++) asns[entry] = file.payload[entry * 3];
+  return { asns, nameKinds: compiledNameKinds(file.meta, count) ?? new AsnIndex(file).nameKinds() };
+}
+
+function compiledNameKinds(meta: Record<string, unknown>, entryCount: number): Uint8Array | null {
+  if (!hasCurrentNameKinds({ meta })) return null;
+  const bytes = Buffer.from((meta.nameKinds as NameKindsMeta).bytes, "base64");
+  return bytes.length === entryCount ? new Uint8Array(bytes) : null;
 }

@@ -20,8 +20,8 @@ const FILES = {
 // Each city table compiled once (seconds each): both lookups below read the same tables.
 const cityV4 = await compileGeoTable(FILES.cityV4);
 const cityV6 = await compileGeoTable(FILES.cityV6);
-const geo = await CompiledGeolocation.open(cityV4, cityV6, await compileGeoTable(FILES.country));
-const cityOnly = await CompiledGeolocation.open(cityV4, cityV6, null);
+const geo = CompiledGeolocation.open(cityV4, cityV6, await compileGeoTable(FILES.country));
+const cityOnly = CompiledGeolocation.open(cityV4, cityV6, null);
 const look = (a: string) => geo.lookup(parseIpAddress(a)!).geo;
 
 describe("city-level answers from the bundled GeoLite2 City files", () => {

@@ -78,14 +78,10 @@ const asConnection = (r: Record<string, unknown>) => ({
 });
 const mmdb = await openMmdb(file);
 const owners = ownerLookup(
-  await RecordTable.open(
-    compileRecordTable(mmdb, { count: OWNER_COLUMNS.count, of: (r) => OWNER_COLUMNS.of(asOwner(r)) }),
-  ),
+  RecordTable.open(compileRecordTable(mmdb, { count: OWNER_COLUMNS.count, of: (r) => OWNER_COLUMNS.of(asOwner(r)) })),
 );
 const types = connectionTypeLookup(
-  await RecordTable.open(
-    compileRecordTable(mmdb, { count: 1, of: (r) => CONNECTION_TYPE_COLUMNS.of(asConnection(r)) }),
-  ),
+  RecordTable.open(compileRecordTable(mmdb, { count: 1, of: (r) => CONNECTION_TYPE_COLUMNS.of(asConnection(r)) })),
 );
 
 describe("owners and connection types served from a compiled table", () => {
