@@ -18,7 +18,7 @@
  * alternating which goes first, compared pair by pair on the CPU per request of the serving
  * thread (and of the whole process), median and range.
  *
- *   bun run bench [--duration 5] [--rounds 3] [--pairs 12] [--connections 64] [--starts 5]
+ *   bun run bench [--duration 5] [--rounds 3] [--pairs 12] [--connections 64] [--starts 5] [--binary FILE]
  *     [--only ip-distinct,ip-random,email,private,unauthorized,floor,ceiling,limits,assess,postgres,memory,
  *      memory-update,start]
  *
@@ -31,9 +31,20 @@
  * directory at once (their PSS counts the pages they share once); `memory-update`: the same
  * after a default `riskcheck update` on the real snapshots (../shared/feeds served on
  * 127.0.0.1, as `bun run trial:update`). `start`: alternating starts of the bare baseline until
- * its first answer and of `riskcheck serve` until /healthz answers 200.
+ * its first answer, and of `riskcheck serve` until /healthz answers 200, both as the product ships
+ * (the compiled binary, `--binary FILE` or built here by `bun run build`, in a folder of its own
+ * whose data directory its first start wrote) and from source (`bun src/cli/main.ts serve`).
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -66,6 +77,7 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "12" },
     connections: { type: "string", default: "64" },
     starts: { type: "string", default: "5" },
+    binary: { type: "string" },
     only: { type: "string" },
   },
 });
@@ -363,19 +375,42 @@ floor?.proc.kill("SIGTERM");
 ceiling?.proc.kill("SIGTERM");
 await riskcheck.proc.exited;
 
-// Starts alternating, after the other servers are gone, so that both sides meet the same machine.
-const starts: { baseline: { ms: number; cpuMs: number }[]; riskcheck: { ms: number; cpuMs: number }[] } = {
+// Starts alternating, after the other servers are gone, so that all sides meet the same machine.
+type Start = { ms: number; cpuMs: number };
+const starts: { baseline: Start[]; binary: Start[]; riskcheck: Start[]; binaryFirst: Start | null } = {
   baseline: [],
+  binary: [],
   riskcheck: [],
+  binaryFirst: null,
 };
 if (selected("start")) {
   const startEnv = { ...serverEnv, RISKCHECK_DB: join(work, "start.sqlite") };
+  // The binary alone in a folder, its data directory written by its first start (timed apart), as a user deploys it.
+  const binary = join(work, "binary", "riskcheck");
+  mkdirSync(join(work, "binary", "data"), { recursive: true });
+  copyFileSync(values.binary ?? buildBinary(), binary);
+  chmodSync(binary, 0o755);
+  const binaryEnv = {
+    ...serverEnv,
+    RISKCHECK_DATA_DIR: join(work, "binary", "data"),
+    RISKCHECK_DB: join(work, "binary", "data", "riskcheck.sqlite"),
+  };
+  starts.binaryFirst = await timeToFirstAnswer([binary, "serve", "--port", "0"], binaryEnv, "/healthz");
   for (let i = 0; i < Number(values.starts); i++) {
     starts.baseline.push(
       await timeToFirstAnswer([process.execPath, "bench/baseline-server.ts", String(sampleBodySize)], {}, "/"),
     );
+    starts.binary.push(await timeToFirstAnswer([binary, "serve", "--port", "0"], binaryEnv, "/healthz"));
     starts.riskcheck.push(await timeToFirstAnswer([...cli, "serve", "--port", "0"], startEnv, "/healthz"));
   }
+}
+
+/** dist/riskcheck, built now from this checkout (`bun run build`). */
+function buildBinary(): string {
+  console.log("start: building dist/riskcheck (bun run build; --binary FILE takes a built one)");
+  const built = Bun.spawnSync([process.execPath, "build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+  if (built.exitCode !== 0) throw new Error("bun run build failed");
+  return join(ROOT, "dist", "riskcheck");
 }
 
 const rows = scenarios.map((s) => {
@@ -442,10 +477,17 @@ if (typeof memory.afterUpdate === "string")
   console.log(`  after a default update: not measured, ${memory.afterUpdate}`);
 else if (memory.afterUpdate) console.log(`  after a default update on the snapshots: ${line(memory.afterUpdate)}`);
 if (starts.riskcheck.length > 0) {
-  const [bare, served] = [median(starts.baseline.map((s) => s.ms)), median(starts.riskcheck.map((s) => s.ms))];
-  const [bareCpu, servedCpu] = [starts.baseline, starts.riskcheck].map((xs) => median(xs.map((s) => s.cpuMs)));
+  const [bare, binary, source] = [starts.baseline, starts.binary, starts.riskcheck].map((xs) =>
+    median(xs.map((s) => s.ms)),
+  );
+  const [bareCpu, binaryCpu, sourceCpu] = [starts.baseline, starts.binary, starts.riskcheck].map((xs) =>
+    median(xs.map((s) => s.cpuMs)),
+  );
   console.log(
-    `start: bare Bun.serve to its first answer ${bare.toFixed(0)} ms, riskcheck serve to /healthz 200 ${served.toFixed(0)} ms: ${(served / bare).toFixed(1)}× (medians of ${starts.riskcheck.length} alternating starts; goal ≤ 4×); CPU by then ${bareCpu.toFixed(0)} and ${servedCpu.toFixed(0)} ms`,
+    `start (medians of ${starts.riskcheck.length} alternating starts): bare Bun.serve to its first answer ${bare.toFixed(0)} ms; ` +
+      `to /healthz 200 the binary ${binary.toFixed(0)} ms, ${(binary / bare).toFixed(1)}× (goal ≤ 4×), from source ` +
+      `${source.toFixed(0)} ms, ${(source / bare).toFixed(1)}×; CPU by then ${bareCpu.toFixed(0)}, ${binaryCpu.toFixed(0)} and ` +
+      `${sourceCpu.toFixed(0)} ms; the binary's first start (writing its data) ${starts.binaryFirst!.ms.toFixed(0)} ms`,
   );
 }
 if (assessCost.assess.length > 0) {
