@@ -90,6 +90,7 @@ const wrk = (server: Server, pathsFile: string, key = "") =>
   wrkWith(server, pathsFile, key, { durationSeconds: DURATION, connections: CONNECTIONS });
 
 const work = mkdtempSync(join(tmpdir(), "riskcheck-bench-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const addresses = makeAddressPool(10_000);
 const emailPool = makeEmailPool(join(ROOT, "data"), 10_000);
 const assessPaths = writeLines(
