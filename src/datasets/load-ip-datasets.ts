@@ -68,7 +68,7 @@ export async function assembleIpDatasets(
       geo,
       geoSource: p.geoSource,
       asn,
-      asnKinds: p.asnKinds,
+      asnNameKinds: p.asnNameKinds,
       kindsByAsn: p.kindsByAsn,
       asnKindSources: p.asnKindSources,
       feeds,

@@ -3,9 +3,9 @@ import { basename, join } from "node:path";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { CONNECTION_TYPE_COLUMNS, OWNER_COLUMNS } from "../ip/geo/network-owner.ts";
 import type { RecordTableFile } from "../ip/geo/record-table-file.ts";
-import { asnEntries } from "../ip/indexes/asn-index.ts";
+import { asnNameKinds } from "../ip/indexes/asn-index.ts";
 import { type IndexFile, type IndexKind, readIndexFile } from "../ip/indexes/range-index-file.ts";
-import { kindBit, kindsOfNetwork } from "../ip/verdict/network-kinds.ts";
+import { kindBit } from "../ip/verdict/network-kinds.ts";
 import { CheckedFiles } from "./checked-files.ts";
 import { type CuratedData, loadCuratedData } from "./curated-data.ts";
 import type { AsnKindSource } from "../ip/verdict/network-kinds.ts";
@@ -47,7 +47,7 @@ export interface PreparedIp {
   readonly connectionType: PreparedTable | null;
   readonly asnFile: IndexFile;
   readonly paths: { readonly asnIndex: string; readonly reputationIndex: string };
-  readonly asnKinds: Uint8Array;
+  readonly asnNameKinds: Uint8Array;
   readonly kindsByAsn: Map<number, number>;
   readonly asnKindSources: Map<number, AsnKindSource[]>;
   readonly feedFile: IndexFile;
@@ -228,10 +228,6 @@ async function prepareIp(
   const kindsByAsn = new Map(
     [...asnKindSources].map(([asn, sources]) => [asn, sources.reduce((bits, s) => bits | s.bits, 0)]),
   );
-  const { asns, nameKinds: asnKinds } = asnEntries(asnFile);
-  for (let entry = 0; entry < asns.length; entry++) {
-    asnKinds[entry] = kindsOfNetwork(kindsByAsn.get(asns[entry]) ?? 0, asnKinds[entry]);
-  }
   if (curated.regions.size === 0)
     notes.push(
       "curated/cloud-regions.csv is missing or empty: cloud ranges are located by the city database; restore it " +
@@ -248,7 +244,7 @@ async function prepareIp(
     connectionType,
     asnFile,
     paths,
-    asnKinds,
+    asnNameKinds: asnNameKinds(asnFile),
     kindsByAsn,
     asnKindSources,
     feedFile,

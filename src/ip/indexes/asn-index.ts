@@ -110,15 +110,9 @@ export class AsnIndex {
   }
 }
 
-/**
- * Each entry's ASN with `nameKinds`, read from the file without opening the index: a load that only
- * combines them with the ASN lists builds no lookup tables for it.
- */
-export function asnEntries(file: IndexFile): { readonly asns: Uint32Array; readonly nameKinds: Uint8Array } {
-  const count = file.payload.length / 3;
-  const asns = new Uint32Array(count);
-  for (let entry = 0; entry < count; entry++) asns[entry] = file.payload[entry * 3];
-  return { asns, nameKinds: compiledNameKinds(file.meta, count) ?? new AsnIndex(file).nameKinds() };
+/** `nameKinds` read from the file without opening the index: a load that only hands them on builds no lookup tables. */
+export function asnNameKinds(file: IndexFile): Uint8Array {
+  return compiledNameKinds(file.meta, file.payload.length / 3) ?? new AsnIndex(file).nameKinds();
 }
 
 function compiledNameKinds(meta: Record<string, unknown>, entryCount: number): Uint8Array | null {
