@@ -91,6 +91,7 @@ async function refresh(values: ParsedCommandLine<typeof UPDATE>["values"], confi
     maxShrink,
     keepVersions: config.keepVersions,
     thresholds: config.thresholds,
+    emailRule: config.emailEvidence,
     env: process.env,
     progress: (name) => progressLine(name, (text) => process.stderr.write(text), process.stderr.isTTY === true),
     packages: embeddedPackages() ?? installedPackages(),

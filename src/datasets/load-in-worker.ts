@@ -3,7 +3,7 @@ import type { EvidenceRule } from "../email/evidence-rule.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import type { LoadRequest } from "./load-worker.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
-import type { PreparedEmail } from "./prepare-email.ts";
+import type { PreparedEmail } from "./prepared-email.ts";
 
 /** Where build.ts's second entry point lands inside the executable (beside the CLI, under the sources' common folder). */
 const COMPILED_WORKER = "/$bunfs/root/datasets/load-worker.js";

@@ -57,7 +57,7 @@ export async function loadSnapshot(
     supplement,
   } = { ...email, lists: assembleEmailLists(email) };
   const { ip, datasets: ipDatasets, notes: ipNotes } = await assembleIpDatasets(prepared.ip, thresholds);
-  const notes: string[] = [...ipNotes];
+  const notes: string[] = [...ipNotes, ...email.notes];
   for (const [list, count] of Object.entries(dropped)) {
     if (count > 0) notes.push(`${list}: dropped ${count} entries that are not domain names`);
   }

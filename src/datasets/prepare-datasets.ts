@@ -14,7 +14,8 @@ import type { CompiledTable } from "./manifest.ts";
 import { dataFilesAt, versionFiles } from "./data-layout.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { type Manifest, readManifest } from "./manifest.ts";
-import { type PreparedEmail, prepareEmailPart } from "./prepare-email.ts";
+import { prepareEmailPart } from "./prepare-email.ts";
+import type { PreparedEmail } from "./prepared-email.ts";
 
 /** One compiled table ready to open, and what the datasets list says of its database. */
 export interface PreparedTable {

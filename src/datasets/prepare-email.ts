@@ -3,42 +3,45 @@
  * that prepares the email lists alone loads none of the IP code.
  */
 
-import { DisposableEvidence, type ListedSource } from "../email/disposable-evidence.ts";
-import type { DomainLists, DroppedCounts, FreeListReport } from "../email/domain-lists.ts";
+import { DisposableEvidence } from "../email/disposable-evidence.ts";
+import type { DomainLists } from "../email/domain-lists.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
-import { ListedNames, type ListedNamesParts } from "../email/listed-names.ts";
-import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
+import { ListedNames } from "../email/listed-names.ts";
+import { PackedDomainSet } from "../email/packed-domain-set.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { loadEmailLists } from "./load-email-lists.ts";
 import { readManifest } from "./manifest.ts";
-import type { TextDataset } from "./read-text-dataset.ts";
+import type { PreparedEmail } from "./prepared-email.ts";
+import { readServedEmail, servedEmailKey, writeServedEmail } from "./served-email-file.ts";
 
-/** A disposable list's evidence with its packed entries as arrays. */
-type PreparedSource = Omit<ListedSource, "entries"> & { readonly entries: PackedDomainSetParts };
-
-export interface PreparedEmail {
-  /**
-   * The lists, their packed sets as arrays (the served disposable names are made from `listed` again); the small sets
-   * and maps as they are.
-   */
-  readonly lists: Omit<DomainLists, "disposable" | "free" | "evidence" | "listed"> & {
-    readonly free: PackedDomainSetParts;
-    readonly evidence: readonly PreparedSource[];
-    readonly listed: { readonly exact: ListedNamesParts; readonly wildcard: ListedNamesParts };
-  };
-  readonly dropped: DroppedCounts;
-  readonly freeReport: FreeListReport;
-  readonly allowList: TextDataset | null;
-  readonly feedAllow: TextDataset | null;
-  readonly supplement: TextDataset | null;
-}
-
-/** A version's email lists under `rule`, their packed sets handed over as arrays. */
+/**
+ * A version's email lists under `rule`, their packed sets handed over as arrays: read from the
+ * version's served lists when those were made from the same inputs, else made and written there
+ * for the next load.
+ */
 export async function prepareEmailPart(
   dataDir: string,
   root: string | undefined,
   rule: EvidenceRule,
 ): Promise<PreparedEmail> {
+  const served = root === undefined ? null : readServedEmail(dataDir, root, rule);
+  if (served?.prepared) return served.prepared;
+  const notes = served?.damaged
+    ? [`${served.damaged}: the email lists were made again from the version's files, and the file written anew`]
+    : [];
+  const prepared = { ...(await makeEmailPart(dataDir, root, rule)), notes };
+  // Written only when nothing it is made from changed while it was made.
+  if (root !== undefined && served?.key && servedEmailKey(dataDir, root, rule) === served.key)
+    writeServedEmail(root, served.key, prepared);
+  return prepared;
+}
+
+/** The email lists made from the version's files and the operator's. */
+async function makeEmailPart(
+  dataDir: string,
+  root: string | undefined,
+  rule: EvidenceRule,
+): Promise<Omit<PreparedEmail, "notes">> {
   const manifest = await readManifest(dataFilesAt(dataDir, root).manifest);
   const e = await loadEmailLists(dataDir, root, rule, manifest ?? undefined);
   const { disposable: _, ...l } = e.lists;
@@ -51,9 +54,9 @@ export async function prepareEmailPart(
     },
     dropped: e.dropped,
     freeReport: e.free,
-    allowList: e.allow,
-    feedAllow: e.feedAllow,
-    supplement: e.supplement,
+    allowList: e.allow && { modified: e.allow.modified },
+    feedAllow: e.feedAllow && { modified: e.feedAllow.modified },
+    supplement: e.supplement && { modified: e.supplement.modified },
   };
 }
 

@@ -3,6 +3,8 @@ import { dataFiles } from "./data-layout.ts";
 import { prepareEmailInWorker, prepareInWorker } from "./load-in-worker.ts";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
 import type { PreparedDatasets } from "./prepare-datasets.ts";
+import type { PreparedEmail } from "./prepared-email.ts";
+import { readServedEmail } from "./served-email-file.ts";
 import { currentVersion } from "./versions.ts";
 
 /**
@@ -42,12 +44,13 @@ export function startLoad(dataDir: string, givenRoot: string | undefined, emailR
 }
 
 /**
- * A first start's load, before anything is served: the email lists in the Worker and the IP
- * datasets on this thread, which would otherwise only wait for the Worker.
+ * A first start's load, before anything is served: the IP datasets on this thread, and the
+ * email lists read from the version's served lists where they were made from the same inputs,
+ * else made in a Worker meanwhile.
  */
 export function startFirstLoad(dataDir: string, emailRule: EvidenceRule): StartedLoad {
   const root = currentRoot(dataDir);
-  const email = prepareEmailInWorker(dataDir, root, emailRule);
+  const email = servedOrInWorker(dataDir, root, emailRule);
   const ip = import("./prepare-datasets.ts").then((code) => code.prepareIpPart(dataDir, root));
   // Both are awaited together; the one that fails second is no unhandled rejection.
   email.catch(() => {});
@@ -56,6 +59,16 @@ export function startFirstLoad(dataDir: string, emailRule: EvidenceRule): Starte
   // `serve` takes it and reports a failure; if `serve` stops before that, the failure is no second error.
   prepared.catch(() => {});
   return new StartedLoad(root, prepared);
+}
+
+function servedOrInWorker(dataDir: string, root: string | undefined, rule: EvidenceRule): Promise<PreparedEmail> {
+  try {
+    const served = root === undefined ? null : readServedEmail(dataDir, root, rule).prepared;
+    if (served) return Promise.resolve(served);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return prepareEmailInWorker(dataDir, root, rule);
 }
 
 /** The folder of the version `current` names now; undefined for a data directory without versions. */

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DomainLists } from "../../email/domain-lists.ts";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../../email/evidence-rule.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
 import {
@@ -16,6 +17,7 @@ import { FORMATS, type FormatValues, IP_FORMATS, type IpFormat, type SourceForma
 import { ContentError, type ParsedSource } from "./formats/parsed-source.ts";
 import { loadEmailLists, writeVersionEvidencePack } from "../load-email-lists.ts";
 import { type LoadReport, loadSnapshot } from "../load-snapshot.ts";
+import { prepareEmailPart } from "../prepare-email.ts";
 import { type Manifest, type OutputRecord, type SourceRecord, readManifest, writeManifest } from "../manifest.ts";
 import { clipSpecialPurpose } from "./clip-special-purpose.ts";
 import { compileVersionTables } from "../compiled-tables.ts";
@@ -45,6 +47,8 @@ export interface UpdateOptions {
   /** Versions kept: the new one and those it was built on. */
   readonly keepVersions: number;
   readonly thresholds: Thresholds;
+  /** The evidence rule `serve` applies (RISKCHECK_EMAIL_EVIDENCE): the version's served email lists are made under it. */
+  readonly emailRule?: EvidenceRule;
   readonly env: Record<string, string | undefined>;
   readonly progress: (name: string) => Progress;
   /** Where npm: sources are read from (node_modules, or the binary's own); null when none is at hand. */
@@ -319,7 +323,7 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     try {
       // The whole version must load before anyone is pointed at it.
       Bun.gc(true);
-      staged = await loadSnapshot(options.dataDir, options.thresholds, { root: staging });
+      staged = await loadSnapshot(options.dataDir, options.thresholds, { root: staging, emailRule: options.emailRule });
     } catch (err) {
       throw new Error(`the new dataset version was not installed: ${(err as Error).message}`);
     }
@@ -347,6 +351,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const mailServers = options.mailServers
       ? await compileMailServers(staged.snapshot.email, sources, out.mailServers, options.mailServers, nowSeconds)
       : undefined;
+    // What `serve` reads instead of making the email lists at each start, made again when the mail servers changed.
+    await prepareEmailPart(options.dataDir, staging, options.emailRule ?? DEFAULT_EVIDENCE_RULE);
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
     const { memory, ...settled } = disputed;

@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+
+/** A module's imports: static and dynamic, and a require call's. */
+const IMPORT = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"']+)["']/g;
+
+/**
+ * A digest of the source module `entry` and every module it imports, followed through relative
+ * paths, with the version of each package they import and Bun's: what the result of running that
+ * code on the same input can depend on. build.ts writes it into the binary, whose sources are
+ * bytecode; from source it is worked out from the files as they are.
+ */
+export function codeDigest(entry: string): string {
+  const parts: string[] = [`bun ${Bun.version}`];
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    parts.push(`${relative(dirname(entry), file)} ${Bun.hash.xxHash3(text).toString(16)}`);
+    for (const [, specifier] of text.matchAll(IMPORT)) {
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+      else if (!specifier.startsWith("node:") && !specifier.startsWith("bun:")) packages.add(specifier);
+    }
+  };
+  visit(resolve(entry));
+  for (const name of [...packages].sort()) parts.push(`${name} ${packageVersion(name, dirname(entry))}`);
+  return Bun.hash.xxHash3(parts.join("\n")).toString(16);
+}
+
+function packageVersion(name: string, from: string): string {
+  const file = Bun.resolveSync(`${name}/package.json`, from);
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
