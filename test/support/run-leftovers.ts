@@ -1,29 +1,37 @@
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
+/** Each process's parent and start time, as descendantsOf read them: kept by a caller that asks again and again. */
+export type ProcessTable = Map<number, { ppid: number; started: string }>;
+
 /**
  * Every process below `pid` but this one (the run starts its watcher itself), each with its
  * start time (so that a number the system hands out again later is not mistaken for it).
- * Reads /proc; where there is none, the set is empty.
+ * Reads /proc; where there is none, the set is empty. With a `table` from an earlier call, only
+ * the processes started since are read (a listing of /proc costs a twentieth of reading them all).
  */
-export function descendantsOf(pid: number): Map<number, string> {
-  const parentOf = new Map<number, { ppid: number; started: string }>();
+export function descendantsOf(pid: number, table: ProcessTable = new Map()): Map<number, string> {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return new Map();
   }
+  const listed = new Set<number>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (stat) parentOf.set(Number(entry), stat);
+    const id = Number(entry);
+    listed.add(id);
+    if (table.has(id)) continue;
+    const stat = readStat(id);
+    if (stat) table.set(id, stat);
   }
+  for (const id of table.keys()) if (!listed.has(id)) table.delete(id);
   const found = new Map<number, string>();
   const below = [pid];
   while (below.length > 0) {
     const parent = below.pop()!;
-    for (const [child, { ppid, started }] of parentOf) {
+    for (const [child, { ppid, started }] of table) {
       if (ppid === parent && child !== process.pid && !found.has(child)) {
         found.set(child, started);
         below.push(child);

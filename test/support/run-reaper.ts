@@ -7,13 +7,14 @@
  * folder itself, and this process then exits too.
  */
 import { existsSync } from "node:fs";
-import { descendantsOf, killProcesses, removeFolder, stopPostmastersIn } from "./run-leftovers.ts";
+import { type ProcessTable, descendantsOf, killProcesses, removeFolder, stopPostmastersIn } from "./run-leftovers.ts";
 
 const POLL_MS = 500;
 const [parentPid, folder] = [Number(process.argv[2]), process.argv[3]];
 if (!Number.isInteger(parentPid) || !folder) throw new Error("usage: bun run-reaper.ts PID FOLDER");
 
 let children = new Map<number, string>();
+const table: ProcessTable = new Map();
 while (existsSync(folder)) {
   if (!isAlive(parentPid)) {
     killProcesses(children);
@@ -21,7 +22,7 @@ while (existsSync(folder)) {
     removeFolder(folder);
     break;
   }
-  children = descendantsOf(parentPid);
+  children = descendantsOf(parentPid, table);
   await Bun.sleep(POLL_MS);
 }
 
