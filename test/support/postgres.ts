@@ -326,7 +326,13 @@ async function startUntilReady(
   const ended = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill(signal);
-    const stopped = await Promise.race([exited.then(() => true), Bun.sleep(scaled(STOP_GRACE_MS)).then(() => false)]);
+    // A timer, not a sleep: cleared once the server has gone, so that a script that stops it can exit at once.
+    let grace: Timer | undefined;
+    const stopped = await Promise.race([
+      exited.then(() => true),
+      new Promise<false>((resolve) => (grace = setTimeout(() => resolve(false), scaled(STOP_GRACE_MS)))),
+    ]);
+    clearTimeout(grace);
     if (stopped) return;
     child.kill("SIGKILL");
     await withinDeadline("the test PostgreSQL server to exit after SIGKILL", STOP_GRACE_MS, exited);
