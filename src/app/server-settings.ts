@@ -197,7 +197,8 @@ export const SERVER_SETTINGS = {
   /** How much evidence makes a listed domain disposable. */
   emailEvidence: setting({
     variable: "RISKCHECK_EMAIL_EVIDENCE",
-    readBy: ["serve", "scan"],
+    // update: the version it makes keeps its email lists as served under the rule (docs/datasets.md).
+    readBy: ["serve", "update", "scan"],
     default: DEFAULT_EVIDENCE_RULE,
     description:
       "What makes a listed domain disposable: any (one list), corroborated (a verifying list, a list that copies " +

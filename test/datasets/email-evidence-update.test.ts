@@ -1,9 +1,11 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { parseEvidenceFile } from "../../src/datasets/email-evidence-file.ts";
+import { readServedEmail } from "../../src/datasets/served-email-file.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.ts";
 import { createTestApp } from "../support/test-app.ts";
@@ -53,6 +55,8 @@ const evidenceOf = (name: string) =>
 
 describe("the first update with the three lists", async () => {
   const run = await runCliAsync(["update", "--data-dir", dir]);
+  // Before any load here could write it.
+  const servedByUpdate = readServedEmail(dir, realpathSync(join(dir, "current")), DEFAULT_EVIDENCE_RULE).prepared;
   const { check } = await served();
 
   test("installs a version with one evidence file per disposable list", () => {
@@ -72,6 +76,12 @@ describe("the first update with the three lists", async () => {
     expect(evidenceOf("copying-list").get("copied-alone.example-listed.com")).toBeGreaterThan(0);
     // What serve reads instead of the evidence files (test/datasets/email-evidence-pack.test.ts).
     expect(existsSync(join(dir, "current", "email", "evidence.pack"))).toBe(true);
+  });
+
+  test("keeps the email lists as served under the rule, with the operator's allowlist: a start makes none", () => {
+    expect(servedByUpdate).not.toBeNull();
+    expect(servedByUpdate!.lists.allow.has("allowed-corp.com")).toBe(true);
+    expect(servedByUpdate!.lists.free.size).toBeGreaterThan(1_000);
   });
 
   test("a name only a copying list names is below the evidence rule; explain says so", async () => {
