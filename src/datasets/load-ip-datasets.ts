@@ -12,11 +12,14 @@ import { OverrideTable } from "../ip/overrides/override-table.ts";
 import type { Thresholds } from "../ip/verdict/reputation.ts";
 import type { PreparedIp, PreparedTable } from "./prepare-datasets.ts";
 import type { DatasetInfo } from "./snapshot.ts";
+import { nextTurn } from "../time/next-turn.ts";
 
 /**
  * The IP datasets from what the loading Worker prepared: the compiled tables and indexes
  * open as typed arrays over their transferred buffers; of the tables' strings only the few chunks
- * that are UTF-8 are decoded now.
+ * that are UTF-8 are decoded now. An index's lookup tables take a few milliseconds to build
+ * (the ASN index's up to 4 ms of CPU under load): each is built on a turn of its own, so that a
+ * reload holds up no answer for the sum of them.
  */
 export async function assembleIpDatasets(
   p: PreparedIp,
@@ -30,9 +33,19 @@ export async function assembleIpDatasets(
   const geo = CompiledGeolocation.open(cityV4, cityV6 ?? cityV4, country);
   const ownerTable = owner && RecordTable.open(owner);
   const connectionTable = connectionType && RecordTable.open(connectionType);
-
+  await nextTurn();
   const asn = new AsnIndex(p.asnFile);
+  await nextTurn();
   const feeds = new ReputationIndex(p.feedFile);
+  const evidence = new Map<string, EvidenceIndex>();
+  for (const [name, file] of p.evidence) {
+    await nextTurn();
+    evidence.set(name, new EvidenceIndex(file));
+  }
+  await nextTurn();
+  const curated = new ReputationIndex(p.curated.ranges);
+  const labels = p.labelFile ? new LabelIndex(p.labelFile) : NO_LABELS;
+  await nextTurn();
   const info = (name: string, t: PreparedTable, table: RecordTableFile): DatasetInfo => ({
     name,
     file: t.file,
@@ -57,6 +70,8 @@ export async function assembleIpDatasets(
         (await import("../ip/geo/subdivision-codes.ts")).subdivisionNames(),
       )
     : NO_DECLARED_LOCATIONS;
+  await nextTurn();
+  const overrides = OverrideTable.of(p.curated.allowlist);
   const notes = locations.unplaced.length
     ? [
         ...p.notes,
@@ -72,15 +87,15 @@ export async function assembleIpDatasets(
       kindsByAsn: p.kindsByAsn,
       asnKindSources: p.asnKindSources,
       feeds,
-      evidence: new Map(p.evidence.map(([name, file]) => [name, new EvidenceIndex(file)])),
-      curated: new ReputationIndex(p.curated.ranges),
-      labels: p.labelFile ? new LabelIndex(p.labelFile) : NO_LABELS,
+      evidence,
+      curated,
+      labels,
       locations,
       thresholds,
       ownerLookup: ownerTable && ownerLookup(ownerTable),
       connectionTypeLookup: connectionTable && connectionTypeLookup(connectionTable),
       allowlistFile: p.curated.allowlist,
-      overrides: OverrideTable.of(p.curated.allowlist),
+      overrides,
     },
     datasets,
     notes,

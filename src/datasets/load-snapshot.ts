@@ -8,6 +8,7 @@ import type { Manifest } from "./manifest.ts";
 import { assembleEmailLists } from "./prepare-email.ts";
 import type { DatasetInfo, Snapshot } from "./snapshot.ts";
 import { type StartedLoad, startLoad } from "./start-load.ts";
+import { nextTurn } from "../time/next-turn.ts";
 
 export interface LoadReport {
   snapshot: Snapshot;
@@ -32,7 +33,8 @@ export interface LoadOptions {
  * Builds a complete snapshot from the data directory, or throws a DatasetError naming the
  * file. Without `root`, the version `current` points at when the load starts: every file
  * comes from that one folder, even if an update moves the link meanwhile. The reading,
- * checking and compiling run in a Worker; this thread only opens what it hands back.
+ * checking and compiling run in a Worker; this thread only opens what it hands back, a piece
+ * a turn of the event loop (a reload runs while requests are answered).
  * `started`: the load, when the caller began it earlier (`serve` does, before it imports
  * the rest of the program, with the IP half on its own thread: `startFirstLoad`).
  */
@@ -46,6 +48,8 @@ export async function loadSnapshot(
   const { root } = started;
   const files = dataFilesAt(dataDir, root);
   const prepared = await started.take();
+  // The Worker's message, received and decoded, was this turn's piece.
+  await nextTurn();
   const manifest = prepared.manifest ?? { version: "", created: "", base: null, sources: {}, outputs: {} };
   const email = prepared.email!;
   const {
@@ -56,6 +60,7 @@ export async function loadSnapshot(
     feedAllow,
     supplement,
   } = { ...email, lists: assembleEmailLists(email) };
+  await nextTurn();
   const { ip, datasets: ipDatasets, notes: ipNotes } = await assembleIpDatasets(prepared.ip, thresholds);
   const notes: string[] = [...ipNotes, ...email.notes];
   for (const [list, count] of Object.entries(dropped)) {

@@ -1,5 +1,6 @@
 import { dlopen } from "bun:ffi";
 import { readFileSync, realpathSync } from "node:fs";
+import { nextTurn } from "../time/next-turn.ts";
 
 /** Linux's madvise advice: the range's pages leave the process; a read faults them in again from the file. */
 const MADV_DONTNEED = 4;
@@ -29,11 +30,13 @@ function libcMadvise(): Madvise | null {
  * load: till then the two versions' touched pages would both count in RSS. They are private
  * file mappings never written, so a request still reading the old version (one awaiting DNS)
  * reads the same bytes, faulted in again from the page cache. Only file mappings are touched:
- * the advice on anonymous memory would zero it.
+ * the advice on anonymous memory would zero it. Begun on a turn of its own: the caller has just
+ * swapped the snapshot in, and the maps (a thousand lines) take a millisecond to read and match.
  */
 export async function releaseVersionPages(folder: string): Promise<number> {
   const advise = libcMadvise();
   if (advise === null) return 0;
+  await nextTurn();
   const prefix = `${realFolder(folder)}/`;
   let maps: string;
   try {
@@ -50,7 +53,7 @@ export async function releaseVersionPages(folder: string): Promise<number> {
     const end = Number.parseInt(mapping[2]!, 16);
     for (let at = start; at < end; at += SLICE_BYTES) {
       advise(at, Math.min(SLICE_BYTES, end - at), MADV_DONTNEED);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     released += end - start;
   }

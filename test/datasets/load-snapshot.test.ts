@@ -2,6 +2,9 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import { prepareInWorker } from "../../src/datasets/load-in-worker.ts";
+import { StartedLoad } from "../../src/datasets/start-load.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { eventually } from "../support/deadline.ts";
@@ -71,6 +74,28 @@ test("a snapshot serves its tables, indexes and email lists from mappings of the
     50,
   ).catch(() => undefined);
   expect(mapped()).toEqual([]);
+});
+
+test("the serving thread opens a version the Worker handed over a piece a turn of the event loop, an index a turn", async () => {
+  const dir = makeDataDir();
+  const root = join(dir, readlinkSync(join(dir, "current")));
+  const prepared = await prepareInWorker(dir, root, DEFAULT_EVIDENCE_RULE);
+  // The ASN, reputation and curated indexes, one per IP list's evidence, the email lists, the tables.
+  const pieces = 3 + prepared.ip.evidence.length + 2;
+  let turns = 0;
+  let done = false;
+  const count = () => {
+    if (done) return;
+    turns++;
+    setImmediate(count);
+  };
+  setImmediate(count);
+  const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS, {
+    started: new StartedLoad(root, Promise.resolve(prepared)),
+  });
+  done = true;
+  expect(snapshot.ip.asn.entryOf(parseIpAddress("8.8.8.8")!)).toBeGreaterThanOrEqual(0);
+  expect(turns).toBeGreaterThanOrEqual(pieces);
 });
 
 describe("a version written before `update` compiled tables", () => {
