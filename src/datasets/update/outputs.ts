@@ -163,12 +163,13 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       const file = compileAsnIndex(rows(), { built, sources: inputs.map((i) => i.name) });
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
     },
-    // An index from before the names' kinds were compiled, or under other patterns, is built again.
+    // An index from before the names' kinds or the bucket tables were compiled, or under other patterns, is built again.
     builtAsNow: (path) => {
       try {
         const bytes = readFileSync(path);
         const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-        return hasCurrentNameKinds(decodeIndexFile(buffer, path, "asn"));
+        const index = decodeIndexFile(buffer, path, "asn");
+        return hasCurrentNameKinds(index) && index.columns.buckets !== undefined;
       } catch {
         return false;
       }

@@ -2,14 +2,22 @@ import { isUtf8 } from "node:buffer";
 import { writeSectionedFile } from "../sectioned-file.ts";
 import { DatasetError } from "../dataset-error.ts";
 import { mapDataFile } from "../mapped-file.ts";
-import { type RangeColumns, compareWords } from "./range-index.ts";
+import {
+  BUCKET_TABLE_LENGTH,
+  type BucketTables,
+  type RangeColumns,
+  bucketTables,
+  compareWords,
+} from "./range-index.ts";
 
 /**
  * One compiled index: the six range columns, a uint32 payload table, a UTF-8
- * text blob and a small JSON meta object. Layout: "RCIX", format version, kind,
- * then nine (offset, byte length) pairs, then the sections, 8-byte aligned. The
- * columns and the text are served as views of the mapped file, without parsing:
- * a load hands them from its Worker to the serving thread without a copy.
+ * text blob, a small JSON meta object and the two families' bucket tables (empty
+ * below the size that has one). Layout: "RCIX", format version, kind, then eleven
+ * (offset, byte length) pairs, then the sections, 8-byte aligned. The columns, the
+ * tables and the text are served as views of the mapped file, without parsing: a
+ * load hands them from its Worker to the serving thread without a copy, and opens
+ * the index without reading its ranges.
  */
 export interface IndexFile {
   readonly kind: IndexKind;
@@ -21,31 +29,34 @@ export interface IndexFile {
 }
 
 const MAGIC = 0x58494352; // "RCIX" little-endian
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+/** Format 1 had no bucket tables: an index of it makes them from its ranges when opened, until `update` writes it anew. */
+const SECTIONS_OF_FORMAT: Record<number, number> = { 1: 9, 2: 11 };
 const KINDS = ["asn", "reputation", "evidence", "labels", "places"] as const;
 export type IndexKind = (typeof KINDS)[number];
 /** Payload words per entry; a range's value is an entry number. */
 const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence: 2, labels: 1, places: 1 };
-const SECTIONS = 9;
-const HEADER_BYTES = 12 + SECTIONS * 8;
+const headerBytes = (format: number) => 12 + SECTIONS_OF_FORMAT[format] * 8;
 
 export function encodeIndexFile(file: IndexFile): Uint8Array {
   const kind = KINDS.indexOf(file.kind);
   const c = file.columns;
+  const buckets = bucketTables(c);
+  const bytes = (a: Uint32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const sections: Uint8Array[] = [
-    ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(
-      (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
-    ),
+    ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(bytes),
     file.text,
     new TextEncoder().encode(JSON.stringify(file.meta)),
+    bytes(buckets.v4 ?? new Uint32Array(0)),
+    bytes(buckets.v6 ?? new Uint32Array(0)),
   ];
   return writeSectionedFile([MAGIC, FORMAT_VERSION, kind], sections);
 }
 
 /**
- * The index in `file` (a mapped file, or its bytes): the columns and payload are views of them, checked, not copied.
- * `ordered`: the caller knows the ranges' order and entry numbers were checked on these very bytes before, so
- * only the header and the sections' bounds are (the order check reads every range).
+ * The index in `file` (a mapped file, or its bytes): the columns, payload and bucket tables are views of them,
+ * checked, not copied. `ordered`: the caller knows the ranges' order, entry numbers and bucket tables were checked
+ * on these very bytes before, so only the header and the sections' bounds are (the whole check reads every range).
  */
 export function decodeIndexFile(
   file: ArrayBuffer | Uint8Array,
@@ -55,11 +66,13 @@ export function decodeIndexFile(
 ): IndexFile {
   const corrupt = (why: string) => new DatasetError(path, `corrupt index (${why})`);
   const bytes = file instanceof Uint8Array ? file : new Uint8Array(file);
-  if (bytes.byteLength < HEADER_BYTES) throw corrupt("shorter than its header");
+  if (bytes.byteLength < headerBytes(1)) throw corrupt("shorter than its header");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
-  if (view.getUint32(4, true) !== FORMAT_VERSION)
-    throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
+  const format = view.getUint32(4, true);
+  if (SECTIONS_OF_FORMAT[format] === undefined)
+    throw corrupt(`format version ${format}, expected ${FORMAT_VERSION} (or 1)`);
+  if (bytes.byteLength < headerBytes(format)) throw corrupt("shorter than its header");
   const kind = KINDS[view.getUint32(8, true)];
   if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
   const section = (i: number) => {
@@ -77,7 +90,7 @@ export function decodeIndexFile(
     const { offset, length } = section(i);
     return bytes.subarray(offset, offset + length);
   };
-  const columns: RangeColumns = {
+  const ranges = {
     v4Starts: words(0),
     v4Ends: words(1),
     v4Values: words(2),
@@ -85,16 +98,29 @@ export function decodeIndexFile(
     v6Ends: words(4),
     v6Values: words(5),
   };
-  const n4 = columns.v4Values.length;
-  const n6 = columns.v6Values.length;
-  if (columns.v4Starts.length !== n4 || columns.v4Ends.length !== n4) throw corrupt("IPv4 columns differ in length");
-  if (columns.v6Starts.length !== n6 * 4 || columns.v6Ends.length !== n6 * 4)
+  const n4 = ranges.v4Values.length;
+  const n6 = ranges.v6Values.length;
+  if (ranges.v4Starts.length !== n4 || ranges.v4Ends.length !== n4) throw corrupt("IPv4 columns differ in length");
+  if (ranges.v6Starts.length !== n6 * 4 || ranges.v6Ends.length !== n6 * 4)
     throw corrupt("IPv6 columns differ in length");
   const payload = words(6);
   const stride = ENTRY_WORDS[kind];
   if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
-  const problem = ordered ? null : columnProblem(columns, payload.length / stride);
+  const problem = ordered ? null : columnProblem(ranges, payload.length / stride);
   if (problem) throw corrupt(problem);
+  const bucketTable = (i: number, family: string) => {
+    const table = words(i);
+    if (table.length !== 0 && table.length !== BUCKET_TABLE_LENGTH)
+      throw corrupt(`its ${family} bucket table has ${table.length} entries, not ${BUCKET_TABLE_LENGTH}`);
+    return table.length === 0 ? null : table;
+  };
+  let columns: RangeColumns = ranges;
+  if (format >= 2) {
+    const buckets = { v4: bucketTable(9, "IPv4"), v6: bucketTable(10, "IPv6") };
+    const tableProblem = ordered ? null : bucketProblem(buckets, bucketTables(ranges));
+    if (tableProblem) throw corrupt(tableProblem);
+    columns = { ...ranges, buckets };
+  }
   const text = sectionBytes(7);
   if (!isUtf8(text)) throw corrupt("its text is not UTF-8");
   let meta: Record<string, unknown>;
@@ -104,6 +130,21 @@ export function decodeIndexFile(
     throw corrupt((err as Error).message);
   }
   return { kind, columns, payload, text, meta };
+}
+
+/** Where the file's bucket tables differ from the ones its ranges make, or null. */
+function bucketProblem(found: BucketTables, made: BucketTables): string | null {
+  for (const [family, a, b] of [
+    ["IPv4", found.v4, made.v4],
+    ["IPv6", found.v6, made.v6],
+  ] as const) {
+    if ((a === null) !== (b === null)) return `its ${family} bucket table is ${a === null ? "missing" : "superfluous"}`;
+    if (a !== null && b !== null) {
+      for (let i = 0; i < a.length; i++)
+        if (a[i] !== b[i]) return `its ${family} bucket table differs from its ranges at bucket ${i}`;
+    }
+  }
+  return null;
 }
 
 /** What makes the columns unusable for a binary search, or null. */

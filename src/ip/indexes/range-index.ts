@@ -13,6 +13,14 @@ export interface RangeColumns {
   readonly v6Starts: Uint32Array;
   readonly v6Ends: Uint32Array;
   readonly v6Values: Uint32Array;
+  /** The families' bucket tables as an index file holds them (`bucketTables`); made from the starts when absent. */
+  readonly buckets?: BucketTables;
+}
+
+/** Per family, the bucket table of `bucketTable`, or null below BUCKETS_FROM ranges. */
+export interface BucketTables {
+  readonly v4: Uint32Array | null;
+  readonly v6: Uint32Array | null;
 }
 
 export const NOT_FOUND = -1;
@@ -20,21 +28,23 @@ export const NOT_FOUND = -1;
 /** Below this many ranges a whole binary search is as quick as a bucket table. */
 const BUCKETS_FROM = 1024;
 const BUCKET_COUNT = 1 << 16;
+/** Entries of a family's bucket table. */
+export const BUCKET_TABLE_LENGTH = BUCKET_COUNT + 1;
 
 /**
  * A lookup is a binary search that allocates nothing. Large indexes first narrow it
- * to the ranges that start under the address's top 16 bits (a table built on load,
- * 256 KiB per family), which saves most of the cache misses of a search over
- * hundreds of thousands of ranges.
+ * to the ranges that start under the address's top 16 bits (a table of 256 KiB per
+ * family, compiled into the index file), which saves most of the cache misses of a
+ * search over hundreds of thousands of ranges.
  */
 export class RangeIndex {
   private readonly v4Buckets: Uint32Array | null;
   private readonly v6Buckets: Uint32Array | null;
 
   constructor(readonly columns: RangeColumns) {
-    const { v4Starts, v6Starts, v6Values } = columns;
-    this.v4Buckets = v4Starts.length >= BUCKETS_FROM ? bucketTable(v4Starts, 1) : null;
-    this.v6Buckets = v6Values.length >= BUCKETS_FROM ? bucketTable(v6Starts, 4) : null;
+    const buckets = columns.buckets ?? bucketTables(columns);
+    this.v4Buckets = buckets.v4;
+    this.v6Buckets = buckets.v6;
   }
 
   get size(): number {
@@ -84,6 +94,15 @@ export class RangeIndex {
   }
 }
 
+/** The bucket tables a RangeIndex over these columns searches through. */
+export function bucketTables(columns: Omit<RangeColumns, "buckets">): BucketTables {
+  const { v4Starts, v6Starts, v6Values } = columns;
+  return {
+    v4: v4Starts.length >= BUCKETS_FROM ? bucketTable(v4Starts, 1) : null,
+    v6: v6Values.length >= BUCKETS_FROM ? bucketTable(v6Starts, 4) : null,
+  };
+}
+
 /**
  * Entry b is the index of the first range whose start has top 16 bits ≥ b, so the
  * ranges starting in bucket b are [table[b], table[b + 1]). When none does, the
@@ -91,7 +110,7 @@ export class RangeIndex {
  * still reach into it.
  */
 function bucketTable(starts: Uint32Array, stride: 1 | 4): Uint32Array {
-  const table = new Uint32Array(BUCKET_COUNT + 1);
+  const table = new Uint32Array(BUCKET_TABLE_LENGTH);
   const count = starts.length / stride;
   let range = 0;
   for (let bucket = 0; bucket <= BUCKET_COUNT; bucket++) {

@@ -8,7 +8,8 @@ import {
   encodeIndexFile,
   readIndexFile,
 } from "../../../src/ip/indexes/range-index-file.ts";
-import type { RangeColumns } from "../../../src/ip/indexes/range-index.ts";
+import { NOT_FOUND, type RangeColumns, RangeIndex, bucketTables } from "../../../src/ip/indexes/range-index.ts";
+import { writeSectionedFile } from "../../../src/ip/sectioned-file.ts";
 
 const u32 = (...values: number[]) => Uint32Array.from(values);
 
@@ -86,7 +87,7 @@ describe("a damaged file is refused with an error that names it", () => {
       new TextEncoder().encode("start,end,asn,org\n".repeat(10)).buffer as ArrayBuffer,
       "not a riskcheck index file",
     ],
-    ["a future format version", patched((v) => v.setUint32(4, 99, true)), "format version 99, expected 1"],
+    ["a future format version", patched((v) => v.setUint32(4, 99, true)), "format version 99, expected 2 (or 1)"],
     ["an unknown kind", patched((v) => v.setUint32(8, 7, true)), "holds an unknown kind, expected asn"],
     ["a section past the end", patched((v) => v.setUint32(16, 1 << 20, true)), "section 0 out of bounds"],
     [
@@ -145,5 +146,109 @@ describe("a damaged file is refused with an error that names it", () => {
     await expect(readIndexFile("/nonexistent/asn.idx", "asn")).rejects.toThrow(
       '/nonexistent/asn.idx: missing; run "npm install"',
     );
+  });
+});
+
+/** Enough ranges of each family for bucket tables: IPv4 ranges 2^21 apart, IPv6 ones in buckets of their own. */
+function largeFile(): IndexFile {
+  const n4 = 2000;
+  const n6 = 1100;
+  const v6Starts = new Uint32Array(n6 * 4);
+  const v6Ends = new Uint32Array(n6 * 4);
+  for (let i = 0; i < n6; i++) {
+    v6Starts[i * 4] = 0x20000000 + i * 0x10000;
+    v6Ends.set([0x20000000 + i * 0x10000, 0xffff, 0xffffffff, 0xffffffff], i * 4);
+  }
+  return asnFile({
+    v4Starts: Uint32Array.from({ length: n4 }, (_, i) => i * 2 ** 21),
+    v4Ends: Uint32Array.from({ length: n4 }, (_, i) => i * 2 ** 21 + 255),
+    v4Values: Uint32Array.from({ length: n4 }, (_, i) => i % 2),
+    v6Starts,
+    v6Ends,
+    v6Values: Uint32Array.from({ length: n6 }, (_, i) => i % 2),
+  });
+}
+
+/** The same index in format 1, which had no bucket tables. */
+function formatOne(file: IndexFile): ArrayBuffer {
+  const c = file.columns;
+  const sections = [c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(
+    (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+  );
+  sections.push(file.text, new TextEncoder().encode(JSON.stringify(file.meta)));
+  return writeSectionedFile([0x58494352, 1, 0], sections).slice().buffer;
+}
+
+/** Every range's first and last address and the ones around them, through both families. */
+function answers(index: RangeIndex): number[] {
+  const { v4Starts, v4Ends, v6Starts } = index.columns;
+  const found: number[] = [];
+  for (let i = 0; i < v4Starts.length; i++)
+    for (const a of [v4Starts[i] - 1, v4Starts[i], v4Ends[i], v4Ends[i] + 1]) found.push(index.lookupV4(a >>> 0));
+  for (let i = 0; i < v6Starts.length / 4; i++) {
+    const top = v6Starts[i * 4];
+    for (const words of [
+      [top - 1, 0xffffffff, 0xffffffff, 0xffffffff],
+      [top, 0, 0, 0],
+      [top, 0xffff, 0xffffffff, 0xffffffff],
+      [top, 0x10000, 0, 0],
+    ])
+      found.push(index.lookupV6(Uint32Array.from(words)));
+  }
+  return found;
+}
+
+describe("bucket tables", () => {
+  test("a large index's tables are compiled into the file and read as views of it", async () => {
+    const file = await readIndexFile(writeTemp(bytesOf(largeFile())), "asn");
+    const made = bucketTables(largeFile().columns);
+    expect(file.columns.buckets?.v4).toEqual(made.v4!);
+    expect(file.columns.buckets?.v6).toEqual(made.v6!);
+    expect(file.columns.buckets?.v4?.buffer).toBe(file.payload.buffer);
+  });
+
+  test("lookups through the file's tables answer as through tables made from the ranges", () => {
+    const read = decodeIndexFile(bytesOf(largeFile()), "asn.idx", "asn");
+    const { buckets, ...ranges } = read.columns;
+    expect(buckets).toBeDefined();
+    const fromFile = answers(new RangeIndex(read.columns));
+    expect(fromFile).toEqual(answers(new RangeIndex(ranges)));
+    expect(fromFile.filter((v) => v !== NOT_FOUND).length).toBe(2000 * 2 + 1100 * 2);
+  });
+
+  test("a small index has none", () => {
+    expect(decodeIndexFile(bytesOf(asnFile()), "asn.idx", "asn").columns.buckets).toEqual({ v4: null, v6: null });
+  });
+
+  test("an index of format 1 is read, its tables made from its ranges when it is opened", () => {
+    const read = decodeIndexFile(formatOne(largeFile()), "asn.idx", "asn");
+    expect(read.columns.buckets).toBeUndefined();
+    expect(answers(new RangeIndex(read.columns))).toEqual(
+      answers(new RangeIndex(decodeIndexFile(bytesOf(largeFile()), "asn.idx", "asn").columns)),
+    );
+  });
+
+  const damaged = (patch: (view: DataView) => void) => {
+    const view = new DataView(bytesOf(largeFile()));
+    patch(view);
+    return view.buffer as ArrayBuffer;
+  };
+  const v4Table = (view: DataView) => view.getUint32(84, true);
+
+  test.each([
+    [
+      "a table that does not match the ranges",
+      damaged((v) => v.setUint32(v4Table(v) + 100 * 4, 7, true)),
+      "its IPv4 bucket table differs from its ranges at bucket 100",
+    ],
+    ["a table left out", damaged((v) => v.setUint32(88, 0, true)), "its IPv4 bucket table is missing"],
+    ["a table cut short", damaged((v) => v.setUint32(88, 4000, true)), "its IPv4 bucket table has 1000 entries"],
+  ] as [string, ArrayBuffer, string][])("%s is refused, naming the file", (_, bytes, why) => {
+    expect(() => decodeIndexFile(bytes, "/data/ip/asn.idx", "asn")).toThrow(`/data/ip/asn.idx: corrupt index (${why}`);
+  });
+
+  test("a table of the wrong size is refused in a file checked whole before too", () => {
+    const cut = damaged((v) => v.setUint32(88, 4000, true));
+    expect(() => decodeIndexFile(cut, "asn.idx", "asn", true)).toThrow("bucket table has 1000 entries");
   });
 });
