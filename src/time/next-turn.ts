@@ -4,6 +4,5 @@
  * waits behind all of them.
  */
 export function nextTurn(): Promise<void> {
-  (globalThis as any).__mark?.("turn");
   return new Promise((resolve) => setImmediate(resolve));
 }
