@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { GcPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
+import { type DatasetReloads, datasetReloads } from "./dataset-reloads.ts";
 import type { Config } from "./config.ts";
 import { lastRefreshedFromNetwork } from "../datasets/freshness.ts";
 import { formatDuration } from "../time/duration.ts";
@@ -12,9 +13,6 @@ import { UpdateChild } from "../datasets/refresh-child.ts";
 import { RefreshScheduler } from "../datasets/refresh-scheduler.ts";
 import { type Snapshot, SnapshotHolder } from "../datasets/snapshot.ts";
 import type { StartedLoad } from "../datasets/start-load.ts";
-import { currentVersion } from "../datasets/versions.ts";
-import { dataFiles } from "../datasets/data-layout.ts";
-import { releaseVersionPages } from "../datasets/version-pages.ts";
 import { createApp, listen } from "../http/app.ts";
 import { clientResolver } from "../http/client-info.ts";
 import { hint, selfArgv, updateHint, warningCommands } from "./self-command.ts";
@@ -172,8 +170,15 @@ export async function startServer(
     mail,
     overrideLimits: config.overrideLimits,
   });
-  const reloads = datasetReloads(config, snapshots, wired.overrides, log);
-  refresh = refreshFromNetwork(config, snapshot, reloads.reload, log);
+  const reloads = datasetReloads({
+    dataDir: config.dataDir,
+    load: async () =>
+      (await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence })).snapshot,
+    serving: () => snapshots.current(),
+    serve: (next) => snapshots.replace(wired.overrides.withOverrides(next)),
+    log,
+  });
+  refresh = refreshFromNetwork(config, snapshot, reloads, log);
   const stopTimers = startTimers(config, stores, wired, reloads, log, onFatal);
   const server = await listenOrExplain(createApp(wired.deps), config);
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
@@ -238,41 +243,8 @@ async function listenOrExplain(app: ReturnType<typeof createApp>, config: Config
   }
 }
 
-/**
- * Loads the current dataset version off to the side and swaps it in, one load at a time; on
- * failure the old one keeps serving. `changed` says whether `current` moved since the last load.
- */
-function datasetReloads(config: Config, snapshots: SnapshotHolder, overrides: Wired["overrides"], log: Log) {
-  let loadedVersion = currentVersion(config.dataDir);
-  let reloading: Promise<void> | null = null;
-  const reload = (reason: string): Promise<void> =>
-    (reloading ??= (async () => {
-      const version = currentVersion(config.dataDir);
-      try {
-        const next = await loadSnapshot(config.dataDir, config.thresholds, { emailRule: config.emailEvidence });
-        const replaced = snapshots.current().version;
-        snapshots.replace(overrides.withOverrides(next.snapshot));
-        loadedVersion = next.snapshot.version || version;
-        log.info(`datasets: loaded version ${next.snapshot.version || version} (${reason})`);
-        if (replaced !== "" && replaced !== next.snapshot.version)
-          await releaseVersionPages(join(dataFiles(config.dataDir).versions, replaced));
-      } catch (err) {
-        loadedVersion = version; // not retried until the version changes again
-        log.error(`datasets: reload failed, still serving ${snapshots.current().version}: ${(err as Error).message}`);
-      } finally {
-        reloading = null;
-      }
-    })());
-  return { reload, changed: () => currentVersion(config.dataDir) !== loadedVersion };
-}
-
 /** The refresh from the internet, in a child process, unless switched off; not started yet. */
-function refreshFromNetwork(
-  config: Config,
-  snapshot: Snapshot,
-  reload: (reason: string) => Promise<void>,
-  log: Log,
-): Refresh | null {
+function refreshFromNetwork(config: Config, snapshot: Snapshot, reloads: DatasetReloads, log: Log): Refresh | null {
   if (config.updateEveryMs === null) return null;
   const child = new UpdateChild(
     selfArgv(),
@@ -289,7 +261,7 @@ function refreshFromNetwork(
     lastRefreshedAt: lastRefreshedFromNetwork(snapshot.sources),
     run: async () => {
       const result = await child.run();
-      if (result.version) await reload("refresh");
+      if (result.version) await reloads.installed(result.version, "refresh");
       return result;
     },
     now: Date.now,
@@ -331,7 +303,7 @@ function startTimers(
   config: Config,
   stores: Stores,
   wired: Wired,
-  reloads: ReturnType<typeof datasetReloads>,
+  reloads: DatasetReloads,
   log: Log,
   onFatal: (reason: string) => void,
 ): () => void {
