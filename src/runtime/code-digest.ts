@@ -6,9 +6,10 @@ const IMPORT = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"']+)["']/g;
 
 /**
  * A digest of the source module `entry` and every module it imports, followed through relative
- * paths, with the version of each package they import and Bun's: what the result of running that
- * code on the same input can depend on. build.ts writes it into the binary, whose sources are
- * bytecode; from source it is worked out from the files as they are.
+ * paths, with the version of each package they import (and of the packages those depend on) and
+ * Bun's: what the result of running that code on the same input can depend on. build.ts writes it
+ * into the binary, whose sources are bytecode; from source it is worked out from the files as
+ * they are.
  */
 export function codeDigest(entry: string): string {
   const parts: string[] = [`bun ${Bun.version}`];
@@ -21,15 +22,31 @@ export function codeDigest(entry: string): string {
     parts.push(`${relative(dirname(entry), file)} ${Bun.hash.xxHash3(text).toString(16)}`);
     for (const [, specifier] of text.matchAll(IMPORT)) {
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-      else if (!specifier.startsWith("node:") && !specifier.startsWith("bun:")) packages.add(specifier);
+      else if (!specifier.startsWith("node:") && !specifier.startsWith("bun:")) packages.add(packageOf(specifier));
     }
   };
   visit(resolve(entry));
-  for (const name of [...packages].sort()) parts.push(`${name} ${packageVersion(name, dirname(entry))}`);
+  // With the packages they depend on, whose versions a range leaves open.
+  const seenPackages = new Set<string>();
+  const visitPackage = (name: string, from: string) => {
+    const file = Bun.resolveSync(`${name}/package.json`, from);
+    if (seenPackages.has(file)) return;
+    seenPackages.add(file);
+    const { version, dependencies = {} } = JSON.parse(readFileSync(file, "utf8")) as {
+      version: string;
+      dependencies?: Record<string, string>;
+    };
+    parts.push(`${name} ${version}`);
+    for (const dependency of Object.keys(dependencies).sort()) visitPackage(dependency, dirname(file));
+  };
+  for (const name of [...packages].sort()) visitPackage(name, dirname(entry));
   return Bun.hash.xxHash3(parts.join("\n")).toString(16);
 }
 
-function packageVersion(name: string, from: string): string {
-  const file = Bun.resolveSync(`${name}/package.json`, from);
-  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+/** The package an import names: "tldts" of "tldts/dist/x", "@scope/name" of "@scope/name/x". */
+function packageOf(specifier: string): string {
+  return specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 }
