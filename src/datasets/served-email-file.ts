@@ -107,13 +107,19 @@ function digestOf(file: string): string {
   }
 }
 
-/** The checksum a pack of `size` bytes ends with, as hex; read alone, so that none of its pages is read. */
+/** The checksum a pack of `size` bytes ends with, as hex, read alone so that none of its pages is; or "unreadable". */
 function storedChecksumOf(file: string, size: number): string {
-  const fd = openSync(file, "r");
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return "unreadable";
+  }
   try {
     const bytes = Buffer.alloc(CHECKSUM_BYTES);
-    readSync(fd, bytes, 0, CHECKSUM_BYTES, size - CHECKSUM_BYTES);
-    return bytes.toString("hex");
+    return readSync(fd, bytes, 0, CHECKSUM_BYTES, size - CHECKSUM_BYTES) === CHECKSUM_BYTES
+      ? bytes.toString("hex")
+      : "unreadable";
   } finally {
     closeSync(fd);
   }
