@@ -13,7 +13,7 @@ const commands = [...quickStart.matchAll(/^(npm install && [^#\n]*?)\s*(?:#.*)?$
 test("CI runs the README's test command as written there, and that command has an outer time bound", () => {
   const testCommand = commands.find((c) => c.includes("bun test"));
   expect(testCommand).toMatch(
-    /^npm install && timeout -k \d+ \d+ npx bun test --parallel=4 --timings=test\/timings\.json$/,
+    /^npm install && timeout -k \d+ \d+ npx bun test --parallel=6 --timings=test\/timings\.json$/,
   );
   const ciCommands = readFileSync(resolve(ROOT, ".ci/run"), "utf8")
     .split("\n")

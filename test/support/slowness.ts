@@ -10,7 +10,7 @@ import { availableParallelism, loadavg } from "node:os";
  * Starting a process slows down as much (`bun -e 0`: 24 ms quiet, 56 ms beside two busy loops,
  * 134 ms beside eight, with the probe at 2.2× and 4.4×), so one figure serves both kinds of test.
  * A probe can land in a lull of a busy minute, so the load average counts too: the suite alone
- * keeps about four runnable threads per core (four workers and the processes they start on two
+ * keeps about six runnable threads per core (six workers and the processes they start on two
  * cores), and more than that is another's work the suite shares the machine with.
  * RISKCHECK_TEST_SLOWNESS (a number ≥ 1) replaces the measurement, e.g. on a machine known to be
  * slower than a moment's measurement shows.
@@ -18,8 +18,8 @@ import { availableParallelism, loadavg } from "node:os";
 
 /** The probe's time on the quiet machine the deadlines are written for (2 vCPUs of an AMD EPYC, Bun 1.4.5). */
 const QUIET_PROBE_MS = 27;
-/** Runnable threads per core while the suite runs alone (load 8–9 on two cores). */
-const SUITE_LOAD_PER_CORE = 4;
+/** Runnable threads per core while the suite runs alone (about two a worker: load 12 on two cores). */
+const SUITE_LOAD_PER_CORE = 6;
 const PROBE_ROUNDS = 20_000_000;
 /** Beyond this a reading says more about a stall during the probe than about the machine. */
 const MOST = 20;
