@@ -171,12 +171,16 @@ export function encodeServedEmail(key: string, prepared: PreparedEmail): Uint8Ar
   return out;
 }
 
-/** Writes `prepared` as the served lists of the version at `root`; a version this user may not write keeps none. */
+/**
+ * Writes `prepared` as the served lists of the version at `root`; a version this user may not
+ * write keeps none, and neither does one pruned while its lists were made (its folder is not
+ * made again).
+ */
 export function writeServedEmail(root: string, key: string, prepared: PreparedEmail): void {
   try {
-    writeFileAtomically(servedEmailFile(root), encodeServedEmail(key, prepared));
+    writeFileAtomically(servedEmailFile(root), encodeServedEmail(key, prepared), { makeDirectory: false });
   } catch {
-    // Unwritable: each load makes the lists, as before the file.
+    // Unwritable or gone: each load makes the lists, as before the file.
   }
 }
 

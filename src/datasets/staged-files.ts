@@ -4,10 +4,15 @@ import { threadId } from "node:worker_threads";
 
 /**
  * Writes beside and renames over, so a reader sees the old file or the new one, and a
- * hard link shared with another dataset version is never written through.
+ * hard link shared with another dataset version is never written through. Without
+ * `makeDirectory`, a missing folder is an ENOENT rather than made.
  */
-export function writeFileAtomically(path: string, data: Uint8Array | string): void {
-  mkdirSync(dirname(path), { recursive: true });
+export function writeFileAtomically(
+  path: string,
+  data: Uint8Array | string,
+  { makeDirectory = true }: { readonly makeDirectory?: boolean } = {},
+): void {
+  if (makeDirectory) mkdirSync(dirname(path), { recursive: true });
   // The thread too: a load's Worker and the serving thread may write the same file at once.
   const temporary = `${path}.tmp-${process.pid}-${threadId}`;
   try {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -20,6 +21,7 @@ import {
   readServedEmail,
   servedEmailFile,
   servedEmailKey,
+  writeServedEmail,
 } from "../../src/datasets/served-email-file.ts";
 import { startFirstLoad } from "../../src/datasets/start-load.ts";
 import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
@@ -139,6 +141,15 @@ describe("a version's served email lists", () => {
       expect({ ...again, notes: made.notes }, damage).toEqual(made);
       expect(readServedEmail(dir, root, "corroborated").prepared, damage).toEqual(made);
     }
+  });
+
+  test("are not written into a version pruned while they were made: its folder stays gone", async () => {
+    const { dir, root } = dataDir();
+    const key = servedEmailKey(dir, root, "corroborated")!;
+    const made = await prepareEmailPart(dir, root, "corroborated");
+    rmSync(root, { recursive: true });
+    writeServedEmail(root, key, made);
+    expect(existsSync(root)).toBe(false);
   });
 
   test("of another format are made again, without a word of damage", async () => {
