@@ -16,19 +16,19 @@ import { encodeIndexFile } from "../../src/ip/indexes/range-index-file.ts";
  * building them in less memory must not change one byte. The hashes were made by the
  * build before those changes (commit be13695); a change of format is a new hash on purpose
  * (declared-locations: relay places and cloud regions in one index, issue 40; a geofeed row
- * without a country places nothing, issue 54; every index: format 2, its bucket tables compiled in,
- * issue 56, its nine sections of format 1 byte for byte the ones before).
+ * without a country places nothing, issue 54; every index: its bucket tables compiled in as two
+ * more sections and marked in its meta, issue 56, its other eight sections byte for byte the ones before).
  */
 const EXPECTED: Record<string, string> = {
-  "reputation-index": "f6de9ad45e807b943cb855aa66566381572c5c29cab60f8945f7a3981c76819d",
-  "infrastructure-labels": "f4c5dda3d836d98dbc01c099915e2df9d9aed495fcc55916c0588937a57130bc",
-  "declared-locations": "d1fca757a3e5be700be71c71faad9cf7e145dd5bac70a696619481c34e88c236",
-  "evidence counted": "b0a0cbb895390f3311c73fd1b8ca8fe2cb136aa27ec79c432c4c25bde8ec616b",
-  "evidence probes": "4c3747f6ed35c3731988e2acf36519e7bc34770c3614a2f74307b6485e45e9e0",
-  "evidence drop": "0b70b8ec24009b8ac762e1f73e48cb295071c8c92ea1f2f9d47b43b737708b29",
-  "evidence hosting": "c9d2f4e96b662398c82dd5b193a51932b53c44d80e1d7efcf142a550f0938b03",
-  "evidence aws": "1c47e71b384249855d7f2007cae20e05a3541565895eccb1371910bc60290d8e",
-  "evidence relay": "1ebdbf9ff487e0609ed9a62296cd3c12cc1e686cd194343d40634de21b959d69",
+  "reputation-index": "896d3894157f604c06858030d43c9035007caf0f2ec494330ff1032aeba07878",
+  "infrastructure-labels": "b317fa6038f73859ce5720578a5163754f46556e4bf0815d4b6b94b36393bdb0",
+  "declared-locations": "fbb87ca74b686726653ac1a5b2337837fde22fd53122a87a6c5ec5645cba1071",
+  "evidence counted": "e0fd84f0fc6ddb2514ddeb35eab56c7e1d013893707a11a082cd68fa032aa015",
+  "evidence probes": "fc9482bade6b07e6ff0c4382a7dcac6eb23c1f636e6d8e8053a10e190ed54d6a",
+  "evidence drop": "0ac6769a8ec2437c2363278fcd4af8a6aa8609c9313bd361830f70b3a4cfb468",
+  "evidence hosting": "2cbb79bc33c0ed4cb1c533f73b7b45ba879092d1d81832294fd17f4704b18dbb",
+  "evidence aws": "f2a07c94405bf4e7ce9ae0d7ba037be4dc15712729b8689b4c315e8bea52bbf7",
+  "evidence relay": "a55668f68b4a05095a205777bc35c4406a01b05779bb5290f49cbd8ec64e7554",
 };
 
 /** A small deterministic generator (LCG), so the fixture is the same on every run. */

@@ -14,7 +14,8 @@ import {
  * One compiled index: the six range columns, a uint32 payload table, a UTF-8
  * text blob, a small JSON meta object and the two families' bucket tables (empty
  * below the size that has one). Layout: "RCIX", format version, kind, then eleven
- * (offset, byte length) pairs, then the sections, 8-byte aligned. The columns, the
+ * (offset, byte length) pairs, then the sections, 8-byte aligned; a file from before
+ * the bucket tables has the first nine. The columns, the
  * tables and the text are served as views of the mapped file, without parsing: a
  * load hands them from its Worker to the serving thread without a copy, and opens
  * the index without reading its ranges.
@@ -29,14 +30,18 @@ export interface IndexFile {
 }
 
 const MAGIC = 0x58494352; // "RCIX" little-endian
-const FORMAT_VERSION = 2;
-/** Format 1 had no bucket tables: an index of it makes them from its ranges when opened, until `update` writes it anew. */
-const SECTIONS_OF_FORMAT: Record<number, number> = { 1: 9, 2: 11 };
+const FORMAT_VERSION = 1;
+/**
+ * Sections 9 and 10, the bucket tables, are there when the stored meta's `bucketTables` is true, so that a riskcheck
+ * from before them, which reads the first nine sections, still reads the file (put the old binary back). An index
+ * without them makes its tables from its ranges when opened, until `update` writes it anew.
+ */
+const BUCKET_TABLES_MARK = "bucketTables";
 const KINDS = ["asn", "reputation", "evidence", "labels", "places"] as const;
 export type IndexKind = (typeof KINDS)[number];
 /** Payload words per entry; a range's value is an entry number. */
 const ENTRY_WORDS: Record<IndexKind, number> = { asn: 3, reputation: 7, evidence: 2, labels: 1, places: 1 };
-const headerBytes = (format: number) => 12 + SECTIONS_OF_FORMAT[format] * 8;
+const headerBytes = (sections: 9 | 11) => 12 + sections * 8;
 
 export function encodeIndexFile(file: IndexFile): Uint8Array {
   const kind = KINDS.indexOf(file.kind);
@@ -46,7 +51,7 @@ export function encodeIndexFile(file: IndexFile): Uint8Array {
   const sections: Uint8Array[] = [
     ...[c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(bytes),
     file.text,
-    new TextEncoder().encode(JSON.stringify(file.meta)),
+    new TextEncoder().encode(JSON.stringify({ ...file.meta, [BUCKET_TABLES_MARK]: true })),
     bytes(buckets.v4 ?? new Uint32Array(0)),
     bytes(buckets.v6 ?? new Uint32Array(0)),
   ];
@@ -66,13 +71,11 @@ export function decodeIndexFile(
 ): IndexFile {
   const corrupt = (why: string) => new DatasetError(path, `corrupt index (${why})`);
   const bytes = file instanceof Uint8Array ? file : new Uint8Array(file);
-  if (bytes.byteLength < headerBytes(1)) throw corrupt("shorter than its header");
+  if (bytes.byteLength < headerBytes(9)) throw corrupt("shorter than its header");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt("not a riskcheck index file");
-  const format = view.getUint32(4, true);
-  if (SECTIONS_OF_FORMAT[format] === undefined)
-    throw corrupt(`format version ${format}, expected ${FORMAT_VERSION} (or 1)`);
-  if (bytes.byteLength < headerBytes(format)) throw corrupt("shorter than its header");
+  if (view.getUint32(4, true) !== FORMAT_VERSION)
+    throw corrupt(`format version ${view.getUint32(4, true)}, expected ${FORMAT_VERSION}`);
   const kind = KINDS[view.getUint32(8, true)];
   if (kind !== expectedKind) throw corrupt(`holds ${kind ?? "an unknown kind"}, expected ${expectedKind}`);
   const section = (i: number) => {
@@ -108,26 +111,29 @@ export function decodeIndexFile(
   if (payload.length % stride !== 0) throw corrupt(`payload is not whole entries of ${stride} words`);
   const problem = ordered ? null : columnProblem(ranges, payload.length / stride);
   if (problem) throw corrupt(problem);
-  const bucketTable = (i: number, family: string) => {
-    const table = words(i);
-    if (table.length !== 0 && table.length !== BUCKET_TABLE_LENGTH)
-      throw corrupt(`its ${family} bucket table has ${table.length} entries, not ${BUCKET_TABLE_LENGTH}`);
-    return table.length === 0 ? null : table;
-  };
+  const text = sectionBytes(7);
+  if (!isUtf8(text)) throw corrupt("its text is not UTF-8");
+  let stored: Record<string, unknown>;
+  try {
+    stored = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(sectionBytes(8)));
+  } catch (err) {
+    throw corrupt((err as Error).message);
+  }
+  if (typeof stored !== "object" || stored === null) throw corrupt("its meta is not an object");
+  const { [BUCKET_TABLES_MARK]: hasTables, ...meta } = stored;
   let columns: RangeColumns = ranges;
-  if (format >= 2) {
+  if (hasTables === true) {
+    if (bytes.byteLength < headerBytes(11)) throw corrupt("shorter than its header");
+    const bucketTable = (i: number, family: string) => {
+      const table = words(i);
+      if (table.length !== 0 && table.length !== BUCKET_TABLE_LENGTH)
+        throw corrupt(`its ${family} bucket table has ${table.length} entries, not ${BUCKET_TABLE_LENGTH}`);
+      return table.length === 0 ? null : table;
+    };
     const buckets = { v4: bucketTable(9, "IPv4"), v6: bucketTable(10, "IPv6") };
     const tableProblem = ordered ? null : bucketProblem(buckets, bucketTables(ranges));
     if (tableProblem) throw corrupt(tableProblem);
     columns = { ...ranges, buckets };
-  }
-  const text = sectionBytes(7);
-  if (!isUtf8(text)) throw corrupt("its text is not UTF-8");
-  let meta: Record<string, unknown>;
-  try {
-    meta = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(sectionBytes(8)));
-  } catch (err) {
-    throw corrupt((err as Error).message);
   }
   return { kind, columns, payload, text, meta };
 }

@@ -9,7 +9,7 @@ import {
   readIndexFile,
 } from "../../../src/ip/indexes/range-index-file.ts";
 import { NOT_FOUND, type RangeColumns, RangeIndex, bucketTables } from "../../../src/ip/indexes/range-index.ts";
-import { writeSectionedFile } from "../../../src/ip/sectioned-file.ts";
+import { indexWithoutTables } from "../../support/index-without-tables.ts";
 
 const u32 = (...values: number[]) => Uint32Array.from(values);
 
@@ -87,7 +87,7 @@ describe("a damaged file is refused with an error that names it", () => {
       new TextEncoder().encode("start,end,asn,org\n".repeat(10)).buffer as ArrayBuffer,
       "not a riskcheck index file",
     ],
-    ["a future format version", patched((v) => v.setUint32(4, 99, true)), "format version 99, expected 2 (or 1)"],
+    ["a future format version", patched((v) => v.setUint32(4, 99, true)), "format version 99, expected 1"],
     ["an unknown kind", patched((v) => v.setUint32(8, 7, true)), "holds an unknown kind, expected asn"],
     ["a section past the end", patched((v) => v.setUint32(16, 1 << 20, true)), "section 0 out of bounds"],
     [
@@ -169,16 +169,6 @@ function largeFile(): IndexFile {
   });
 }
 
-/** The same index in format 1, which had no bucket tables. */
-function formatOne(file: IndexFile): ArrayBuffer {
-  const c = file.columns;
-  const sections = [c.v4Starts, c.v4Ends, c.v4Values, c.v6Starts, c.v6Ends, c.v6Values, file.payload].map(
-    (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
-  );
-  sections.push(file.text, new TextEncoder().encode(JSON.stringify(file.meta)));
-  return writeSectionedFile([0x58494352, 1, 0], sections).slice().buffer;
-}
-
 /** Every range's first and last address and the ones around them, through both families. */
 function answers(index: RangeIndex): number[] {
   const { v4Starts, v4Ends, v6Starts } = index.columns;
@@ -220,12 +210,22 @@ describe("bucket tables", () => {
     expect(decodeIndexFile(bytesOf(asnFile()), "asn.idx", "asn").columns.buckets).toEqual({ v4: null, v6: null });
   });
 
-  test("an index of format 1 is read, its tables made from its ranges when it is opened", () => {
-    const read = decodeIndexFile(formatOne(largeFile()), "asn.idx", "asn");
-    expect(read.columns.buckets).toBeUndefined();
-    expect(answers(new RangeIndex(read.columns))).toEqual(
-      answers(new RangeIndex(decodeIndexFile(bytesOf(largeFile()), "asn.idx", "asn").columns)),
-    );
+  test("an index without tables and one with them are both read and give the same answers", () => {
+    const without = decodeIndexFile(indexWithoutTables(largeFile()), "asn.idx", "asn");
+    const withTables = decodeIndexFile(bytesOf(largeFile()), "asn.idx", "asn");
+    expect(without.columns.buckets).toBeUndefined();
+    expect(withTables.columns.buckets?.v4).not.toBeNull();
+    expect(without.meta).toEqual(withTables.meta);
+    const found = answers(new RangeIndex(without.columns));
+    expect(found).toEqual(answers(new RangeIndex(withTables.columns)));
+    expect(found.filter((v) => v !== NOT_FOUND).length).toBe(2000 * 2 + 1100 * 2);
+  });
+
+  test("the file keeps format version 1 and marks its tables in its meta, so an older riskcheck reads it", () => {
+    const view = new DataView(bytesOf(largeFile()));
+    expect(view.getUint32(4, true)).toBe(1);
+    const meta = new Uint8Array(view.buffer, view.getUint32(76, true), view.getUint32(80, true));
+    expect(JSON.parse(new TextDecoder().decode(meta))).toEqual({ built: "2026-11-23", bucketTables: true });
   });
 
   const damaged = (patch: (view: DataView) => void) => {
@@ -243,6 +243,11 @@ describe("bucket tables", () => {
     ],
     ["a table left out", damaged((v) => v.setUint32(88, 0, true)), "its IPv4 bucket table is missing"],
     ["a table cut short", damaged((v) => v.setUint32(88, 4000, true)), "its IPv4 bucket table has 1000 entries"],
+    [
+      "an IPv6 table of the wrong size",
+      damaged((v) => v.setUint32(96, 8, true)),
+      "its IPv6 bucket table has 2 entries, not 65537",
+    ],
   ] as [string, ArrayBuffer, string][])("%s is refused, naming the file", (_, bytes, why) => {
     expect(() => decodeIndexFile(bytes, "/data/ip/asn.idx", "asn")).toThrow(`/data/ip/asn.idx: corrupt index (${why}`);
   });
