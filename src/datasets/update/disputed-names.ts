@@ -7,7 +7,7 @@ import type { Witness } from "../../email/evidence-rule.ts";
 import { relayServiceOf } from "../../email/relay-services.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
 import { loadEmailLists } from "../load-email-lists.ts";
-import { parseEvidenceFile } from "../email-evidence-file.ts";
+import { type EvidenceEntries, parseEvidenceFile } from "../email-evidence-file.ts";
 import { type DisputedNames, type ListMemory, composeEmailEvidence, disputedNames } from "./email-evidence.ts";
 import type { OutputInput, OutputName } from "./outputs.ts";
 import type { Source } from "./sources.ts";
@@ -49,7 +49,11 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     };
   });
   const current = d.currentRoot === null ? null : versionFiles(d.currentRoot);
-  const { listed, memory } = composeEmailEvidence(
+  const {
+    listed,
+    memory,
+    current: read,
+  } = composeEmailEvidence(
     emailLists,
     current === null ? null : current.emailEvidence,
     d.out.emailEvidence,
@@ -77,7 +81,7 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
     d.inputsOf["free-domains"].filter((input) => d.held.get(input.name)!.source.popular),
     operatorList(dataFiles(d.dataDir).freeSupplement),
   );
-  const disputed = disputedNames(listed, witnesses, knownNames(current), previouslyHeld, {
+  const disputed = disputedNames(listed, witnesses, knownNames(current, read), previouslyHeld, {
     isFree: (domain) => free.has(domain),
     isPopularFree: (domain) => popular.has(domain) && free.has(domain),
     isPublicSuffix,
@@ -89,14 +93,20 @@ export async function checkDisputedNames(d: DisputeInputs): Promise<DisputedName
   return { ...disputed, memory };
 }
 
-/** The names the current version already lists, less those it held back; a version made before lists were kept apart gives its union. */
-function knownNames(current: ReturnType<typeof versionFiles> | null): Set<string> {
+/**
+ * The names the current version already lists, less those it held back; a version made before lists were kept apart
+ * gives its union. `read`: its evidence files already parsed, by file name.
+ */
+function knownNames(
+  current: ReturnType<typeof versionFiles> | null,
+  read: ReadonlyMap<string, EvidenceEntries>,
+): Set<string> {
   const known = new Set<string>();
   if (current === null) return known;
   if (existsSync(current.emailEvidence)) {
     for (const file of readdirSync(current.emailEvidence)) {
-      for (const name of parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8")).firstSeen.keys())
-        known.add(name);
+      const entries = read.get(file) ?? parseEvidenceFile(readFileSync(join(current.emailEvidence, file), "utf8"));
+      for (const name of entries.firstSeen.keys()) known.add(name);
     }
   } else {
     for (const file of [current.disposableDomains, current.disposableWildcards]) {

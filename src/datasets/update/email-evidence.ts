@@ -45,17 +45,19 @@ export const MAX_REMEMBERED = 250_000;
  * file; a changed one inherits first-seen times from the current version's file. A rolling
  * list also keeps the names it no longer carries, with when it last did, until they have been
  * absent for its retention. Returns every list's entries (remembered names included) for the
- * disputed-names check, and what each rolling list remembers.
+ * disputed-names check, what each rolling list remembers, and the current version's files it read
+ * (by file name), so that the check does not parse them again.
  */
 export function composeEmailEvidence(
   lists: readonly EmailListInput[],
   currentDir: string | null,
   dir: string,
   nowSeconds: number,
-): { listed: Map<string, Map<string, number>>; memory: ListMemory[] } {
+): { listed: Map<string, Map<string, number>>; memory: ListMemory[]; current: Map<string, EvidenceEntries> } {
   mkdirSync(dir, { recursive: true });
   const listed = new Map<string, Map<string, number>>();
   const memory: ListMemory[] = [];
+  const current = new Map<string, EvidenceEntries>();
   for (const list of lists) {
     const { input, changed, retentionSeconds } = list;
     const file = `${input.name}.txt`;
@@ -64,6 +66,7 @@ export function composeEmailEvidence(
       before && existsSync(before)
         ? parseEvidenceFile(readFileSync(before, "utf8"))
         : { firstSeen: new Map(), lastSeen: new Map() };
+    if (before && existsSync(before)) current.set(file, previous);
     const expired = (last: number) => retentionSeconds !== null && last < nowSeconds - retentionSeconds;
     const expiring = [...previous.lastSeen.values()].some(expired);
     if (before && existsSync(before) && !changed && !expiring) {
@@ -108,7 +111,7 @@ export function composeEmailEvidence(
     writeFileAtomically(join(dir, file), evidenceText(entries));
     listed.set(input.name, entries.firstSeen);
   }
-  return { listed, memory };
+  return { listed, memory, current };
 }
 
 /**
