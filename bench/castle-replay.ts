@@ -21,6 +21,7 @@ import { compileEvidence } from "../src/email/compiled-evidence.ts";
 import type { ListedSource, SourceInput } from "../src/email/disposable-evidence.ts";
 import { type DomainLists, buildDomainLists, parseDomainListText } from "../src/email/domain-lists.ts";
 import { normaliseDomain } from "../src/email/domain-name.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../src/email/evidence-rule.ts";
 import { FAMILY_MEMBERS } from "../src/email/families.ts";
 import { isReserved } from "../src/email/reserved-names.ts";
 import { RELAY_DOMAINS } from "../src/email/relay-services.ts";
@@ -81,6 +82,7 @@ try {
       env: {},
       progress: () => () => {},
       packages: nodeModulesPackages(join(ROOT, "node_modules")),
+      emailRule: DEFAULT_EVIDENCE_RULE,
       now: new Date(`${day.slice(0, 10)}T06:00:00Z`),
     });
     if (report.version === null) throw new Error(`${day}: no version installed: ${report.refused.join("; ")}`);

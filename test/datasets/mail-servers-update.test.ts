@@ -1,14 +1,16 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { dataFiles } from "../../src/datasets/data-layout.ts";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { parseMailServersFile } from "../../src/datasets/mail-servers-file.ts";
+import { readServedEmail } from "../../src/datasets/served-email-file.ts";
 import type { MailServerResolution } from "../../src/datasets/update/mail-servers.ts";
 import { nodeModulesPackages } from "../../src/datasets/update/package-files.ts";
 import { type UpdateReport, runUpdate } from "../../src/datasets/update/update.ts";
 import { resolverMailDns } from "../../src/dns/resolver-mail-dns.ts";
+import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../../src/email/evidence-rule.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { type NameRecords, startDnsServer } from "../support/dns-server.ts";
 import { BUNDLED_SOURCES, makeDataDir } from "../support/processes.ts";
@@ -58,7 +60,10 @@ const ZONE = new Map<string, NameRecords>([
   ["mx1.simplelogin.co", { a: ["176.119.200.128"] }],
 ]);
 
-async function updateWith(mailServers: MailServerResolution | null): Promise<UpdateReport> {
+async function updateWith(
+  mailServers: MailServerResolution | null,
+  emailRule: EvidenceRule = DEFAULT_EVIDENCE_RULE,
+): Promise<UpdateReport> {
   try {
     return await runUpdate({
       dataDir: dir,
@@ -69,6 +74,7 @@ async function updateWith(mailServers: MailServerResolution | null): Promise<Upd
       env: {},
       progress: () => () => {},
       packages: nodeModulesPackages(resolve(import.meta.dir, "../../node_modules")),
+      emailRule,
       mailServers,
     });
   } finally {
@@ -76,6 +82,9 @@ async function updateWith(mailServers: MailServerResolution | null): Promise<Upd
   }
 }
 const table = () => parseMailServersFile(readFileSync(dataFiles(dir).mailServers, "utf8"));
+/** The current version's email lists as the update kept them for `serve` under `rule`; read before any load could write them. */
+const servedLists = (rule: EvidenceRule) =>
+  readServedEmail(dir, realpathSync(join(dir, "current")), rule).prepared?.lists;
 
 describe("update resolves the disposable domains' mail servers into the version", async () => {
   const dns = await startDnsServer(ZONE);
@@ -87,6 +96,7 @@ describe("update resolves the disposable domains' mail servers into the version"
     timeMs: scaled(20_000),
     inFlight: 4,
   });
+  const servedAfterFirst = servedLists(DEFAULT_EVIDENCE_RULE);
   const afterFirst = (await loadSnapshot(dir, DEFAULT_THRESHOLDS)).snapshot.email.mailServers;
   const firstTable = table();
 
@@ -113,12 +123,21 @@ describe("update resolves the disposable domains' mail servers into the version"
     expect(first.mailServers).toMatchObject({ hosts: 1, exempt: 1 });
   });
 
+  test("the version keeps its email lists as served with the table it resolved", () => {
+    expect(servedAfterFirst?.mailServers.hosts.get("mx.burnermail-dns-test.net")?.domains).toBe(2);
+    expect(servedAfterFirst?.mailServers).toEqual(afterFirst);
+  });
+
   test("with DNS off the next version keeps the table as it was", async () => {
     writeTop([...TOP, "one-more-dns-test.com"]);
-    const second = await updateWith(null);
+    const second = await updateWith(null, "strict");
     expect(second.version).not.toBeNull();
     expect(second.mailServers).toBeUndefined();
     expect(table()).toEqual(firstTable);
+    // As the staged load wrote them, under the update's rule.
+    const served = servedLists("strict");
+    expect(served?.rule).toBe("strict");
+    expect(served?.mailServers).toEqual(afterFirst);
   });
 
   test("a resolver that never answers: the update stops resolving at its time bound and keeps what it had", async () => {

@@ -6,6 +6,7 @@ import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { nodeModulesPackages } from "../../src/datasets/update/package-files.ts";
 import { type UpdateReport, runUpdate } from "../../src/datasets/update/update.ts";
 import { isDisposable } from "../../src/email/classify.ts";
+import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
 import { explainEmail } from "../../src/email/explanation.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_SOURCES, makeDataDir } from "../support/processes.ts";
@@ -58,6 +59,7 @@ async function updateOn(day: number, lists: { top: string[]; full: string[] } | 
     env: {},
     progress: () => () => {},
     packages: nodeModulesPackages(resolve(import.meta.dir, "../../node_modules")),
+    emailRule: DEFAULT_EVIDENCE_RULE,
     now: new Date(start + day * DAY),
   });
 }

@@ -1,5 +1,6 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { DEFAULT_EVIDENCE_RULE } from "../../email/evidence-rule.ts";
 import { BUILD_INFO, type BuildInfo } from "../../runtime/build-info.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataDirKind, hasDatasetVersion, notADataDirectory } from "../data-dir-kind.ts";
@@ -55,6 +56,8 @@ export async function installBaseline(
     env: options.env,
     progress: () => () => {},
     packages: baseline.packages,
+    // As the baseline is shipped: a `serve` under another rule makes its own served lists at its first start.
+    emailRule: DEFAULT_EVIDENCE_RULE,
     tag: "bundled",
   });
 }

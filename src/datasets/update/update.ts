@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DomainLists } from "../../email/domain-lists.ts";
-import { DEFAULT_EVIDENCE_RULE, type EvidenceRule } from "../../email/evidence-rule.ts";
+import type { EvidenceRule } from "../../email/evidence-rule.ts";
 import type { Thresholds } from "../../ip/verdict/reputation.ts";
 import { dataFiles, versionFiles } from "../data-layout.ts";
 import {
@@ -48,7 +48,7 @@ export interface UpdateOptions {
   readonly keepVersions: number;
   readonly thresholds: Thresholds;
   /** The evidence rule `serve` applies (RISKCHECK_EMAIL_EVIDENCE): the version's served email lists are made under it. */
-  readonly emailRule?: EvidenceRule;
+  readonly emailRule: EvidenceRule;
   readonly env: Record<string, string | undefined>;
   readonly progress: (name: string) => Progress;
   /** Where npm: sources are read from (node_modules, or the binary's own); null when none is at hand. */
@@ -351,8 +351,8 @@ async function build(sources: readonly Source[], options: UpdateOptions): Promis
     const mailServers = options.mailServers
       ? await compileMailServers(staged.snapshot.email, sources, out.mailServers, options.mailServers, nowSeconds)
       : undefined;
-    // What `serve` reads instead of making the email lists at each start, made again when the mail servers changed.
-    await prepareEmailPart(options.dataDir, staging, options.emailRule ?? DEFAULT_EVIDENCE_RULE);
+    // The staged load wrote what `serve` reads instead of making the email lists at each start; made again when the mail servers changed.
+    if (mailServers) await prepareEmailPart(options.dataDir, staging, options.emailRule);
     renameSync(staging, join(files.versions, version));
     const pruned = await activateVersion(options.dataDir, version, options.keepVersions);
     const { memory, ...settled } = disputed;
