@@ -10,7 +10,8 @@ import { BUNDLED_SOURCES, makeDataDir, runCliAsync } from "../support/processes.
 import { scaled } from "../support/slowness.ts";
 
 // A real `riskcheck update` on the bundled sources, whose ASN input is unchanged, over a current
-// version written before the ASN index carried its names' kinds (the same index, stripped of them).
+// version written before the ASN index carried its names' kinds (the same index, stripped of them)
+// and before the reputation index carried its bucket tables.
 setDefaultTimeout(scaled(90_000));
 
 const dir = makeDataDir();
@@ -47,6 +48,12 @@ const { nameKinds: _, ...olderMeta } = file.meta;
 // The version's files are hard links to the bundled data's: replaced, never written through.
 rmSync(before);
 writeFileSync(before, encodeIndexFile({ ...file, meta: olderMeta }));
+// And a reputation index without its bucket tables, as a riskcheck before them wrote it.
+const reputationOf = (version: string) => join(dir, version, "ip", "reputation.idx");
+const reputationBefore = reputationOf(readlinkSync(join(dir, "current")));
+const reputation = decodeIndexFile(readFileSync(reputationBefore), reputationBefore, "reputation");
+rmSync(reputationBefore);
+writeFileSync(reputationBefore, indexWithoutTables(reputation));
 const run = await runCliAsync(["update", "--data-dir", dir]);
 
 test("an unchanged ASN input whose index predates its names' kinds is built again", async () => {
@@ -56,6 +63,13 @@ test("an unchanged ASN input whose index predates its names' kinds is built agai
   expect(hasCurrentNameKinds(await readIndexFile(before, "asn"))).toBe(false);
   expect(hasCurrentNameKinds(await readIndexFile(after, "asn"))).toBe(true);
   expect(statSync(after).ino).not.toBe(statSync(before).ino);
+});
+
+test("an unchanged reputation input whose index has no bucket tables is built again", async () => {
+  const after = reputationOf(readlinkSync(join(dir, "current")));
+  expect(after).not.toBe(reputationBefore);
+  expect((await readIndexFile(reputationBefore, "reputation")).columns.buckets).toBeUndefined();
+  expect((await readIndexFile(after, "reputation")).columns.buckets).toBeDefined();
 });
 
 test("an ASN index without its bucket tables is not kept as built as now", () => {

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EvidenceIndex, EvidenceIndexBuilder } from "../../ip/indexes/evidence-index.ts";
 import { decodeIndexFile, encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
-import type { OutputInput } from "./outputs.ts";
+import { type OutputInput, indexAsBuiltNow } from "./outputs.ts";
 import { linkOrCopy, writeFileAtomically } from "../staged-files.ts";
 
 /**
  * Writes one evidence index per IP list into `dir`: each range it lists with its count
- * and when an update first saw it. An unchanged list keeps its file; a changed one
+ * and when an update first saw it. An unchanged list keeps its file (unless it lacks its bucket tables); a changed one
  * inherits first-seen times from the current version's file, so a listing's age
  * survives updates.
  */
@@ -22,7 +22,7 @@ export async function composeEvidence(
   for (const { input, changed } of inputs) {
     const file = `${input.name}.idx`;
     const before = currentDir === null ? null : join(currentDir, file);
-    if (before && existsSync(before) && !changed) {
+    if (before && existsSync(before) && !changed && indexAsBuiltNow(before, "evidence")) {
       linkOrCopy(before, join(dir, file));
       continue;
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type AsnRange, compileAsnIndex, hasCurrentNameKinds } from "../../ip/indexes/asn-index.ts";
 import { kindBit } from "../../ip/verdict/network-kinds.ts";
-import { decodeIndexFile, encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
+import { type IndexFile, type IndexKind, decodeIndexFile, encodeIndexFile } from "../../ip/indexes/range-index-file.ts";
 import { COUNTER_NAMES, type CounterName, type ReportingSource } from "../../ip/verdict/report-counting.ts";
 import { type Contribution, FLAG, ReputationIndexBuilder } from "../../ip/indexes/reputation-index.ts";
 import type { versionFiles } from "../data-layout.ts";
@@ -73,6 +73,7 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
   "allowed-domains": domainOutput("feedAllowedDomains", "allow"),
   "reputation-index": {
     file: "reputationIndex",
+    builtAsNow: (path) => indexAsBuiltNow(path, "reputation") !== null,
     // A location geofeed says where a range is, nothing of its reputation.
     takes: (feeds) => feeds !== "location",
     build: (inputs, built) => {
@@ -102,6 +103,7 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
   "infrastructure-labels": {
     file: "infrastructureLabels",
     optional: true,
+    builtAsNow: (path) => indexAsBuiltNow(path, "labels") !== null,
     build: (inputs, built) => {
       if (inputs.length === 0) return null;
       const builder = new LabelIndexBuilder();
@@ -122,6 +124,7 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
   "declared-locations": {
     file: "declaredLocations",
     optional: true,
+    builtAsNow: (path) => indexAsBuiltNow(path, "places") !== null,
     build: (inputs, built) => {
       if (inputs.length === 0) return null;
       const builder = new DeclaredLocationIndexBuilder();
@@ -163,16 +166,10 @@ const PLANS: Readonly<Record<OutputName, OutputPlan>> = {
       const file = compileAsnIndex(rows(), { built, sources: inputs.map((i) => i.name) });
       return { data: encodeIndexFile(file), count: file.columns.v4Values.length + file.columns.v6Values.length };
     },
-    // An index from before the names' kinds or the bucket tables were compiled, or under other patterns, is built again.
+    // An index from before the names' kinds were compiled, or under other patterns, is built again.
     builtAsNow: (path) => {
-      try {
-        const bytes = readFileSync(path);
-        const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-        const index = decodeIndexFile(buffer, path, "asn");
-        return hasCurrentNameKinds(index) && index.columns.buckets !== undefined;
-      } catch {
-        return false;
-      }
+      const index = indexAsBuiltNow(path, "asn");
+      return index !== null && hasCurrentNameKinds(index);
     },
   },
   "city-ipv4": databaseOutput("cityV4", ["city", "city-ipv4"]),
@@ -189,6 +186,21 @@ export const OUTPUTS = Object.fromEntries(
     return [name, { ...plan, fedBy }];
   }),
 ) as Readonly<Record<OutputName, OutputSpec>>;
+
+/**
+ * The index at `path` if it reads as `kind` and carries its bucket tables, or null: one from before them (or one
+ * that does not read) is built again even from unchanged inputs, so that one `update` leaves no index without them.
+ */
+export function indexAsBuiltNow(path: string, kind: IndexKind): IndexFile | null {
+  try {
+    const bytes = readFileSync(path);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const index = decodeIndexFile(buffer, path, kind);
+    return index.columns.buckets === undefined ? null : index;
+  } catch {
+    return null;
+  }
+}
 
 function domainOutput(file: VersionFile, target: string): OutputPlan {
   return {
