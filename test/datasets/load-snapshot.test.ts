@@ -2,6 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
+import type { Snapshot } from "../../src/datasets/snapshot.ts";
 import { prepareInWorker } from "../../src/datasets/load-in-worker.ts";
 import { StartedLoad } from "../../src/datasets/start-load.ts";
 import { DEFAULT_EVIDENCE_RULE } from "../../src/email/evidence-rule.ts";
@@ -90,10 +91,14 @@ test("the serving thread opens a version the Worker handed over a piece a turn o
     setImmediate(count);
   };
   setImmediate(count);
-  const { snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS, {
-    started: new StartedLoad(root, Promise.resolve(prepared)),
-  });
-  done = true;
+  let snapshot: Snapshot;
+  try {
+    ({ snapshot } = await loadSnapshot(dir, DEFAULT_THRESHOLDS, {
+      started: new StartedLoad(root, Promise.resolve(prepared)),
+    }));
+  } finally {
+    done = true;
+  }
   expect(snapshot.ip.asn.entryOf(parseIpAddress("8.8.8.8")!)).toBeGreaterThanOrEqual(0);
   expect(turns).toBeGreaterThanOrEqual(pieces);
 });
