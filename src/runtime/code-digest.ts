@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 
 /** A module's imports: static and dynamic, and a require call's. */
@@ -21,8 +21,11 @@ export function codeDigest(entry: string): string {
     const text = readFileSync(file, "utf8");
     parts.push(`${relative(dirname(entry), file)} ${Bun.hash.xxHash3(text).toString(16)}`);
     for (const [, specifier] of text.matchAll(IMPORT)) {
-      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-      else if (!specifier.startsWith("node:") && !specifier.startsWith("bun:")) packages.add(packageOf(specifier));
+      if (specifier.startsWith(".")) {
+        const target = resolve(dirname(file), specifier);
+        // The pattern also matches import-like text in comments and strings; a real import of a missing file fails at load anyway.
+        if (statSync(target, { throwIfNoEntry: false })?.isFile()) visit(target);
+      } else if (!specifier.startsWith("node:") && !specifier.startsWith("bun:")) packages.add(packageOf(specifier));
     }
   };
   visit(resolve(entry));

@@ -57,3 +57,11 @@ test("names the version of each package imported and of the packages it depends 
   pkg("listed-names", "1.1.0", { "names-core": "^1.0.0" });
   expect(new Set([first, second, digestOf()]).size).toBe(3);
 });
+
+test("import-like text naming a file that is not there is skipped, the real imports beside it followed", () => {
+  write("quotes.ts", '// as import("./gone.ts") or from "../nowhere/" would\nexport { lazy } from "./lazy.ts";\n');
+  const digestOf = () => codeDigest(join(dir, "quotes.ts"));
+  const before = digestOf();
+  write("lazy.ts", "export const lazy = 3;\n");
+  expect(digestOf()).not.toBe(before);
+});
