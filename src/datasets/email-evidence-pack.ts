@@ -5,7 +5,7 @@ import { LISTED_STRENGTHS, ListedNames } from "../email/listed-names.ts";
 import { PackedDomainSet, type PackedDomainSetParts } from "../email/packed-domain-set.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { mapDataFile } from "../ip/mapped-file.ts";
-import { writeSectionedFile } from "../ip/sectioned-file.ts";
+import { type ArrayKind, readChecksummedSections, writeChecksummedSections } from "../ip/sectioned-file.ts";
 import type { CheckedFiles } from "./checked-files.ts";
 import { writeFileAtomically } from "./staged-files.ts";
 
@@ -13,8 +13,6 @@ const MAGIC = 0x50455352; // "RSEP" little-endian: riskcheck email evidence pack
 /** 2 added each list's last-seen times (a rolling list's remembered names) and the family candidates; a format-1 pack reads with none. */
 const FORMAT = 2;
 const FORMATS_READ = [1, 2];
-const HEADER_WORDS = 3;
-const CHECKSUM_BYTES = 8;
 
 /** What the pack says in JSON; each packed set's arrays are sections, in this order. */
 interface PackIndex {
@@ -57,17 +55,11 @@ export function encodeEvidencePack(compiled: CompiledEvidence): Uint8Array {
     families: compiled.families,
   };
   const arrays = (p: PackedDomainSetParts) => [p.bytes, p.starts, p.slots];
-  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const sections = [
+  return writeChecksummedSections(MAGIC, FORMAT, [
     new TextEncoder().encode(JSON.stringify(index)),
     ...sources.flatMap((s) => [...arrays(s.entries.parts), s.firstSeen, s.lastSeen]),
     ...[compiled.exact, compiled.wildcard].flatMap((l) => [...arrays(l.names.parts), l.strengths]),
-  ].map(bytesOf);
-  const body = writeSectionedFile([MAGIC, FORMAT, sections.length], sections);
-  const out = new Uint8Array(body.length + CHECKSUM_BYTES);
-  out.set(body);
-  new DataView(out.buffer).setBigUint64(body.length, Bun.hash.xxHash3(body), true);
-  return out;
+  ]);
 }
 
 export function writeEvidencePack(file: string, compiled: CompiledEvidence): void {
@@ -100,48 +92,30 @@ const CHECKSUM_CHECK = "xxhash3";
 
 /** The pack in `data`; `checksummed`: its checksum is known to match (see `readEvidencePack`). */
 export function decodeEvidencePack(data: Uint8Array, checksummed = false): CompiledEvidence {
-  if (data.byteLength < HEADER_WORDS * 4 + CHECKSUM_BYTES) throw new Error("too short");
-  const bodyLength = data.byteLength - CHECKSUM_BYTES;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (view.getUint32(0, true) !== MAGIC) throw new Error("not an evidence pack");
-  const format = view.getUint32(4, true);
-  if (!FORMATS_READ.includes(format)) throw new Error(`format ${format}, not ${FORMATS_READ.join(" or ")}`);
-  if (!checksummed && view.getBigUint64(bodyLength, true) !== Bun.hash.xxHash3(data.subarray(0, bodyLength)))
-    throw new Error("its checksum does not match");
-  const count = view.getUint32(8, true);
-  if ((HEADER_WORDS + count * 2) * 4 > bodyLength) throw new Error("too many sections");
+  const file = readChecksummedSections(data, MAGIC, "an evidence pack", FORMATS_READ, checksummed);
+  if (file === null)
+    throw new Error(
+      `format ${new DataView(data.buffer, data.byteOffset).getUint32(4, true)}, not ${FORMATS_READ.join(" or ")}`,
+    );
   let next = 0;
-  const section = () => {
-    if (next === count) throw new Error("a section is missing");
-    const at = (HEADER_WORDS + next++ * 2) * 4;
-    const offset = view.getUint32(at, true);
-    const length = view.getUint32(at + 4, true);
-    if (offset % 8 !== 0 || offset + length > bodyLength) throw new Error("a section lies outside the file");
-    return { offset: data.byteOffset + offset, length };
-  };
-  const bytes = () => {
-    const s = section();
-    return new Uint8Array(data.buffer, s.offset, s.length);
-  };
-  const words = <T>(Kind: { new (b: ArrayBufferLike, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => {
-    const s = section();
-    if (s.length % Kind.BYTES_PER_ELEMENT !== 0) throw new Error("a section is cut short");
-    return new Kind(data.buffer, s.offset, s.length / Kind.BYTES_PER_ELEMENT);
-  };
+  const words = <T>(Kind: ArrayKind<T>) => file.section(next++, Kind);
+  const bytes = () => words(Uint8Array);
   const index = JSON.parse(new TextDecoder().decode(bytes())) as PackIndex;
-  const packed = ({ size, mask }: { size: number; mask: number }): PackedDomainSet => {
-    const parts = { size, mask, bytes: bytes(), starts: words(Uint32Array), slots: words(Int32Array) };
-    if (parts.starts.length !== size + 1 || parts.starts[size] !== parts.bytes.length)
-      throw new Error("a list's names do not fit their offsets");
-    if (parts.slots.length !== (mask + 1) * 2 || (mask & (mask + 1)) !== 0 || mask + 1 < size)
-      throw new Error("a list's table has the wrong size");
-    return PackedDomainSet.fromParts(parts);
-  };
+  const packed = ({ size, mask }: { size: number; mask: number }): PackedDomainSet =>
+    PackedDomainSet.fromParts(
+      PackedDomainSet.checkedParts({
+        size,
+        mask,
+        bytes: bytes(),
+        starts: words(Uint32Array),
+        slots: words(Int32Array),
+      }),
+    );
   const sources = index.sources.map((s) => {
     const entries = packed(s);
     const firstSeen = words(Uint32Array);
     if (firstSeen.length !== s.size) throw new Error(`${s.name}: a first-seen time for every name is needed`);
-    const lastSeen = format === 1 ? new Uint32Array(s.size) : words(Uint32Array);
+    const lastSeen = file.format === 1 ? new Uint32Array(s.size) : words(Uint32Array);
     if (lastSeen.length !== s.size) throw new Error(`${s.name}: a last-seen time for every name is needed`);
     return {
       name: s.name,
@@ -164,7 +138,7 @@ export function decodeEvidencePack(data: Uint8Array, checksummed = false): Compi
   };
   const exact = listed(index.exact);
   const wildcard = listed(index.wildcard);
-  if (next !== count) throw new Error("sections are left over");
+  if (next !== file.count) throw new Error("sections are left over");
   return {
     evidence: new DisposableEvidence(sources),
     exact,

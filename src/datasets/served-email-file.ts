@@ -1,9 +1,11 @@
+import { deserialize, serialize } from "bun:jsc";
 import { join } from "node:path";
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import type { EvidenceRule } from "../email/evidence-rule.ts";
+import { PackedDomainSet } from "../email/packed-domain-set.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { mapDataFile } from "../ip/mapped-file.ts";
-import { writeSectionedFile } from "../ip/sectioned-file.ts";
+import { readChecksummedSections, writeChecksummedSections } from "../ip/sectioned-file.ts";
 import { BUILD_INFO } from "../runtime/build-info.ts";
 import { codeDigest } from "../runtime/code-digest.ts";
 import { CheckedFiles } from "./checked-files.ts";
@@ -13,8 +15,8 @@ import { writeFileAtomically } from "./staged-files.ts";
 import type { FileDate, PreparedEmail } from "./prepared-email.ts";
 
 const MAGIC = 0x4c455352; // "RSEL" little-endian: riskcheck served email lists
-const FORMAT = 1;
-const HEADER_WORDS = 3;
+/** 2: the index as Bun's structured-clone bytes, not JSON. */
+const FORMAT = 2;
 const CHECKSUM_BYTES = 8;
 
 type Files = ReturnType<typeof dataFilesAt>;
@@ -29,38 +31,11 @@ const INPUTS = [
   ["operator free providers", "freeSupplement"],
 ] as const satisfies readonly (readonly [string, keyof Files])[];
 
-/** What `PreparedEmail` holds besides the free set's arrays and what the evidence pack gives, in JSON. */
-type ServedIndex = Omit<PreparedEmail, "lists" | "allowList" | "feedAllow" | "supplement" | "notes"> & {
+/** What the file holds besides the free set's arrays, as `serialize` writes it. */
+type ServedIndex = Pick<PreparedEmail, "dropped" | "freeReport"> & {
   readonly key: string;
-  readonly lists: Omit<
-    PreparedEmail["lists"],
-    | "free"
-    | "evidence"
-    | "listed"
-    | "disposableSuffixes"
-    | "disposableWildcard"
-    | "families"
-    | "allow"
-    | "overrides"
-    | "heldBack"
-    | "freeSupplement"
-    | "allowReasons"
-    | "mailServers"
-  > & {
+  readonly lists: Omit<PreparedEmail["lists"], "free" | "evidence" | "listed" | "overrides"> & {
     readonly free: { readonly size: number; readonly mask: number };
-    readonly disposableSuffixes: string[];
-    readonly disposableWildcard: string[];
-    readonly families: [string, number][];
-    readonly allow: string[];
-    readonly heldBack: string[];
-    readonly freeSupplement: string[];
-    readonly allowReasons: [string, string][];
-    readonly mailServers: {
-      readonly hosts: [string, { domains: number; examples: readonly string[] }][];
-      readonly addresses: [string, { domains: number; examples: readonly string[] }][];
-      readonly exempt: [string, string][];
-      readonly observed: number;
-    };
   };
   /** Which of the three optional text files were there. */
   readonly present: { readonly allowList: boolean; readonly feedAllow: boolean; readonly supplement: boolean };
@@ -126,31 +101,16 @@ function storedChecksumOf(file: string, size: number): string {
 }
 
 /**
- * `prepared` as one file: a JSON index (the key, the small sets and maps, the reports), the kept
- * free providers' packed arrays, then an xxHash3 of everything before it. The evidence pack's
- * lists are not copied: a read maps them from the pack.
+ * `prepared` as one file: an index (the key, the small sets and maps, the reports) as Bun's
+ * structured-clone bytes (the key holds Bun's version), the kept free providers' packed arrays,
+ * then an xxHash3. The evidence pack's lists are not copied: a read maps them from the pack. The
+ * overrides are left out: a load's lists have none (`withOverrides` adds them later).
  */
 export function encodeServedEmail(key: string, prepared: PreparedEmail): Uint8Array {
-  const { free, evidence: _, listed: __, overrides: ___, ...l } = prepared.lists;
+  const { free, evidence: _, listed: __, overrides: ___, ...lists } = prepared.lists;
   const index: ServedIndex = {
     key,
-    lists: {
-      ...l,
-      free: { size: free.size, mask: free.mask },
-      disposableSuffixes: [...l.disposableSuffixes],
-      disposableWildcard: [...l.disposableWildcard],
-      families: [...l.families],
-      allow: [...l.allow],
-      heldBack: [...l.heldBack],
-      freeSupplement: [...l.freeSupplement],
-      allowReasons: [...l.allowReasons],
-      mailServers: {
-        hosts: [...l.mailServers.hosts],
-        addresses: [...l.mailServers.addresses],
-        exempt: [...l.mailServers.exempt],
-        observed: l.mailServers.observed,
-      },
-    },
+    lists: { ...lists, free: { size: free.size, mask: free.mask } },
     dropped: prepared.dropped,
     freeReport: prepared.freeReport,
     present: {
@@ -159,16 +119,12 @@ export function encodeServedEmail(key: string, prepared: PreparedEmail): Uint8Ar
       supplement: prepared.supplement !== null,
     },
   };
-  const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const sections = [
-    new TextEncoder().encode(JSON.stringify(index)),
-    ...[free.bytes, free.starts, free.slots].map(bytesOf),
-  ];
-  const body = writeSectionedFile([MAGIC, FORMAT, sections.length], sections);
-  const out = new Uint8Array(body.length + CHECKSUM_BYTES);
-  out.set(body);
-  new DataView(out.buffer).setBigUint64(body.length, Bun.hash.xxHash3(body), true);
-  return out;
+  return writeChecksummedSections(MAGIC, FORMAT, [
+    serialize(index, { binaryType: "nodebuffer" }),
+    free.bytes,
+    free.starts,
+    free.slots,
+  ]);
 }
 
 /**
@@ -212,29 +168,15 @@ export function readServedEmail(dataDir: string, root: string, rule: EvidenceRul
   const pack = readEvidencePack(files.emailEvidencePack, checked);
   checked.save();
   const { index, free } = decoded;
-  const l = index.lists;
   const dated = (present: boolean, path: string): FileDate | null => (present ? modifiedOf(path) : null);
   return {
     prepared: {
       lists: {
-        ...l,
+        ...index.lists,
         free,
         evidence: pack.evidence.sources.map((source) => ({ ...source, entries: source.entries.parts })),
         listed: { exact: pack.exact.parts, wildcard: pack.wildcard.parts },
-        disposableSuffixes: new Set(l.disposableSuffixes),
-        disposableWildcard: new Set(l.disposableWildcard),
-        families: new Map(l.families),
-        allow: new Set(l.allow),
         overrides: new Map(),
-        heldBack: new Set(l.heldBack),
-        freeSupplement: new Set(l.freeSupplement),
-        allowReasons: new Map(l.allowReasons),
-        mailServers: {
-          hosts: new Map(l.mailServers.hosts),
-          addresses: new Map(l.mailServers.addresses),
-          exempt: new Map(l.mailServers.exempt),
-          observed: l.mailServers.observed,
-        },
       },
       dropped: index.dropped,
       freeReport: index.freeReport,
@@ -260,41 +202,14 @@ function modifiedOf(file: string): FileDate {
 export function decodeServedEmail(
   data: Uint8Array,
 ): { index: ServedIndex; free: PreparedEmail["lists"]["free"] } | null {
-  if (data.byteLength < HEADER_WORDS * 4 + CHECKSUM_BYTES) throw new Error("too short");
-  const bodyLength = data.byteLength - CHECKSUM_BYTES;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (view.getUint32(0, true) !== MAGIC) throw new Error("not a file of served email lists");
-  if (view.getUint32(4, true) !== FORMAT) return null;
-  if (view.getBigUint64(bodyLength, true) !== Bun.hash.xxHash3(data.subarray(0, bodyLength)))
-    throw new Error("its checksum does not match");
-  const count = view.getUint32(8, true);
-  if (count !== 4 || (HEADER_WORDS + count * 2) * 4 > bodyLength) throw new Error("the wrong number of sections");
-  const section = (n: number, bytesPer: number) => {
-    const at = (HEADER_WORDS + n * 2) * 4;
-    const offset = view.getUint32(at, true);
-    const length = view.getUint32(at + 4, true);
-    if (offset % 8 !== 0 || offset + length > bodyLength || length % bytesPer !== 0)
-      throw new Error("a section lies outside the file");
-    return { offset: data.byteOffset + offset, length: length / bytesPer };
-  };
-  const json = section(0, 1);
-  const index = JSON.parse(
-    new TextDecoder().decode(new Uint8Array(data.buffer, json.offset, json.length)),
-  ) as ServedIndex;
-  const { size, mask } = index.lists.free;
-  const b = section(1, 1);
-  const s = section(2, 4);
-  const t = section(3, 4);
-  const free = {
-    size,
-    mask,
-    bytes: new Uint8Array(data.buffer, b.offset, b.length),
-    starts: new Uint32Array(data.buffer, s.offset, s.length),
-    slots: new Int32Array(data.buffer, t.offset, t.length),
-  };
-  if (free.starts.length !== size + 1 || free.starts[size] !== free.bytes.length)
-    throw new Error("the free providers' names do not fit their offsets");
-  if (free.slots.length !== (mask + 1) * 2 || (mask & (mask + 1)) !== 0 || mask + 1 < size)
-    throw new Error("the free providers' table has the wrong size");
+  const file = readChecksummedSections(data, MAGIC, "a file of served email lists", [FORMAT]);
+  if (file === null) return null;
+  const index = deserialize(file.section(0, Uint8Array)) as ServedIndex;
+  const free = PackedDomainSet.checkedParts({
+    ...index.lists.free,
+    bytes: file.section(1, Uint8Array),
+    starts: file.section(2, Uint32Array),
+    slots: file.section(3, Int32Array),
+  });
   return { index, free };
 }

@@ -59,6 +59,16 @@ export class PackedDomainSet implements DomainSet {
     return Object.assign(Object.create(PackedDomainSet.prototype) as PackedDomainSet, parts);
   }
 
+  /** `parts` read from a file, checked to fit together; throws saying why they do not. */
+  static checkedParts(parts: PackedDomainSetParts): PackedDomainSetParts {
+    const { size, mask, bytes, starts, slots } = parts;
+    if (starts.length !== size + 1 || starts[size] !== bytes.length)
+      throw new Error("a list's names do not fit their offsets");
+    if (slots.length !== (mask + 1) * 2 || (mask & (mask + 1)) !== 0 || mask + 1 < size)
+      throw new Error("a list's table has the wrong size");
+    return parts;
+  }
+
   get parts(): PackedDomainSetParts {
     return { size: this.size, bytes: this.bytes, starts: this.starts, slots: this.slots, mask: this.mask };
   }

@@ -124,9 +124,15 @@ describe("a version's served email lists", () => {
     const good = readFileSync(file);
     const flipped = new Uint8Array(good);
     flipped[Math.floor(good.length / 2)] ^= 0x20;
+    // The free names' section said to run past the file, under a checksum that matches.
+    const overlong = new Uint8Array(good);
+    const view = new DataView(overlong.buffer);
+    view.setUint32((3 + 1 * 2 + 1) * 4, good.length, true);
+    view.setBigUint64(good.length - 8, Bun.hash.xxHash3(overlong.subarray(0, good.length - 8)), true);
     for (const [damage, bytes, why] of [
       ["a flipped byte", flipped, "its checksum does not match"],
       ["cut short", good.subarray(0, good.length - 100), "its checksum does not match"],
+      ["a section past its end", overlong, "a section lies outside the file"],
       ["emptied", new Uint8Array(0), "too short"],
       ["another kind of file", new Uint8Array(good.length), "not a file of served email lists"],
     ] as const) {
