@@ -17,8 +17,8 @@ import { nextTurn } from "../time/next-turn.ts";
 /**
  * The IP datasets from what the loading Worker prepared: the compiled tables and indexes
  * open as typed arrays over their transferred buffers; of the tables' strings only the few chunks
- * that are UTF-8 are decoded now. An index's bucket tables are its file's (format 2); one of format 1
- * builds them, a few milliseconds (the ASN index's up to 4 ms of CPU under load): each index is
+ * that are UTF-8 are decoded now. An index's bucket tables are its file's; one written before files
+ * carried them builds them, a few milliseconds (the ASN index's up to 4 ms of CPU under load): each index is
  * opened on a turn of its own, so that a reload holds up no answer for the sum of them.
  */
 export async function assembleIpDatasets(
