@@ -32,9 +32,9 @@ describe("staging never writes through to the current version", () => {
     expect(run.stderr).toContain("the new dataset version was not installed");
     expect(readFileSync(manifest, "utf8")).toBe(text);
     expect(readlinkSync(join(dir, "current"))).toBe(before);
-    // No staging folder is left: only the version before, the lock and the record of checked files.
+    // No staging folder is left: only the version before, the lock, the record of checked files and the compiled ranges.
     const kept = readdirSync(join(dir, "datasets")).filter(
-      (name) => !name.startsWith(".update-lock") && name !== ".checked-files.json",
+      (name) => !name.startsWith(".update-lock") && name !== ".checked-files.json" && name !== ".curated-ranges.idx",
     );
     expect(kept).toEqual([before.replace("datasets/", "")]);
   });

@@ -4,10 +4,11 @@ import { targetOfRange } from "../ip/overrides/ip-override.ts";
 import type { OverrideInForce } from "../ip/overrides/override-lines.ts";
 import { type AsnKindSource, KIND } from "../ip/verdict/network-kinds.ts";
 import type { IndexFile } from "../ip/indexes/range-index-file.ts";
-import { FLAG, ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
+import { FLAG } from "../ip/indexes/reputation-index.ts";
 import type { Geolocation } from "../ip/geo/geo-record.ts";
 import { CheckedFiles } from "./checked-files.ts";
 import { parseRegionTable, placeChecks } from "./cloud-region-table.ts";
+import { compiledCuratedRanges } from "./compiled-curated-ranges.ts";
 import { parseAsnList, parseExpiringCidrList } from "./curated-lists.ts";
 import type { dataFiles } from "./data-layout.ts";
 import { readTextDataset } from "./read-text-dataset.ts";
@@ -87,25 +88,27 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     for (const asn of parseAsnList(list.text, list.file))
       asnKindSources.set(asn, [...(asnKindSources.get(asn) ?? []), { bits: list.bits, source: list.info.name }]);
   }
-  const ranges = new ReputationIndexBuilder();
   const allowlist: OverrideInForce[] = [];
-  let expired = 0;
+  let allowlistExpired = 0;
   const present = operatorLists.flatMap(({ list, bits, source }) =>
     list ? [{ ...list, bits, source, info: { ...list.info, name: source } }] : [],
   );
-  for (const list of [...rangeLists, ...present]) {
-    for (const { cidr, until } of parseExpiringCidrList(list.text, list.file)) {
-      if (until !== null && until <= now) expired++;
-      else if (list.source === "operator/ip-allowlist") allowlist.push(allowLine(cidr, until, list.info.date));
-      else ranges.add(cidr, { source: list.source, flags: list.bits });
-    }
+  const allowlistFile = present.find((list) => list.source === "operator/ip-allowlist");
+  for (const { cidr, until } of allowlistFile ? parseExpiringCidrList(allowlistFile.text, allowlistFile.file) : []) {
+    if (until !== null && until <= now) allowlistExpired++;
+    else allowlist.push(allowLine(cidr, until, allowlistFile!.info.date));
   }
+  const { ranges, expired } = compiledCuratedRanges(
+    [...rangeLists, ...present.filter((list) => list !== allowlistFile)],
+    files.versions,
+    now,
+  );
   const regions = regionTable ? await readRegionTable(regionTable, files.versions) : new Map<string, Geolocation>();
   const datasets = [
     ...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []),
     ...[...asnLists, ...rangeLists, ...present].map((list) => list.info),
   ];
-  return { asnKindSources, ranges: ranges.build(), regions, datasets, expired, allowlist };
+  return { asnKindSources, ranges, regions, datasets, expired: expired + allowlistExpired, allowlist };
 }
 
 /**
