@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { decodeIndexFile, encodeIndexFile, type IndexFile } from "../ip/indexes/range-index-file.ts";
 import { ReputationIndexBuilder } from "../ip/indexes/reputation-index.ts";
+import { DatasetError } from "../ip/dataset-error.ts";
 import { mapDataFile } from "../ip/mapped-file.ts";
+import { moduleCode } from "../runtime/code-digest.ts";
 import { parseExpiringCidrList } from "./curated-lists.ts";
 import { writeFileAtomically } from "./staged-files.ts";
 
@@ -14,25 +16,33 @@ export interface RangeList {
   readonly bits: number;
 }
 
-/** Raised when what a compile means changes (the lines' reading, the index's meta): older files are compiled again. */
-const COMPILE_FORM = 1;
-
 /**
  * The range lists' index, and how many of their lines were left out as expired. Read from
- * `datasets/.curated-ranges.idx` when that was compiled from these very texts and no line's `until` has
- * passed since; else compiled (the lines parsed: most of the curated data's cost at a start, code running
- * for the first time) and written there for the next load. A damaged file is refused naming it.
+ * `datasets/.curated-ranges.idx` when the same code compiled it from these very texts and no line's `until`
+ * has passed since; else compiled (the lines parsed: most of the curated data's cost at a start, code running
+ * for the first time) and written there for the next load. A damaged file is compiled again and written
+ * anew; `damaged` says why, for the load's log.
  */
 export function compiledCuratedRanges(
   lists: readonly RangeList[],
   versionsDir: string,
   now: number,
-): { ranges: IndexFile; expired: number } {
+): { ranges: IndexFile; expired: number; damaged: string | null } {
   const file = join(versionsDir, ".curated-ranges.idx");
-  const from = String(Bun.hash(JSON.stringify([COMPILE_FORM, lists.map((l) => [l.source, l.bits, l.text])])));
-  const stored = storedIndex(file);
+  const from = String(
+    Bun.hash(
+      JSON.stringify([moduleCode("datasets/compiled-curated-ranges.ts"), lists.map((l) => [l.source, l.bits, l.text])]),
+    ),
+  );
+  let stored: IndexFile | null = null;
+  let damaged: string | null = null;
+  try {
+    stored = existsSync(file) ? decodeIndexFile(mapDataFile(file).bytes, file, "reputation") : null;
+  } catch (err) {
+    damaged = `${file}: ${err instanceof DatasetError ? err.problem : (err as Error).message}`;
+  }
   if (stored && stored.meta.compiledFrom === from && (stored.meta.until === null || now < Number(stored.meta.until)))
-    return { ranges: stored, expired: Number(stored.meta.expired) };
+    return { ranges: stored, expired: Number(stored.meta.expired), damaged };
 
   const builder = new ReputationIndexBuilder();
   let expired = 0;
@@ -52,9 +62,5 @@ export function compiledCuratedRanges(
   } catch {
     // An unwritable data directory compiles its lists at every load.
   }
-  return { ranges, expired };
-}
-
-function storedIndex(file: string): IndexFile | null {
-  return existsSync(file) ? decodeIndexFile(mapDataFile(file).bytes, file, "reputation") : null;
+  return { ranges, expired, damaged };
 }

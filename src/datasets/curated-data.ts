@@ -61,6 +61,8 @@ export interface CuratedData {
   readonly datasets: DatasetInfo[];
   /** Operator list entries left out because their `until` date has passed. */
   readonly expired: number;
+  /** Why the compiled ranges' file could not be read, when it was compiled again; else null. */
+  readonly rangesDamaged: string | null;
   /** data/ip/allowlist.txt's lines in force, as override lines. */
   readonly allowlist: OverrideInForce[];
 }
@@ -98,7 +100,7 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     if (until !== null && until <= now) allowlistExpired++;
     else allowlist.push(allowLine(cidr, until, allowlistFile!.info.date));
   }
-  const { ranges, expired } = compiledCuratedRanges(
+  const { ranges, expired, damaged } = compiledCuratedRanges(
     [...rangeLists, ...present.filter((list) => list !== allowlistFile)],
     files.versions,
     now,
@@ -108,7 +110,15 @@ export async function loadCuratedData(files: CuratedFiles, now = Date.now()): Pr
     ...(regionTable ? [{ ...regionTable.info, entries: regions.size }] : []),
     ...[...asnLists, ...rangeLists, ...present].map((list) => list.info),
   ];
-  return { asnKindSources, ranges, regions, datasets, expired: expired + allowlistExpired, allowlist };
+  return {
+    asnKindSources,
+    ranges,
+    regions,
+    datasets,
+    expired: expired + allowlistExpired,
+    rangesDamaged: damaged,
+    allowlist,
+  };
 }
 
 /**

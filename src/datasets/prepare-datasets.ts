@@ -236,6 +236,8 @@ async function prepareIp(
     );
   if (curated.expired)
     notes.push(`operator IP lists: left out ${curated.expired} entries whose "until" date has passed`);
+  if (curated.rangesDamaged)
+    notes.push(`${curated.rangesDamaged}: the curated ranges were compiled again and the file written anew`);
   const paths = { asnIndex: files.asnIndex, reputationIndex: files.reputationIndex };
   return {
     cityV4,

@@ -6,8 +6,7 @@ import { PackedDomainSet } from "../email/packed-domain-set.ts";
 import { DatasetError } from "../ip/dataset-error.ts";
 import { mapDataFile } from "../ip/mapped-file.ts";
 import { readChecksummedSections, writeChecksummedSections } from "../ip/sectioned-file.ts";
-import { BUILD_INFO } from "../runtime/build-info.ts";
-import { codeDigest } from "../runtime/code-digest.ts";
+import { moduleCode } from "../runtime/code-digest.ts";
 import { CheckedFiles } from "./checked-files.ts";
 import { dataFilesAt } from "./data-layout.ts";
 import { readEvidencePack } from "./email-evidence-pack.ts";
@@ -46,13 +45,6 @@ export function servedEmailFile(root: string): string {
   return join(root, "email", "served.pack");
 }
 
-let listsCode: string | undefined;
-
-/** The code that makes the served lists: the binary's, as build.ts worked it out; from source, the sources now. */
-function emailListsCode(): string {
-  return (listsCode ??= BUILD_INFO?.emailListsCode ?? codeDigest(join(import.meta.dir, "prepare-email.ts")));
-}
-
 /**
  * What decides the served lists of the version at `root`: this file's format, the code, the
  * rule, the evidence pack (its size and stored checksum: a load checks the rest of it) and the
@@ -65,7 +57,7 @@ export function servedEmailKey(dataDir: string, root: string, rule: EvidenceRule
   if (!pack?.isFile() || pack.size < CHECKSUM_BYTES) return null;
   const lines = [
     `format ${FORMAT}`,
-    `code ${emailListsCode()}`,
+    `code ${moduleCode("datasets/prepare-email.ts")}`,
     `rule ${rule}`,
     `evidence pack ${pack.size} ${storedChecksumOf(files.emailEvidencePack, pack.size)}`,
   ];

@@ -1,8 +1,8 @@
 /** What `bun run build` wrote into the binary: the commit, and the dataset version it carries. */
 export interface BuildInfo {
   readonly commit: string;
-  /** The digest of the code that makes the email lists' served result (`codeDigest` of prepare-email.ts). */
-  readonly emailListsCode: string;
+  /** The digests of the code that makes each file kept beside the data (`DIGESTED_MODULES`), by module. */
+  readonly codeDigests: Readonly<Record<string, string>>;
   /** The newest release date of the bundled packages it embeds (YYYY-MM-DD). */
   readonly dataDate: string;
   /** The bundled packages' versions, by name. */

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { BUILD_INFO } from "./build-info.ts";
 
 /** A module's imports: static and dynamic, and a require call's. */
 const IMPORT = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"']+)["']/g;
@@ -52,4 +53,16 @@ function packageOf(specifier: string): string {
     .split("/")
     .slice(0, specifier.startsWith("@") ? 2 : 1)
     .join("/");
+}
+
+/** The modules, by path under src/, whose results are kept in files beside the data: their files are keyed by the code. */
+export const DIGESTED_MODULES = ["datasets/prepare-email.ts", "datasets/compiled-curated-ranges.ts"] as const;
+
+const digests = new Map<string, string>();
+
+/** `codeDigest` of `module`: the binary's, as build.ts worked it out; from source, of the sources now (once a process). */
+export function moduleCode(module: (typeof DIGESTED_MODULES)[number]): string {
+  let digest = BUILD_INFO?.codeDigests[module] ?? digests.get(module);
+  if (digest === undefined) digests.set(module, (digest = codeDigest(join(import.meta.dir, "..", module))));
+  return digest;
 }

@@ -69,17 +69,21 @@ describe("the curated ranges compiled", () => {
     expect(flagsAt(after.ranges, "198.51.100.9")).toBe(0);
   });
 
-  test("a damaged file is refused naming it", () => {
+  test("a damaged file is compiled again, written anew, and named", () => {
     const dir = mkdtempSync(join(tmpdir(), "rk-curated-ranges-"));
-    compiledCuratedRanges(lists(), dir, NOW);
+    expect(compiledCuratedRanges(lists(), dir, NOW).damaged).toBeNull();
     const bytes = readFileSync(stored(dir));
     writeFileSync(stored(dir), bytes.subarray(0, 40));
-    expect(() => compiledCuratedRanges(lists(), dir, NOW)).toThrow(`${stored(dir)}: corrupt index`);
+    const cut = compiledCuratedRanges(lists(), dir, NOW);
+    expect(cut.damaged).toStartWith(`${stored(dir)}: corrupt index (`);
+    expect(flagsAt(cut.ranges, "198.51.100.9")).toBe(KIND.scanner);
+    expect(readFileSync(stored(dir))).toEqual(bytes);
     bytes[0] ^= 0xff;
     writeFileSync(stored(dir), bytes);
-    expect(() => compiledCuratedRanges(lists(), dir, NOW)).toThrow(
-      `${stored(dir)}: corrupt index (not a riskcheck index file)`,
-    );
+    const flipped = compiledCuratedRanges(lists(), dir, NOW);
+    expect(flipped.damaged).toBe(`${stored(dir)}: corrupt index (not a riskcheck index file)`);
+    expect(flagsAt(flipped.ranges, "66.249.66.1")).toBe(KIND.crawler | FLAG.verifiedCrawler);
+    expect(compiledCuratedRanges(lists(), dir, NOW).damaged).toBeNull();
   });
 
   test("a bad line names file:line, and nothing is written", () => {
