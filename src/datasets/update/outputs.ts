@@ -193,9 +193,7 @@ export const OUTPUTS = Object.fromEntries(
  */
 export function indexAsBuiltNow(path: string, kind: IndexKind): IndexFile | null {
   try {
-    const bytes = readFileSync(path);
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    const index = decodeIndexFile(buffer, path, kind);
+    const index = decodeIndexFile(readFileSync(path), path, kind);
     return index.columns.buckets === undefined ? null : index;
   } catch {
     return null;
