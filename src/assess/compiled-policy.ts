@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { kindBit } from "../ip/verdict/network-kinds.ts";
 import type { AssessmentFacts, EmailSide, IpSide } from "./assessment-facts.ts";
 import { LEVELS_BY_RANK } from "./level-ranks.ts";
@@ -58,7 +57,7 @@ function eventsIn(node: ConditionNode): string[] {
 
 function digest(rules: readonly PolicyRule[]): string {
   const decisive = rules.map(({ id, conditions, decision, reason, mode }) => [id, conditions, decision, reason, mode]);
-  return createHash("sha256").update(JSON.stringify(decisive)).digest("hex").slice(0, 8);
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(decisive)).digest("hex").slice(0, 8);
 }
 
 /**
