@@ -134,6 +134,22 @@ describe("the real serve process", () => {
     expect(pkg.scripts.start).toBe(`bun ${SERVE_RUNTIME_FLAGS.join(" ")} src/cli/main.ts serve`);
   });
 
+  test("started with the runtime flags it says nothing of them; with a lower limit given after them it names that limit", async () => {
+    expect((await get("/healthz")).status).toBe(200);
+    expect(server.output()).not.toContain("Note: Bun was started without");
+    const lowered = await startServe([], { RISKCHECK_DATA_DIR: makeDataDir() }, [
+      process.execPath,
+      ...SERVE_RUNTIME_FLAGS,
+      "--max-http-header-size=20000",
+      CLI,
+    ]);
+    try {
+      await lowered.waitForOutput("a request with over 20000 bytes of URL and headers gets a bare 431");
+    } finally {
+      expect(await lowered.stop()).toBe(0);
+    }
+  });
+
   test("health answers without a key", async () => {
     const res = await get("/healthz");
     expect(res.status).toBe(200);

@@ -1,4 +1,3 @@
-import { maxHeaderSize } from "node:http";
 import type { ParsedCommandLine } from "./command-spec.ts";
 import type { SERVE } from "./commands.ts";
 import { loadConfig } from "../app/config.ts";
@@ -16,17 +15,22 @@ const log: Log = {
 /** `serve`'s exit status: none, the process goes on until a signal stops it. */
 const KEEP_RUNNING = -1;
 
+/**
+ * Bun's limit on a request's URL and headers. Every flag that sets it is in process.execArgv (the command line's,
+ * BUN_OPTIONS', the binary's own): when SERVE_RUNTIME_FLAGS' is the only one, the limit is theirs; otherwise
+ * node:http says, imported only then (at the top of the bundle it cost every start ~2 ms).
+ */
+async function headerLimit(): Promise<number> {
+  const given = process.execArgv.filter((arg) => arg.startsWith("--max-http-header-size"));
+  if (given.length === 1 && SERVE_RUNTIME_FLAGS.includes(given[0])) return MAX_HTTP_HEADER_BYTES;
+  return (await import("node:http")).maxHeaderSize;
+}
+
 export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { startedLoad }: RunContext): Promise<number> {
   let stopWith: (reason: string, exitCode: number) => void = () => {};
   const config = loadConfig(values, process.env);
   await ensureDatasets(config.dataDir, { ...config, env: process.env }, log.info);
   const server = await startServer(config, log, (reason) => stopWith(reason, 1), startedLoad ?? undefined);
-  if (maxHeaderSize < MAX_HTTP_HEADER_BYTES) {
-    log.info(
-      `Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${maxHeaderSize} bytes ` +
-        `of URL and headers gets a bare 431. "bun run start" and the binary pass it.`,
-    );
-  }
   let signals = 0;
   const stop = (signal: string, exitCode = 0) => {
     if (signals++ > 0) {
@@ -57,5 +61,12 @@ export async function serve({ values }: ParsedCommandLine<typeof SERVE>, { start
   watchLaunchers(packageScriptLaunchers(process.env), (launcher) =>
     stop(`its launcher exited (pid ${launcher.pid}, ${launcher.command}): stopping with it`),
   );
+  const headerBytes = await headerLimit();
+  if (headerBytes < MAX_HTTP_HEADER_BYTES) {
+    log.info(
+      `Note: Bun was started without ${SERVE_RUNTIME_FLAGS.join(" ")}: a request with over ${headerBytes} bytes ` +
+        `of URL and headers gets a bare 431. "bun run start" and the binary pass it.`,
+    );
+  }
   return KEEP_RUNNING;
 }
