@@ -17,17 +17,29 @@ const CHECKPOINT_EVERY_MS = 1_000;
  */
 export function checkpointElsewhere(db: Database, logError: (line: string) => void): { stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
-  const worker = new Worker(
-    RUNNING_COMPILED ? COMPILED_WORKER : new URL("./checkpoint-worker.ts", import.meta.url).href,
-  );
-  const fallBack = (why: string) => {
-    worker.terminate();
-    logError(`SQLite: checkpointing the database apart failed (${why}); the server checkpoints it itself`);
-    db.exec("PRAGMA wal_autocheckpoint = 1000");
+  let worker: Worker | null = null;
+  // The Worker starts a period later (its first checkpoint a period after that): starting a thread
+  // and its connection is then no part of the server's start, some 2 ms of its first answer.
+  const starting = setTimeout(() => {
+    const started = new Worker(
+      RUNNING_COMPILED ? COMPILED_WORKER : new URL("./checkpoint-worker.ts", import.meta.url).href,
+    );
+    const fallBack = (why: string) => {
+      started.terminate();
+      logError(`SQLite: checkpointing the database apart failed (${why}); the server checkpoints it itself`);
+      db.exec("PRAGMA wal_autocheckpoint = 1000");
+    };
+    started.onmessage = (event: MessageEvent<{ error: string }>) => fallBack(event.data.error);
+    started.onerror = (event) => fallBack(event.message);
+    started.unref();
+    started.postMessage({ path: db.filename, everyMs: CHECKPOINT_EVERY_MS } satisfies CheckpointRequest);
+    worker = started;
+  }, CHECKPOINT_EVERY_MS);
+  starting.unref();
+  return {
+    stop: () => {
+      clearTimeout(starting);
+      worker?.terminate();
+    },
   };
-  worker.onmessage = (event: MessageEvent<{ error: string }>) => fallBack(event.data.error);
-  worker.onerror = (event) => fallBack(event.message);
-  worker.unref();
-  worker.postMessage({ path: db.filename, everyMs: CHECKPOINT_EVERY_MS } satisfies CheckpointRequest);
-  return { stop: () => worker.terminate() };
 }
