@@ -60,8 +60,9 @@ export function encodeIndexFile(file: IndexFile): Uint8Array {
 
 /**
  * The index in `file` (a mapped file, or its bytes): the columns, payload and bucket tables are views of them,
- * checked, not copied. `ordered`: the caller knows the ranges' order, entry numbers and bucket tables were checked
- * on these very bytes before, so only the header and the sections' bounds are (the whole check reads every range).
+ * checked, not copied. `ordered`: the caller knows the ranges' order, entry numbers, bucket tables and text were
+ * checked on these very bytes before, so only the header, the sections' bounds and the meta are (the whole check
+ * reads every range and every byte of the text).
  */
 export function decodeIndexFile(
   file: ArrayBuffer | Uint8Array,
@@ -112,7 +113,7 @@ export function decodeIndexFile(
   const problem = ordered ? null : columnProblem(ranges, payload.length / stride);
   if (problem) throw corrupt(problem);
   const text = sectionBytes(7);
-  if (!isUtf8(text)) throw corrupt("its text is not UTF-8");
+  if (!ordered && !isUtf8(text)) throw corrupt("its text is not UTF-8");
   let stored: Record<string, unknown>;
   try {
     stored = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(sectionBytes(8)));

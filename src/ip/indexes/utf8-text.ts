@@ -1,6 +1,7 @@
 import { isAscii } from "node:buffer";
 
-const ASCII_RUN = 1024;
+/** The runs tried for ASCII, longest first: most of the text is skipped natively in long runs, the rest narrowed down to short ones. */
+const ASCII_RUNS = [1 << 16, 1 << 10, 1 << 6];
 
 /**
  * A UTF-8 text kept as its bytes and read in pieces by UTF-16 offsets (the ASN index's
@@ -21,30 +22,35 @@ export class Utf8Text {
     let units = 0;
     let extra = 0;
     let i = 0;
-    while (i < bytes.length) {
-      // Whole runs of ASCII are skipped natively: the text is mostly ASCII, and this runs on the serving thread.
-      const run = Math.min(ASCII_RUN, bytes.length - i);
-      if (isAscii(bytes.subarray(i, i + run))) {
-        units += run;
-        i += run;
-        continue;
-      }
-      for (const stop = i + run; i < stop; ) {
-        const lead = bytes[i];
-        if (lead < 0x80) {
-          units++;
-          i++;
-          continue;
+    // Whole runs of ASCII are skipped natively: the text is mostly ASCII, and this runs on the serving thread.
+    const scan = (end: number, level: number) => {
+      while (i < end) {
+        const run = Math.min(ASCII_RUNS[level], end - i);
+        if (isAscii(bytes.subarray(i, i + run))) {
+          units += run;
+          i += run;
+        } else if (level + 1 < ASCII_RUNS.length) scan(i + run, level + 1);
+        else {
+          // A character may end past the run: the next run starts after it.
+          for (const stop = i + run; i < stop; ) {
+            const lead = bytes[i];
+            if (lead < 0x80) {
+              units++;
+              i++;
+              continue;
+            }
+            const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+            const width = length === 4 ? 2 : 1;
+            extra += length - width;
+            starts.push(units);
+            extras.push(extra);
+            units += width;
+            i += length;
+          }
         }
-        const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-        const width = length === 4 ? 2 : 1;
-        extra += length - width;
-        starts.push(units);
-        extras.push(extra);
-        units += width;
-        i += length;
       }
-    }
+    };
+    scan(bytes.length, 0);
     this.wideStarts = Uint32Array.from(starts);
     this.extraBytes = Uint32Array.from(extras);
   }

@@ -30,6 +30,21 @@ describe("Utf8Text reads its bytes by UTF-16 offsets", () => {
       expect(bytes.slice(start, end)).toBe(text.slice(start, end));
   });
 
+  test("characters across the edges of the long, middle and short runs", () => {
+    // 😀 takes bytes 65535–65538 (across 64 KiB), é 65599–65600 (across 64 B), € 66559–66561 (across 1 KiB).
+    const text = `${"a".repeat(65535)}😀${"b".repeat(60)}é${"c".repeat(958)}€${"d".repeat(70_000)}Ж`;
+    const bytes = new Utf8Text(new TextEncoder().encode(text));
+    for (const [start, end] of [
+      [65530, 65545],
+      [65537, 65600],
+      [65598, 65602],
+      [66550, 66570],
+      [text.length - 2, text.length],
+      [0, text.length],
+    ])
+      expect(bytes.slice(start, end)).toBe(text.slice(start, end));
+  });
+
   test("an empty text and a view that does not start its buffer", () => {
     expect(new Utf8Text(new Uint8Array(0)).slice(0, 0)).toBe("");
     const encoded = new TextEncoder().encode("xxé Orange");
