@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { GcPacer, PACER_PERIOD_MS } from "./gc-pacer.ts";
 import { type DatasetReloads, datasetReloads } from "./dataset-reloads.ts";
@@ -65,6 +64,7 @@ const FINAL_FLUSH_ATTEMPTS = 5;
 /** Why the socket could not be opened, naming the address and the settings that chose it. */
 async function listenError(err: unknown, config: Config): Promise<Error> {
   const code = (err as { code?: string }).code;
+  const { isIP } = await import("node:net");
   // Bun's errno for a host name that does not resolve is not reliable (EINVAL or a stale ENOENT), so ask the resolver.
   const resolves =
     isIP(config.host) !== 0 ||

@@ -1,6 +1,5 @@
 import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { threadId } from "node:worker_threads";
 
 /**
  * Writes beside and renames over, so a reader sees the old file or the new one, and a
@@ -14,6 +13,7 @@ export function writeFileAtomically(
 ): void {
   if (makeDirectory) mkdirSync(dirname(path), { recursive: true });
   // The thread too: a load's Worker and the serving thread may write the same file at once.
+  const { threadId } = process.getBuiltinModule("node:worker_threads");
   const temporary = `${path}.tmp-${process.pid}-${threadId}`;
   try {
     writeFileSync(temporary, data);

@@ -1,5 +1,3 @@
-import { isIP } from "node:net";
-
 /** The resolvers DNS evidence asks: these addresses (as `ip`, `ip:port`, `[ipv6]:port`), or the system's own (/etc/resolv.conf). */
 export type ResolverAddresses = readonly string[] | "system";
 
@@ -9,6 +7,7 @@ export type ResolverAddresses = readonly string[] | "system";
  */
 export function parseResolverAddresses(text: string): ResolverAddresses | { readonly problem: string } {
   if (text.trim() === "system") return "system";
+  const { isIP } = process.getBuiltinModule("node:net");
   const addresses: string[] = [];
   for (const part of text.split(",").map((p) => p.trim())) {
     const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(part);

@@ -1,4 +1,3 @@
-import { Resolver } from "node:dns/promises";
 import type { DnsAnswer, MailDns, MxRecord } from "../email/mail-dns.ts";
 import type { ResolverAddresses } from "./resolver-addresses.ts";
 
@@ -15,6 +14,7 @@ const NO_RECORDS = new Set(["ENODATA", "ENOTFOUND"]);
 
 /** The mail evidence's DNS port, answered by node:dns over the given resolvers. */
 export function resolverMailDns(resolvers: ResolverAddresses): MailDns {
+  const { Resolver } = process.getBuiltinModule("node:dns/promises");
   const resolver = new Resolver({ timeout: QUERY_TIMEOUT_MS, tries: QUERY_TRIES });
   if (resolvers !== "system") resolver.setServers([...resolvers]);
   return {
