@@ -191,20 +191,19 @@ function circleThrough(start: string, component: Set<string>, edges: Map<string,
   return [start];
 }
 
-/**
- * What importing `entries` loads: their imports that are not `import type` nor `import(…)`,
- * followed through src/ (an `import { type A }` counts as loading its file).
- */
+/** A file's imports that load what they name: not `import type`, not `import(…)` (an `import { type A }` loads its file). */
+const LOADING =
+  /^\s*(?:import|export)\s+(?!type\s)[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
+
+/** What importing `entries` loads: their LOADING imports, followed through src/. */
 function loadedWith(entries: string[]): { files: Set<string>; packages: Set<string> } {
-  const loading =
-    /^\s*(?:import|export)\s+(?!type\s)[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
   const files = new Set<string>();
   const packages = new Set<string>();
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
     const path = join(SRC, file);
-    for (const m of readFileSync(path, "utf8").matchAll(loading)) {
+    for (const m of readFileSync(path, "utf8").matchAll(LOADING)) {
       const specifier = (m[1] ?? m[2])!;
       if (!specifier.startsWith(".")) packages.add(specifier);
       else if (specifier.endsWith(".ts")) visit(relative(SRC, resolve(dirname(path), specifier)));
@@ -279,6 +278,17 @@ test("ip/ does not import datasets/, scan/ nothing of http/, and no route import
 test("no import cycles, type-only ones included", () => {
   const edges = new Map([...graph].map(([file, { files }]) => [file, files]));
   expect(cycles(edges).map((circle) => circle.join(" → "))).toEqual([]);
+});
+
+test("a builtin module other than the few a start can afford is loaded where it is used, not imported at the top", () => {
+  const afforded = ["node:fs", "node:fs/promises", "node:path", "node:util", "node:buffer", "node:url", "node:os"];
+  const wrong = sourceFiles(SRC).flatMap((path) =>
+    [...readFileSync(path, "utf8").matchAll(LOADING)]
+      .map((m) => (m[1] ?? m[2])!)
+      .filter((name) => name.startsWith("node:") && !afforded.includes(name))
+      .map((name) => `${relative(SRC, path)} → ${name}`),
+  );
+  expect(wrong).toEqual([]);
 });
 
 test("the CLI starts with the command tables alone: each command imports its code (stores, Elysia, the dataset code) when it runs", () => {
