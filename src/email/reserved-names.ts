@@ -1,4 +1,4 @@
-import { getDomainWithoutSuffix } from "tldts";
+import { domainWithoutSuffix } from "./public-suffix.ts";
 
 const RESERVED_TLDS = new Set(["test", "example", "invalid", "localhost"]);
 
@@ -9,8 +9,5 @@ const RESERVED_TLDS = new Set(["test", "example", "invalid", "localhost"]);
 export function isReserved(domain: string): boolean {
   const tld = domain.slice(domain.lastIndexOf(".") + 1);
   // The public-suffix lookup only for names that can be example.<suffix>.
-  return (
-    RESERVED_TLDS.has(tld) ||
-    (domain.includes("example.") && getDomainWithoutSuffix(domain, { allowPrivateDomains: true }) === "example")
-  );
+  return RESERVED_TLDS.has(tld) || (domain.includes("example.") && domainWithoutSuffix(domain) === "example");
 }
