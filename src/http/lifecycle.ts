@@ -56,7 +56,9 @@ export function lifecycle(requests: RequestMetrics, storage: StorageHealth, logE
         else requests.record(endpointOf(path), (response as Response).status, performance.now() - startedMs);
       }),
     )
-    .onError({ as: "global" }, ({ code, error, request, path, ...context }) => {
+    .onError({ as: "global" }, ({ code, error, request, path, startedMs }) => {
+      // No rest element in the parameter: minified to one letter, Elysia took it for the context handed on,
+      // and every route of the binary then parsed cookies, query and headers and answered through a promise.
       if (code === "NOT_FOUND") {
         requests.count(OTHER, 404);
         return errorResponse(API_ERRORS.notFound);
@@ -69,7 +71,6 @@ export function lifecycle(requests: RequestMetrics, storage: StorageHealth, logE
       else if (storage.noted(fault)) logError(`${where}: ${fault.message} (answered 503 while it lasts)`);
       const status = fault === null ? 500 : 503;
       // Set when the route had begun; an error before that (none is known) is counted, not timed.
-      const startedMs = (context as { startedMs?: number }).startedMs;
       if (startedMs === undefined) requests.count(endpointOf(path), status);
       else requests.record(endpointOf(path), status, performance.now() - startedMs);
       if (fault === null) return errorResponse(API_ERRORS.internal);
