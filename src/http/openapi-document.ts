@@ -187,7 +187,10 @@ function assembled(): { readonly paths: PathOperations; readonly components: obj
   return { ...document, components: { ...document.components, schemas } };
 }
 
-export const OPENAPI_DOCUMENT = assembled();
+let json: string | undefined;
 
-/** Served as is: built once. */
-export const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);
+/** Served as is: built when first asked for (a start need not wait for it), once. */
+export function openApiJson(): string {
+  json ??= JSON.stringify(assembled());
+  return json;
+}

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { datasetWarnings } from "../../src/datasets/freshness.ts";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import { UpdateChild } from "../../src/datasets/refresh-child.ts";
-import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
+import { openApiJson } from "../../src/http/openapi-document.ts";
 import { parseIpAddress } from "../../src/ip/address/parse.ts";
 import { ipAnswerJson, privateAnswer } from "../../src/ip/answer/ip-answer.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
@@ -176,7 +176,7 @@ describe("crawlers and relays cap at suspicious; clouds only label", () => {
 describe("the OpenAPI document describes these explanations", () => {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
-  const validate = ajv.compile(JSON.parse(OPENAPI_JSON).components.schemas.ReputationReasons);
+  const validate = ajv.compile(JSON.parse(openApiJson()).components.schemas.ReputationReasons);
   test.each(["74.7.244.10", "104.28.28.5", "35.180.1.1"])("reputation.reasons of %s validates", (ip) => {
     const { reasons } = answer(ip, true).reputation;
     expect(reasons.infrastructure.length).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import {
   POLICY_EXAMPLES,
   REPORT_EXAMPLES,
 } from "../../src/http/openapi-examples.ts";
-import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
+import { openApiJson } from "../../src/http/openapi-document.ts";
 import { DEFAULT_THRESHOLDS } from "../../src/ip/verdict/reputation.ts";
 import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
 import { createTestApp } from "../support/test-app.ts";
@@ -24,7 +24,7 @@ import { createTestApp } from "../support/test-app.ts";
  */
 
 type Json = Record<string, any>;
-const document: Json = JSON.parse(OPENAPI_JSON);
+const document: Json = JSON.parse(openApiJson());
 const dir = mkdtempSync(join(tmpdir(), "riskcheck-openapi-client-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

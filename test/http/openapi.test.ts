@@ -4,7 +4,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { loadSnapshot } from "../../src/datasets/load-snapshot.ts";
 import type { Snapshot } from "../../src/datasets/snapshot.ts";
-import { OPENAPI_JSON } from "../../src/http/openapi-document.ts";
+import { openApiJson } from "../../src/http/openapi-document.ts";
 import {
   ASSESS_EXAMPLES,
   BATCH_EXAMPLES,
@@ -44,7 +44,7 @@ type ResolvedDocument = { paths: Record<string, Partial<Record<Method, Operation
 
 const validator = new Validator();
 // As a client gets it: JSON, with no object shared between places.
-const validation = await validator.validate(JSON.parse(OPENAPI_JSON));
+const validation = await validator.validate(JSON.parse(openApiJson()));
 const resolved = validator.resolveRefs() as ResolvedDocument;
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 
@@ -772,7 +772,7 @@ describe("the OpenAPI document", () => {
     const res = await ask("/openapi.json", { key: "none" })();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await res.json()).toEqual(JSON.parse(OPENAPI_JSON));
+    expect(await res.json()).toEqual(JSON.parse(openApiJson()));
   });
 
   test("documents every route the app serves outside the dashboard, and nothing else", async () => {
@@ -825,7 +825,7 @@ describe("the OpenAPI document", () => {
           else if (key !== "examples" && key !== "example") walk(value, `${at}/${key}`);
         }
       };
-      const document = JSON.parse(OPENAPI_JSON);
+      const document = JSON.parse(openApiJson());
       walk(resolved.paths, "#/paths");
       for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>))
         schemas.push([`#/components/schemas/${name}`, schema]);
@@ -869,7 +869,7 @@ describe("the OpenAPI document", () => {
   });
 
   test("reputation.reasons with feeds, a cap and warnings validates; the first form of it does not", () => {
-    const reasons = JSON.parse(OPENAPI_JSON).components.schemas.ReputationReasons;
+    const reasons = JSON.parse(openApiJson()).components.schemas.ReputationReasons;
     const withFeeds = {
       rule: { id: "benign-cap", level: "suspicious", reports: 9, capped: { from: "bad", by: "verified-crawler" } },
       contributions: [

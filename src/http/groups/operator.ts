@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { RefreshState } from "../../datasets/refresh-scheduler.ts";
 import type { SnapshotHolder } from "../../datasets/snapshot.ts";
 import { jsonResponse } from "../json-response.ts";
-import { OPENAPI_JSON } from "../openapi-document.ts";
+import { openApiJson } from "../openapi-document.ts";
 import { about } from "../routes/about.ts";
 import { health } from "../routes/health.ts";
 import { type MetricsDeps, metrics } from "../routes/metrics.ts";
@@ -36,7 +36,7 @@ export function operator(deps: OperatorDeps) {
     )
     .get(
       "/openapi.json",
-      synchronous(() => jsonResponse(OPENAPI_JSON)),
+      synchronous(() => jsonResponse(openApiJson())),
     )
     .get("/metrics", async ({ request }) => metrics(deps.metrics, request));
 }
