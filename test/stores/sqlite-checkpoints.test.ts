@@ -3,7 +3,11 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/stores/sqlite/database.ts";
-import { checkpointElsewhere } from "../../src/stores/sqlite/checkpoints.ts";
+import {
+  CHECKPOINT_BUSY_TIMEOUT_MS,
+  CHECKPOINT_EVERY_MS,
+  checkpointElsewhere,
+} from "../../src/stores/sqlite/checkpoints.ts";
 import { inMemoryChangeSignal } from "../../src/stores/sqlite/change-signal.ts";
 import { sqliteStores } from "../../src/stores/sqlite/stores.ts";
 import { makeDataDir } from "../support/processes.ts";
@@ -11,6 +15,11 @@ import { scaled } from "../support/slowness.ts";
 import { eventually } from "../support/deadline.ts";
 
 setDefaultTimeout(scaled(30_000));
+
+/** The Worker starts a period after the database opens, and its first turn comes a period after that. */
+const UNTIL_FIRST_TURN_MS = 2 * CHECKPOINT_EVERY_MS;
+/** For a thread's start and a turn's work, on a quiet machine. */
+const MARGIN_MS = 1_000;
 
 test("a serving database is checkpointed by a Worker of its own, never in a commit on the serving thread", async () => {
   const path = join(makeDataDir(), "r.sqlite");
@@ -32,7 +41,11 @@ test("a serving database is checkpointed by a Worker of its own, never in a comm
       });
     }
     // Only a checkpoint writes the database file itself; the serving connection makes none.
-    await eventually("the Worker's checkpoint", 5_000, () => statSync(path).size > fileBefore + 1_000_000);
+    await eventually(
+      "the Worker's checkpoint",
+      UNTIL_FIRST_TURN_MS + MARGIN_MS,
+      () => statSync(path).size > fileBefore + 1_000_000,
+    );
     expect((await stores.ipOverrides.counts(null)).total).toBe(3_000);
   } finally {
     await serving.release();
@@ -74,7 +87,7 @@ test("the checkpointing Worker starts the WAL again itself: a write on the servi
       // The serving connection's commit went after the Worker's frame: the header it would have synced is unchanged.
       expect(walHeader(path)).toBe(before);
       // The Worker checkpoints that write and starts the WAL again, before the next one.
-      await eventually("the Worker's new WAL", 5_000, () => walHeader(path) !== before);
+      await eventually("the Worker's new WAL", UNTIL_FIRST_TURN_MS + MARGIN_MS, () => walHeader(path) !== before);
     }
     expect((await stores.ipOverrides.counts(null)).total).toBe(2);
   } finally {
@@ -91,16 +104,27 @@ test("a write lock another process holds past the Worker's patience leaves the c
   const other = new Database(path);
   try {
     db.exec("CREATE TABLE t (x)");
-    // Held through the Worker's first turn and its 1 s busy timeout.
+    const fileBefore = statSync(path).size;
+    const walBefore = walHeader(path);
     other.exec("BEGIN IMMEDIATE");
     other.exec("INSERT INTO t VALUES (1)");
-    await Bun.sleep(2_500);
+    // The Worker's first turn, while the lock is held: its passive checkpoint needs no write lock,
+    // and it writes the committed pages into the database file.
+    await eventually(
+      "the Worker's first checkpoint, while another connection holds the write lock",
+      UNTIL_FIRST_TURN_MS + MARGIN_MS,
+      () => statSync(path).size > fileBefore,
+    );
+    // Held past the busy timeout of that turn's start of a new WAL, which needs the lock: it met SQLITE_BUSY.
+    await Bun.sleep(scaled(CHECKPOINT_BUSY_TIMEOUT_MS + MARGIN_MS));
+    expect(walHeader(path)).toBe(walBefore);
+    expect(errors).toEqual([]);
     other.exec("COMMIT");
-    const before = walHeader(path);
+    // A later turn tries again and starts the WAL, as soon as it has the lock.
     await eventually(
       "the Worker's new WAL once the lock is gone",
-      5_000,
-      () => errors.length > 0 || walHeader(path) !== before,
+      CHECKPOINT_EVERY_MS + CHECKPOINT_BUSY_TIMEOUT_MS + MARGIN_MS,
+      () => errors.length > 0 || walHeader(path) !== walBefore,
     );
     expect(errors).toEqual([]);
     expect(db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint).toBe(0);

@@ -17,12 +17,13 @@ declare const self: Worker;
 export interface CheckpointRequest {
   readonly path: string;
   readonly everyMs: number;
+  readonly busyTimeoutMs: number;
 }
 
 self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
-  const { path, everyMs } = event.data;
+  const { path, everyMs, busyTimeoutMs } = event.data;
   const db = new Database(path);
-  db.exec("PRAGMA busy_timeout = 1000");
+  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   // Changes whenever another connection commits; this connection's own commits leave it.
   const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query<{ busy: number; log: number; checkpointed: number }, []>(

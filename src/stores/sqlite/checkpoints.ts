@@ -5,7 +5,9 @@ import type { CheckpointRequest } from "./checkpoint-worker.ts";
 /** Where build.ts's entry point for the Worker lands inside the executable. */
 const COMPILED_WORKER = "/$bunfs/root/stores/sqlite/checkpoint-worker.js";
 /** How often the Worker checkpoints: a flood of a thousand writes a second grows the WAL by some 5 MB between two. */
-const CHECKPOINT_EVERY_MS = 1_000;
+export const CHECKPOINT_EVERY_MS = 1_000;
+/** How long a turn of the Worker waits for another connection's write lock before leaving it to the next turn. */
+export const CHECKPOINT_BUSY_TIMEOUT_MS = 1_000;
 
 /**
  * Moves the serving database's WAL checkpoints off the event loop. SQLite checkpoints when a
@@ -32,7 +34,11 @@ export function checkpointElsewhere(db: Database, logError: (line: string) => vo
     started.onmessage = (event: MessageEvent<{ error: string }>) => fallBack(event.data.error);
     started.onerror = (event) => fallBack(event.message);
     started.unref();
-    started.postMessage({ path: db.filename, everyMs: CHECKPOINT_EVERY_MS } satisfies CheckpointRequest);
+    started.postMessage({
+      path: db.filename,
+      everyMs: CHECKPOINT_EVERY_MS,
+      busyTimeoutMs: CHECKPOINT_BUSY_TIMEOUT_MS,
+    } satisfies CheckpointRequest);
     worker = started;
   }, CHECKPOINT_EVERY_MS);
   starting.unref();
