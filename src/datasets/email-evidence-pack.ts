@@ -73,22 +73,26 @@ const DAMAGED_FIX =
 /**
  * The pack at `file`, mapped (`mapDataFile`), its checksum, every array's length and every strength checked; a
  * DatasetError naming the file when it is damaged. The checks that read every page (the checksum, the strengths) are
- * left out where `checked` says they passed on this very file before.
+ * left out where `checked` says they passed on this very file before, against this program's strengths.
  */
 export function readEvidencePack(file: string, checked: CheckedFiles): CompiledEvidence {
   const { bytes } = mapDataFile(file);
-  const unchanged = checked.passed(file, CHECKSUM_CHECK);
+  const unchanged = checked.passed(file, WHOLE_DECODE_CHECK);
   try {
     const pack = decodeEvidencePack(bytes, unchanged);
-    if (!unchanged) checked.note(file, CHECKSUM_CHECK);
+    if (!unchanged) checked.note(file, WHOLE_DECODE_CHECK);
     return pack;
   } catch (err) {
     throw new DatasetError(file, `damaged compiled email lists (${(err as Error).message})`, DAMAGED_FIX);
   }
 }
 
-/** What `CheckedFiles` records of a pack whose checksum matched. */
-const CHECKSUM_CHECK = "xxhash3";
+/**
+ * What `CheckedFiles` records of a pack whose whole decode passed (checksum, lengths, strengths). Whether a strength's
+ * code is known depends on `LISTED_STRENGTHS` too, so its names are part of the check's: a program with another table
+ * checks each pack whole once.
+ */
+const WHOLE_DECODE_CHECK = `xxhash3+strengths:${LISTED_STRENGTHS.join(",")}`;
 
 /** The pack in `data`; `checked`: these very bytes passed this decode whole before (see `readEvidencePack`). */
 export function decodeEvidencePack(data: Uint8Array, checked = false): CompiledEvidence {

@@ -3,10 +3,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataFilesAt, versionFiles } from "../../src/datasets/data-layout.ts";
-import { decodeEvidencePack, encodeEvidencePack } from "../../src/datasets/email-evidence-pack.ts";
+import { CheckedFiles } from "../../src/datasets/checked-files.ts";
+import { decodeEvidencePack, encodeEvidencePack, readEvidencePack } from "../../src/datasets/email-evidence-pack.ts";
 import { type EmailLists, loadEmailLists, writeVersionEvidencePack } from "../../src/datasets/load-email-lists.ts";
 import { compileEvidence } from "../../src/email/compiled-evidence.ts";
 import { EVIDENCE_RULES } from "../../src/email/evidence-rule.ts";
+import { LISTED_STRENGTHS } from "../../src/email/listed-names.ts";
 import { DatasetError } from "../../src/ip/dataset-error.ts";
 import { writeSectionedFile } from "../../src/ip/sectioned-file.ts";
 import { BUNDLED_DATA_DIR } from "../support/bundled-data.ts";
@@ -183,6 +185,36 @@ describe("the compiled email lists of a version", async () => {
     "an empty file is refused, naming the file",
     damagedBy(() => new Uint8Array(0)),
   );
+
+  test("a record that does not name this program's strengths lets no load skip their check", () => {
+    const versions = join(work, "record");
+    mkdirSync(versions, { recursive: true });
+    const file = join(versions, "evidence.pack");
+    const compiled = compileEvidence([
+      { name: "a", verifies: false, includes: [], wildcard: false, entries: new Map([["x.com", 5]]), checkedAt: null },
+    ]);
+    // A strength a table one longer would know: the checksum matches, the code is not this program's.
+    compiled.exact.strengths[0] = LISTED_STRENGTHS.length;
+    writeFileSync(file, encodeEvidencePack(compiled));
+    // As the builds before this one recorded a pack whose whole decode passed, under whatever table they had.
+    const earlier = CheckedFiles.of(versions);
+    earlier.note(file, "xxhash3");
+    earlier.save();
+    expect(() => readEvidencePack(file, CheckedFiles.of(versions))).toThrow(DatasetError);
+
+    // What a full check records names every strength, so another table is another check.
+    const intactCopy = join(versions, "intact.pack");
+    writeFileSync(intactCopy, intact);
+    const checked = CheckedFiles.of(versions);
+    readEvidencePack(intactCopy, checked);
+    checked.save();
+    const record = Object.values(JSON.parse(readFileSync(join(versions, ".checked-files.json"), "utf8"))) as {
+      check: string;
+    }[];
+    const checks = record.map((entry) => entry.check).filter((check) => check !== "xxhash3");
+    expect(checks).toHaveLength(1);
+    for (const strength of LISTED_STRENGTHS) expect(checks[0]).toContain(strength);
+  });
 
   test("a version whose lists are not kept apart has none to write", async () => {
     const old = join(work, "datasets", "v0");
