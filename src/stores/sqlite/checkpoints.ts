@@ -16,6 +16,11 @@ export const CHECKPOINT_BUSY_TIMEOUT_MS = 1_000;
  * writes did it several times a second). The serving connection checkpoints no more; a Worker of
  * its own does, every second, and starts the WAL again after each, so the serving connection never
  * syncs a new WAL's header either. Should the Worker fail, the connection checkpoints again as before.
+ *
+ * The Worker starts a second after the database opens and checkpoints first a second after that,
+ * so for some 2 s nothing checkpoints the database: the WAL only grows (by some 10 MB under such a
+ * flood), every commit in it is read back as usual, and the first turn copies it all. Closing the
+ * last connection checkpoints too, so a server stopped sooner leaves nothing behind.
  */
 export function checkpointElsewhere(db: Database, logError: (line: string) => void): { stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
