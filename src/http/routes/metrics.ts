@@ -195,7 +195,7 @@ function mailSamples(text: PrometheusText, mail: MailEvidence): void {
 function sameSecret(given: string | null, expected: string): boolean {
   if (given === null) return false;
   const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest();
-  // Bun's global crypto has node:crypto's constant-time compare (node:crypto is not imported: a start would pay for it).
+  // Constant-time: Bun's global crypto.timingSafeEqual, as node:crypto's.
   return crypto.timingSafeEqual(digest(given), digest(expected));
 }
 
