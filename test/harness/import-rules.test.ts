@@ -291,6 +291,17 @@ test("a builtin module other than the few a start can afford is loaded where it 
   expect(wrong).toEqual([]);
 });
 
+test("tldts is loaded at its first use (email/public-suffix.ts), not imported at the top: it builds its trie as it loads", () => {
+  const wrong = sourceFiles(SRC).flatMap((path) =>
+    [...readFileSync(path, "utf8").matchAll(LOADING)]
+      .map((m) => (m[1] ?? m[2])!)
+      .filter((name) => name === "tldts" || name.startsWith("tldts/"))
+      .map((name) => `${relative(SRC, path)} → ${name}`),
+  );
+  expect(wrong).toEqual([]);
+  expect(graph.get("email/public-suffix.ts")?.packages).toContain("tldts"); // its `import type`, which loads nothing
+});
+
 test("the CLI starts with the command tables alone: each command imports its code (stores, Elysia, the dataset code) when it runs", () => {
   const { files, packages } = loadedWith(["cli/main.ts", "cli/dispatch.ts"]);
   expect(files).toContain("cli/email-commands.ts"); // the reader follows the imports
