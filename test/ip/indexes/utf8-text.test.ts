@@ -11,6 +11,12 @@ function expectSlicesLikeString(text: string) {
       expect(bytes.slice(start, end)).toBe(text.slice(start, end));
 }
 
+/** `text`'s slices at the given UTF-16 ranges, read from its bytes, as String.slice gives them. */
+function expectRangesLikeString(text: string, ranges: readonly (readonly [number, number])[]) {
+  const bytes = new Utf8Text(new TextEncoder().encode(text));
+  for (const [start, end] of ranges) expect(bytes.slice(start, end)).toBe(text.slice(start, end));
+}
+
 /** A deterministic generator of numbers in [0, 1) (mulberry32), the same texts on every run. */
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
@@ -80,32 +86,28 @@ describe("Utf8Text reads its bytes by UTF-16 offsets", () => {
 
   test("wide characters far from the start, past the ASCII runs skipped whole", () => {
     const text = `${"a".repeat(3000)}Telefônica${"b".repeat(1021)}Ω𝄞${"c".repeat(2048)}Ж`;
-    const bytes = new Utf8Text(new TextEncoder().encode(text));
-    for (const [start, end] of [
+    expectRangesLikeString(text, [
       [3000, 3010],
       [3005, 4035],
       [4031, 4034],
       [4034, 6082],
       [text.length - 1, text.length],
       [0, text.length],
-    ])
-      expect(bytes.slice(start, end)).toBe(text.slice(start, end));
+    ]);
   });
 
   test("a 4-byte character across the end of all three runs at once, at 64 KiB", () => {
     // 😀 takes bytes 65535–65538. The runs after it start at 65539, where it ends, so é (65599–65600)
     // and € (66559–66561) lie inside a 64 B and a 1 KiB run; the random texts below cross those ends.
     const text = `${"a".repeat(65535)}😀${"b".repeat(60)}é${"c".repeat(958)}€${"d".repeat(70_000)}Ж`;
-    const bytes = new Utf8Text(new TextEncoder().encode(text));
-    for (const [start, end] of [
+    expectRangesLikeString(text, [
       [65530, 65545],
       [65537, 65600],
       [65598, 65602],
       [66550, 66570],
       [text.length - 2, text.length],
       [0, text.length],
-    ])
-      expect(bytes.slice(start, end)).toBe(text.slice(start, end));
+    ]);
   });
 
   test("random texts with characters at and around the ends of 64 B, 1 KiB and 64 KiB runs", () => {
