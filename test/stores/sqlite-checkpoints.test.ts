@@ -16,8 +16,8 @@ import { eventually } from "../support/deadline.ts";
 
 setDefaultTimeout(scaled(30_000));
 
-/** The Worker starts a period after the database opens, and its first turn comes a period after that. */
-const UNTIL_FIRST_TURN_MS = 2 * CHECKPOINT_EVERY_MS;
+/** The Worker starts as the database opens, and its first turn comes a period after that. */
+const UNTIL_FIRST_TURN_MS = CHECKPOINT_EVERY_MS;
 /** For a thread's start and a turn's work, on a quiet machine. */
 const MARGIN_MS = 1_000;
 

@@ -16,41 +16,24 @@ export const CHECKPOINT_BUSY_TIMEOUT_MS = 1_000;
  * writes did it several times a second). The serving connection checkpoints no more; a Worker of
  * its own does, every second, and starts the WAL again after each, so the serving connection never
  * syncs a new WAL's header either. Should the Worker fail, the connection checkpoints again as before.
- *
- * The Worker starts a second after the database opens and checkpoints first a second after that,
- * so for some 2 s nothing checkpoints the database: the WAL only grows (by some 10 MB under such a
- * flood), every commit in it is read back as usual, and the first turn copies it all. Closing the
- * last connection checkpoints too, so a server stopped sooner leaves nothing behind.
  */
 export function checkpointElsewhere(db: Database, logError: (line: string) => void): { stop(): void } {
   db.exec("PRAGMA wal_autocheckpoint = 0");
-  let worker: Worker | null = null;
-  // The Worker starts a period later (its first checkpoint a period after that): starting a thread
-  // and its connection is then no part of the server's start, some 2 ms of its first answer.
-  const starting = setTimeout(() => {
-    const started = new Worker(
-      RUNNING_COMPILED ? COMPILED_WORKER : new URL("./checkpoint-worker.ts", import.meta.url).href,
-    );
-    const fallBack = (why: string) => {
-      started.terminate();
-      logError(`SQLite: checkpointing the database apart failed (${why}); the server checkpoints it itself`);
-      db.exec("PRAGMA wal_autocheckpoint = 1000");
-    };
-    started.onmessage = (event: MessageEvent<{ error: string }>) => fallBack(event.data.error);
-    started.onerror = (event) => fallBack(event.message);
-    started.unref();
-    started.postMessage({
-      path: db.filename,
-      everyMs: CHECKPOINT_EVERY_MS,
-      busyTimeoutMs: CHECKPOINT_BUSY_TIMEOUT_MS,
-    } satisfies CheckpointRequest);
-    worker = started;
-  }, CHECKPOINT_EVERY_MS);
-  starting.unref();
-  return {
-    stop: () => {
-      clearTimeout(starting);
-      worker?.terminate();
-    },
+  const worker = new Worker(
+    RUNNING_COMPILED ? COMPILED_WORKER : new URL("./checkpoint-worker.ts", import.meta.url).href,
+  );
+  const fallBack = (why: string) => {
+    worker.terminate();
+    logError(`SQLite: checkpointing the database apart failed (${why}); the server checkpoints it itself`);
+    db.exec("PRAGMA wal_autocheckpoint = 1000");
   };
+  worker.onmessage = (event: MessageEvent<{ error: string }>) => fallBack(event.data.error);
+  worker.onerror = (event) => fallBack(event.message);
+  worker.unref();
+  worker.postMessage({
+    path: db.filename,
+    everyMs: CHECKPOINT_EVERY_MS,
+    busyTimeoutMs: CHECKPOINT_BUSY_TIMEOUT_MS,
+  } satisfies CheckpointRequest);
+  return { stop: () => worker.terminate() };
 }
